@@ -1,0 +1,141 @@
+package llmmetrics
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every error returned by this package for bad data or bad
+// options wraps one of these, so callers can test for a class of problem with
+// errors.Is. Problems with one record are wrapped in a *RecordError that names
+// the record and the field.
+var (
+	// ErrNoRecords means no records were offered at all.
+	ErrNoRecords = errors.New("llmmetrics: no records")
+	// ErrNoSamples means a statistic was asked of an empty sample.
+	ErrNoSamples = errors.New("llmmetrics: no samples")
+	// ErrNonFinite means a number was NaN or infinite.
+	ErrNonFinite = errors.New("llmmetrics: value is NaN or infinite")
+	// ErrNegativeDuration means a time lies before the time it is measured
+	// from: the first text before the send time, for example.
+	ErrNegativeDuration = errors.New("llmmetrics: time before its start boundary")
+	// ErrNonMonotonic means chunk arrivals go backwards. Equal arrivals are allowed.
+	ErrNonMonotonic = errors.New("llmmetrics: chunk arrivals go backwards")
+	// ErrTimeOrder means the last text arrived before the first.
+	ErrTimeOrder = errors.New("llmmetrics: last text before first text")
+	// ErrChunkMismatch means the chunk arrivals disagree with the first and
+	// last text times, or the per-chunk token counts disagree with the chunks
+	// or with the completion tokens.
+	ErrChunkMismatch = errors.New("llmmetrics: chunk data disagrees with the record")
+	// ErrNegativeCount means a token count was negative.
+	ErrNegativeCount = errors.New("llmmetrics: negative token count")
+	// ErrTokensBelowChunks means the completion tokens are fewer than the
+	// text-bearing chunks, which each carry at least one token.
+	ErrTokensBelowChunks = errors.New("llmmetrics: completion tokens fewer than text-bearing chunks")
+	// ErrDuplicateID means two records share an id.
+	ErrDuplicateID = errors.New("llmmetrics: duplicate record id")
+	// ErrMissingField means a field that the record needs is absent.
+	ErrMissingField = errors.New("llmmetrics: missing field")
+	// ErrBadStatus means a status name is not one of ok, error, timeout, cancelled.
+	ErrBadStatus = errors.New("llmmetrics: unknown status")
+	// ErrSyntax means a value or a row could not be parsed.
+	ErrSyntax = errors.New("llmmetrics: syntax error")
+	// ErrPercentile means a percentile is outside [0, 100] or has more
+	// decimal places than the package computes exactly.
+	ErrPercentile = errors.New("llmmetrics: invalid percentile")
+	// ErrMethod means an unknown percentile method.
+	ErrMethod = errors.New("llmmetrics: unknown percentile method")
+	// ErrInvalidWindow means a throughput window of zero or negative length.
+	ErrInvalidWindow = errors.New("llmmetrics: window of zero or negative length")
+	// ErrInvalidSLO means a negative SLO limit or an unknown SLO key.
+	ErrInvalidSLO = errors.New("llmmetrics: invalid SLO")
+)
+
+// A RecordError reports a problem with one record: which record (its index
+// in the input, its id, and its line when it came from a file), which field,
+// and what is wrong (Err, which wraps a sentinel).
+type RecordError struct {
+	Index  int    // position in the input, from 0; -1 when unknown
+	Line   int    // line in the input file, from 1; 0 when not from a file
+	Column int    // column in the input file, from 1; 0 when unknown
+	ID     string // the record's id, when known
+	Field  string // the field at fault, as named in the file or struct
+	Err    error
+}
+
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString("llmmetrics: ")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ", column %d", e.Column)
+		}
+	} else {
+		fmt.Fprintf(&b, "record %d", e.Index)
+	}
+	if e.ID != "" {
+		fmt.Fprintf(&b, " (id %q)", e.ID)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": field %s", e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(strings.TrimPrefix(e.Err.Error(), "llmmetrics: "))
+	return b.String()
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// fieldError is the error Validate returns before the caller knows the
+// record's position: it names the field only.
+func fieldError(field string, sentinel error, format string, args ...any) *RecordError {
+	err := sentinel
+	if format != "" {
+		err = fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))
+	}
+	return &RecordError{Index: -1, Field: field, Err: err}
+}
+
+// joinRecordErrors combines record errors into one error whose message
+// counts them and shows the first few. errors.Is and errors.As see every one.
+func joinRecordErrors(errs []*RecordError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &recordErrors{errs: errs}
+}
+
+type recordErrors struct{ errs []*RecordError }
+
+const shownErrors = 5
+
+func (e *recordErrors) Error() string {
+	if len(e.errs) == 1 {
+		return e.errs[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "llmmetrics: %d invalid records", len(e.errs))
+	for i, r := range e.errs {
+		if i == shownErrors {
+			fmt.Fprintf(&b, "; and %d more", len(e.errs)-shownErrors)
+			break
+		}
+		b.WriteString("; ")
+		b.WriteString(strings.TrimPrefix(r.Error(), "llmmetrics: "))
+	}
+	return b.String()
+}
+
+func (e *recordErrors) Unwrap() []error {
+	out := make([]error, len(e.errs))
+	for i, r := range e.errs {
+		out[i] = r
+	}
+	return out
+}
+
+// ErrZeroInterval means a rate was asked over an interval of length zero,
+// such as the decode time of a request whose chunks all arrived together.
+var ErrZeroInterval = errors.New("llmmetrics: interval of zero length")

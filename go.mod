@@ -1,0 +1,3 @@
+module github.com/llmmetrics/llmmetrics
+
+go 1.24

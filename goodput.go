@@ -1,0 +1,229 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// An SLO is a per-request service-level objective: limits on TTFT, TPOT,
+// E2E and the largest chunk gap, judged jointly on each request. A zero
+// limit means no limit, so SLO{} is met by every successful request.
+//
+// A limit is met when the value is at most the limit (≤); with Strict, only
+// when it is below it (<). The lessons use both forms.
+type SLO struct {
+	TTFT   time.Duration
+	TPOT   time.Duration
+	E2E    time.Duration
+	MaxGap time.Duration // the request's largest gap between text chunks; needs chunk arrivals
+	Strict bool
+}
+
+// ParseSLO parses limits written as "ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s"
+// (any subset, Go duration syntax). It returns ErrInvalidSLO for an unknown
+// key, a repeated key or a limit that is not positive.
+func ParseSLO(s string) (SLO, error) {
+	var slo SLO
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok {
+			return SLO{}, fmt.Errorf("%w: %q is not key=duration", ErrInvalidSLO, f)
+		}
+		var dst *time.Duration
+		switch key {
+		case "ttft":
+			dst = &slo.TTFT
+		case "tpot":
+			dst = &slo.TPOT
+		case "e2e":
+			dst = &slo.E2E
+		case "max_gap":
+			dst = &slo.MaxGap
+		default:
+			return SLO{}, fmt.Errorf("%w: unknown key %q (want ttft, tpot, e2e or max_gap)", ErrInvalidSLO, key)
+		}
+		if seen[key] {
+			return SLO{}, fmt.Errorf("%w: %s given twice", ErrInvalidSLO, key)
+		}
+		seen[key] = true
+		d, err := time.ParseDuration(val)
+		if err != nil || d <= 0 {
+			return SLO{}, fmt.Errorf("%w: %s=%q is not a positive duration", ErrInvalidSLO, key, val)
+		}
+		*dst = d
+	}
+	return slo, nil
+}
+
+// String writes the SLO in the form ParseSLO reads, with "(strict <)" or
+// "(inclusive ≤)" after it; "none" for SLO{}.
+func (s SLO) String() string {
+	var parts []string
+	for _, l := range s.limits() {
+		if l.limit > 0 {
+			parts = append(parts, l.name+"="+l.limit.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	cmp := "inclusive ≤"
+	if s.Strict {
+		cmp = "strict <"
+	}
+	return strings.Join(parts, ",") + " (" + cmp + ")"
+}
+
+func (s SLO) validate() error {
+	for _, l := range s.limits() {
+		if l.limit < 0 {
+			return fmt.Errorf("%w: negative %s limit %v", ErrInvalidSLO, l.name, l.limit)
+		}
+	}
+	return nil
+}
+
+type limit struct {
+	name  string
+	limit time.Duration
+}
+
+func (s SLO) limits() [4]limit {
+	return [4]limit{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}, {"max_gap", s.MaxGap}}
+}
+
+func (s SLO) within(v, limit time.Duration) bool {
+	if limit == 0 {
+		return true
+	}
+	if s.Strict {
+		return v < limit
+	}
+	return v <= limit
+}
+
+// verdict is the judgement of one request against an SLO.
+type verdict struct {
+	good bool
+	// failed[i] is true when the request failed limit i of limits().
+	failed [4]bool
+	// tpotNA and gapNA are true when the request has no TPOT (n = 1) or no
+	// chunk gap (fewer than two chunks), so that limit did not apply.
+	tpotNA, gapNA bool
+}
+
+// judge judges a valid record in CategoryOK. A request with n = 1 has no
+// TPOT and one with fewer than two chunks has no gap: such a limit does not
+// apply to it. A MaxGap limit on a record without chunk arrivals is an error,
+// since its gaps are unknown.
+func (s SLO) judge(r *Record) (verdict, error) {
+	var v verdict
+	vals := [4]time.Duration{ttft(r), 0, e2e(r), 0}
+	if r.CompletionTokens >= 2 {
+		vals[1] = tpot(r)
+	} else {
+		v.tpotNA = true
+	}
+	if s.MaxGap > 0 && len(r.Chunks) == 0 {
+		return v, fmt.Errorf("%w: a max_gap limit needs chunk arrivals", ErrNoChunks)
+	}
+	if len(r.Chunks) >= 2 {
+		vals[3] = maxGap(r)
+	} else {
+		v.gapNA = true
+	}
+	v.good = true
+	for i, l := range s.limits() {
+		if (i == 1 && v.tpotNA) || (i == 3 && v.gapNA) {
+			continue
+		}
+		if !s.within(vals[i], l.limit) {
+			v.failed[i] = true
+			v.good = false
+		}
+	}
+	return v, nil
+}
+
+// Meets reports whether the request meets every limit of the SLO. Only a
+// successful request with at least one output token can: a failed or
+// zero-token request never meets an SLO (Meets returns false and a nil
+// error for it). It returns an error for an invalid record or SLO, and
+// ErrNoChunks when a MaxGap limit is set and the record has no chunk
+// arrivals.
+func (s SLO) Meets(r *Record) (bool, error) {
+	if err := s.validate(); err != nil {
+		return false, err
+	}
+	if err := r.Validate(); err != nil {
+		return false, err
+	}
+	if r.Category() != CategoryOK {
+		return false, nil
+	}
+	v, err := s.judge(r)
+	return v.good, err
+}
+
+// Goodput reports how many offered requests met an SLO, as two different
+// figures: Attainment, a fraction of the offered requests, and
+// RequestsPerSecond, good requests per second of the window. Failed,
+// timed-out, zero-token and rejected requests stay in the offered count and
+// are never good.
+type Goodput struct {
+	SLO     SLO
+	Good    int
+	Offered int
+	// Attainment is Good / Offered.
+	Attainment float64
+	// RequestsPerSecond is Good / Window.Length. It is set only when the run
+	// has a window (WindowErr is nil).
+	RequestsPerSecond RequestRate
+	Window            Window
+	WindowErr         error
+	// TPOTNotApplicable counts ok requests with one output token, to which
+	// a TPOT limit does not apply; GapNotApplicable counts ok requests with
+	// fewer than two chunks, to which a MaxGap limit does not apply.
+	TPOTNotApplicable int
+	GapNotApplicable  int
+	// FailedTTFT, FailedTPOT, FailedE2E and FailedMaxGap count the ok
+	// requests that failed each limit (a request can fail several).
+	FailedTTFT, FailedTPOT, FailedE2E, FailedMaxGap int
+}
+
+// goodputCounter accumulates verdicts.
+type goodputCounter struct {
+	g Goodput
+}
+
+func (c *goodputCounter) add(v verdict) {
+	if v.good {
+		c.g.Good++
+	}
+	if v.tpotNA {
+		c.g.TPOTNotApplicable++
+	}
+	if v.gapNA {
+		c.g.GapNotApplicable++
+	}
+	for i, dst := range [4]*int{&c.g.FailedTTFT, &c.g.FailedTPOT, &c.g.FailedE2E, &c.g.FailedMaxGap} {
+		if v.failed[i] {
+			*dst++
+		}
+	}
+}
+
+// finish sets the two figures: attainment = good/offered, and
+// goodput = good/window.
+func (c *goodputCounter) finish(slo SLO, offered int, w Window, werr error) Goodput {
+	g := c.g
+	g.SLO, g.Offered = slo, offered
+	g.Attainment = float64(g.Good) / float64(offered)
+	g.Window, g.WindowErr = w, werr
+	if werr == nil {
+		g.RequestsPerSecond = RequestRate(float64(g.Good) / w.Length.Seconds())
+	}
+	return g
+}

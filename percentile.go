@@ -1,0 +1,295 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Method is a percentile estimator. Its zero value is NearestRank.
+type Method uint8
+
+const (
+	// NearestRank returns the sample value at rank ⌈p·N/100⌉ of the sorted
+	// sample (rank 1 at p = 0): Hyndman–Fan type 1, the inverse of the
+	// empirical distribution function. The rank is computed in exact integer
+	// arithmetic, so p = 7 with N = 100 is rank 7. The result is always a
+	// value of the sample: for per-request metrics, a real request.
+	NearestRank Method = iota
+	// Linear interpolates between the order statistics around the position
+	// h = (N − 1)·p/100 (from 0): Hyndman–Fan type 7, the default of numpy,
+	// R and Excel PERCENTILE.INC, and what vLLM's benchmark reports. The
+	// position and the interpolation are exact; the result is rounded to the
+	// nearest nanosecond.
+	Linear
+)
+
+var methodNames = [...]string{"nearest-rank", "linear"}
+
+// String returns "nearest-rank" or "linear".
+func (m Method) String() string {
+	if int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", uint8(m))
+}
+
+// ParseMethod parses a method name as written by String.
+func ParseMethod(name string) (Method, error) {
+	for i, n := range methodNames {
+		if n == name {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q (want nearest-rank or linear)", ErrMethod, name)
+}
+
+func (m Method) valid() error {
+	if int(m) >= len(methodNames) {
+		return fmt.Errorf("%w: %d", ErrMethod, uint8(m))
+	}
+	return nil
+}
+
+// percentScale is the number of Percentile units in one percent: a
+// percentile is held exactly to six decimal places.
+const (
+	percentDecimals = 6
+	percentScale    = 1_000_000
+	hundredPercent  = 100 * percentScale
+)
+
+// A Percentile is a percentile p in [0, 100], held exactly as a decimal with
+// up to six places, so that ranks are computed without rounding error.
+type Percentile struct{ units int64 } // p × 10⁶
+
+// DefaultPercentiles are the percentiles a Summary reports unless told
+// otherwise: p50, p90, p95 and p99.
+var DefaultPercentiles = []Percentile{{50 * percentScale}, {90 * percentScale}, {95 * percentScale}, {99 * percentScale}}
+
+// NewPercentile returns the percentile p. The float is read as the shortest
+// decimal that represents it (7 is 7, 99.9 is 99.9), so no binary rounding
+// reaches the rank. It returns ErrPercentile for p outside [0, 100], NaN, or
+// more than six decimal places.
+func NewPercentile(p float64) (Percentile, error) {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return Percentile{}, fmt.Errorf("%w: %v", ErrPercentile, p)
+	}
+	return ParsePercentile(strconv.FormatFloat(p, 'f', -1, 64))
+}
+
+// MustPercentile is like NewPercentile but panics on a bad value. It is meant
+// for constants in programs and tests.
+func MustPercentile(p float64) Percentile {
+	q, err := NewPercentile(p)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
+// ParsePercentile parses a decimal percentile such as "99" or "99.9", with an
+// optional leading "p". It returns ErrPercentile for anything else.
+func ParsePercentile(s string) (Percentile, error) {
+	bad := func() (Percentile, error) {
+		return Percentile{}, fmt.Errorf("%w: %q (want a decimal in [0, 100] with at most %d places)", ErrPercentile, s, percentDecimals)
+	}
+	t := strings.TrimPrefix(s, "p")
+	whole, frac, _ := strings.Cut(t, ".")
+	if whole == "" || len(whole) > 3 || len(frac) > percentDecimals || strings.HasSuffix(t, ".") {
+		return bad()
+	}
+	var units int64
+	for _, c := range whole + frac + strings.Repeat("0", percentDecimals-len(frac)) {
+		if c < '0' || c > '9' {
+			return bad()
+		}
+		units = units*10 + int64(c-'0')
+	}
+	if units > hundredPercent {
+		return bad()
+	}
+	return Percentile{units}, nil
+}
+
+// ParsePercentiles parses a comma-separated list such as "50,90,95,99".
+func ParsePercentiles(list string) ([]Percentile, error) {
+	var ps []Percentile
+	for _, f := range strings.Split(list, ",") {
+		p, err := ParsePercentile(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// Float returns p as a float64 (99.9 for p99.9).
+func (p Percentile) Float() float64 { return float64(p.units) / percentScale }
+
+// String returns p in its shortest decimal form, such as "99.9".
+func (p Percentile) String() string {
+	s := strconv.FormatInt(p.units/percentScale, 10)
+	if f := p.units % percentScale; f != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
+	}
+	return s
+}
+
+// Key returns the report key of p: "p50", "p99.9".
+func (p Percentile) Key() string { return "p" + p.String() }
+
+// position returns where percentile p falls in a sorted sample of n values
+// under method m: the index lo (from 0) and, for Linear, the fraction
+// num/hundredPercent of the way to index lo+1. n must be positive.
+func (m Method) position(p Percentile, n int) (lo int, num uint64) {
+	if m == NearestRank {
+		// rank k = ⌈units·n / 10⁸⌉, at least 1; index k − 1.
+		hi, lo64 := bits.Mul64(uint64(p.units), uint64(n))
+		q, r := bits.Div64(hi, lo64, hundredPercent)
+		if r != 0 {
+			q++
+		}
+		return max(int(q), 1) - 1, 0
+	}
+	// h = units·(n − 1) / 10⁸, from 0.
+	hi, lo64 := bits.Mul64(uint64(p.units), uint64(n-1))
+	q, r := bits.Div64(hi, lo64, hundredPercent)
+	return int(q), r
+}
+
+// interpolate returns a + num/10⁸·(b − a), rounded to the nearest
+// nanosecond, halves up. It needs a ≤ b.
+func interpolate(a, b time.Duration, num uint64) time.Duration {
+	if num == 0 {
+		return a
+	}
+	hi, lo := bits.Mul64(uint64(b-a), num)
+	q, r := bits.Div64(hi, lo, hundredPercent)
+	if r >= hundredPercent-r {
+		q++
+	}
+	return a + time.Duration(q)
+}
+
+// Percentiles returns the values of xs at each percentile, by method m. The
+// caller's slice is not modified. It returns ErrNoSamples for an empty xs.
+func Percentiles(xs []time.Duration, m Method, ps ...Percentile) ([]time.Duration, error) {
+	if err := m.valid(); err != nil {
+		return nil, err
+	}
+	if len(xs) == 0 {
+		return nil, ErrNoSamples
+	}
+	return percentilesInPlace(slices.Clone(xs), m, ps), nil
+}
+
+// percentilesInPlace computes the percentiles of a non-empty sample, which
+// it reorders.
+func percentilesInPlace(xs []time.Duration, m Method, ps []Percentile) []time.Duration {
+	idx := make([]int, 0, 2*len(ps))
+	for _, p := range ps {
+		lo, num := m.position(p, len(xs))
+		idx = append(idx, lo)
+		if num != 0 {
+			idx = append(idx, lo+1)
+		}
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	selectRanks(xs, idx, 0)
+	out := make([]time.Duration, len(ps))
+	for i, p := range ps {
+		lo, num := m.position(p, len(xs))
+		if num == 0 {
+			out[i] = xs[lo]
+		} else {
+			out[i] = interpolate(xs[lo], xs[lo+1], num)
+		}
+	}
+	return out
+}
+
+// selectRanks reorders a so that for every index k in ks (sorted, distinct,
+// within a) a[k] holds the value it would hold were a sorted. It is a
+// multi-quickselect with three-way partitioning, which keeps runs of equal
+// values cheap, and falls back to sorting when the recursion gets deep.
+// off is the offset of a within the caller's slice, by which ks are
+// expressed.
+func selectRanks(a []time.Duration, ks []int, off int) {
+	depth := 2 * bits.Len(uint(len(a)))
+	var rec func(a []time.Duration, ks []int, off, depth int)
+	rec = func(a []time.Duration, ks []int, off, depth int) {
+		for len(ks) > 0 {
+			if len(a) <= 32 || depth == 0 {
+				slices.Sort(a)
+				return
+			}
+			depth--
+			lt, gt := partition3(a, pivot(a))
+			// ks below lt go left, ks at or above gt go right, the rest
+			// land on the pivot's run and are done.
+			i := 0
+			for i < len(ks) && ks[i]-off < lt {
+				i++
+			}
+			j := i
+			for j < len(ks) && ks[j]-off < gt {
+				j++
+			}
+			left, right := ks[:i], ks[j:]
+			// Recurse into the smaller side, loop on the larger.
+			if lt < len(a)-gt {
+				rec(a[:lt], left, off, depth)
+				a, ks, off = a[gt:], right, off+gt
+			} else {
+				rec(a[gt:], right, off+gt, depth)
+				a, ks = a[:lt], left
+			}
+		}
+	}
+	rec(a, ks, off, depth)
+}
+
+// pivot picks a pivot value: the median of three medians of three, spread
+// over a.
+func pivot(a []time.Duration) time.Duration {
+	n := len(a)
+	s := n / 8
+	m := n / 2
+	return med3(med3(a[0], a[s], a[2*s]), med3(a[m-s], a[m], a[m+s]), med3(a[n-1-2*s], a[n-1-s], a[n-1]))
+}
+
+func med3(a, b, c time.Duration) time.Duration {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	return max(a, b)
+}
+
+// partition3 reorders a into a[:lt] < p, a[lt:gt] == p, a[gt:] > p.
+func partition3(a []time.Duration, p time.Duration) (lt, gt int) {
+	lt, i, gt := 0, 0, len(a)
+	for i < gt {
+		switch v := a[i]; {
+		case v < p:
+			a[lt], a[i] = v, a[lt]
+			lt++
+			i++
+		case v > p:
+			gt--
+			a[gt], a[i] = v, a[gt]
+		default:
+			i++
+		}
+	}
+	return lt, gt
+}

@@ -1,0 +1,232 @@
+package llmmetrics
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Status is the outcome of a request as the client saw it.
+type Status uint8
+
+const (
+	StatusOK        Status = iota // the response completed
+	StatusError                   // the server or transport reported an error
+	StatusTimeout                 // the client gave up waiting
+	StatusCancelled               // the request was cancelled before it completed
+)
+
+var statusNames = [...]string{"ok", "error", "timeout", "cancelled"}
+
+// String returns the status name used in files: ok, error, timeout or cancelled.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// ParseStatus parses a status name as written by String. The empty string is
+// StatusOK.
+func ParseStatus(name string) (Status, error) {
+	if name == "" {
+		return StatusOK, nil
+	}
+	for i, n := range statusNames {
+		if n == name {
+			return Status(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q (want ok, error, timeout or cancelled)", ErrBadStatus, name)
+}
+
+// A Record is one request as a client observed it.
+//
+// Times are durations so that a run can be stored compactly and compared
+// exactly: Sent is measured from any epoch shared by all records of a run (a
+// live client can use time.Since(runStart), which reads the monotonic clock),
+// and every other time is measured from Sent.
+//
+// The minimal record of a successful request is Sent, FirstText, LastText and
+// CompletionTokens. A client that timestamps every text-bearing chunk sets
+// Chunks instead (FirstText and LastText may then be left zero: they are
+// taken from the ends of Chunks, and must equal them when set).
+//
+// A text-bearing chunk is a streamed event that carries output text. Role-only
+// or empty deltas, usage frames, keep-alives and [DONE] are not text-bearing
+// and must not appear in Chunks.
+type Record struct {
+	ID      string
+	Status  Status
+	Message string // the error message of a failed request
+
+	Sent      time.Duration // when the request was sent, from the run's epoch
+	FirstText time.Duration // arrival of the first text-bearing chunk, from Sent
+	LastText  time.Duration // arrival of the last text-bearing chunk, from Sent
+
+	// Chunks holds the arrival of each text-bearing chunk, in order, measured
+	// from Sent. Equal arrivals are allowed. Optional.
+	Chunks []time.Duration
+	// ChunkTokens holds the number of tokens each chunk carried, where the
+	// server reports it. Optional; when set it has one entry per chunk and
+	// sums to CompletionTokens.
+	ChunkTokens []int32
+
+	PromptTokens     int // prompt tokens, from the server's usage
+	CompletionTokens int // output tokens n, from the server's usage; never a chunk count
+	MaxTokens        int // the requested max_tokens; 0 when not given
+}
+
+// Category is the one accounting category a record ends in.
+type Category uint8
+
+const (
+	// CategoryOK is a successful request with at least one output token: a
+	// latency sample.
+	CategoryOK Category = iota
+	// CategoryZeroToken is a successful request with no output token. It has
+	// no TTFT and is not a latency sample; it is counted apart.
+	CategoryZeroToken
+	// CategoryFailed is a request that ended in error, timeout or
+	// cancellation. It is counted, never a latency sample.
+	CategoryFailed
+	// CategoryRejected is a record that failed validation and was set aside
+	// in lenient mode, with its reason.
+	CategoryRejected
+)
+
+var categoryNames = [...]string{"ok", "zero_token", "failed", "rejected"}
+
+// String returns the category's name as used in reports.
+func (c Category) String() string {
+	if int(c) < len(categoryNames) {
+		return categoryNames[c]
+	}
+	return fmt.Sprintf("Category(%d)", uint8(c))
+}
+
+// Category returns the category of a valid record: failed for any status but
+// ok, zero-token for an ok record with no completion tokens, ok otherwise.
+// Whether a record is rejected is decided by Validate, not here.
+func (r *Record) Category() Category {
+	switch {
+	case r.Status != StatusOK:
+		return CategoryFailed
+	case r.CompletionTokens == 0:
+		return CategoryZeroToken
+	}
+	return CategoryOK
+}
+
+// first and last return the arrivals of the first and last text-bearing
+// chunks, from Sent. They assume a valid record.
+func (r *Record) first() time.Duration {
+	if len(r.Chunks) > 0 {
+		return r.Chunks[0]
+	}
+	return r.FirstText
+}
+
+func (r *Record) last() time.Duration {
+	if n := len(r.Chunks); n > 0 {
+		return r.Chunks[n-1]
+	}
+	return r.LastText
+}
+
+// Validate reports the first problem with the record as a *RecordError that
+// names the field and wraps one of the package's sentinel errors; it does not
+// know the record's position, so Index is -1. A failed record is checked only
+// for its status and counts, since its times are never used.
+func (r *Record) Validate() error {
+	if err := r.validate(); err != nil {
+		err.ID = r.ID
+		return err
+	}
+	return nil
+}
+
+func (r *Record) validate() *RecordError {
+	if int(r.Status) >= len(statusNames) {
+		return fieldError("status", ErrBadStatus, "%d", r.Status)
+	}
+	for _, c := range [...]struct {
+		name string
+		v    int
+	}{{"prompt_tokens", r.PromptTokens}, {"completion_tokens", r.CompletionTokens}, {"max_tokens", r.MaxTokens}} {
+		if c.v < 0 {
+			return fieldError(c.name, ErrNegativeCount, "%d", c.v)
+		}
+	}
+	if r.Status != StatusOK {
+		return nil
+	}
+	n := r.CompletionTokens
+	if len(r.Chunks) > n {
+		return fieldError("completion_tokens", ErrTokensBelowChunks, "%d tokens, %d text-bearing chunks", n, len(r.Chunks))
+	}
+	if n == 0 {
+		return nil // zero-token: no text, so no times to check
+	}
+	if len(r.Chunks) == 0 {
+		if r.ChunkTokens != nil {
+			return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts but no chunk arrivals", len(r.ChunkTokens))
+		}
+		if r.FirstText < 0 {
+			return fieldError("first_text", ErrNegativeDuration, "first text %v before the send time", r.FirstText)
+		}
+		if r.LastText < r.FirstText {
+			return fieldError("last_text", ErrTimeOrder, "last text %v, first text %v", r.LastText, r.FirstText)
+		}
+		return nil
+	}
+	if r.Chunks[0] < 0 {
+		return fieldError("chunks[0]", ErrNegativeDuration, "first text %v before the send time", r.Chunks[0])
+	}
+	for i := 1; i < len(r.Chunks); i++ {
+		if r.Chunks[i] < r.Chunks[i-1] {
+			return fieldError(fmt.Sprintf("chunks[%d]", i), ErrNonMonotonic, "%v after %v", r.Chunks[i], r.Chunks[i-1])
+		}
+	}
+	if r.FirstText != 0 && r.FirstText != r.Chunks[0] {
+		return fieldError("first_text", ErrChunkMismatch, "first text %v, first chunk %v", r.FirstText, r.Chunks[0])
+	}
+	if last := r.Chunks[len(r.Chunks)-1]; r.LastText != 0 && r.LastText != last {
+		return fieldError("last_text", ErrChunkMismatch, "last text %v, last chunk %v", r.LastText, last)
+	}
+	if r.ChunkTokens != nil {
+		if len(r.ChunkTokens) != len(r.Chunks) {
+			return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts for %d chunks", len(r.ChunkTokens), len(r.Chunks))
+		}
+		sum := 0
+		for i, t := range r.ChunkTokens {
+			if t < 0 {
+				return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrNegativeCount, "%d", t)
+			}
+			sum += int(t)
+		}
+		if sum != n {
+			return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, n)
+		}
+	}
+	return nil
+}
+
+// ErrNoText is returned by a per-record metric asked of a record that has no
+// output text: a failed or zero-token request.
+var ErrNoText = errors.New("llmmetrics: record has no output text")
+
+// ErrTooFewTokens is returned by TPOT and UserTPS for a request with fewer
+// than two output tokens, which has no inter-token gap.
+var ErrTooFewTokens = errors.New("llmmetrics: fewer than two output tokens")
+
+// checkText validates r and reports ErrNoText unless it is in CategoryOK.
+func (r *Record) checkText() error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if r.Category() != CategoryOK {
+		return fmt.Errorf("%w (%s)", ErrNoText, r.Category())
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// This file renders a Summary for people (WriteTable) and for programs
+// (MarshalJSON). It is the only place where durations become milliseconds
+// and windows become seconds.
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// field and object build JSON objects whose keys keep their order.
+type field struct {
+	k string
+	v any
+}
+
+type object []field
+
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MarshalJSON writes the summary as one JSON object: latencies in
+// milliseconds under keys ending in _ms, the window in seconds, rates per
+// second, and the percentile method and every count alongside. Sections
+// with no data are left out and explained under "absent".
+func (s *Summary) MarshalJSON() ([]byte, error) {
+	a := s.Requests
+	o := object{
+		{"percentile_method", s.Method.String()},
+		{"requests", object{
+			{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
+			{"one_token", a.OneToken}, {"rejected", a.Rejected},
+			{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
+		}},
+	}
+	if s.TTFT != nil {
+		o = append(o, field{"ttft_ms", distObject(s.TTFT, nil)})
+	}
+	if s.TPOT != nil {
+		o = append(o, field{"tpot_ms", distObject(&s.TPOT.Distribution, object{
+			{"weighting", "request"},
+			{"gap_weighted_mean", millis(s.TPOT.GapWeightedMean)},
+			{"excluded_one_token", s.TPOT.Excluded},
+		})})
+	}
+	if s.E2E != nil {
+		o = append(o, field{"e2e_ms", distObject(s.E2E, nil)})
+	}
+	if s.ITL != nil {
+		o = append(o, field{"itl_ms", distObject(&s.ITL.Distribution, object{
+			{"weighting", "gap"},
+			{"basis", s.ITL.Basis.String()},
+			{"token_basis_requests", s.ITL.TokenBasis},
+			{"chunk_basis_requests", s.ITL.ChunkBasis},
+			{"no_chunk_requests", s.ITL.NoChunks},
+		})})
+	}
+	if s.MaxGap != nil {
+		o = append(o, field{"max_gap_ms", distObject(s.MaxGap, nil)})
+	}
+	if t := s.Throughput; t != nil {
+		o = append(o, field{"throughput", object{
+			{"window_s", t.Window.Length.Seconds()},
+			{"window_declared", t.Window.Declared},
+			{"output_tokens_per_s", float64(t.OutputTokensPerSecond)},
+			{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)},
+			{"requests_per_s", float64(t.RequestsPerSecond)},
+			{"output_tokens", t.OutputTokens},
+			{"prompt_tokens", t.PromptTokens},
+			{"requests", t.Requests},
+		}})
+	}
+	if g := s.Goodput; g != nil {
+		slo := object{}
+		for _, l := range g.SLO.limits() {
+			if l.limit > 0 {
+				slo = append(slo, field{l.name + "_ms", millis(l.limit)})
+			}
+		}
+		cmp := "inclusive"
+		if g.SLO.Strict {
+			cmp = "strict"
+		}
+		slo = append(slo, field{"comparison", cmp})
+		gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
+		if g.WindowErr == nil {
+			gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
+		}
+		gp = append(gp,
+			field{"slo", slo},
+			field{"tpot_not_applicable", g.TPOTNotApplicable},
+			field{"failed_limit", object{{"ttft", g.FailedTTFT}, {"tpot", g.FailedTPOT}, {"e2e", g.FailedE2E}, {"max_gap", g.FailedMaxGap}}},
+		)
+		o = append(o, field{"goodput", gp})
+	}
+	if len(s.Rejected) > 0 {
+		rej := make([]object, len(s.Rejected))
+		for i, e := range s.Rejected {
+			rej[i] = object{{"index", e.Index}, {"line", e.Line}, {"id", e.ID}, {"field", e.Field}, {"error", e.Error()}}
+		}
+		o = append(o, field{"rejected", rej})
+	}
+	if len(s.Absent) > 0 {
+		o = append(o, field{"absent", s.Absent})
+	}
+	return json.Marshal(o)
+}
+
+func distObject(d *Distribution, extra object) object {
+	o := object{{"n", d.N}, {"mean", millis(d.Mean)}, {"std", millis(d.Std)}, {"min", millis(d.Min)}, {"max", millis(d.Max)}}
+	ids := object{}
+	for _, p := range d.Points {
+		o = append(o, field{p.P.Key(), millis(p.Value)})
+		if p.ID != "" {
+			ids = append(ids, field{p.P.Key(), p.ID})
+		}
+	}
+	if len(ids) > 0 {
+		o = append(o, field{"request_ids", ids})
+	}
+	return append(o, extra...)
+}
+
+// WriteTable writes the summary as a table for people: every count, each
+// distribution in milliseconds with the percentile method named, the
+// throughput window and rates, and the goodput figures.
+func (s *Summary) WriteTable(w io.Writer) error {
+	var b bytes.Buffer
+	a := s.Requests
+	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected\n",
+		a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
+	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n\n",
+		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"metric (ms)", "n", "mean", "std", "min"}
+	for _, p := range s.Percentiles {
+		head = append(head, p.Key())
+	}
+	head = append(head, "max", "")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	row := func(name string, d *Distribution) {
+		cells := []string{name, fmt.Sprint(d.N)}
+		for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
+			cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
+		}
+		for _, p := range d.Points {
+			cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
+		}
+		cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	if s.TTFT != nil {
+		row("TTFT", s.TTFT)
+	}
+	if s.TPOT != nil {
+		row("TPOT", &s.TPOT.Distribution)
+	}
+	if s.E2E != nil {
+		row("E2E", s.E2E)
+	}
+	if s.ITL != nil {
+		row("ITL ("+s.ITL.Basis.String()+" gaps)", &s.ITL.Distribution)
+	}
+	if s.MaxGap != nil {
+		row("max gap/request", s.MaxGap)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(&b, "\npercentiles: %s", s.Method)
+	if s.Method == NearestRank {
+		b.WriteString(" (value at rank ⌈p·N/100⌉, a real request)")
+	} else {
+		b.WriteString(" (Hyndman–Fan type 7, as numpy and vLLM)")
+	}
+	b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
+	if s.TPOT != nil {
+		fmt.Fprintf(&b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded\n",
+			millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
+	}
+	if it := s.ITL; it != nil {
+		fmt.Fprintf(&b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
+			it.TokenBasis+it.ChunkBasis, it.TokenBasis, it.ChunkBasis)
+		if it.ChunkBasis > 0 {
+			b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
+		}
+		if it.NoChunks > 0 {
+			fmt.Fprintf(&b, "; %d without chunk arrivals", it.NoChunks)
+		}
+		b.WriteString("\n")
+	}
+	if t := s.Throughput; t != nil {
+		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests)
+		fmt.Fprintf(&b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
+		fmt.Fprintf(&b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
+		fmt.Fprintf(&b, "  requests  %.3f /s\n", float64(t.RequestsPerSecond))
+	}
+	if g := s.Goodput; g != nil {
+		fmt.Fprintf(&b, "\ngoodput against SLO %s, judged jointly per request:\n", g.SLO)
+		fmt.Fprintf(&b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator)\n",
+			g.Good, g.Offered, 100*g.Attainment)
+		if g.WindowErr == nil {
+			fmt.Fprintf(&b, "  goodput     %.3f good requests/s over %.3f s\n", float64(g.RequestsPerSecond), g.Window.Length.Seconds())
+		} else {
+			fmt.Fprintf(&b, "  goodput     absent: %v\n", g.WindowErr)
+		}
+		fmt.Fprintf(&b, "  failing: ttft %d, tpot %d, e2e %d, max_gap %d; TPOT limit not applicable to %d one-token requests\n",
+			g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap, g.TPOTNotApplicable)
+	}
+	if len(s.Absent) > 0 {
+		b.WriteString("\nabsent:")
+		for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput"} {
+			if why, ok := s.Absent[k]; ok {
+				fmt.Fprintf(&b, " %s (%s);", k, why)
+			}
+		}
+		b.WriteString("\n")
+	}
+	for i, e := range s.Rejected {
+		if i == 0 {
+			b.WriteString("\nrejected:\n")
+		}
+		fmt.Fprintf(&b, "  %v\n", e)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func windowKind(w Window) string {
+	if w.Declared {
+		return "declared"
+	}
+	return "first send → last text chunk"
+}

@@ -1,0 +1,340 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// Options controls Summarize. The zero Options is useful: nearest-rank
+// percentiles p50, p90, p95 and p99, a window derived from the records, no
+// SLO, and strict validation.
+type Options struct {
+	Method      Method
+	Percentiles []Percentile // nil means DefaultPercentiles
+	// Window is the declared window for throughput and goodput; 0 means
+	// derive it from the records (first send → last text chunk).
+	Window time.Duration
+	// SLO, when set, adds a goodput section judged against it.
+	SLO *SLO
+	// Lenient sets invalid records aside as rejected, with their reasons,
+	// instead of failing. Rejected records stay in the offered count.
+	Lenient bool
+}
+
+// Accounting counts where every offered record ended. It always holds that
+//
+//	Offered = OK + ZeroToken + Failed + Rejected
+//	Failed  = Errors + Timeouts + Cancelled
+type Accounting struct {
+	Offered   int
+	OK        int // status ok, n ≥ 1: latency samples
+	ZeroToken int // status ok, n = 0: counted apart, not a latency sample
+	Failed    int // status error, timeout or cancelled
+	Rejected  int // invalid, set aside in lenient mode
+
+	Errors, Timeouts, Cancelled int
+
+	OneToken int // ok requests with n = 1: no TPOT, excluded from TPOT statistics
+}
+
+// TPOTStats is the distribution of per-request TPOT over ok requests with
+// n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
+// mean over all their inter-token gaps, Σ(t_last − t_first) / Σ(n_r − 1),
+// which long requests dominate. Excluded counts the one-token requests left
+// out.
+type TPOTStats struct {
+	Distribution
+	GapWeightedMean time.Duration
+	Excluded        int
+}
+
+// ITLStats is the pooled distribution of gaps between consecutive
+// text-bearing chunks of ok requests that have chunk arrivals; its Mean is
+// gap-weighted. Basis is BasisToken only when every pooled request had one
+// chunk per token (TokenBasis of them); otherwise the gaps are chunk gaps,
+// and the per-token gap distribution of the ChunkBasis requests is unknown.
+// NoChunks counts ok requests without chunk arrivals, which add no gaps.
+type ITLStats struct {
+	Distribution
+	Basis      Basis
+	TokenBasis int
+	ChunkBasis int
+	NoChunks   int
+}
+
+// A Summary holds every client-side metric of a run. A section is nil when
+// the run has no data for it; Absent says why.
+type Summary struct {
+	Method      Method
+	Percentiles []Percentile
+	Requests    Accounting
+
+	TTFT   *Distribution // over ok requests
+	E2E    *Distribution // over ok requests
+	TPOT   *TPOTStats    // over ok requests with n ≥ 2
+	ITL    *ITLStats     // over the gaps of ok requests with chunk arrivals
+	MaxGap *Distribution // each ok request's largest chunk gap, over requests with ≥ 2 chunks
+
+	Throughput *Throughput
+	Goodput    *Goodput
+
+	Rejected []*RecordError // the records set aside in lenient mode
+	Absent   map[string]string
+}
+
+// Summarize computes every metric of recs. It does not modify recs.
+//
+// In strict mode (the default) any invalid record makes it fail with an
+// error that lists the invalid records, each a *RecordError. In lenient
+// mode invalid records are counted as rejected and listed in
+// Summary.Rejected. It returns ErrNoRecords for an empty input, and errors
+// for invalid options.
+func Summarize(recs []Record, opt Options) (*Summary, error) {
+	return summarize(recs, nil, nil, opt)
+}
+
+// Summarize computes every metric of the run's records, as the function
+// Summarize does, and also counts the rows the reader rejected. In strict
+// mode any such row is an error.
+func (run *Run) Summarize(opt Options) (*Summary, error) {
+	return summarize(run.Records, run.Lines, run.Rejected, opt)
+}
+
+func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options) (*Summary, error) {
+	if err := opt.Method.valid(); err != nil {
+		return nil, err
+	}
+	ps := opt.Percentiles
+	if ps == nil {
+		ps = DefaultPercentiles
+	}
+	if opt.SLO != nil {
+		if err := opt.SLO.validate(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Window < 0 {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidWindow, opt.Window)
+	}
+	if len(recs)+len(rejected) == 0 {
+		return nil, ErrNoRecords
+	}
+
+	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}}
+	cat, bad := classify(recs, lines)
+	if len(rejected)+len(bad) > 0 && !opt.Lenient {
+		return nil, joinRecordErrors(append(append([]*RecordError(nil), rejected...), bad...))
+	}
+	s.Rejected = append(append([]*RecordError(nil), rejected...), bad...)
+
+	// Count, and size the samples.
+	a := &s.Requests
+	a.Offered = len(recs) + len(rejected)
+	a.Rejected = len(s.Rejected)
+	var nTPOT, nGaps, nMaxGap int
+	var wb windowBuilder
+	var outTokens, promptTokens int64
+	for i := range recs {
+		r := &recs[i]
+		switch cat[i] {
+		case CategoryRejected:
+			continue
+		case CategoryFailed:
+			a.Failed++
+			switch r.Status {
+			case StatusError:
+				a.Errors++
+			case StatusTimeout:
+				a.Timeouts++
+			case StatusCancelled:
+				a.Cancelled++
+			}
+		case CategoryZeroToken:
+			a.ZeroToken++
+		case CategoryOK:
+			a.OK++
+			wb.text(r)
+			outTokens += int64(r.CompletionTokens)
+			promptTokens += int64(r.PromptTokens)
+			if r.CompletionTokens == 1 {
+				a.OneToken++
+			} else {
+				nTPOT++
+			}
+			if len(r.Chunks) >= 2 {
+				nGaps += len(r.Chunks) - 1
+				nMaxGap++
+			}
+		}
+		wb.offered(r)
+	}
+
+	// Gather the per-request samples and the pooled gaps, each into one
+	// buffer.
+	ttfts := make([]time.Duration, 0, a.OK)
+	e2es := make([]time.Duration, 0, a.OK)
+	tpots := make([]time.Duration, 0, nTPOT)
+	maxGaps := make([]time.Duration, 0, nMaxGap)
+	gaps := make([]time.Duration, 0, nGaps)
+	var decode sum128
+	var gapCount int64
+	itl := ITLStats{}
+	var slo goodputCounter
+	for i := range recs {
+		r := &recs[i]
+		if cat[i] != CategoryOK {
+			continue
+		}
+		ttfts = append(ttfts, ttft(r))
+		e2es = append(e2es, e2e(r))
+		if r.CompletionTokens >= 2 {
+			tpots = append(tpots, tpot(r))
+			decode.add(int64(decodeTime(r)))
+			gapCount += int64(r.CompletionTokens - 1)
+		}
+		switch {
+		case len(r.Chunks) == 0:
+			itl.NoChunks++
+		case gapBasis(r) == BasisToken:
+			itl.TokenBasis++
+		default:
+			itl.ChunkBasis++
+		}
+		if len(r.Chunks) >= 2 {
+			maxGaps = append(maxGaps, maxGap(r))
+			gaps = appendGaps(gaps, r)
+		}
+		if opt.SLO != nil {
+			v, err := opt.SLO.judge(r)
+			if err != nil {
+				return nil, recordError(i, lines, r, "chunks", err)
+			}
+			slo.add(v)
+		}
+	}
+
+	describe := func(key string, xs []time.Duration, perRequest func(*Record) time.Duration) *Distribution {
+		if len(xs) == 0 {
+			s.Absent[key] = "no samples"
+			return nil
+		}
+		d := describeInPlace(xs, opt.Method, ps)
+		if perRequest != nil && opt.Method == NearestRank {
+			nameRequests(&d, recs, cat, perRequest)
+		}
+		return &d
+	}
+	if a.OK == 0 {
+		s.Absent["ttft"] = "no ok request"
+		s.Absent["e2e"] = "no ok request"
+	} else {
+		s.TTFT = describe("ttft", ttfts, ttft)
+		s.E2E = describe("e2e", e2es, e2e)
+	}
+	if d := describe("tpot", tpots, tpotOrNeg); d != nil {
+		s.TPOT = &TPOTStats{Distribution: *d, GapWeightedMean: decode.divRound(gapCount), Excluded: a.OneToken}
+	} else if a.OK > 0 {
+		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
+	}
+	if d := describe("itl", gaps, nil); d != nil {
+		itl.Distribution = *d
+		if itl.ChunkBasis > 0 {
+			itl.Basis = BasisChunk
+		}
+		s.ITL = &itl
+		s.MaxGap = describe("max_gap", maxGaps, maxGapOrNeg)
+	} else {
+		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
+		s.Absent["max_gap"] = s.Absent["itl"]
+	}
+
+	var w Window
+	var werr error
+	if opt.Window > 0 {
+		w, werr = declaredWindow(opt.Window)
+	} else {
+		w, werr = wb.window()
+	}
+	if werr == nil {
+		t := throughput(w, a.OK, outTokens, promptTokens)
+		s.Throughput = &t
+	} else {
+		s.Absent["throughput"] = werr.Error()
+	}
+	if opt.SLO != nil {
+		g := slo.finish(*opt.SLO, a.Offered, w, werr)
+		s.Goodput = &g
+	}
+	return s, nil
+}
+
+// classify validates every record and assigns its category. It returns the
+// errors of the invalid ones, in input order; a record whose id repeats an
+// earlier one is invalid (the first is kept).
+func classify(recs []Record, lines []int) ([]Category, []*RecordError) {
+	cat := make([]Category, len(recs))
+	var bad []*RecordError
+	seen := make(map[string]int, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		if e := r.validate(); e != nil {
+			bad = append(bad, recordError(i, lines, r, e.Field, e.Err))
+			cat[i] = CategoryRejected
+			continue
+		}
+		if r.ID != "" {
+			if j, dup := seen[r.ID]; dup {
+				bad = append(bad, recordError(i, lines, r, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+				cat[i] = CategoryRejected
+				continue
+			}
+			seen[r.ID] = i
+		}
+		cat[i] = r.Category()
+	}
+	return cat, bad
+}
+
+func recordError(i int, lines []int, r *Record, field string, err error) *RecordError {
+	e := &RecordError{Index: i, ID: r.ID, Field: field, Err: err}
+	if lines != nil {
+		e.Line = lines[i]
+	}
+	return e
+}
+
+func where(i int, lines []int) string {
+	if lines != nil {
+		return fmt.Sprintf("line %d", lines[i])
+	}
+	return fmt.Sprintf("record %d", i)
+}
+
+// tpotOrNeg and maxGapOrNeg return the per-request metric, or −1 for a
+// request that has none, which no sample value equals.
+func tpotOrNeg(r *Record) time.Duration {
+	if r.CompletionTokens < 2 {
+		return -1
+	}
+	return tpot(r)
+}
+
+func maxGapOrNeg(r *Record) time.Duration {
+	if len(r.Chunks) < 2 {
+		return -1
+	}
+	return maxGap(r)
+}
+
+// nameRequests sets each point's ID to the first ok request, in input order,
+// whose metric equals the point's value.
+func nameRequests(d *Distribution, recs []Record, cat []Category, metric func(*Record) time.Duration) {
+	for k := range d.Points {
+		for i := range recs {
+			if cat[i] == CategoryOK && metric(&recs[i]) == d.Points[k].Value {
+				d.Points[k].ID = recs[i].ID
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// OutputTokenRate is a rate of output (completion) tokens per second.
+// PromptTokenRate and RequestRate are distinct types, so that an output rate
+// cannot be added to a prompt rate by accident.
+type OutputTokenRate float64
+
+// PromptTokenRate is a rate of prompt tokens per second.
+type PromptTokenRate float64
+
+// RequestRate is a rate of requests per second.
+type RequestRate float64
+
+// A Window is the wall-clock interval that rates are taken over.
+type Window struct {
+	// Length is the window's length, always positive.
+	Length time.Duration
+	// Declared is true when the caller gave the length; otherwise the window
+	// was derived from the records, from the first send of any offered
+	// request (Start) to the last text chunk of any request (End), both on
+	// the run's clock.
+	Declared   bool
+	Start, End time.Duration
+}
+
+// String describes the window, for reports.
+func (w Window) String() string {
+	if w.Declared {
+		return fmt.Sprintf("%v (declared)", w.Length)
+	}
+	return fmt.Sprintf("%v (first send → last text chunk)", w.Length)
+}
+
+// declaredWindow checks a window length given by the caller.
+func declaredWindow(length time.Duration) (Window, error) {
+	if length <= 0 {
+		return Window{}, fmt.Errorf("%w: %v", ErrInvalidWindow, length)
+	}
+	return Window{Length: length, Declared: true}, nil
+}
+
+// windowBuilder derives a window from the records it is shown.
+type windowBuilder struct {
+	start, end         time.Duration
+	haveStart, haveEnd bool
+}
+
+// offered notes the send time of an offered, valid record of any category.
+func (b *windowBuilder) offered(r *Record) {
+	if !b.haveStart || r.Sent < b.start {
+		b.start, b.haveStart = r.Sent, true
+	}
+}
+
+// text notes the last text chunk of a record in CategoryOK.
+func (b *windowBuilder) text(r *Record) {
+	if end := r.Sent + r.last(); !b.haveEnd || end > b.end {
+		b.end, b.haveEnd = end, true
+	}
+}
+
+func (b *windowBuilder) window() (Window, error) {
+	if !b.haveEnd {
+		return Window{}, fmt.Errorf("%w: no request received text, so the window has no end; declare one", ErrInvalidWindow)
+	}
+	w := Window{Length: b.end - b.start, Start: b.start, End: b.end}
+	if w.Length <= 0 {
+		return Window{}, fmt.Errorf("%w: first send %v, last text %v; declare one", ErrInvalidWindow, b.start, b.end)
+	}
+	return w, nil
+}
+
+// Throughput holds the system rates of a run over its window. Only requests
+// in CategoryOK count: failed and zero-token requests deliver no tokens and
+// are not completions (as in vLLM's benchmark).
+type Throughput struct {
+	Window       Window
+	Requests     int   // ok requests
+	OutputTokens int64 // Σ completion tokens of ok requests
+	PromptTokens int64 // Σ prompt tokens of ok requests
+
+	OutputTokensPerSecond OutputTokenRate // OutputTokens / Window.Length
+	PromptTokensPerSecond PromptTokenRate // PromptTokens / Window.Length
+	RequestsPerSecond     RequestRate     // Requests / Window.Length
+}
+
+// throughput computes the rates of the counted totals over w.
+func throughput(w Window, requests int, output, prompt int64) Throughput {
+	s := w.Length.Seconds()
+	return Throughput{
+		Window:                w,
+		Requests:              requests,
+		OutputTokens:          output,
+		PromptTokens:          prompt,
+		OutputTokensPerSecond: OutputTokenRate(float64(output) / s),
+		PromptTokensPerSecond: PromptTokenRate(float64(prompt) / s),
+		RequestsPerSecond:     RequestRate(float64(requests) / s),
+	}
+}

@@ -1,0 +1,72 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// TPOT returns the time per output token of a successful request with n ≥ 2
+// output tokens: the mean gap after the first token,
+//
+//	TPOT = (t_last_text − t_first_text) / (n − 1)
+//
+// where n is CompletionTokens, the server's usage count, never the number of
+// chunks. The result is rounded to the nearest nanosecond, halves up. A
+// request with n = 1 has no gap and so no TPOT: TPOT returns ErrTooFewTokens
+// for it, never 0.
+func (r *Record) TPOT() (time.Duration, error) {
+	if err := r.checkText(); err != nil {
+		return 0, err
+	}
+	if r.CompletionTokens < 2 {
+		return 0, fmt.Errorf("%w: n = %d", ErrTooFewTokens, r.CompletionTokens)
+	}
+	return tpot(r), nil
+}
+
+// tpot assumes a valid record with n ≥ 2.
+func tpot(r *Record) time.Duration {
+	return divRound(decodeTime(r), int64(r.CompletionTokens-1))
+}
+
+// decodeTime is the time from the first to the last text-bearing chunk: the
+// sum of the request's n − 1 token gaps.
+func decodeTime(r *Record) time.Duration { return r.last() - r.first() }
+
+// divRound returns d/m rounded to the nearest nanosecond, halves away from
+// zero. m must be positive.
+func divRound(d time.Duration, m int64) time.Duration {
+	q, rem := int64(d)/m, int64(d)%m
+	if rem < 0 {
+		rem = -rem
+	}
+	if rem >= m-rem { // 2·rem ≥ m without overflow
+		if d < 0 {
+			q--
+		} else {
+			q++
+		}
+	}
+	return time.Duration(q)
+}
+
+// UserTPS returns the output rate one user experienced, for n ≥ 2:
+//
+//	User TPS = (n − 1) / (E2E − TTFT) = 1 / TPOT
+//
+// in output tokens per second. It returns ErrTooFewTokens for n < 2, and
+// ErrZeroInterval when the first and last text arrived together (the rate
+// would be infinite).
+func (r *Record) UserTPS() (OutputTokenRate, error) {
+	if err := r.checkText(); err != nil {
+		return 0, err
+	}
+	if r.CompletionTokens < 2 {
+		return 0, fmt.Errorf("%w: n = %d", ErrTooFewTokens, r.CompletionTokens)
+	}
+	d := decodeTime(r)
+	if d == 0 {
+		return 0, ErrZeroInterval
+	}
+	return OutputTokenRate(float64(r.CompletionTokens-1) / d.Seconds()), nil
+}
