@@ -70,7 +70,7 @@ func (b *windowBuilder) window() (Window, error) {
 	}
 	w := Window{Length: b.end - b.start, Start: b.start, End: b.end}
 	if w.Length <= 0 {
-		return Window{}, fmt.Errorf("%w: first send %v, last text %v; declare one", ErrInvalidWindow, b.start, b.end)
+		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one", ErrInvalidWindow, w.Length)
 	}
 	return w, nil
 }

@@ -1,0 +1,315 @@
+package llmmetrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
+	"pgregory.net/rapid"
+)
+
+// genRecord draws a record of any category; with bad set, it may also be
+// invalid.
+func genRecord(bad bool) *rapid.Generator[Record] {
+	return rapid.Custom(func(t *rapid.T) Record {
+		r := Record{
+			Sent:         time.Duration(rapid.Int64Range(0, 10e9).Draw(t, "sent")),
+			PromptTokens: rapid.IntRange(0, 4000).Draw(t, "prompt"),
+		}
+		r.Status = rapid.SampledFrom([]Status{StatusOK, StatusOK, StatusOK, StatusOK, StatusError, StatusTimeout, StatusCancelled}).Draw(t, "status")
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		r.CompletionTokens = n
+		if n > 0 {
+			if rapid.Bool().Draw(t, "chunked") {
+				k := rapid.IntRange(1, n).Draw(t, "chunks")
+				at := time.Duration(rapid.Int64Range(0, 2e9).Draw(t, "ttft"))
+				for range k {
+					r.Chunks = append(r.Chunks, at)
+					at += time.Duration(rapid.Int64Range(0, 200e6).Draw(t, "gap"))
+				}
+			} else {
+				r.FirstText = time.Duration(rapid.Int64Range(0, 2e9).Draw(t, "ttft"))
+				r.LastText = r.FirstText + time.Duration(rapid.Int64Range(0, 5e9).Draw(t, "decode"))
+			}
+		}
+		if bad && rapid.IntRange(0, 5).Draw(t, "corrupt") == 0 {
+			r.Status = StatusOK
+			r.CompletionTokens = -1
+		}
+		return r
+	})
+}
+
+func genRecords(t *rapid.T, bad bool) []Record {
+	recs := rapid.SliceOfN(genRecord(bad), 1, 60).Draw(t, "recs")
+	for i := range recs {
+		recs[i].ID = fmt.Sprint("r", i)
+	}
+	return recs
+}
+
+// withoutIDs renders a summary with the request ids dropped: ids name the
+// first request holding a value, which depends on the input order.
+func withoutIDs(t *rapid.T, s *Summary) string {
+	for _, d := range []*Distribution{s.TTFT, s.E2E, s.MaxGap} {
+		if d != nil {
+			for i := range d.Points {
+				d.Points[i].ID = ""
+			}
+		}
+	}
+	if s.TPOT != nil {
+		for i := range s.TPOT.Points {
+			s.TPOT.Points[i].ID = ""
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func cloneRecords(recs []Record) []Record {
+	out := slices.Clone(recs)
+	for i := range out {
+		out[i].Chunks = slices.Clone(out[i].Chunks)
+	}
+	return out
+}
+
+// Invariants of Summarize over random runs: the accounting identity; the
+// input is not modified; shuffling the records or shifting every send time
+// changes nothing; goodput never exceeds request throughput; attainment is
+// a fraction; loosening an SLO never lowers the good count.
+func TestSummarizeProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		bad := rapid.Bool().Draw(t, "bad")
+		recs := genRecords(t, bad)
+		m := rapid.SampledFrom([]Method{NearestRank, Linear}).Draw(t, "m")
+		slo := SLO{
+			TTFT: time.Duration(rapid.Int64Range(0, 2e9).Draw(t, "slo_ttft")),
+			TPOT: time.Duration(rapid.Int64Range(0, 200e6).Draw(t, "slo_tpot")),
+			E2E:  time.Duration(rapid.Int64Range(0, 5e9).Draw(t, "slo_e2e")),
+		}
+		opt := Options{Method: m, SLO: &slo, Lenient: true}
+		orig := cloneRecords(recs)
+
+		s, err := Summarize(recs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(orig, recs, func(a, b Record) bool {
+			return a.ID == b.ID && a.Sent == b.Sent && slices.Equal(a.Chunks, b.Chunks)
+		}) {
+			t.Fatal("input modified")
+		}
+		a := s.Requests
+		if a.Offered != len(recs) || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected ||
+			a.Failed != a.Errors+a.Timeouts+a.Cancelled || a.Rejected != len(s.Rejected) {
+			t.Fatalf("accounting does not add up: %+v", a)
+		}
+		g := s.Goodput
+		if g.Attainment < 0 || g.Attainment > 1 || g.Good > a.OK {
+			t.Fatalf("goodput %+v", g)
+		}
+		if s.Throughput != nil && float64(g.RequestsPerSecond) > float64(s.Throughput.RequestsPerSecond) {
+			t.Fatal("goodput above request throughput")
+		}
+		if s.TPOT != nil && s.TPOT.N+s.TPOT.Excluded != a.OK {
+			t.Fatal("TPOT samples and exclusions do not cover the ok requests")
+		}
+
+		shuffled := cloneRecords(recs)
+		rapid.Permutation(shuffled).Draw(t, "perm")
+		s2, err := Summarize(shuffled, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Rejections are listed in input order; compare them as counts.
+		s2.Rejected = nil
+		s.Rejected = nil
+		if withoutIDs(t, s2) != withoutIDs(t, s) {
+			t.Fatal("not permutation-invariant")
+		}
+		shift := time.Duration(rapid.Int64Range(-1e12, 1e12).Draw(t, "shift"))
+		shifted := cloneRecords(recs)
+		for i := range shifted {
+			shifted[i].Sent += shift
+		}
+		s3, err := Summarize(shifted, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3.Rejected = nil
+		if s3.Throughput != nil {
+			s3.Throughput.Window.Start -= shift
+			s3.Throughput.Window.End -= shift
+			s3.Goodput.Window = s3.Throughput.Window
+		}
+		if withoutIDs(t, s3) != withoutIDs(t, s) {
+			t.Fatal("not time-shift-invariant")
+		}
+
+		looser := slo
+		looser.TTFT, looser.TPOT, looser.E2E = looser.TTFT*2, looser.TPOT*2, looser.E2E*2
+		s4, err := Summarize(recs, Options{Method: m, SLO: &looser, Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s4.Goodput.Good < g.Good {
+			t.Fatal("a looser SLO lowered goodput")
+		}
+	})
+}
+
+// E2E = TTFT + Σ gaps exactly, and TPOT = mean gap (to the nanosecond) when
+// each chunk carries one token.
+func TestIdentitiesProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRecord(false).Draw(t, "r")
+		if r.Status != StatusOK || len(r.Chunks) == 0 {
+			t.Skip("no chunks")
+		}
+		ttft, _ := r.TTFT()
+		e2e, _ := r.E2E()
+		gaps, _ := r.AppendGaps(nil)
+		var sum time.Duration
+		for _, g := range gaps {
+			sum += g
+		}
+		if e2e != ttft+sum {
+			t.Fatalf("E2E %v ≠ TTFT %v + Σ gaps %v", e2e, ttft, sum)
+		}
+		if len(r.Chunks) == r.CompletionTokens && r.CompletionTokens >= 2 {
+			tp, _ := r.TPOT()
+			if want := divRound(sum, int64(len(gaps))); tp != want {
+				t.Fatalf("TPOT %v ≠ mean gap %v", tp, want)
+			}
+			// E2E = TTFT + (n−1)·TPOT, up to TPOT's rounding.
+			if d := e2e - (ttft + time.Duration(r.CompletionTokens-1)*tp); d < -time.Duration(r.CompletionTokens) || d > time.Duration(r.CompletionTokens) {
+				t.Fatalf("E2E − (TTFT + (n−1)·TPOT) = %v", d)
+			}
+		}
+	})
+}
+
+// Mean and population standard deviation against gonum's, an independent
+// implementation.
+func TestDescribeAgainstGonum(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOfN(rapid.Int64Range(0, 1e12), 1, 200).Draw(t, "xs")
+		ds := make([]time.Duration, len(xs))
+		fs := make([]float64, len(xs))
+		for i, x := range xs {
+			ds[i], fs[i] = time.Duration(x), float64(x)
+		}
+		d, err := Describe(ds, NearestRank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean, std := stat.PopMeanStdDev(fs, nil)
+		if diff := float64(d.Mean) - mean; diff > 0.5+1e-9*mean || diff < -0.5-1e-9*mean {
+			t.Fatalf("mean %v, gonum %v", d.Mean, mean)
+		}
+		if diff := float64(d.Std) - std; diff > 1+1e-6*std || diff < -1-1e-6*std {
+			t.Fatalf("std %v, gonum %v", d.Std, std)
+		}
+		if d.Min != slices.Min(ds) || d.Max != slices.Max(ds) {
+			t.Fatal("min/max")
+		}
+	})
+}
+
+// SLO limits are inclusive by default and strict on request, at the exact
+// boundary and one nanosecond either side.
+func TestSLOBoundaries(t *testing.T) {
+	r := Record{ID: "b", FirstText: 500 * time.Millisecond, LastText: 600 * time.Millisecond, CompletionTokens: 3} // TPOT 50 ms
+	for _, c := range []struct {
+		slo  SLO
+		want bool
+	}{
+		{SLO{TTFT: 500 * time.Millisecond}, true},
+		{SLO{TTFT: 500*time.Millisecond - 1}, false},
+		{SLO{TTFT: 500 * time.Millisecond, Strict: true}, false},
+		{SLO{TTFT: 500*time.Millisecond + 1, Strict: true}, true},
+		{SLO{TPOT: 50 * time.Millisecond}, true},
+		{SLO{TPOT: 50 * time.Millisecond, Strict: true}, false},
+		{SLO{E2E: 600 * time.Millisecond}, true},
+		{SLO{E2E: 600*time.Millisecond - 1}, false},
+		{SLO{}, true},
+	} {
+		got, err := c.slo.Meets(&r)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got, "%v", c.slo)
+	}
+	// A one-token request has no TPOT: a TPOT limit does not apply.
+	one := Record{ID: "o", FirstText: ms(10), LastText: ms(10), CompletionTokens: 1}
+	ok, err := SLO{TPOT: time.Nanosecond}.Meets(&one)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	// Failed and zero-token requests never meet an SLO, even SLO{}.
+	for _, r := range []Record{{Status: StatusError}, {}} {
+		ok, err := SLO{}.Meets(&r)
+		require.NoError(t, err)
+		assert.False(t, ok)
+	}
+	// A max-gap limit needs chunk arrivals.
+	_, err = SLO{MaxGap: time.Second}.Meets(&r)
+	assert.ErrorIs(t, err, ErrNoChunks)
+	_, err = Summarize([]Record{r}, Options{SLO: &SLO{MaxGap: time.Second}})
+	assert.ErrorIs(t, err, ErrNoChunks)
+	_, err = SLO{TTFT: -1}.Meets(&r)
+	assert.ErrorIs(t, err, ErrInvalidSLO)
+
+	s, err := Summarize([]Record{one, r}, Options{SLO: &SLO{TPOT: time.Millisecond}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.Goodput.TPOTNotApplicable)
+	assert.Equal(t, 1, s.Goodput.Good)
+}
+
+func TestParseSLO(t *testing.T) {
+	slo, err := ParseSLO("ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s")
+	require.NoError(t, err)
+	assert.Equal(t, SLO{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond, E2E: 5 * time.Second, MaxGap: time.Second}, slo)
+	assert.Equal(t, "ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s (inclusive ≤)", slo.String())
+	for _, bad := range []string{"", "ttft", "ttft=", "ttft=-1s", "ttft=0s", "ttft=5", "itl=5ms", "ttft=1s,ttft=2s", "ttft=NaNs"} {
+		_, err := ParseSLO(bad)
+		assert.ErrorIs(t, err, ErrInvalidSLO, "%q", bad)
+	}
+	assert.Equal(t, "none", SLO{}.String())
+}
+
+func TestMedianMAD(t *testing.T) {
+	// reliability.md §A5: S1 = 1..10 has median 5.5, MAD 2.5, scaled 3.7065;
+	// S2 = {15,20,35,40,50} has median 35, MAD 15, scaled 22.239.
+	s1, err := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	require.NoError(t, err)
+	assert.Equal(t, 5.5, s1.Median)
+	assert.Equal(t, 2.5, s1.MAD)
+	assert.InDelta(t, 3.706506, s1.ScaledMAD, 1e-6)
+	s2, err := MedianMAD(durations(15, 20, 35, 40, 50))
+	require.NoError(t, err)
+	assert.Equal(t, 35*time.Millisecond, s2.Median)
+	assert.Equal(t, 15*time.Millisecond, s2.MAD)
+	assert.Equal(t, time.Duration(22_239_033), s2.ScaledMAD) // 15 ms × 1.4826022185… = 22.2390333 ms
+	// R's mad(c(1:8,100), constant=1) = 2; Prometheus mad_over_time of
+	// [4,6,2,1,999,1,2] = 1.
+	s3, _ := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 100})
+	assert.Equal(t, 2.0, s3.MAD)
+	s4, _ := MedianMAD([]float64{4, 6, 2, 1, 999, 1, 2})
+	assert.Equal(t, 1.0, s4.MAD)
+
+	_, err = MedianMAD([]float64{})
+	assert.ErrorIs(t, err, ErrNoSamples)
+	_, err = MedianMAD([]float64{1, nan()})
+	assert.ErrorIs(t, err, ErrNonFinite)
+	one, err := MedianMAD([]float64{3})
+	require.NoError(t, err)
+	assert.Equal(t, Spread[float64]{N: 1, Median: 3}, one)
+}
