@@ -1,0 +1,259 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+const csvHeader = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"
+
+func TestReadCSVHeader(t *testing.T) {
+	for _, c := range []struct {
+		in  string
+		err error
+		msg string
+	}{
+		{"", ErrMissingField, "empty CSV"},
+		{"request_id,prompt_tokens,completion_tokens,TTFT_ms\n", ErrMissingField, `"E2E_ms" is missing`},
+		{"request_id,prompt_tokens,completion_tokens,ttft_ms,E2E_ms\n", ErrSyntax, `unknown column "ttft_ms"`},
+		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,E2E_ms\n", ErrSyntax, `"E2E_ms" repeated`},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.in))
+		require.ErrorIs(t, err, c.err, c.in)
+		assert.Contains(t, err.Error(), c.msg)
+	}
+	// A UTF-8 byte order mark before the header is ignored.
+	run, err := ReadCSV(strings.NewReader("\ufeff" + csvHeader + "a,1,2,10,20\n"))
+	require.NoError(t, err)
+	require.Len(t, run.Records, 1)
+	assert.Equal(t, "a", run.Records[0].ID)
+}
+
+func TestReadCSVRows(t *testing.T) {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\n" +
+		"ok1,10,3,12.5,40.000001,0,ok,\n" + // line 2
+		"bad-nan,10,3,NaN,40,0,ok,\n" + // line 3
+		"short,10,3\n" + // line 4
+		"fail,,,,,5,timeout,no reply\n" + // line 5
+		"hex,10,3,0x1p-3,40,0,,\n" + // line 6
+		"under,10,3,1_0,40,0,,\n" + // line 7
+		"huge,10,3,1e400,40,0,,\n" + // line 8
+		"missing,10,3,,40,0,ok,\n" + // line 9
+		"zero,10,0,,,0,ok,\n" + // line 10
+		"status,10,3,1,2,0,fine,\n" + // line 11
+		"count,10,2.5,1,2,0,ok,\n" + // line 12
+		"inf,10,3,1,-Inf,0,ok,\n" // line 13
+	run, err := ReadCSV(strings.NewReader(in))
+	require.NoError(t, err)
+	var ids []string
+	for _, r := range run.Records {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{"ok1", "fail", "zero"}, ids)
+	assert.Equal(t, []int{2, 5, 10}, run.Lines)
+	r := run.Records[0]
+	assert.Equal(t, ms(12.5), r.FirstText)
+	assert.Equal(t, time.Duration(40_000_001), r.LastText)
+	assert.Equal(t, Record{ID: "fail", Status: StatusTimeout, Message: "no reply", Sent: 5 * time.Millisecond}, run.Records[1])
+
+	want := []struct {
+		line  int
+		field string
+		err   error
+	}{
+		{3, "TTFT_ms", ErrNonFinite}, {4, "", ErrSyntax}, {6, "TTFT_ms", ErrSyntax}, {7, "TTFT_ms", ErrSyntax},
+		{8, "TTFT_ms", ErrSyntax}, {9, "TTFT_ms", ErrMissingField}, {11, "status", ErrBadStatus},
+		{12, "completion_tokens", ErrSyntax}, {13, "E2E_ms", ErrNonFinite},
+	}
+	require.Len(t, run.Rejected, len(want))
+	for i, w := range want {
+		e := run.Rejected[i]
+		assert.Equal(t, w.line, e.Line, "rejection %d", i)
+		assert.Equal(t, w.field, e.Field, "line %d", w.line)
+		assert.ErrorIs(t, e, w.err, "line %d", w.line)
+	}
+	// Columns count bytes, as encoding/csv does: "bad-nan,10,3," is 13 bytes,
+	// so NaN starts at column 14.
+	assert.Equal(t, 14, run.Rejected[0].Column)
+	assert.Contains(t, run.Rejected[0].Error(), `line 3, column 14 (id "bad-nan"): field TTFT_ms`)
+
+	// Strict: the rejected rows are an error; lenient: they are counted.
+	_, err = run.Summarize(Options{})
+	require.ErrorIs(t, err, ErrNonFinite)
+	assert.ErrorIs(t, run.Err(), ErrMissingField)
+	s, err := run.Summarize(Options{Lenient: true})
+	require.NoError(t, err)
+	assert.Equal(t, Accounting{Offered: 12, OK: 1, ZeroToken: 1, Failed: 1, Timeouts: 1, Rejected: 9}, s.Requests)
+}
+
+// Validation errors found by Summarize name the line the record came from.
+func TestValidationNamesLine(t *testing.T) {
+	run, err := ReadCSV(strings.NewReader(csvHeader + "a,1,2,10,20\nb,1,2,30,20\n"))
+	require.NoError(t, err)
+	_, err = run.Summarize(Options{})
+	require.ErrorIs(t, err, ErrTimeOrder)
+	var re *RecordError
+	require.True(t, errors.As(err, &re))
+	assert.Equal(t, 3, re.Line)
+	assert.Equal(t, 1, re.Index)
+	assert.Equal(t, `llmmetrics: line 3 (id "b"): field last_text: last text before first text: last text 20ms, first text 30ms`, err.Error())
+
+	run, err = ReadCSV(strings.NewReader(csvHeader + "a,1,2,10,20\na,1,2,10,20\n"))
+	require.NoError(t, err)
+	_, err = run.Summarize(Options{})
+	require.ErrorIs(t, err, ErrDuplicateID)
+	assert.Contains(t, err.Error(), "line 3")
+	assert.Contains(t, err.Error(), "also line 2")
+}
+
+func TestReadJSONL(t *testing.T) {
+	in := `{"id":"a","sent_ns":5,"chunk_arrivals_ns":[10,20,30],"chunk_tokens":[1,1,2],"prompt_tokens":7,"completion_tokens":4,"max_tokens":9}
+
+{"id":"b","first_text_ns":10,"last_text_ns":30,"completion_tokens":2}
+{"id":"c","status":"error","message":"boom"}
+{"id":"d","completion_tokens":2,"ttft_ns":5}
+{"id":"e","completion_tokens":2.5,"first_text_ns":1,"last_text_ns":2}
+{"id":"f","completion_tokens":2,"first_text_ns":1}
+{"id":"g","first_text_ns":1,"last_text_ns":2}
+{"id":"h","completion_tokens":1,"first_text_ns":NaN,"last_text_ns":2}
+{"id":"i","completion_tokens":1,"first_text_ns":1,"last_text_ns":2} {"id":"j"}
+{"id":"k","status":"done"}
+[1,2]
+{"id":"l","completion_tokens":1,"first_text_ns":1e30,"last_text_ns":2}
+`
+	run, err := ReadJSONL(strings.NewReader(in))
+	require.NoError(t, err)
+	require.Len(t, run.Records, 3)
+	assert.Equal(t, []int{1, 3, 4}, run.Lines)
+	assert.Equal(t, Record{ID: "a", Sent: 5, Chunks: []time.Duration{10, 20, 30}, ChunkTokens: []int32{1, 1, 2},
+		PromptTokens: 7, CompletionTokens: 4, MaxTokens: 9}, run.Records[0])
+	assert.Equal(t, Record{ID: "b", FirstText: 10, LastText: 30, CompletionTokens: 2}, run.Records[1])
+	assert.Equal(t, Record{ID: "c", Status: StatusError, Message: "boom"}, run.Records[2])
+	want := []struct {
+		line  int
+		field string
+		err   error
+	}{
+		{5, "", ErrSyntax}, // unknown key ttft_ns
+		{6, "completion_tokens", ErrSyntax},
+		{7, "last_text_ns", ErrMissingField},
+		{8, "completion_tokens", ErrMissingField},
+		{9, "", ErrSyntax}, // NaN is not JSON
+		{10, "", ErrSyntax},
+		{11, "status", ErrBadStatus},
+		{12, "", ErrSyntax},
+		{13, "first_text_ns", ErrSyntax},
+	}
+	require.Len(t, run.Rejected, len(want))
+	for i, w := range want {
+		e := run.Rejected[i]
+		assert.Equal(t, w.line, e.Line, "rejection %d: %v", i, e)
+		assert.Equal(t, w.field, e.Field, "line %d: %v", w.line, e)
+		assert.ErrorIs(t, e, w.err, "line %d", w.line)
+	}
+	assert.Contains(t, run.Rejected[0].Error(), `unknown field "ttft_ns"`)
+}
+
+// A record with many chunks makes a line far over bufio.Scanner's 64 KiB.
+func TestReadJSONLLongLine(t *testing.T) {
+	chunks := make([]time.Duration, 50_000)
+	for i := range chunks {
+		chunks[i] = time.Duration(i) * time.Millisecond
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteJSONL(&b, []Record{{ID: "long", Chunks: chunks, CompletionTokens: len(chunks)}}))
+	require.Greater(t, b.Len(), 300_000)
+	run, err := ReadJSONL(&b)
+	require.NoError(t, err)
+	require.NoError(t, run.Err())
+	assert.Equal(t, chunks, run.Records[0].Chunks)
+}
+
+func TestReadDetects(t *testing.T) {
+	run, f, err := Read(strings.NewReader("\n  {\"id\":\"a\",\"completion_tokens\":0}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, FormatJSONL, f)
+	assert.Len(t, run.Records, 1)
+	run, f, err = Read(strings.NewReader(csvHeader + "a,1,1,5,5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, FormatCSV, f)
+	assert.Len(t, run.Records, 1)
+	_, _, err = Read(iotest.ErrReader(errors.New("disk on fire")))
+	assert.ErrorContains(t, err, "disk on fire")
+}
+
+// Reading through a reader that returns one byte at a time gives the same
+// run: the readers do not depend on how the input is chunked.
+func TestReadChunkInvariance(t *testing.T) {
+	for _, in := range []string{
+		csvHeader + "a,1,3,10,20\nb,1,x,1,2\n\"c\",2,2,1.5,2.5\n",
+		"{\"id\":\"a\",\"chunk_arrivals_ns\":[1,2],\"completion_tokens\":2}\n{bad\n{\"id\":\"b\",\"completion_tokens\":0}",
+	} {
+		whole, _, err1 := Read(strings.NewReader(in))
+		bytewise, _, err2 := Read(iotest.OneByteReader(strings.NewReader(in)))
+		require.Equal(t, err1, err2)
+		assert.Equal(t, whole, bytewise)
+	}
+}
+
+// Writing and reading back gives equal records, in both formats (CSV keeps
+// no chunks, so its records are drawn without them).
+func TestRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		recs := genRecords(t, false)
+		for i := range recs {
+			recs[i].Message = rapid.SampledFrom([]string{"", "boom", "a,\"quoted\"\nline"}).Draw(t, "msg")
+		}
+		var b bytes.Buffer
+		if err := WriteJSONL(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadJSONL(&b)
+		if err != nil || back.Err() != nil {
+			t.Fatal(err, back.Err())
+		}
+		assert.Equal(t, recs, back.Records)
+
+		flat := cloneRecords(recs)
+		for i := range flat {
+			r := &flat[i]
+			if r.Status == StatusOK && r.CompletionTokens > 0 {
+				r.FirstText, r.LastText = r.first(), r.last()
+			} else {
+				r.FirstText, r.LastText = 0, 0
+			}
+			r.Chunks, r.ChunkTokens, r.MaxTokens = nil, nil, 0
+		}
+		b.Reset()
+		if err := WriteCSV(&b, flat); err != nil {
+			t.Fatal(err)
+		}
+		back, err = ReadCSV(&b)
+		if err != nil || back.Err() != nil {
+			t.Fatal(err, back.Err())
+		}
+		assert.Equal(t, flat, back.Records)
+	})
+}
+
+func TestFormatMillis(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0", 1: "0.000001", ms(36.25): "36.25", -ms(1.5): "-1.5", 265 * time.Millisecond: "265",
+		time.Duration(1<<63 - 1): "9223372036854.775807",
+	} {
+		assert.Equal(t, want, formatMillis(d))
+		if d < 1<<53 { // beyond 2⁵³ ns a float64 cannot hold every nanosecond
+			back, err := parseMillis(want)
+			require.NoError(t, err)
+			assert.Equal(t, d, back, want)
+		}
+	}
+}

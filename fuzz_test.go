@@ -1,0 +1,179 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkRun holds for any run a reader returns: nothing is lost, and if it
+// summarizes, its accounting adds up and TTFT ≤ E2E.
+func checkRun(t *testing.T, run *Run, lines int) {
+	if len(run.Records) != len(run.Lines) {
+		t.Fatalf("%d records, %d lines", len(run.Records), len(run.Lines))
+	}
+	if n := len(run.Records) + len(run.Rejected); n > lines {
+		t.Fatalf("%d rows from %d lines", n, lines)
+	}
+	s, err := run.Summarize(Options{Lenient: true, SLO: &SLO{TTFT: time.Second}})
+	if err != nil {
+		return // no records at all
+	}
+	a := s.Requests
+	if a.Offered != len(run.Records)+len(run.Rejected) || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected {
+		t.Fatalf("accounting %+v", a)
+	}
+	if s.TTFT != nil && s.TTFT.Min > s.E2E.Max {
+		t.Fatal("TTFT above E2E")
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte(csvHeader + "a,1,2,10,20\n"))
+	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\nx,1,,,,5,error,\"a\nb\"\n"))
+	f.Add([]byte(csvHeader + "a,1,2,NaN,1e400\nb,\"1\n"))
+	f.Add([]byte("\ufeff" + csvHeader + "a,-1,2,0x1p-3,1_0\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		run, err := ReadCSV(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		checkRun(t, run, bytes.Count(in, []byte("\n"))+1)
+		// What was read writes and reads back the same.
+		var b bytes.Buffer
+		if err := WriteCSV(&b, run.Records); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadCSV(&b)
+		if err != nil || len(back.Rejected) > 0 {
+			t.Fatalf("re-reading written CSV: %v %v", err, back.Err())
+		}
+		for i := range run.Records {
+			want := run.Records[i]
+			if !(want.Status == StatusOK && want.CompletionTokens > 0) {
+				want.FirstText, want.LastText = 0, 0 // not written for rows without text
+			}
+			if got := back.Records[i]; got.ID != want.ID || got.FirstText != want.FirstText ||
+				got.LastText != want.LastText || got.Sent != want.Sent || got.Status != want.Status ||
+				got.CompletionTokens != want.CompletionTokens {
+				t.Fatalf("round trip: %+v became %+v", want, got)
+			}
+		}
+	})
+}
+
+func FuzzReadJSONL(f *testing.F) {
+	f.Add([]byte(`{"id":"a","chunk_arrivals_ns":[1,2,3],"chunk_tokens":[1,1,1],"completion_tokens":3}`))
+	f.Add([]byte("{\"id\":\"b\",\"first_text_ns\":1,\"last_text_ns\":0,\"completion_tokens\":2}\n\n{\"status\":\"timeout\"}"))
+	f.Add([]byte(`{"id":"c","completion_tokens":1,"first_text_ns":NaN}` + "\n[]\n{}{}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		run, err := ReadJSONL(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		checkRun(t, run, bytes.Count(in, []byte("\n"))+1)
+		var b bytes.Buffer
+		if err := WriteJSONL(&b, run.Records); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadJSONL(&b)
+		if err != nil || len(back.Rejected) > 0 {
+			t.Fatalf("re-reading written JSONL: %v %v", err, back.Err())
+		}
+		if len(back.Records) != len(run.Records) {
+			t.Fatal("round trip lost records")
+		}
+		for i := range run.Records {
+			a, b := run.Records[i], back.Records[i]
+			if a.ID != b.ID || a.Sent != b.Sent || a.FirstText != b.FirstText || a.LastText != b.LastText ||
+				!slices.Equal(a.Chunks, b.Chunks) || a.CompletionTokens != b.CompletionTokens {
+				t.Fatalf("round trip: %+v became %+v", a, b)
+			}
+		}
+	})
+}
+
+// FuzzRecord builds records from raw bytes: validation and every metric must
+// never panic, and a record that validates obeys TTFT ≤ E2E and
+// E2E = TTFT + Σ gaps.
+func FuzzRecord(f *testing.F) {
+	f.Add([]byte{0, 5, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add(bytes.Repeat([]byte{0xff}, 64))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		r := Record{Status: Status(in[0] % 5), CompletionTokens: int(int8(in[1]))}
+		rest := in[2:]
+		for len(rest) >= 8 {
+			r.Chunks = append(r.Chunks, time.Duration(int64(binary.LittleEndian.Uint64(rest))))
+			rest = rest[8:]
+		}
+		if len(rest) > 0 && rest[0]%2 == 1 && len(r.Chunks) > 0 {
+			r.FirstText, r.LastText, r.Chunks = r.Chunks[0], r.Chunks[len(r.Chunks)-1], nil
+		}
+		if err := r.Validate(); err != nil {
+			if _, err := Summarize([]Record{r}, Options{}); err == nil {
+				t.Fatal("Summarize accepted a record Validate refused")
+			}
+			return
+		}
+		s, err := Summarize([]Record{r}, Options{Method: Linear, SLO: &SLO{E2E: time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Category() != CategoryOK {
+			return
+		}
+		ttft, _ := r.TTFT()
+		e2e, _ := r.E2E()
+		if ttft > e2e || s.TTFT.Max != ttft {
+			t.Fatalf("TTFT %v, E2E %v", ttft, e2e)
+		}
+		if gaps, err := r.AppendGaps(nil); err == nil {
+			sum := ttft
+			for _, g := range gaps {
+				sum += g
+			}
+			if sum != e2e {
+				t.Fatal("E2E ≠ TTFT + Σ gaps")
+			}
+		}
+	})
+}
+
+// FuzzPercentile: parsing never panics, and any accepted percentile gives a
+// value between the sample's min and max with either method.
+func FuzzPercentile(f *testing.F) {
+	for _, s := range []string{"50", "99.9", "p0", "100", "7", "33.333333", "1e2", "-0", "100.0000001"} {
+		f.Add(s, int64(5), int64(-3), int64(1<<40))
+	}
+	f.Fuzz(func(t *testing.T, s string, a, b, c int64) {
+		p, err := ParsePercentile(s)
+		if err != nil {
+			return
+		}
+		if p.Float() < 0 || p.Float() > 100 {
+			t.Fatalf("%q parsed to %v", s, p)
+		}
+		if q, err := ParsePercentile(p.String()); err != nil || q != p {
+			t.Fatalf("%q → %v does not parse back", s, p)
+		}
+		if !strings.HasPrefix(p.Key(), "p") {
+			t.Fatal(p.Key())
+		}
+		xs := []time.Duration{time.Duration(a), time.Duration(b), time.Duration(c)}
+		for _, m := range []Method{NearestRank, Linear} {
+			v, err := Percentiles(xs, m, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v[0] < slices.Min(xs) || v[0] > slices.Max(xs) {
+				t.Fatalf("%v of %v = %v", p, xs, v[0])
+			}
+		}
+	})
+}
