@@ -3,7 +3,6 @@ package llmmetrics
 import (
 	"math"
 	"math/bits"
-	"slices"
 	"time"
 )
 
@@ -50,21 +49,41 @@ func Describe(xs []time.Duration, m Method, ps ...Percentile) (Distribution, err
 	if len(xs) == 0 {
 		return Distribution{}, ErrNoSamples
 	}
-	return describeInPlace(slices.Clone(xs), m, ps), nil
+	var mo moments
+	for _, x := range xs {
+		mo.add(x)
+	}
+	return describeSample(flat(xs), mo, m, ps), nil
 }
 
-// describeInPlace summarizes a non-empty sample, which it reorders.
-func describeInPlace(xs []time.Duration, m Method, ps []Percentile) Distribution {
-	d := Distribution{N: len(xs), Method: m, Min: xs[0], Max: xs[0]}
-	var s sum128
-	for _, x := range xs {
-		d.Min = min(d.Min, x)
-		d.Max = max(d.Max, x)
-		s.add(int64(x))
+// moments accumulates the count, extremes and exact sum of a sample.
+type moments struct {
+	n        int
+	min, max time.Duration
+	sum      sum128
+}
+
+func (mo *moments) add(x time.Duration) {
+	mo.addMany(1, x, x, x)
+}
+
+// addMany adds n values with the given extremes and sum.
+func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
+	if mo.n == 0 {
+		mo.min, mo.max = lo, hi
 	}
-	d.Mean = s.divRound(int64(len(xs)))
-	d.Std = popStd(xs, d.Mean)
-	vals := percentilesInPlace(xs, m, ps)
+	mo.n += n
+	mo.min = min(mo.min, lo)
+	mo.max = max(mo.max, hi)
+	mo.sum.add(int64(sum))
+}
+
+// describeSample summarizes a non-empty sample whose moments are mo.
+func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
+	d := Distribution{N: s.n, Method: m, Min: mo.min, Max: mo.max}
+	d.Mean = mo.sum.divRound(int64(s.n))
+	d.Std = popStd(s, d.Mean)
+	vals := percentiles(s, d.Min, d.Max, m, ps)
 	d.Points = make([]Point, len(ps))
 	for i, p := range ps {
 		d.Points[i] = Point{P: p, Value: vals[i]}
@@ -72,22 +91,25 @@ func describeInPlace(xs []time.Duration, m Method, ps []Percentile) Distribution
 	return d
 }
 
-// popStd returns the population standard deviation of xs about mean. The
-// deviations are summed in float64 from the exact integer mean (two-pass).
-func popStd(xs []time.Duration, mean time.Duration) time.Duration {
-	var ss, c float64 // Neumaier-compensated sum of squares
-	for _, x := range xs {
-		dv := float64(x - mean)
-		v := dv * dv
-		t := ss + v
-		if math.Abs(ss) >= math.Abs(v) {
-			c += (ss - t) + v
+// popStd returns the population standard deviation of the sample about
+// mean: the squared deviations from the exact integer mean, summed in
+// float64 (two-pass).
+func popStd(s sample, mean time.Duration) time.Duration {
+	var ss float64
+	for _, seg := range s.segs {
+		if s.gaps {
+			for i := 1; i < len(seg); i++ {
+				d := float64(seg[i] - seg[i-1] - mean)
+				ss += d * d
+			}
 		} else {
-			c += (v - t) + ss
+			for _, x := range seg {
+				d := float64(x - mean)
+				ss += d * d
+			}
 		}
-		ss = t
 	}
-	return time.Duration(math.Round(math.Sqrt((ss + c) / float64(len(xs)))))
+	return time.Duration(math.Round(math.Sqrt(ss / float64(s.n))))
 }
 
 // sum128 is an exact signed 128-bit sum of int64 values, so that means of
@@ -97,11 +119,7 @@ type sum128 struct{ hi, lo uint64 }
 func (s *sum128) add(v int64) {
 	var carry uint64
 	s.lo, carry = bits.Add64(s.lo, uint64(v), 0)
-	ext := uint64(0)
-	if v < 0 {
-		ext = math.MaxUint64
-	}
-	s.hi, _ = bits.Add64(s.hi, ext, carry)
+	s.hi += uint64(v>>63) + carry // v>>63 is the sign extension: 0 or all ones
 }
 
 // divRound returns s/n rounded to the nearest integer, halves away from zero,

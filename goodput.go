@@ -129,10 +129,10 @@ func (s SLO) judge(r *Record) (verdict, error) {
 	if s.MaxGap > 0 && len(r.Chunks) == 0 {
 		return v, fmt.Errorf("%w: a max_gap limit needs chunk arrivals", ErrNoChunks)
 	}
-	if len(r.Chunks) >= 2 {
-		vals[3] = maxGap(r)
-	} else {
+	if len(r.Chunks) < 2 {
 		v.gapNA = true
+	} else if s.MaxGap > 0 {
+		vals[3] = maxGap(r)
 	}
 	v.good = true
 	for i, l := range s.limits() {

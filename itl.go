@@ -64,10 +64,27 @@ func (r *Record) AppendGaps(dst []time.Duration) ([]time.Duration, error) {
 }
 
 func appendGaps(dst []time.Duration, r *Record) []time.Duration {
-	for i := 1; i < len(r.Chunks); i++ {
-		dst = append(dst, r.Chunks[i]-r.Chunks[i-1])
+	return appendGapsOf(dst, r.Chunks)
+}
+
+func appendGapsOf(dst, chunks []time.Duration) []time.Duration {
+	for i := 1; i < len(chunks); i++ {
+		dst = append(dst, chunks[i]-chunks[i-1])
 	}
 	return dst
+}
+
+// gapRange returns the smallest and largest gap of chunks, which must hold
+// at least two arrivals.
+func gapRange(chunks []time.Duration) (lo, hi time.Duration) {
+	lo = chunks[1] - chunks[0]
+	hi = lo
+	for i := 2; i < len(chunks); i++ {
+		g := chunks[i] - chunks[i-1]
+		lo = min(lo, g)
+		hi = max(hi, g)
+	}
+	return lo, hi
 }
 
 // MaxGap returns the request's largest gap between text-bearing chunks, its
@@ -85,11 +102,8 @@ func (r *Record) MaxGap() (time.Duration, error) {
 
 // maxGap assumes at least two chunks.
 func maxGap(r *Record) time.Duration {
-	m := r.Chunks[1] - r.Chunks[0]
-	for i := 2; i < len(r.Chunks); i++ {
-		m = max(m, r.Chunks[i]-r.Chunks[i-1])
-	}
-	return m
+	_, hi := gapRange(r.Chunks)
+	return hi
 }
 
 func (r *Record) checkChunks() error {

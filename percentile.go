@@ -186,110 +186,161 @@ func Percentiles(xs []time.Duration, m Method, ps ...Percentile) ([]time.Duratio
 	if len(xs) == 0 {
 		return nil, ErrNoSamples
 	}
-	return percentilesInPlace(slices.Clone(xs), m, ps), nil
+	return percentiles(flat(xs), slices.Min(xs), slices.Max(xs), m, ps), nil
 }
 
-// percentilesInPlace computes the percentiles of a non-empty sample, which
-// it reorders.
-func percentilesInPlace(xs []time.Duration, m Method, ps []Percentile) []time.Duration {
-	idx := make([]int, 0, 2*len(ps))
-	for _, p := range ps {
-		lo, num := m.position(p, len(xs))
-		idx = append(idx, lo)
-		if num != 0 {
-			idx = append(idx, lo+1)
+// A sample holds the values a distribution is taken over without copying
+// them: either flat, the values of each segment, or as gaps, the
+// differences between consecutive values of each segment. The pooled chunk
+// gaps of a run are a sample of gaps over the records' chunk arrivals, so
+// that the hundreds of millions of gaps of a large run are never written
+// out.
+type sample struct {
+	segs [][]time.Duration
+	gaps bool
+	n    int // number of values
+}
+
+func flat(xs []time.Duration) sample { return sample{segs: [][]time.Duration{xs}, n: len(xs)} }
+
+// appendTo appends the sample's values to dst.
+func (s sample) appendTo(dst []time.Duration) []time.Duration {
+	for _, seg := range s.segs {
+		if s.gaps {
+			dst = appendGapsOf(dst, seg)
+		} else {
+			dst = append(dst, seg...)
 		}
 	}
-	slices.Sort(idx)
-	idx = slices.Compact(idx)
-	selectRanks(xs, idx, 0)
+	return dst
+}
+
+// percentiles computes the percentiles of a non-empty sample whose values
+// lie in [lo, hi].
+func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []time.Duration {
+	ks := make([]int, 0, 2*len(ps))
+	for _, p := range ps {
+		k, num := m.position(p, s.n)
+		ks = append(ks, k)
+		if num != 0 {
+			ks = append(ks, k+1)
+		}
+	}
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	vals := make([]time.Duration, len(ks))
+	selectRanks(s, lo, hi, ks, vals)
+	at := func(k int) time.Duration { i, _ := slices.BinarySearch(ks, k); return vals[i] }
 	out := make([]time.Duration, len(ps))
 	for i, p := range ps {
-		lo, num := m.position(p, len(xs))
+		k, num := m.position(p, s.n)
 		if num == 0 {
-			out[i] = xs[lo]
+			out[i] = at(k)
 		} else {
-			out[i] = interpolate(xs[lo], xs[lo+1], num)
+			out[i] = interpolate(at(k), at(k+1), num)
 		}
 	}
 	return out
 }
 
-// selectRanks reorders a so that for every index k in ks (sorted, distinct,
-// within a) a[k] holds the value it would hold were a sorted. It is a
-// multi-quickselect with three-way partitioning, which keeps runs of equal
-// values cheap, and falls back to sorting when the recursion gets deep.
-// off is the offset of a within the caller's slice, by which ks are
-// expressed.
-func selectRanks(a []time.Duration, ks []int, off int) {
-	depth := 2 * bits.Len(uint(len(a)))
-	var rec func(a []time.Duration, ks []int, off, depth int)
-	rec = func(a []time.Duration, ks []int, off, depth int) {
-		for len(ks) > 0 {
-			if len(a) <= 32 || depth == 0 {
-				slices.Sort(a)
-				return
+// Order statistics are found by radix selection, which reads the sample
+// without reordering or copying it: one pass counts the values into up to
+// 2^radixBits buckets by their offset from lo, the cumulative counts tell
+// which bucket holds each wanted rank, and a second pass copies out only the
+// values of those buckets, which are then selected among in the same way.
+// Each level narrows the value range by a factor of 2^radixBits, so there
+// are at most ⌈64/radixBits⌉ levels, and small sets are simply sorted.
+const (
+	radixBits  = 12
+	sortCutoff = 256
+)
+
+// selectRanks sets out[i] to the value of rank ks[i] (from 0) of the
+// sample, as if it were sorted. ks must be sorted, distinct and below s.n,
+// and the sample's values must lie in [lo, hi].
+func selectRanks(s sample, lo, hi time.Duration, ks []int, out []time.Duration) {
+	if lo == hi {
+		for i := range out {
+			out[i] = lo
+		}
+		return
+	}
+	if s.n <= sortCutoff {
+		v := s.appendTo(make([]time.Duration, 0, s.n))
+		slices.Sort(v)
+		for i, k := range ks {
+			out[i] = v[k]
+		}
+		return
+	}
+	span := uint64(hi - lo) // hi > lo, so this cannot wrap
+	shift := uint(max(0, bits.Len64(span)-radixBits))
+	counts := make([]int, span>>shift+1)
+	for _, seg := range s.segs {
+		if s.gaps {
+			for i := 1; i < len(seg); i++ {
+				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
 			}
-			depth--
-			lt, gt := partition3(a, pivot(a))
-			// ks below lt go left, ks at or above gt go right, the rest
-			// land on the pivot's run and are done.
-			i := 0
-			for i < len(ks) && ks[i]-off < lt {
-				i++
-			}
-			j := i
-			for j < len(ks) && ks[j]-off < gt {
-				j++
-			}
-			left, right := ks[:i], ks[j:]
-			// Recurse into the smaller side, loop on the larger.
-			if lt < len(a)-gt {
-				rec(a[:lt], left, off, depth)
-				a, ks, off = a[gt:], right, off+gt
-			} else {
-				rec(a[gt:], right, off+gt, depth)
-				a, ks = a[:lt], left
+		} else {
+			for _, x := range seg {
+				counts[uint64(x-lo)>>shift]++
 			}
 		}
 	}
-	rec(a, ks, off, depth)
-}
-
-// pivot picks a pivot value: the median of three medians of three, spread
-// over a.
-func pivot(a []time.Duration) time.Duration {
-	n := len(a)
-	s := n / 8
-	m := n / 2
-	return med3(med3(a[0], a[s], a[2*s]), med3(a[m-s], a[m], a[m+s]), med3(a[n-1-2*s], a[n-1-s], a[n-1]))
-}
-
-func med3(a, b, c time.Duration) time.Duration {
-	if a > b {
-		a, b = b, a
+	// Find the bucket of each rank, and how many values lie in lower
+	// buckets.
+	bucketOf := make([]int, len(ks))
+	below := make([]int, len(ks))
+	b, cum := 0, 0
+	for i, k := range ks {
+		for cum+counts[b] <= k {
+			cum += counts[b]
+			b++
+		}
+		bucketOf[i], below[i] = b, cum
 	}
-	if b > c {
-		b = c
+	// Copy out the values of the wanted buckets (bucketOf is sorted) in one
+	// pass; slot[b] is 1 + the index of bucket b's set, or 0.
+	wanted := slices.Compact(slices.Clone(bucketOf))
+	subs := make([][]time.Duration, len(wanted))
+	slot := make([]int32, len(counts))
+	for j, b := range wanted {
+		subs[j] = make([]time.Duration, 0, counts[b])
+		slot[b] = int32(j + 1)
 	}
-	return max(a, b)
-}
-
-// partition3 reorders a into a[:lt] < p, a[lt:gt] == p, a[gt:] > p.
-func partition3(a []time.Duration, p time.Duration) (lt, gt int) {
-	lt, i, gt := 0, 0, len(a)
-	for i < gt {
-		switch v := a[i]; {
-		case v < p:
-			a[lt], a[i] = v, a[lt]
-			lt++
-			i++
-		case v > p:
-			gt--
-			a[gt], a[i] = v, a[gt]
-		default:
-			i++
+	for _, seg := range s.segs {
+		if s.gaps {
+			for i := 1; i < len(seg); i++ {
+				x := seg[i] - seg[i-1]
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
+		} else {
+			for _, x := range seg {
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
 		}
 	}
-	return lt, gt
+	// Select within each bucket; the ranks of one bucket go together.
+	for i := 0; i < len(ks); {
+		j := i
+		for j < len(ks) && bucketOf[j] == bucketOf[i] {
+			j++
+		}
+		b := bucketOf[i]
+		local := make([]int, j-i)
+		for t := range local {
+			local[t] = ks[i+t] - below[i]
+		}
+		blo := lo + time.Duration(uint64(b)<<shift)
+		bhi := blo + time.Duration(uint64(1)<<shift-1)
+		if bhi < blo || bhi > hi { // the last bucket, or an overflow at the top of the range
+			bhi = hi
+		}
+		selectRanks(flat(subs[slot[b]-1]), blo, bhi, local, out[i:j])
+		i = j
+	}
 }

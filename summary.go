@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -175,7 +176,14 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	e2es := make([]time.Duration, 0, a.OK)
 	tpots := make([]time.Duration, 0, nTPOT)
 	maxGaps := make([]time.Duration, 0, nMaxGap)
-	gaps := make([]time.Duration, 0, nGaps)
+	gaps := sample{segs: make([][]time.Duration, 0, nMaxGap), gaps: true, n: nGaps}
+	var gapMoments moments
+	// okAt[j] is the record index of the j-th ok request; tpotAt and
+	// maxGapAt likewise for the TPOT and max-gap samples. They let a
+	// percentile name the request that holds it.
+	okAt := make([]int, 0, a.OK)
+	tpotAt := make([]int, 0, nTPOT)
+	maxGapAt := make([]int, 0, nMaxGap)
 	var decode sum128
 	var gapCount int64
 	itl := ITLStats{}
@@ -187,8 +195,10 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		}
 		ttfts = append(ttfts, ttft(r))
 		e2es = append(e2es, e2e(r))
+		okAt = append(okAt, i)
 		if r.CompletionTokens >= 2 {
 			tpots = append(tpots, tpot(r))
+			tpotAt = append(tpotAt, i)
 			decode.add(int64(decodeTime(r)))
 			gapCount += int64(r.CompletionTokens - 1)
 		}
@@ -201,8 +211,11 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 			itl.ChunkBasis++
 		}
 		if len(r.Chunks) >= 2 {
-			maxGaps = append(maxGaps, maxGap(r))
-			gaps = appendGaps(gaps, r)
+			lo, hi := gapRange(r.Chunks)
+			gapMoments.addMany(len(r.Chunks)-1, lo, hi, decodeTime(r))
+			gaps.segs = append(gaps.segs, r.Chunks)
+			maxGaps = append(maxGaps, hi)
+			maxGapAt = append(maxGapAt, i)
 		}
 		if opt.SLO != nil {
 			v, err := opt.SLO.judge(r)
@@ -213,14 +226,16 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		}
 	}
 
-	describe := func(key string, xs []time.Duration, perRequest func(*Record) time.Duration) *Distribution {
-		if len(xs) == 0 {
-			s.Absent[key] = "no samples"
-			return nil
+	// describe summarizes one sample of per-request values, naming the
+	// request at each nearest-rank percentile.
+	describe := func(xs []time.Duration, at []int) *Distribution {
+		var mo moments
+		for _, x := range xs {
+			mo.add(x)
 		}
-		d := describeInPlace(xs, opt.Method, ps)
-		if perRequest != nil && opt.Method == NearestRank {
-			nameRequests(&d, recs, cat, perRequest)
+		d := describeSample(flat(xs), mo, opt.Method, ps)
+		if opt.Method == NearestRank {
+			nameRequests(&d, xs, at, recs)
 		}
 		return &d
 	}
@@ -228,22 +243,23 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		s.Absent["ttft"] = "no ok request"
 		s.Absent["e2e"] = "no ok request"
 	} else {
-		s.TTFT = describe("ttft", ttfts, ttft)
-		s.E2E = describe("e2e", e2es, e2e)
+		s.TTFT = describe(ttfts, okAt)
+		s.E2E = describe(e2es, okAt)
 	}
-	if d := describe("tpot", tpots, tpotOrNeg); d != nil {
-		s.TPOT = &TPOTStats{Distribution: *d, GapWeightedMean: decode.divRound(gapCount), Excluded: a.OneToken}
-	} else if a.OK > 0 {
+	switch {
+	case len(tpots) > 0:
+		s.TPOT = &TPOTStats{Distribution: *describe(tpots, tpotAt), GapWeightedMean: decode.divRound(gapCount), Excluded: a.OneToken}
+	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
-	if d := describe("itl", gaps, nil); d != nil {
-		itl.Distribution = *d
+	if gaps.n > 0 {
+		itl.Distribution = describeSample(gaps, gapMoments, opt.Method, ps)
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk
 		}
 		s.ITL = &itl
-		s.MaxGap = describe("max_gap", maxGaps, maxGapOrNeg)
-	} else {
+		s.MaxGap = describe(maxGaps, maxGapAt)
+	} else if a.OK > 0 {
 		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
 		s.Absent["max_gap"] = s.Absent["itl"]
 	}
@@ -310,31 +326,13 @@ func where(i int, lines []int) string {
 	return fmt.Sprintf("record %d", i)
 }
 
-// tpotOrNeg and maxGapOrNeg return the per-request metric, or −1 for a
-// request that has none, which no sample value equals.
-func tpotOrNeg(r *Record) time.Duration {
-	if r.CompletionTokens < 2 {
-		return -1
-	}
-	return tpot(r)
-}
-
-func maxGapOrNeg(r *Record) time.Duration {
-	if len(r.Chunks) < 2 {
-		return -1
-	}
-	return maxGap(r)
-}
-
-// nameRequests sets each point's ID to the first ok request, in input order,
-// whose metric equals the point's value.
-func nameRequests(d *Distribution, recs []Record, cat []Category, metric func(*Record) time.Duration) {
+// nameRequests sets each point's ID to the id of the first request, in
+// input order, whose sample equals the point's value. xs holds one sample
+// per request, in input order, and at[j] is the record index of xs[j].
+func nameRequests(d *Distribution, xs []time.Duration, at []int, recs []Record) {
 	for k := range d.Points {
-		for i := range recs {
-			if cat[i] == CategoryOK && metric(&recs[i]) == d.Points[k].Value {
-				d.Points[k].ID = recs[i].ID
-				break
-			}
+		if j := slices.Index(xs, d.Points[k].Value); j >= 0 {
+			d.Points[k].ID = recs[at[j]].ID
 		}
 	}
 }

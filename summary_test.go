@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -123,6 +124,22 @@ func TestSummarizeProperties(t *testing.T) {
 		}
 		if s.TPOT != nil && s.TPOT.N+s.TPOT.Excluded != a.OK {
 			t.Fatal("TPOT samples and exclusions do not cover the ok requests")
+		}
+
+		// The pooled gaps, read in place, match the gaps written out.
+		var all []time.Duration
+		for i := range recs {
+			if recs[i].Category() == CategoryOK && recs[i].Validate() == nil {
+				all = appendGaps(all, &recs[i])
+			}
+		}
+		if s.ITL != nil {
+			flat, err := Describe(all, m, DefaultPercentiles...)
+			if err != nil || !reflect.DeepEqual(flat, s.ITL.Distribution) {
+				t.Fatalf("pooled gaps %+v, flat %+v (%v)", s.ITL.Distribution, flat, err)
+			}
+		} else if len(all) > 0 {
+			t.Fatal("gaps but no ITL")
 		}
 
 		shuffled := cloneRecords(recs)
