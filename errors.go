@@ -50,6 +50,19 @@ var (
 	ErrInvalidWindow = errors.New("llmmetrics: window of zero or negative length")
 	// ErrInvalidSLO means a negative SLO limit or an unknown SLO key.
 	ErrInvalidSLO = errors.New("llmmetrics: invalid SLO")
+	// ErrZeroInterval means a rate was asked over an interval of length
+	// zero, such as the decode time of a request whose chunks all arrived
+	// together.
+	ErrZeroInterval = errors.New("llmmetrics: interval of zero length")
+	// ErrNoText is returned by a per-record metric asked of a record that
+	// has no output text: a failed or zero-token request.
+	ErrNoText = errors.New("llmmetrics: record has no output text")
+	// ErrTooFewTokens is returned by TPOT and UserTPS for a request with
+	// fewer than two output tokens, which has no inter-token gap.
+	ErrTooFewTokens = errors.New("llmmetrics: fewer than two output tokens")
+	// ErrNoChunks means a metric needs per-chunk arrival times and the
+	// record has none. It wraps ErrMissingField.
+	ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)
 )
 
 // A RecordError reports a problem with one record: which record (its index
@@ -135,7 +148,3 @@ func (e *recordErrors) Unwrap() []error {
 	}
 	return out
 }
-
-// ErrZeroInterval means a rate was asked over an interval of length zero,
-// such as the decode time of a request whose chunks all arrived together.
-var ErrZeroInterval = errors.New("llmmetrics: interval of zero length")

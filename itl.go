@@ -28,10 +28,6 @@ func (b Basis) String() string {
 	return fmt.Sprintf("Basis(%d)", uint8(b))
 }
 
-// ErrNoChunks means a metric needs per-chunk arrival times and the record has
-// none.
-var ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)
-
 // GapBasis reports whether the record's chunk gaps are per-token ITLs: they
 // are when the number of text-bearing chunks equals the completion tokens n.
 // It returns ErrNoChunks for a record without chunk arrivals.

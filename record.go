@@ -1,7 +1,6 @@
 package llmmetrics
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -211,14 +210,6 @@ func (r *Record) validate() *RecordError {
 	}
 	return nil
 }
-
-// ErrNoText is returned by a per-record metric asked of a record that has no
-// output text: a failed or zero-token request.
-var ErrNoText = errors.New("llmmetrics: record has no output text")
-
-// ErrTooFewTokens is returned by TPOT and UserTPS for a request with fewer
-// than two output tokens, which has no inter-token gap.
-var ErrTooFewTokens = errors.New("llmmetrics: fewer than two output tokens")
 
 // checkText validates r and reports ErrNoText unless it is in CategoryOK.
 func (r *Record) checkText() error {

@@ -157,15 +157,42 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n\n",
 		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
 
+	type row struct {
+		name string
+		d    *Distribution
+	}
+	var rows []row
+	if s.TTFT != nil {
+		rows = append(rows, row{"TTFT", s.TTFT})
+	}
+	if s.TPOT != nil {
+		rows = append(rows, row{"TPOT", &s.TPOT.Distribution})
+	}
+	if s.E2E != nil {
+		rows = append(rows, row{"E2E", s.E2E})
+	}
+	if s.ITL != nil {
+		rows = append(rows, row{"ITL (" + s.ITL.Basis.String() + " gaps)", &s.ITL.Distribution})
+	}
+	if s.MaxGap != nil {
+		rows = append(rows, row{"max gap/request", s.MaxGap})
+	}
+	// Names are left-aligned by padding them to one width; numbers are
+	// right-aligned by the tabwriter.
+	width := len("metric (ms)")
+	for _, r := range rows {
+		width = max(width, len(r.name))
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"metric (ms)", "n", "mean", "std", "min"}
+	head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
 	for _, p := range s.Percentiles {
 		head = append(head, p.Key())
 	}
 	head = append(head, "max", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	row := func(name string, d *Distribution) {
-		cells := []string{name, fmt.Sprint(d.N)}
+	for _, r := range rows {
+		d := r.d
+		cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
 		for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
 			cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
 		}
@@ -174,21 +201,6 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		}
 		cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	if s.TTFT != nil {
-		row("TTFT", s.TTFT)
-	}
-	if s.TPOT != nil {
-		row("TPOT", &s.TPOT.Distribution)
-	}
-	if s.E2E != nil {
-		row("E2E", s.E2E)
-	}
-	if s.ITL != nil {
-		row("ITL ("+s.ITL.Basis.String()+" gaps)", &s.ITL.Distribution)
-	}
-	if s.MaxGap != nil {
-		row("max gap/request", s.MaxGap)
 	}
 	tw.Flush()
 

@@ -1,0 +1,156 @@
+// Package llmmetrics computes the client-side latency, throughput and
+// goodput metrics of an LLM serving run from per-request records, with every
+// convention stated and no record lost.
+//
+// A run is a slice of [Record], one per request, as the client saw it: when
+// it was sent, when each text-bearing chunk arrived (or only the first and
+// the last), how many tokens the server's usage reported, and how it ended.
+// [Summarize] turns a run into a [Summary]; [ReadCSV], [ReadJSONL] and
+// [Read] load runs from files; the per-record methods compute one request's
+// metrics.
+//
+// # Definitions
+//
+// For one request r, let t_sent be its send time, t_first and t_last the
+// arrivals of its first and last text-bearing chunks, and n its completion
+// tokens as the server's usage reports them (never the number of chunks). A
+// chunk is text-bearing when it carries output text: role-only and empty
+// deltas, usage frames, keep-alives and [DONE] are not, and are neither
+// timestamps nor tokens.
+//
+//	TTFT   = t_first − t_sent                       (ttft.go)
+//	E2E    = t_last − t_sent                        (e2e.go)
+//	       = TTFT + Σ gaps = TTFT + (n − 1)·TPOT     exactly
+//	TPOT   = (t_last − t_first) / (n − 1),  n ≥ 2   (tpot.go)
+//	UserTPS = (n − 1) / (E2E − TTFT) = 1 / TPOT     output tokens/s, n ≥ 2
+//	gap_k  = t_k − t_(k−1) over the text-bearing chunks   (itl.go)
+//	MaxGap = max_k gap_k, the request's worst stall
+//
+// A request with n = 1 has no gap and so no TPOT: it is excluded from TPOT
+// statistics, and the number excluded is reported (never a TPOT of 0).
+//
+// The Databricks approximation TTFT + n·TPOT is offered by
+// [Record.DatabricksE2E], labelled as an approximation: it multiplies TPOT by
+// the n tokens rather than the n − 1 gaps, so it overestimates E2E by exactly
+// one TPOT, an error of 1/n relative to its decode term.
+//
+// Gaps and ITL. The gaps between chunks are inter-token latencies only when
+// each chunk carried one token. A record's gaps are per-token ([BasisToken])
+// when its number of text-bearing chunks equals n; otherwise they are chunk
+// gaps ([BasisChunk]), and the distribution of the gaps between its tokens is
+// unknown: only their mean, its TPOT, is known. The pooled gap distribution
+// of a run is labelled token only when every pooled request validated, and
+// the report says how many did.
+//
+// Averages. Two means of the per-token pace are reported, and labelled:
+//
+//	request-weighted mean TPOT = Σ_r TPOT_r / N          (TPOTStats.Mean)
+//	gap-weighted mean          = Σ_r (t_last − t_first) / Σ_r (n_r − 1)
+//	                                                      (TPOTStats.GapWeightedMean)
+//
+// The first weights each request equally; the second weights each
+// inter-token gap equally, so long responses dominate it. The mean of the
+// pooled chunk gaps (ITLStats.Mean) is gap-weighted too, over chunk gaps.
+//
+// Throughput (throughput.go) over a window of length W:
+//
+//	output tokens/s = Σ n_r / W            over ok requests   (OutputTokenRate)
+//	prompt tokens/s = Σ prompt_r / W       over ok requests   (PromptTokenRate)
+//	requests/s      = (number of ok requests) / W             (RequestRate)
+//
+// The three rates are distinct types, so an output rate cannot be added to a
+// prompt rate by accident. The window is declared by the caller
+// ([Options.Window]) or derived from the run, from the first send of any
+// offered request to the last text chunk of any request; the report always
+// says which, and a window of zero length is an error ([ErrInvalidWindow]).
+//
+// Goodput (goodput.go). An [SLO] sets limits on TTFT, TPOT, E2E and the
+// largest gap, any subset; each request is judged on all of them jointly. A
+// limit is met when the value is at most the limit (≤), or, with
+// SLO.Strict, below it (<). A one-token request has no TPOT, so a TPOT limit
+// does not apply to it; the report counts such requests. Two different
+// figures come out:
+//
+//	attainment = good / offered          a fraction
+//	goodput    = good / W                good requests per second
+//
+// Failed, timed-out, cancelled, zero-token and rejected requests stay in the
+// offered count and are never good, so they lower attainment.
+//
+// # Accounting
+//
+// Every record offered to [Summarize] ends in exactly one [Category]:
+//
+//	ok          status ok and n ≥ 1: a latency sample
+//	zero_token  status ok and n = 0: no text, so no TTFT; counted apart
+//	failed      status error, timeout or cancelled: counted, never a sample
+//	rejected    invalid, set aside with its reason (lenient mode only)
+//
+// and offered = ok + zero_token + failed + rejected always holds. Among the
+// ok requests, one_token counts those with n = 1.
+//
+// # Percentiles
+//
+// Percentiles are taken over the pooled per-request samples of the run (one
+// TTFT per ok request, one TPOT per ok request with n ≥ 2, one gap per chunk
+// gap). The package offers no way to average or subtract percentiles of
+// different series: they are not quantities that combine. Two methods are
+// offered, and the one used is part of every [Distribution] and every
+// output:
+//
+//   - [NearestRank], the default: the value at rank ⌈p·N/100⌉ of the sorted
+//     sample (Hyndman–Fan type 1), so p99 of 1,000 values is the 990th. The
+//     rank is computed in exact integer arithmetic from the decimal
+//     percentile ([Percentile] holds six decimal places exactly), so p7 of
+//     100 values is the 7th, where float arithmetic gives the 8th. The value
+//     is always a real sample, so for per-request metrics the report names
+//     the request that holds it.
+//   - [Linear]: linear interpolation at position (N − 1)·p/100 from 0
+//     (Hyndman–Fan type 7), the default of numpy, R and Excel, and what
+//     vLLM's benchmark reports. The position and interpolation are exact;
+//     the value is rounded to the nearest nanosecond.
+//
+// gonum's stat.Quantile is neither: its Empirical kind is type 1 with float
+// ranks, and its LinInterp kind is type 4.
+//
+// Each [Distribution] also has N, the min and max, the mean (exact integer
+// sum, rounded to the nanosecond) and the population standard deviation
+// (divisor N, as numpy.std; not the sample deviation). [MedianMAD] gives the
+// median ± raw MAD of a figure over repeated runs, with 1.4826·MAD as a
+// separate, named value.
+//
+// # Units
+//
+// Every latency, limit and window in the API is a [time.Duration]: record
+// times are nanoseconds, and nothing is rounded to milliseconds. Rates are
+// float64 per second, with the unit in the type's name. Milliseconds and
+// seconds appear only when a [Summary] is formatted ([Summary.WriteTable],
+// [Summary.MarshalJSON]) and in file columns that carry the unit in their
+// name (TTFT_ms, sent_ns).
+//
+// # Errors
+//
+// Anything that can come from data or options is an error, never a panic,
+// and never NaN, an infinity or a silent 0 standing for "no data". Errors
+// wrap sentinel values, so that callers can test them with errors.Is:
+// [ErrNoRecords], [ErrNoSamples], [ErrNonFinite], [ErrNegativeDuration],
+// [ErrNonMonotonic], [ErrTimeOrder], [ErrChunkMismatch], [ErrNegativeCount],
+// [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
+// [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
+// [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
+// [ErrTooFewTokens] and [ErrNoChunks].
+//
+// A problem with one record is a [*RecordError] that names the record (its
+// index, id, and line and column when it came from a file) and the field.
+// In strict mode, the default, [Summarize] checks every record and fails
+// with an error that lists all the invalid ones; with [Options.Lenient] it
+// sets them aside as rejected, counts them and lists them in
+// Summary.Rejected. A section of a Summary with no data (no ok request, say)
+// is nil, and Summary.Absent says why.
+//
+// # Concurrency
+//
+// The package has no global state that changes. Its functions do not modify
+// the slices they are given, and may be called concurrently on the same
+// records.
+package llmmetrics

@@ -1,0 +1,439 @@
+package llmmetrics_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// The opening trace of the first lesson: one request, sent at 0, whose five
+// tokens arrive in five chunks at 120, 155, 192, 228 and 265 ms.
+func openingTrace() llmmetrics.Record {
+	ms := time.Millisecond
+	return llmmetrics.Record{
+		ID:               "trace-5",
+		Chunks:           []time.Duration{120 * ms, 155 * ms, 192 * ms, 228 * ms, 265 * ms},
+		PromptTokens:     512,
+		CompletionTokens: 5,
+	}
+}
+
+// The goodput cohort of the second lesson: limits TTFT ≤ 500 ms and
+// TPOT ≤ 50 ms; A and B pass, C starts late, D generates slowly, E times out.
+func cohort() []llmmetrics.Record {
+	ms := time.Millisecond
+	req := func(id string, sent, ttft, tpot time.Duration) llmmetrics.Record {
+		return llmmetrics.Record{ID: id, Sent: sent, FirstText: ttft, LastText: ttft + 2*tpot, CompletionTokens: 3}
+	}
+	return []llmmetrics.Record{
+		req("A", 0, 100*ms, 20*ms),
+		req("B", 2000*ms, 200*ms, 40*ms),
+		req("C", 4000*ms, 700*ms, 20*ms),
+		req("D", 6000*ms, 100*ms, 80*ms),
+		{ID: "E", Sent: 8000 * ms, Status: llmmetrics.StatusTimeout},
+	}
+}
+
+func Example() {
+	recs := cohort()
+	slo := llmmetrics.SLO{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &slo, Window: 10 * time.Second})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := s.Requests
+	fmt.Printf("offered %d: ok %d, failed %d\n", a.Offered, a.OK, a.Failed)
+	fmt.Printf("TTFT p50 %v (request %s), method %v\n", s.TTFT.Points[0].Value, s.TTFT.Points[0].ID, s.Method)
+	fmt.Printf("attainment %.0f%%, goodput %.1f requests/s\n", 100*s.Goodput.Attainment, s.Goodput.RequestsPerSecond)
+	// Output:
+	// offered 5: ok 4, failed 1
+	// TTFT p50 100ms (request A), method nearest-rank
+	// attainment 40%, goodput 0.2 requests/s
+}
+
+func ExampleRecord_TTFT() {
+	r := openingTrace()
+	ttft, _ := r.TTFT()
+	fmt.Println(ttft)
+	// Output: 120ms
+}
+
+func ExampleRecord_E2E() {
+	r := openingTrace()
+	e2e, _ := r.E2E()
+	fmt.Println(e2e)
+	// Output: 265ms
+}
+
+func ExampleRecord_TPOT() {
+	r := openingTrace()
+	tpot, _ := r.TPOT() // (265 − 120) / (5 − 1)
+	fmt.Println(tpot)
+
+	one := llmmetrics.Record{FirstText: 80 * time.Millisecond, LastText: 80 * time.Millisecond, CompletionTokens: 1}
+	_, err := one.TPOT()
+	fmt.Println(errors.Is(err, llmmetrics.ErrTooFewTokens))
+	// Output:
+	// 36.25ms
+	// true
+}
+
+func ExampleRecord_UserTPS() {
+	r := openingTrace()
+	tps, _ := r.UserTPS() // 4 / 0.145 s
+	fmt.Printf("%.1f tokens/s\n", tps)
+	// Output: 27.6 tokens/s
+}
+
+func ExampleRecord_DatabricksE2E() {
+	r := openingTrace()
+	a, _ := r.DatabricksE2E()
+	fmt.Printf("exact %v, approximation %v, over by %v (%.0f%% of n·TPOT)\n", a.Exact, a.Approx, a.Error, 100*a.RelativeError)
+	// Output: exact 265ms, approximation 301.25ms, over by 36.25ms (20% of n·TPOT)
+}
+
+func ExampleRecord_AppendGaps() {
+	r := openingTrace()
+	gaps, _ := r.AppendGaps(nil)
+	fmt.Println(gaps)
+	// Output: [35ms 37ms 36ms 37ms]
+}
+
+func ExampleRecord_GapBasis() {
+	r := openingTrace()
+	b, _ := r.GapBasis()
+	fmt.Println(b) // five chunks for five tokens
+
+	r.CompletionTokens = 9 // the same chunks carrying nine tokens
+	b, _ = r.GapBasis()
+	fmt.Println(b)
+	// Output:
+	// token
+	// chunk
+}
+
+func ExampleRecord_MaxGap() {
+	// The four-token trace of the second lesson: a TPOT of 80 ms hides a
+	// 200 ms pause.
+	ms := time.Millisecond
+	r := llmmetrics.Record{Chunks: []time.Duration{100 * ms, 120 * ms, 320 * ms, 340 * ms}, CompletionTokens: 4}
+	tpot, _ := r.TPOT()
+	worst, _ := r.MaxGap()
+	fmt.Println(tpot, worst)
+	// Output: 80ms 200ms
+}
+
+func ExampleRecord_Validate() {
+	ms := time.Millisecond
+	r := llmmetrics.Record{ID: "r7", Chunks: []time.Duration{100 * ms, 90 * ms}, CompletionTokens: 2}
+	err := r.Validate()
+	fmt.Println(errors.Is(err, llmmetrics.ErrNonMonotonic))
+	fmt.Println(err)
+	// Output:
+	// true
+	// llmmetrics: record -1 (id "r7"): field chunks[1]: chunk arrivals go backwards: 90ms after 100ms
+}
+
+func ExampleRecord_Category() {
+	for _, r := range []llmmetrics.Record{
+		openingTrace(),
+		{CompletionTokens: 0},
+		{Status: llmmetrics.StatusCancelled},
+	} {
+		fmt.Println(r.Category())
+	}
+	// Output:
+	// ok
+	// zero_token
+	// failed
+}
+
+func ExampleStatus_String() {
+	fmt.Println(llmmetrics.StatusTimeout)
+	// Output: timeout
+}
+
+func ExampleParseStatus() {
+	s, err := llmmetrics.ParseStatus("cancelled")
+	fmt.Println(s, err)
+	_, err = llmmetrics.ParseStatus("done")
+	fmt.Println(err)
+	// Output:
+	// cancelled <nil>
+	// llmmetrics: unknown status: "done" (want ok, error, timeout or cancelled)
+}
+
+func ExamplePercentiles() {
+	// Of 1,000 sorted values the p50 is the 500th and the p99 the 990th.
+	xs := make([]time.Duration, 1000)
+	for i := range xs {
+		xs[i] = time.Duration(1000-i) * time.Millisecond
+	}
+	ps := []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99)}
+	nr, _ := llmmetrics.Percentiles(xs, llmmetrics.NearestRank, ps...)
+	lin, _ := llmmetrics.Percentiles(xs, llmmetrics.Linear, ps...)
+	fmt.Println(nr, lin)
+	// Output: [500ms 990ms] [500.5ms 990.01ms]
+}
+
+func ExampleDescribe() {
+	ms := time.Millisecond
+	xs := []time.Duration{15 * ms, 20 * ms, 35 * ms, 40 * ms, 50 * ms}
+	d, _ := llmmetrics.Describe(xs, llmmetrics.Linear, llmmetrics.MustPercentile(40))
+	fmt.Println(d.N, d.Mean, d.Min, d.Max, d.Points[0].Value, d.Method)
+	// Output: 5 32ms 15ms 50ms 29ms linear
+}
+
+func ExampleDistribution_At() {
+	ms := time.Millisecond
+	d, _ := llmmetrics.Describe([]time.Duration{3 * ms, 1 * ms, 2 * ms}, llmmetrics.NearestRank, llmmetrics.DefaultPercentiles...)
+	v, ok := d.At(llmmetrics.MustPercentile(50))
+	fmt.Println(v, ok)
+	_, ok = d.At(llmmetrics.MustPercentile(75))
+	fmt.Println(ok)
+	// Output:
+	// 2ms true
+	// false
+}
+
+func ExampleParseMethod() {
+	m, err := llmmetrics.ParseMethod("linear")
+	fmt.Println(m, err)
+	// Output: linear <nil>
+}
+
+func ExampleMethod_String() {
+	var m llmmetrics.Method // the zero value is the default
+	fmt.Println(m)
+	// Output: nearest-rank
+}
+
+func ExampleNewPercentile() {
+	// 7 is read as the decimal 7, so the rank of p7 in 100 values is 7.
+	p, err := llmmetrics.NewPercentile(7)
+	fmt.Println(p, err)
+	_, err = llmmetrics.NewPercentile(100.5)
+	fmt.Println(errors.Is(err, llmmetrics.ErrPercentile))
+	// Output:
+	// 7 <nil>
+	// true
+}
+
+func ExampleMustPercentile() {
+	fmt.Println(llmmetrics.MustPercentile(99.9).Key())
+	// Output: p99.9
+}
+
+func ExampleParsePercentile() {
+	p, err := llmmetrics.ParsePercentile("p99.99")
+	fmt.Println(p.Float(), p.Key(), err)
+	// Output: 99.99 p99.99 <nil>
+}
+
+func ExampleParsePercentiles() {
+	ps, err := llmmetrics.ParsePercentiles("50,90,95,99")
+	fmt.Println(ps, err)
+	// Output: [50 90 95 99] <nil>
+}
+
+func ExamplePercentile_String() {
+	fmt.Println(llmmetrics.MustPercentile(99.5).String(), llmmetrics.MustPercentile(99.5).Float())
+	// Output: 99.5 99.5
+}
+
+func ExampleSLO_Meets() {
+	slo := llmmetrics.SLO{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond}
+	for _, r := range cohort() {
+		ok, _ := slo.Meets(&r)
+		fmt.Print(r.ID, ":", ok, " ")
+	}
+	fmt.Println()
+	// Output: A:true B:true C:false D:false E:false
+}
+
+func ExampleParseSLO() {
+	slo, err := llmmetrics.ParseSLO("ttft=500ms,tpot=50ms")
+	fmt.Println(slo, err)
+	slo.Strict = true
+	fmt.Println(slo.String())
+	// Output:
+	// ttft=500ms,tpot=50ms (inclusive ≤) <nil>
+	// ttft=500ms,tpot=50ms (strict <)
+}
+
+func ExampleSummarize() {
+	// The lesson's averaging illustration: A has 100 tokens at a TPOT of
+	// 10 ms, B has 2 tokens at 50 ms.
+	ms := time.Millisecond
+	recs := []llmmetrics.Record{
+		{ID: "A", FirstText: 120 * ms, LastText: 1110 * ms, CompletionTokens: 100},
+		{ID: "B", FirstText: 120 * ms, LastText: 170 * ms, CompletionTokens: 2},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	fmt.Println("request-weighted mean TPOT:", s.TPOT.Mean)
+	fmt.Println("gap-weighted mean:", s.TPOT.GapWeightedMean)
+	// Output:
+	// request-weighted mean TPOT: 30ms
+	// gap-weighted mean: 10.4ms
+}
+
+func ExampleSummary_WriteTable() {
+	s, _ := llmmetrics.Summarize([]llmmetrics.Record{openingTrace()}, llmmetrics.Options{
+		Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)},
+	})
+	s.WriteTable(os.Stdout)
+	// Output:
+	// requests: 1 offered = 1 ok + 0 zero-token + 0 failed + 0 rejected
+	//           failed: 0 error, 0 timeout, 0 cancelled; 0 ok requests had one token (no TPOT)
+	//
+	//   metric (ms)       n     mean    std      min      p50      max
+	//   TTFT              1  120.000  0.000  120.000  120.000  120.000
+	//   TPOT              1   36.250  0.000   36.250   36.250   36.250
+	//   E2E               1  265.000  0.000  265.000  265.000  265.000
+	//   ITL (token gaps)  4   36.250  0.829   35.000   36.000   37.000
+	//   max gap/request   1   37.000  0.000   37.000   37.000   37.000
+	//
+	// percentiles: nearest-rank (value at rank ⌈p·N/100⌉, a real request); mean of TTFT/TPOT/E2E is request-weighted; std is the population std
+	// TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean 36.250 ms; 0 one-token requests excluded
+	// ITL: gap-weighted, pooled over 1 requests with chunk arrivals: 1 had one chunk per token, 0 did not
+	//
+	// throughput over 0.265 s (first send → last text chunk), counting 1 ok requests:
+	//   output  18.868 tokens/s (5 tokens)
+	//   prompt  1932.075 tokens/s (512 tokens), a separate figure: never add the two
+	//   requests  3.774 /s
+}
+
+func ExampleSummary_MarshalJSON() {
+	s, _ := llmmetrics.Summarize([]llmmetrics.Record{openingTrace()}, llmmetrics.Options{
+		Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)},
+	})
+	b, _ := s.MarshalJSON()
+	fmt.Println(string(b[:strings.Index(string(b), `,"tpot_ms"`)]))
+	// Output: {"percentile_method":"nearest-rank","requests":{"offered":1,"ok":1,"failed":0,"zero_token":0,"one_token":0,"rejected":0,"errors":0,"timeouts":0,"cancelled":0},"ttft_ms":{"n":1,"mean":120,"std":0,"min":120,"max":120,"p50":120,"request_ids":{"p50":"trace-5"}}
+}
+
+func ExampleMedianMAD() {
+	// p99 TTFT of five runs of the same sweep.
+	ms := time.Millisecond
+	runs := []time.Duration{15 * ms, 20 * ms, 35 * ms, 40 * ms, 50 * ms}
+	s, _ := llmmetrics.MedianMAD(runs)
+	fmt.Printf("%v ± %v (MAD, n=%d)\n", s.Median, s.MAD, s.N)
+	// Output: 35ms ± 15ms (MAD, n=5)
+}
+
+func ExampleReadCSV() {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\n" +
+		"r1,256,11,150,450,ok\n" +
+		"r2,256,,,,error\n" +
+		"r3,256,3,nan,90,ok\n"
+	run, err := llmmetrics.ReadCSV(strings.NewReader(in))
+	fmt.Println(len(run.Records), err)
+	fmt.Println(run.Err())
+	tpot, _ := run.Records[0].TPOT() // (450 − 150) / 10
+	fmt.Println(tpot)
+	// Output:
+	// 2 <nil>
+	// llmmetrics: line 4, column 10 (id "r3"): field TTFT_ms: value is NaN or infinite: "nan"
+	// 30ms
+}
+
+func ExampleReadJSONL() {
+	in := `{"id":"a","chunk_arrivals_ns":[100000000,120000000,320000000,340000000],"completion_tokens":4}`
+	run, _ := llmmetrics.ReadJSONL(strings.NewReader(in))
+	gap, _ := run.Records[0].MaxGap()
+	fmt.Println(gap, run.Lines)
+	// Output: 200ms [1]
+}
+
+func ExampleRead() {
+	run, format, _ := llmmetrics.Read(strings.NewReader(`{"id":"z","completion_tokens":0}`))
+	fmt.Println(format, run.Records[0].Category())
+	// Output: jsonl zero_token
+}
+
+func ExampleRun_Summarize() {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" +
+		"a,10,2,100,150\n" +
+		"b,10,x,100,150\n"
+	run, _ := llmmetrics.ReadCSV(strings.NewReader(in))
+	_, err := run.Summarize(llmmetrics.Options{})
+	fmt.Println(errors.Is(err, llmmetrics.ErrSyntax))
+	s, _ := run.Summarize(llmmetrics.Options{Lenient: true})
+	fmt.Printf("%+v\n", s.Requests)
+	// Output:
+	// true
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Errors:0 Timeouts:0 Cancelled:0 OneToken:0}
+}
+
+func ExampleRun_Err() {
+	run, _ := llmmetrics.ReadJSONL(strings.NewReader(`{"id":"a","completion_tokens":-1,"first_text_ns":1,"last_text_ns":2,"color":"red"}`))
+	fmt.Println(run.Err())
+	// Output: llmmetrics: line 1: syntax error: json: unknown field "color"
+}
+
+func ExampleWriteCSV() {
+	recs := cohort()[3:]
+	llmmetrics.WriteCSV(os.Stdout, recs)
+	// Output:
+	// request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message
+	// D,0,3,100,260,6000,ok,
+	// E,0,0,,,8000,timeout,
+}
+
+func ExampleWriteJSONL() {
+	llmmetrics.WriteJSONL(os.Stdout, []llmmetrics.Record{openingTrace()})
+	// Output: {"id":"trace-5","status":"ok","sent_ns":0,"chunk_arrivals_ns":[120000000,155000000,192000000,228000000,265000000],"prompt_tokens":512,"completion_tokens":5}
+}
+
+func ExampleWindow_String() {
+	s, _ := llmmetrics.Summarize(cohort(), llmmetrics.Options{})
+	fmt.Println(s.Throughput.Window) // A's send at 0 to D's last token at 6.26 s
+	// Output: 6.26s (first send → last text chunk)
+}
+
+func ExampleRecordError() {
+	_, err := llmmetrics.Summarize([]llmmetrics.Record{{ID: "x", CompletionTokens: -2}}, llmmetrics.Options{})
+	var re *llmmetrics.RecordError
+	if errors.As(err, &re) {
+		fmt.Println(re.Index, re.ID, re.Field, errors.Is(err, llmmetrics.ErrNegativeCount))
+	}
+	// Output: 0 x completion_tokens true
+}
+
+func ExampleBasis_String() {
+	fmt.Println(llmmetrics.BasisToken, llmmetrics.BasisChunk)
+	// Output: token chunk
+}
+
+func ExampleCategory_String() {
+	fmt.Println(llmmetrics.CategoryRejected)
+	// Output: rejected
+}
+
+func ExampleFormat_String() {
+	fmt.Println(llmmetrics.FormatCSV, llmmetrics.FormatJSONL)
+	// Output: csv jsonl
+}
+
+func ExampleSLO_String() {
+	fmt.Println(llmmetrics.SLO{E2E: 5 * time.Second, MaxGap: time.Second})
+	fmt.Println(llmmetrics.SLO{})
+	// Output:
+	// e2e=5s,max_gap=1s (inclusive ≤)
+	// none
+}
+
+func ExamplePercentile_Float() {
+	fmt.Println(llmmetrics.MustPercentile(99.9).Float())
+	// Output: 99.9
+}
+
+func ExamplePercentile_Key() {
+	fmt.Println(llmmetrics.MustPercentile(50).Key(), llmmetrics.MustPercentile(99.99).Key())
+	// Output: p50 p99.99
+}
