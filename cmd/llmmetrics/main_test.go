@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The JSON contract of the report command: every key the issue names, with
+// the right types, on the goodput cohort of the second lesson (2 good of 5
+// offered over a declared 10 s window: 0.2 requests/s and 40 %).
+func TestReportJSONContract(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "--json", "--slo", "ttft=500ms,tpot=50ms", "--window", "10s",
+		"../../testdata/seeds/goodput_cohort.csv")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+
+	assert.Equal(t, "nearest-rank", got["percentile_method"])
+	req := got["requests"].(map[string]any)
+	for k, v := range map[string]float64{"offered": 5, "ok": 4, "failed": 1, "zero_token": 0, "one_token": 0} {
+		assert.Equal(t, v, req[k], k)
+	}
+	for _, m := range []string{"ttft_ms", "tpot_ms", "e2e_ms"} {
+		d := got[m].(map[string]any)
+		for _, k := range []string{"n", "mean", "min", "max", "p50", "p90", "p95", "p99"} {
+			assert.IsType(t, float64(0), d[k], "%s.%s", m, k)
+		}
+	}
+	ttft := got["ttft_ms"].(map[string]any)
+	assert.Equal(t, 100.0, ttft["min"])
+	assert.Equal(t, 700.0, ttft["max"])
+	assert.Equal(t, 100.0, ttft["p50"]) // ⌈0.5·4⌉ = 2nd of 100, 100, 200, 700
+	assert.Equal(t, "request", got["tpot_ms"].(map[string]any)["weighting"])
+	assert.NotContains(t, got, "itl_ms") // the CSV has no chunk timings
+
+	tp := got["throughput"].(map[string]any)
+	assert.Equal(t, 10.0, tp["window_s"])
+	assert.Equal(t, 1.2, tp["output_tokens_per_s"]) // 4 requests × 3 tokens / 10 s
+	assert.Equal(t, 40.0, tp["prompt_tokens_per_s"])
+	assert.Equal(t, 0.4, tp["requests_per_s"])
+	g := got["goodput"].(map[string]any)
+	assert.Equal(t, 2.0, g["good"])
+	assert.Equal(t, 5.0, g["offered"])
+	assert.Equal(t, 0.4, g["attainment"])
+	assert.Equal(t, 0.2, g["requests_per_s"])
+}
+
+func TestReportITLAndPercentileKeys(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "../../testdata/seeds/opening_trace.jsonl",
+		"--json", "--method", "linear", "--percentiles", "50,99.9")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "linear", got["percentile_method"])
+	itl := got["itl_ms"].(map[string]any)
+	assert.Equal(t, "token", itl["basis"])
+	assert.Equal(t, 36.25, itl["mean"])
+	// Type 7 over the gaps 35, 36, 37, 37: h = 3·0.5 = 1.5 → 36.5; h = 3·0.999 = 2.997 → 37.
+	assert.Equal(t, 36.5, itl["p50"])
+	assert.Equal(t, 37.0, itl["p99.9"])
+	assert.NotContains(t, itl, "p90")
+	assert.NotContains(t, got, "goodput")
+}
+
+func TestReportTableFromStdin(t *testing.T) {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nr1,256,11,150,450\nr2,256,1,80,80\n"
+	code, out, errs := runCLI(t, in, "report")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "llmmetrics report: standard input")
+	assert.Contains(t, out, "requests: 2 offered = 2 ok + 0 zero-token + 0 failed + 0 rejected")
+	assert.Contains(t, out, "1 one-token requests excluded")
+	assert.Contains(t, out, "percentiles: nearest-rank")
+	assert.Contains(t, out, "never add the two")
+}
+
+func TestReportErrors(t *testing.T) {
+	bad := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nr1,256,11,150,450\nr2,256,3,NaN,80\n"
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		code  int
+		msg   string
+	}{
+		// "r2,256,3," is 9 bytes, so NaN starts at column 10.
+		{bad, []string{"report"}, 1, `standard input: line 3, column 10 (id "r2"): field TTFT_ms: value is NaN or infinite`},
+		{"", []string{"report", "no/such/file.csv"}, 1, "no such file"},
+		{"", []string{"report", "--method", "type7"}, 2, "--method"},
+		{"", []string{"report", "--percentiles", "50,101"}, 2, "--percentiles"},
+		{"", []string{"report", "--slo", "ttft=fast"}, 2, "--slo"},
+		{"", []string{"report", "--slo-strict"}, 2, "--slo-strict needs --slo"},
+		{"", []string{"report", "--window", "0s"}, 2, "--window"},
+		{"", []string{"report", "--window", "-1s"}, 2, "--window"},
+		{"", []string{"report", "a", "b"}, 2, "one file at most"},
+		{"", []string{"report", "--bogus"}, 2, "bogus"},
+		{"", []string{"frobnicate"}, 2, "unknown command"},
+		{"", nil, 2, "no command"},
+		{"", []string{"report"}, 1, "empty CSV input"},
+	} {
+		code, _, errs := runCLI(t, c.stdin, c.args...)
+		assert.Equal(t, c.code, code, "%v", c.args)
+		assert.Contains(t, errs, c.msg, "%v", c.args)
+		assert.True(t, strings.HasPrefix(errs, "llmmetrics: "), errs)
+		if c.code == 1 {
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+		}
+	}
+	// Lenient mode reports instead, counting the rejected row.
+	code, out, errs := runCLI(t, bad, "report", "--lenient", "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 1.0, got["requests"].(map[string]any)["rejected"])
+	assert.Len(t, got["rejected"], 1)
+}
+
+// The README's main job: the bundled sample run reports without error.
+func TestReportSampleRun(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "requests: 240 offered")
+	assert.Contains(t, out, "ITL (chunk gaps)")
+}
