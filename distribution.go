@@ -80,8 +80,8 @@ func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
 
 // describeSample summarizes a non-empty sample whose moments are mo.
 func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
-	d := Distribution{N: s.n, Method: m, Min: mo.min, Max: mo.max}
-	d.Mean = mo.sum.divRound(int64(s.n))
+	d := Distribution{N: s.N, Method: m, Min: mo.min, Max: mo.max}
+	d.Mean = mo.sum.divRound(int64(s.N))
 	d.Std = popStd(s, d.Mean)
 	vals := percentiles(s, d.Min, d.Max, m, ps)
 	d.Points = make([]Point, len(ps))
@@ -96,8 +96,8 @@ func describeSample(s sample, mo moments, m Method, ps []Percentile) Distributio
 // float64 (two-pass).
 func popStd(s sample, mean time.Duration) time.Duration {
 	var ss float64
-	for _, seg := range s.segs {
-		if s.gaps {
+	for _, seg := range s.Segs {
+		if s.Gaps {
 			for i := 1; i < len(seg); i++ {
 				d := float64(seg[i] - seg[i-1] - mean)
 				ss += d * d
@@ -109,7 +109,7 @@ func popStd(s sample, mean time.Duration) time.Duration {
 			}
 		}
 	}
-	return time.Duration(math.Round(math.Sqrt(ss / float64(s.n))))
+	return time.Duration(math.Round(math.Sqrt(ss / float64(s.N))))
 }
 
 // sum128 is an exact signed 128-bit sum of int64 values, so that means of

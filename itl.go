@@ -60,12 +60,8 @@ func (r *Record) AppendGaps(dst []time.Duration) ([]time.Duration, error) {
 }
 
 func appendGaps(dst []time.Duration, r *Record) []time.Duration {
-	return appendGapsOf(dst, r.Chunks)
-}
-
-func appendGapsOf(dst, chunks []time.Duration) []time.Duration {
-	for i := 1; i < len(chunks); i++ {
-		dst = append(dst, chunks[i]-chunks[i-1])
+	for i := 1; i < len(r.Chunks); i++ {
+		dst = append(dst, r.Chunks[i]-r.Chunks[i-1])
 	}
 	return dst
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/order"
 )
 
 // Method is a percentile estimator. Its zero value is NearestRank.
@@ -190,37 +192,19 @@ func Percentiles(xs []time.Duration, m Method, ps ...Percentile) ([]time.Duratio
 }
 
 // A sample holds the values a distribution is taken over without copying
-// them: either flat, the values of each segment, or as gaps, the
-// differences between consecutive values of each segment. The pooled chunk
-// gaps of a run are a sample of gaps over the records' chunk arrivals, so
-// that the hundreds of millions of gaps of a large run are never written
-// out.
-type sample struct {
-	segs [][]time.Duration
-	gaps bool
-	n    int // number of values
-}
+// them (see order.Sample). The pooled chunk gaps of a run are a sample of
+// gaps over the records' chunk arrivals, so that the hundreds of millions of
+// gaps of a large run are never written out.
+type sample = order.Sample[time.Duration]
 
-func flat(xs []time.Duration) sample { return sample{segs: [][]time.Duration{xs}, n: len(xs)} }
-
-// appendTo appends the sample's values to dst.
-func (s sample) appendTo(dst []time.Duration) []time.Duration {
-	for _, seg := range s.segs {
-		if s.gaps {
-			dst = appendGapsOf(dst, seg)
-		} else {
-			dst = append(dst, seg...)
-		}
-	}
-	return dst
-}
+func flat(xs []time.Duration) sample { return order.Flat(xs) }
 
 // percentiles computes the percentiles of a non-empty sample whose values
 // lie in [lo, hi].
 func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []time.Duration {
 	ks := make([]int, 0, 2*len(ps))
 	for _, p := range ps {
-		k, num := m.position(p, s.n)
+		k, num := m.position(p, s.N)
 		ks = append(ks, k)
 		if num != 0 {
 			ks = append(ks, k+1)
@@ -229,11 +213,11 @@ func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []ti
 	slices.Sort(ks)
 	ks = slices.Compact(ks)
 	vals := make([]time.Duration, len(ks))
-	selectRanks(s, lo, hi, ks, vals)
+	order.Select(s, lo, hi, ks, vals)
 	at := func(k int) time.Duration { i, _ := slices.BinarySearch(ks, k); return vals[i] }
 	out := make([]time.Duration, len(ps))
 	for i, p := range ps {
-		k, num := m.position(p, s.n)
+		k, num := m.position(p, s.N)
 		if num == 0 {
 			out[i] = at(k)
 		} else {
@@ -243,104 +227,3 @@ func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []ti
 	return out
 }
 
-// Order statistics are found by radix selection, which reads the sample
-// without reordering or copying it: one pass counts the values into up to
-// 2^radixBits buckets by their offset from lo, the cumulative counts tell
-// which bucket holds each wanted rank, and a second pass copies out only the
-// values of those buckets, which are then selected among in the same way.
-// Each level narrows the value range by a factor of 2^radixBits, so there
-// are at most ⌈64/radixBits⌉ levels, and small sets are simply sorted.
-const (
-	radixBits  = 12
-	sortCutoff = 256
-)
-
-// selectRanks sets out[i] to the value of rank ks[i] (from 0) of the
-// sample, as if it were sorted. ks must be sorted, distinct and below s.n,
-// and the sample's values must lie in [lo, hi].
-func selectRanks(s sample, lo, hi time.Duration, ks []int, out []time.Duration) {
-	if lo == hi {
-		for i := range out {
-			out[i] = lo
-		}
-		return
-	}
-	if s.n <= sortCutoff {
-		v := s.appendTo(make([]time.Duration, 0, s.n))
-		slices.Sort(v)
-		for i, k := range ks {
-			out[i] = v[k]
-		}
-		return
-	}
-	span := uint64(hi - lo) // hi > lo, so this cannot wrap
-	shift := uint(max(0, bits.Len64(span)-radixBits))
-	counts := make([]int, span>>shift+1)
-	for _, seg := range s.segs {
-		if s.gaps {
-			for i := 1; i < len(seg); i++ {
-				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
-			}
-		} else {
-			for _, x := range seg {
-				counts[uint64(x-lo)>>shift]++
-			}
-		}
-	}
-	// Find the bucket of each rank, and how many values lie in lower
-	// buckets.
-	bucketOf := make([]int, len(ks))
-	below := make([]int, len(ks))
-	b, cum := 0, 0
-	for i, k := range ks {
-		for cum+counts[b] <= k {
-			cum += counts[b]
-			b++
-		}
-		bucketOf[i], below[i] = b, cum
-	}
-	// Copy out the values of the wanted buckets (bucketOf is sorted) in one
-	// pass; slot[b] is 1 + the index of bucket b's set, or 0.
-	wanted := slices.Compact(slices.Clone(bucketOf))
-	subs := make([][]time.Duration, len(wanted))
-	slot := make([]int32, len(counts))
-	for j, b := range wanted {
-		subs[j] = make([]time.Duration, 0, counts[b])
-		slot[b] = int32(j + 1)
-	}
-	for _, seg := range s.segs {
-		if s.gaps {
-			for i := 1; i < len(seg); i++ {
-				x := seg[i] - seg[i-1]
-				if j := slot[uint64(x-lo)>>shift]; j != 0 {
-					subs[j-1] = append(subs[j-1], x)
-				}
-			}
-		} else {
-			for _, x := range seg {
-				if j := slot[uint64(x-lo)>>shift]; j != 0 {
-					subs[j-1] = append(subs[j-1], x)
-				}
-			}
-		}
-	}
-	// Select within each bucket; the ranks of one bucket go together.
-	for i := 0; i < len(ks); {
-		j := i
-		for j < len(ks) && bucketOf[j] == bucketOf[i] {
-			j++
-		}
-		b := bucketOf[i]
-		local := make([]int, j-i)
-		for t := range local {
-			local[t] = ks[i+t] - below[i]
-		}
-		blo := lo + time.Duration(uint64(b)<<shift)
-		bhi := blo + time.Duration(uint64(1)<<shift-1)
-		if bhi < blo || bhi > hi { // the last bucket, or an overflow at the top of the range
-			bhi = hi
-		}
-		selectRanks(flat(subs[slot[b]-1]), blo, bhi, local, out[i:j])
-		i = j
-	}
-}

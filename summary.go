@@ -176,7 +176,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	e2es := make([]time.Duration, 0, a.OK)
 	tpots := make([]time.Duration, 0, nTPOT)
 	maxGaps := make([]time.Duration, 0, nMaxGap)
-	gaps := sample{segs: make([][]time.Duration, 0, nMaxGap), gaps: true, n: nGaps}
+	gaps := sample{Segs: make([][]time.Duration, 0, nMaxGap), Gaps: true, N: nGaps}
 	var gapMoments moments
 	// okAt[j] is the record index of the j-th ok request; tpotAt and
 	// maxGapAt likewise for the TPOT and max-gap samples. They let a
@@ -213,7 +213,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		if len(r.Chunks) >= 2 {
 			lo, hi := gapRange(r.Chunks)
 			gapMoments.addMany(len(r.Chunks)-1, lo, hi, decodeTime(r))
-			gaps.segs = append(gaps.segs, r.Chunks)
+			gaps.Segs = append(gaps.Segs, r.Chunks)
 			maxGaps = append(maxGaps, hi)
 			maxGapAt = append(maxGapAt, i)
 		}
@@ -252,7 +252,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
-	if gaps.n > 0 {
+	if gaps.N > 0 {
 		itl.Distribution = describeSample(gaps, gapMoments, opt.Method, ps)
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk

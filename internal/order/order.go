@@ -1,0 +1,156 @@
+// Package order finds order statistics of large samples without sorting,
+// copying or reordering them.
+package order
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// A Sample holds values without copying them: either flat, the values of
+// each segment, or as gaps, the differences between consecutive values of
+// each segment.
+type Sample[T ~int64] struct {
+	Segs [][]T
+	Gaps bool
+	N    int // number of values
+}
+
+// Flat returns the sample of the values of xs.
+func Flat[T ~int64](xs []T) Sample[T] { return Sample[T]{Segs: [][]T{xs}, N: len(xs)} }
+
+// AppendTo appends the sample's values to dst.
+func (s Sample[T]) AppendTo(dst []T) []T {
+	for _, seg := range s.Segs {
+		if s.Gaps {
+			for i := 1; i < len(seg); i++ {
+				dst = append(dst, seg[i]-seg[i-1])
+			}
+		} else {
+			dst = append(dst, seg...)
+		}
+	}
+	return dst
+}
+
+// Order statistics are found by radix selection, which reads the sample
+// without reordering or copying it: one pass counts the values into up to
+// 2^radixBits buckets by their offset from lo, the cumulative counts tell
+// which bucket holds each wanted rank, and a second pass copies out only the
+// values of those buckets, which are then selected among in the same way.
+// Each level narrows the value range by a factor of 2^radixBits, so there
+// are at most ⌈64/radixBits⌉ levels, and small sets are simply sorted.
+const (
+	radixBits  = 12
+	sortCutoff = 256
+)
+
+// Select sets out[i] to the value of rank ks[i] (from 0) of the sample, as
+// if it were sorted. ks must be sorted, distinct and below s.N, and the
+// sample's values must lie in [lo, hi].
+func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
+	if lo == hi {
+		for i := range out {
+			out[i] = lo
+		}
+		return
+	}
+	if s.N <= sortCutoff {
+		v := s.AppendTo(make([]T, 0, s.N))
+		slices.Sort(v)
+		for i, k := range ks {
+			out[i] = v[k]
+		}
+		return
+	}
+	span := uint64(hi - lo) // hi > lo, so this cannot wrap
+	shift := uint(max(0, bits.Len64(span)-radixBits))
+	counts := make([]int, span>>shift+1)
+	for _, seg := range s.Segs {
+		if s.Gaps {
+			for i := 1; i < len(seg); i++ {
+				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
+			}
+		} else {
+			for _, x := range seg {
+				counts[uint64(x-lo)>>shift]++
+			}
+		}
+	}
+	// Find the bucket of each rank, and how many values lie in lower
+	// buckets.
+	bucketOf := make([]int, len(ks))
+	below := make([]int, len(ks))
+	b, cum := 0, 0
+	for i, k := range ks {
+		for cum+counts[b] <= k {
+			cum += counts[b]
+			b++
+		}
+		bucketOf[i], below[i] = b, cum
+	}
+	// Copy out the values of the wanted buckets (bucketOf is sorted) in one
+	// pass; slot[b] is 1 + the index of bucket b's set, or 0.
+	wanted := slices.Compact(slices.Clone(bucketOf))
+	subs := make([][]T, len(wanted))
+	slot := make([]int32, len(counts))
+	for j, b := range wanted {
+		subs[j] = make([]T, 0, counts[b])
+		slot[b] = int32(j + 1)
+	}
+	for _, seg := range s.Segs {
+		if s.Gaps {
+			for i := 1; i < len(seg); i++ {
+				x := seg[i] - seg[i-1]
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
+		} else {
+			for _, x := range seg {
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
+		}
+	}
+	// Select within each bucket; the ranks of one bucket go together.
+	for i := 0; i < len(ks); {
+		j := i
+		for j < len(ks) && bucketOf[j] == bucketOf[i] {
+			j++
+		}
+		b := bucketOf[i]
+		local := make([]int, j-i)
+		for t := range local {
+			local[t] = ks[i+t] - below[i]
+		}
+		blo := lo + T(uint64(b)<<shift)
+		bhi := blo + T(uint64(1)<<shift-1)
+		if bhi < blo || bhi > hi { // the last bucket, or an overflow at the top of the range
+			bhi = hi
+		}
+		Select(Flat(subs[slot[b]-1]), blo, bhi, local, out[i:j])
+		i = j
+	}
+}
+
+// Key maps a float64 to an int64 that sorts in the same order (−0 just below
+// +0), so that float samples can be selected with Select. NaN has no place
+// in the order; callers must refuse it first.
+func Key(f float64) int64 {
+	k := int64(math.Float64bits(f))
+	if k < 0 {
+		k ^= math.MaxInt64
+	}
+	return k
+}
+
+// Float inverts Key.
+func Float(k int64) float64 {
+	if k < 0 {
+		k ^= math.MaxInt64
+	}
+	return math.Float64frombits(uint64(k))
+}
