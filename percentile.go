@@ -226,4 +226,3 @@ func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []ti
 	}
 	return out
 }
-

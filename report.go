@@ -128,6 +128,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if len(s.Absent) > 0 {
 		o = append(o, field{"absent", s.Absent})
 	}
+	if len(s.Notes) > 0 {
+		o = append(o, field{"notes", s.Notes})
+	}
 	return json.Marshal(o)
 }
 
@@ -258,6 +261,12 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			b.WriteString("\nrejected:\n")
 		}
 		fmt.Fprintf(&b, "  %v\n", e)
+	}
+	for i, n := range s.Notes {
+		if i == 0 {
+			b.WriteString("\nnotes:\n")
+		}
+		fmt.Fprintf(&b, "  - %s\n", n)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

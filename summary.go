@@ -20,6 +20,9 @@ type Options struct {
 	// Lenient sets invalid records aside as rejected, with their reasons,
 	// instead of failing. Rejected records stay in the offered count.
 	Lenient bool
+	// Notes are carried into the Summary and its output: what the source of
+	// the records could not tell, for instance.
+	Notes []string
 }
 
 // Accounting counts where every offered record ended. It always holds that
@@ -80,6 +83,7 @@ type Summary struct {
 	Goodput    *Goodput
 
 	Rejected []*RecordError // the records set aside in lenient mode
+	Notes    []string       // Options.Notes
 	Absent   map[string]string
 }
 
@@ -121,7 +125,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		return nil, ErrNoRecords
 	}
 
-	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}}
+	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
 	cat, bad := classify(recs, lines)
 	if len(rejected)+len(bad) > 0 && !opt.Lenient {
 		return nil, joinRecordErrors(append(append([]*RecordError(nil), rejected...), bad...))

@@ -27,14 +27,19 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
 )
 
 func main() {
@@ -96,6 +101,8 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	window := fs.Duration("window", 0, "")
 	lenient := fs.Bool("lenient", false, "")
 	asJSON := fs.Bool("json", false, "")
+	from := fs.String("from", "", "")
+	dialectFlag := fs.String("dialect", "", "")
 
 	// Flags may come before or after the file name.
 	var files []string
@@ -140,7 +147,20 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	opt.Window = *window
 	opt.Lenient = *lenient
 
-	in, name := stdin, "standard input"
+	var tool formats.Tool
+	if *from != "" {
+		if tool, err = formats.ParseTool(*from); err != nil {
+			return fmt.Errorf("%w: --from: %v", errUsage, err)
+		}
+	}
+	var dialect formats.Tool
+	if *dialectFlag != "" {
+		if dialect, err = formats.ParseTool(*dialectFlag); err != nil {
+			return fmt.Errorf("%w: --dialect: %v", errUsage, err)
+		}
+	}
+
+	in, name := io.Reader(stdin), "standard input"
 	if len(files) == 1 {
 		f, err := os.Open(files[0])
 		if err != nil {
@@ -149,9 +169,44 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		defer f.Close()
 		in, name = f, files[0]
 	}
-	runData, _, err := llmmetrics.Read(in)
-	if err != nil {
-		return inFile(name, err)
+
+	// Another tool's file, named by --from or recognised by its content,
+	// goes through its importer; anything else is llmmetrics' CSV or JSONL.
+	var runData *llmmetrics.Run
+	if tool == "" && dialect == "" {
+		var head []byte
+		in, head = peek(in)
+		tool, _ = formats.Detect(head)
+	}
+	if tool == "" && dialect != "" {
+		tool = dialect
+	}
+	if tool != "" {
+		file, err := formats.Read(in, tool)
+		if err != nil {
+			return inFile(name, err)
+		}
+		if dialect != "" {
+			if dialect != file.Tool {
+				return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
+			}
+			d, err := file.Dialect()
+			if err != nil {
+				return inFile(name, err)
+			}
+			return writeDialect(stdout, name, file, d, *asJSON)
+		}
+		if runData, err = file.Records(); err != nil {
+			return inFile(name, err)
+		}
+		if opt.Window == 0 {
+			opt.Window = file.Window
+		}
+		opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
+	} else {
+		if runData, _, err = llmmetrics.Read(in); err != nil {
+			return inFile(name, err)
+		}
 	}
 	s, err := runData.Summarize(opt)
 	if err != nil {
@@ -167,6 +222,66 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "llmmetrics report: %s\n\n", name)
 	return s.WriteTable(stdout)
+}
+
+// peek returns the first bytes of the input and a reader that still yields
+// them; a regular file is peeked at in place, so that it can still be read
+// whole in one go.
+func peek(r io.Reader) (io.Reader, []byte) {
+	const size = 1 << 16
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			off, _ := f.Seek(0, io.SeekCurrent)
+			head := make([]byte, size)
+			n, _ := f.ReadAt(head, off)
+			return f, head[:n]
+		}
+	}
+	br := bufio.NewReaderSize(r, size)
+	head, _ := br.Peek(size)
+	return br, head
+}
+
+// writeDialect prints a tool's own summary, under the tool's own keys and
+// units: as a JSON object that can be diffed against the tool's file, or as
+// a table that says which figures the file's data determine only
+// approximately, and why.
+func writeDialect(w io.Writer, name string, f *formats.File, d *formats.Dialect, asJSON bool) error {
+	if asJSON {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, fig := range d.Figures {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(fig.Key)
+			v, err := json.Marshal(fig.Value)
+			if err != nil {
+				return fmt.Errorf("%s: %w", fig.Key, err)
+			}
+			fmt.Fprintf(&b, "%s:%s", k, v)
+		}
+		b.WriteString("}\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s summary of %s (%s), computed by llmmetrics with %s's own formulas\n\n", d.Tool, name, f.Layout, d.Tool)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, fig := range d.Figures {
+		note := ""
+		if fig.Approx != "" {
+			note = "approximate: " + fig.Approx
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", fig.Key, strconv.FormatFloat(fig.Value, 'g', -1, 64), note)
+	}
+	tw.Flush()
+	b.WriteString("\nits conventions:\n")
+	for _, r := range d.Rules {
+		fmt.Fprintf(&b, "  - %s\n", r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // inFile prefixes an error with the input's name.

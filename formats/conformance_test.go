@@ -1,0 +1,85 @@
+package formats
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const realdata = "../../shared/realdata"
+
+// realFiles returns the files of one folder of ../shared/realdata, or skips
+// the test when the folder is absent.
+func realFiles(t *testing.T, dir, pattern string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(realdata, dir, pattern))
+	if len(files) == 0 {
+		t.Skipf("no %s files in %s (the shared real data are absent)", pattern, filepath.Join(realdata, dir))
+	}
+	return files
+}
+
+// digits returns how many significant digits a and b agree to (17 when
+// equal).
+func digits(got, want float64) float64 {
+	if got == want {
+		return 17
+	}
+	scale := math.Max(math.Abs(got), math.Abs(want))
+	return math.Min(17, -math.Log10(math.Abs(got-want)/scale))
+}
+
+// conform checks a dialect against the figures a file reports: every figure
+// the dialect marks as determined by the data agrees to at least 9
+// significant digits; the others are logged with their reason and
+// agreement. Figures of the file that the dialect does not compute are
+// listed.
+func conform(t *testing.T, name string, d *Dialect, summary []Figure) {
+	t.Helper()
+	computed := map[string]DialectFigure{}
+	for _, f := range d.Figures {
+		computed[f.Key] = f
+	}
+	checked := 0
+	for _, want := range summary {
+		got, ok := computed[want.Key]
+		switch {
+		case !ok && IsSetting(d.Tool, want.Key):
+			continue // a setting of the run, not a figure
+		case !ok:
+			t.Errorf("%s: %s = %v is not computed by the dialect", name, want.Key, want.Value)
+			continue
+		}
+		checked++
+		dg := digits(got.Value, want.Value)
+		switch {
+		case got.Approx != "":
+			t.Logf("%s: %s agrees to %.1f digits (%v vs %v): %s", name, want.Key, dg, got.Value, want.Value, got.Approx)
+		case dg < 9:
+			t.Errorf("%s: %s = %v, the file says %v (%.1f digits)", name, want.Key, got.Value, want.Value, dg)
+		}
+	}
+	if checked == 0 {
+		t.Errorf("%s: no figure checked", name)
+	}
+}
+
+func TestConformanceVLLM(t *testing.T) {
+	for _, path := range realFiles(t, "vllm", "*.json") {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := ReadVLLM(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		d, err := file.Dialect()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		conform(t, filepath.Base(path), d, file.Summary)
+	}
+}

@@ -1,0 +1,75 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Tools lists the tools whose files this package reads.
+var Tools = []Tool{VLLM}
+
+// ParseTool returns the tool of a name as written by the CLI's --from flag.
+func ParseTool(name string) (Tool, error) {
+	for _, t := range Tools {
+		if string(t) == name {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("%w: unknown tool %q (want one of %v)", ErrFormat, name, Tools)
+}
+
+// Detect tells which tool wrote a file from the first bytes of its content,
+// by the keys only that tool writes. It returns false for content of no
+// known tool (such as llmmetrics' own CSV and JSONL).
+func Detect(head []byte) (Tool, bool) {
+	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(head) == 0 || head[0] != '{' {
+		return "", false
+	}
+	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
+	switch {
+	case has("ttfts") || (has("duration") && has("completed") && has("request_throughput")):
+		return VLLM, true
+	}
+	return "", false
+}
+
+// Read reads a file of the tool; with tool "", the tool is detected from the
+// content.
+func Read(r io.Reader, tool Tool) (*File, error) {
+	if tool == "" {
+		var head []byte
+		r, head = peek(r)
+		t, ok := Detect(head)
+		if !ok {
+			return nil, fmt.Errorf("%w: the content matches no tool this package reads (%v)", ErrFormat, Tools)
+		}
+		tool = t
+	}
+	switch tool {
+	case VLLM:
+		return ReadVLLM(r)
+	}
+	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
+}
+
+// peek returns the first bytes of r, and a reader that still yields them. A
+// regular file is peeked at without moving its offset, so that an importer
+// can still read it whole in one go.
+func peek(r io.Reader) (io.Reader, []byte) {
+	const size = 1 << 16
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			off, _ := f.Seek(0, io.SeekCurrent)
+			head := make([]byte, size)
+			n, _ := f.ReadAt(head, off)
+			return f, head[:n]
+		}
+	}
+	br := bufio.NewReaderSize(r, size)
+	head, _ := br.Peek(size)
+	return br, head
+}

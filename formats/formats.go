@@ -1,0 +1,160 @@
+// Package formats reads the result files of other LLM benchmark tools into
+// llmmetrics records, computes each tool's own summary from the per-request
+// data as that tool would (its dialect), and explains where the tool's
+// conventions differ from llmmetrics'.
+//
+// It is a separate package so that importers of the root package do not
+// carry the readers of every other tool's files.
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// Tool names a benchmark tool whose files this package reads.
+type Tool string
+
+const (
+	VLLM Tool = "vllm" // vLLM's serving benchmark: benchmark_serving.py and vllm bench serve
+)
+
+// Sentinel errors of this package. Errors about a file wrap one of these
+// (or a sentinel of the llmmetrics package) in a *FieldError.
+var (
+	// ErrFormat means the input is not a file of the format asked for, or
+	// of any known format when detecting.
+	ErrFormat = errors.New("formats: not a known result file")
+	// ErrLength means per-request arrays of one file have different lengths.
+	ErrLength = errors.New("formats: per-request arrays of different lengths")
+	// ErrNoRecords means a summary-only file was asked for per-request
+	// records.
+	ErrNoRecords = errors.New("formats: the file holds a summary only, no per-request data")
+)
+
+// A FieldError reports a problem with one field of a file: the format, the
+// field (a JSON key, or key[index]), the byte offset or line where known, and
+// the error.
+type FieldError struct {
+	Tool   Tool
+	Field  string
+	Offset int // byte offset, or -1
+	Line   int // line number (from 1), or 0
+	Err    error
+}
+
+func (e *FieldError) Error() string {
+	where := ""
+	switch {
+	case e.Line > 0:
+		where = fmt.Sprintf(" (line %d)", e.Line)
+	case e.Offset >= 0:
+		where = fmt.Sprintf(" (byte %d)", e.Offset)
+	}
+	field := ""
+	if e.Field != "" {
+		field = " field " + e.Field
+	}
+	return fmt.Sprintf("formats: %s file%s%s: %v", e.Tool, field, where, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// A Figure is one summary figure, under the key a tool writes it.
+type Figure struct {
+	Key   string
+	Value float64
+}
+
+// A File is a result file read into memory: the records under llmmetrics'
+// conventions, the file's own summary figures, and what the file cannot
+// tell.
+type File struct {
+	Tool   Tool
+	Layout string // which version or mode of the tool wrote it
+
+	// Window is the throughput window the file implies, when its records
+	// carry no send times (0 when they do: derive it from the records).
+	Window time.Duration
+	// Summary holds the figures the file itself reports, in file order.
+	Summary []Figure
+	// Notes says what the file cannot tell and which quirks were found, in
+	// sentences for people.
+	Notes []string
+
+	dialect func() (*Dialect, error)
+	records func() *llmmetrics.Run
+}
+
+// Records returns one record per request of the file, under llmmetrics'
+// conventions, built on first use. It returns ErrNoRecords for a file that
+// holds a summary only.
+func (f *File) Records() (*llmmetrics.Run, error) {
+	if f.records == nil {
+		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
+	}
+	return f.records(), nil
+}
+
+// Dialect computes the tool's own summary from the file's per-request data,
+// with the tool's formulas.
+func (f *File) Dialect() (*Dialect, error) {
+	if f.dialect == nil {
+		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
+	}
+	return f.dialect()
+}
+
+// settings are the top-level numbers of each tool's files that are the run's
+// settings, not figures computed from its data: a dialect does not compute
+// them.
+var settings = map[Tool]map[string]bool{
+	VLLM: {"num_prompts": true, "request_rate": true, "burstiness": true, "max_concurrency": true, "rtfx": true,
+		"ramp_up_start_rps": true, "ramp_up_end_rps": true},
+}
+
+// IsSetting reports whether a key of a tool's summary is a setting of the
+// run (the number of prompts, the request rate) rather than a figure
+// computed from its data.
+func IsSetting(tool Tool, key string) bool { return settings[tool][key] }
+
+// A Dialect is a tool's summary of a file, computed by this package from the
+// per-request data with the tool's own formulas. Each figure carries whether
+// the file's data determine it exactly, and if not, why.
+type Dialect struct {
+	Tool    Tool
+	Figures []DialectFigure
+	Rules   []string // the tool's conventions, in sentences
+}
+
+// A DialectFigure is one figure of a dialect. Approx says why the figure may
+// differ from the tool's own beyond float rounding (empty when the
+// per-request data determine it).
+type DialectFigure struct {
+	Figure
+	Approx string
+}
+
+// Lookup returns the value of the figure with the key.
+func (d *Dialect) Lookup(key string) (float64, bool) {
+	for _, f := range d.Figures {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return 0, false
+}
+
+// finite reports whether every value is finite.
+func finite(xs []float64) (int, bool) {
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i, false
+		}
+	}
+	return -1, true
+}

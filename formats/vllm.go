@@ -1,0 +1,305 @@
+package formats
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// vllmFile is a vLLM serving-benchmark result (--save-result, with or
+// without --save-detailed) as the file holds it: per-request arrays in
+// seconds, and the summary the tool computed.
+type vllmFile struct {
+	duration   float64
+	ttfts      []float64
+	itls       []float64 // every request's gaps, concatenated
+	itlEnds    []int     // itls[itlEnds[i-1]:itlEnds[i]] are request i's gaps
+	inputLens  []float64
+	outputLens []float64
+	errors     []string
+	startTimes []float64 // nil when the file has none
+	latencies  []float64 // nil when the file has none
+	summary    []Figure
+	hasSummary map[string]bool
+	meta       map[string]string
+}
+
+// The per-request arrays of a vLLM file, required unless noted.
+var vllmArrays = []string{"ttfts", "itls", "input_lens", "output_lens", "errors"}
+
+// ReadVLLM reads a result file of vLLM's serving benchmark, from the old
+// benchmarks/benchmark_serving.py or from vllm bench serve, with
+// --save-detailed (the per-request arrays are needed for records; a file
+// without them is read as a summary only).
+//
+// The whole input is read into memory once; the arrays are parsed straight
+// into slices of float64.
+func ReadVLLM(r io.Reader) (*File, error) {
+	b, err := readAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseVLLM(b)
+}
+
+func readAll(r io.Reader) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			b := make([]byte, 0, st.Size()+1)
+			for {
+				n, err := f.Read(b[len(b):cap(b)])
+				b = b[:len(b)+n]
+				if err == io.EOF {
+					return b, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				if len(b) == cap(b) {
+					b = append(b, 0)[:len(b)]
+				}
+			}
+		}
+	}
+	return io.ReadAll(r)
+}
+
+func parseVLLM(b []byte) (*File, error) {
+	v := &vllmFile{hasSummary: map[string]bool{}, meta: map[string]string{}}
+	s := &scanner{b: b}
+	fail := func(field string, err error) (*File, error) {
+		return nil, &FieldError{Tool: VLLM, Field: field, Offset: s.i, Err: err}
+	}
+	if err := s.expect('{'); err != nil {
+		return fail("", fmt.Errorf("%w: %v", ErrFormat, err))
+	}
+	seen := map[string]bool{}
+	hasDuration := false
+	for first := true; ; first = false {
+		more, err := s.more('}', first)
+		if err != nil {
+			return fail("", fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+		if !more {
+			break
+		}
+		key, err := s.str()
+		if err != nil {
+			return fail("", fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+		if seen[key] {
+			return fail(key, fmt.Errorf("%w: key repeated", llmmetrics.ErrSyntax))
+		}
+		seen[key] = true
+		if err := s.expect(':'); err != nil {
+			return fail(key, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+		switch key {
+		case "ttfts":
+			v.ttfts, err = s.floats(nil)
+		case "itls":
+			v.itls, v.itlEnds, err = s.floatLists(nil, nil)
+		case "input_lens":
+			v.inputLens, err = s.floats(nil)
+		case "output_lens":
+			v.outputLens, err = s.floats(nil)
+		case "errors":
+			v.errors, err = s.strs(nil)
+		case "start_times":
+			v.startTimes, err = s.floats(nil)
+		case "latencies":
+			if s.peek() == '[' {
+				v.latencies, err = s.floats(nil)
+			} else {
+				err = s.skip()
+			}
+		default:
+			switch c := s.peek(); {
+			case c == '"':
+				var str string
+				str, err = s.str()
+				v.meta[key] = str
+			case c == '-' || c == 'N' || c == 'I' || (c >= '0' && c <= '9'):
+				var f float64
+				f, err = s.number()
+				if err == nil {
+					v.summary = append(v.summary, Figure{key, f})
+					v.hasSummary[key] = true
+					if key == "duration" {
+						v.duration, hasDuration = f, true
+					}
+				}
+			default:
+				err = s.skip()
+			}
+		}
+		if err != nil {
+			return fail(key, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+	}
+	if s.peek() != 0 {
+		return fail("", fmt.Errorf("%w: text after the JSON object", llmmetrics.ErrSyntax))
+	}
+	if !hasDuration && !seen["ttfts"] {
+		return fail("", fmt.Errorf("%w: no duration and no ttfts: not a vLLM serving-benchmark result", ErrFormat))
+	}
+	if !hasDuration {
+		return fail("duration", llmmetrics.ErrMissingField)
+	}
+	if math.IsNaN(v.duration) || math.IsInf(v.duration, 0) || v.duration <= 0 {
+		return fail("duration", fmt.Errorf("%w: %v", llmmetrics.ErrInvalidWindow, v.duration))
+	}
+
+	f := &File{Tool: VLLM, Summary: v.summary}
+	f.Layout = "benchmarks/benchmark_serving.py"
+	if _, ok := v.meta["endpoint_type"]; ok || v.startTimes != nil {
+		f.Layout = "vllm bench serve"
+	}
+	detailed := 0
+	for _, k := range vllmArrays {
+		if seen[k] {
+			detailed++
+		}
+	}
+	switch detailed {
+	case 0:
+		f.Notes = append(f.Notes, "The file was saved without --save-detailed: it holds the tool's summary only, so nothing can be recomputed.")
+		return f, nil
+	case len(vllmArrays):
+	default:
+		for _, k := range vllmArrays {
+			if !seen[k] {
+				return fail(k, fmt.Errorf("%w: the other per-request arrays are present", llmmetrics.ErrMissingField))
+			}
+		}
+	}
+	n := len(v.ttfts)
+	lengths := map[string]int{"itls": len(v.itlEnds), "input_lens": len(v.inputLens), "output_lens": len(v.outputLens), "errors": len(v.errors)}
+	if v.startTimes != nil {
+		lengths["start_times"] = len(v.startTimes)
+	}
+	if v.latencies != nil {
+		lengths["latencies"] = len(v.latencies)
+	}
+	for _, k := range []string{"itls", "input_lens", "output_lens", "errors", "start_times", "latencies"} {
+		if l, ok := lengths[k]; ok && l != n {
+			return fail(k, fmt.Errorf("%w: %d entries, ttfts has %d", ErrLength, l, n))
+		}
+	}
+	for name, xs := range map[string][]float64{"ttfts": v.ttfts, "itls": v.itls, "input_lens": v.inputLens, "output_lens": v.outputLens, "start_times": v.startTimes, "latencies": v.latencies} {
+		if i, ok := finite(xs); !ok {
+			return fail(fmt.Sprintf("%s[%d]", name, i), llmmetrics.ErrNonFinite)
+		}
+	}
+	for name, xs := range map[string][]float64{"input_lens": v.inputLens, "output_lens": v.outputLens} {
+		for i, x := range xs {
+			if x != math.Trunc(x) || x < 0 || x > math.MaxInt32 {
+				return fail(fmt.Sprintf("%s[%d]", name, i), fmt.Errorf("%w: %v is not a token count", llmmetrics.ErrSyntax, x))
+			}
+		}
+	}
+	v.notes(f)
+	f.dialect = v.dialect
+	f.records = v.records
+	if v.startTimes == nil {
+		f.Window = seconds(v.duration)
+	}
+	return f, nil
+}
+
+// gaps returns request i's gaps.
+func (v *vllmFile) gaps(i int) []float64 {
+	start := 0
+	if i > 0 {
+		start = v.itlEnds[i-1]
+	}
+	return v.itls[start:v.itlEnds[i]]
+}
+
+// notes says what the file cannot tell, and the quirks found in it.
+func (v *vllmFile) notes(f *File) {
+	ok, roleChunk, multi := 0, 0, 0
+	for i := range v.ttfts {
+		if v.errors[i] != "" {
+			continue
+		}
+		ok++
+		n, gaps := int(v.outputLens[i]), len(v.gaps(i))
+		switch {
+		case n >= 1 && gaps == n:
+			roleChunk++
+		case gaps+1 < n:
+			multi++
+		}
+	}
+	if v.latencies == nil {
+		f.Notes = append(f.Notes, "vLLM stores no per-request latency: E2E is rebuilt as ttft + Σ itls, which is exact only to a few µs (the tool's latency may end at a later frame), and so are TPOT and E2E figures built on it.")
+	}
+	if v.startTimes == nil {
+		f.Notes = append(f.Notes, "The file has no send times (start_times): every request is taken as sent at 0, and rates use the file's duration as the declared window.")
+	}
+	if roleChunk > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok requests have as many gaps as output tokens, with a first gap of a few µs: that client stamped TTFT at a role-only first chunk. Under llmmetrics' conventions their first text arrives one gap later, and their first gap is not a token gap.", roleChunk, ok))
+	}
+	if multi > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok requests have fewer chunks than output tokens: their gaps are chunk gaps, not token gaps, and what vLLM calls ITL is not a per-token latency for them.", multi, ok))
+	}
+	f.Notes = append(f.Notes, "Output token counts are the client's output_lens: server usage where the tool had it, otherwise re-tokenized text; the file does not say which.")
+}
+
+// records builds llmmetrics records: request i is sent at start_times[i]
+// (from the earliest) or at 0, and its text chunks arrive at ttft and then
+// after each gap, rounded to the nanosecond. A request whose gaps number as
+// many as its tokens had its TTFT stamped at a role-only chunk: its first
+// text is taken one gap later.
+func (v *vllmFile) records() *llmmetrics.Run {
+	n := len(v.ttfts)
+	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, n)}
+	arena := make([]time.Duration, 0, len(v.itls)+n)
+	t0 := 0.0
+	if len(v.startTimes) > 0 {
+		t0 = v.startTimes[0]
+		for _, t := range v.startTimes {
+			t0 = min(t0, t)
+		}
+	}
+	for i := range v.ttfts {
+		r := &run.Records[i]
+		r.ID = strconv.Itoa(i)
+		r.PromptTokens = int(v.inputLens[i])
+		if v.startTimes != nil {
+			r.Sent = seconds(v.startTimes[i] - t0)
+		}
+		if v.errors[i] != "" {
+			r.Status, r.Message = llmmetrics.StatusError, strings.TrimSpace(v.errors[i])
+			continue
+		}
+		r.CompletionTokens = int(v.outputLens[i])
+		if r.CompletionTokens == 0 {
+			continue // zero-token: no text to time
+		}
+		gaps := v.gaps(i)
+		at := v.ttfts[i]
+		if len(gaps) == r.CompletionTokens {
+			at += gaps[0]
+			gaps = gaps[1:]
+		}
+		start := len(arena)
+		arena = append(arena, seconds(at))
+		for _, g := range gaps {
+			at += g
+			arena = append(arena, seconds(at))
+		}
+		r.Chunks = arena[start:len(arena):len(arena)]
+	}
+	return run
+}
+
+// seconds converts float seconds to a duration, rounded to the nanosecond.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
