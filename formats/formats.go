@@ -88,6 +88,7 @@ type File struct {
 
 	dialect func() (*Dialect, error)
 	records func() *llmmetrics.Run
+	compare func(*Comparison) error
 }
 
 // Records returns one record per request of the file, under llmmetrics'

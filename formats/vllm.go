@@ -207,6 +207,7 @@ func parseVLLM(b []byte) (*File, error) {
 	v.notes(f)
 	f.dialect = v.dialect
 	f.records = v.records
+	f.compare = v.compare
 	if v.startTimes == nil {
 		f.Window = seconds(v.duration)
 	}

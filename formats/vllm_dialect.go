@@ -20,6 +20,11 @@ var vllmMetrics = []string{"ttft", "tpot", "itl", "e2el"}
 //     an empty list is reported as 0;
 //   - throughputs divide by the run's duration.
 func (v *vllmFile) dialect() (*Dialect, error) {
+	return v.dialectOf(v.selectedMetrics(), v.percentiles())
+}
+
+// dialectOf computes the dialect for the given metrics and percentiles.
+func (v *vllmFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
 	d := &Dialect{Tool: VLLM, Rules: []string{
 		"only requests without an error count; failed requests are left out of every latency list",
 		"ITL pools the gaps between all chunks of all requests (chunk-weighted), whatever the chunks carried",
@@ -75,10 +80,9 @@ func (v *vllmFile) dialect() (*Dialect, error) {
 	add("output_throughput", totalOut/dur, "")
 	add("total_token_throughput", (totalIn+totalOut)/dur, "")
 
-	ps := v.percentiles()
 	lists := map[string]floats{"ttft": {ttfts}, "tpot": {tpots}, "itl": itls, "e2el": {e2els}}
 	approx := map[string]string{"tpot": rebuilt, "e2el": rebuilt}
-	for _, m := range v.selectedMetrics() {
+	for _, m := range metrics {
 		xs := lists[m]
 		mean, median, std := 0.0, 0.0, 0.0
 		pv := make([]float64, len(ps))

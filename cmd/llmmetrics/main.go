@@ -85,6 +85,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	switch args[0] {
 	case "report":
 		return report(args[1:], stdin, stdout)
+	case "compare":
+		return compare(args[1:], stdin, stdout)
 	case "help", "-h", "--help":
 		return flag.ErrHelp
 	}
@@ -104,27 +106,15 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	from := fs.String("from", "", "")
 	dialectFlag := fs.String("dialect", "", "")
 
-	// Flags may come before or after the file name.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(files) > 1 {
 		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
 	}
 
 	var opt llmmetrics.Options
-	var err error
 	if opt.Method, err = llmmetrics.ParseMethod(*method); err != nil {
 		return fmt.Errorf("%w: --method: %v", errUsage, err)
 	}
@@ -160,15 +150,11 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 
-	in, name := io.Reader(stdin), "standard input"
-	if len(files) == 1 {
-		f, err := os.Open(files[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in, name = f, files[0]
+	in, name, closeIn, err := open(files, stdin)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 
 	// Another tool's file, named by --from or recognised by its content,
 	// goes through its importer; anything else is llmmetrics' CSV or JSONL.
@@ -282,6 +268,92 @@ func writeDialect(w io.Writer, name string, f *formats.File, d *formats.Dialect,
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// compare prints llmmetrics' figures for another tool's file beside the
+// tool's own, with the reasons they differ.
+func compare(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	method := fs.String("method", "nearest-rank", "")
+	from := fs.String("from", "", "")
+	window := fs.Duration("window", 0, "")
+	asJSON := fs.Bool("json", false, "")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 1 {
+		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
+	}
+	var opt llmmetrics.Options
+	if opt.Method, err = llmmetrics.ParseMethod(*method); err != nil {
+		return fmt.Errorf("%w: --method: %v", errUsage, err)
+	}
+	if *window < 0 || (*window == 0 && flagSet(fs, "window")) {
+		return fmt.Errorf("%w: --window %v: %v", errUsage, *window, llmmetrics.ErrInvalidWindow)
+	}
+	opt.Window = *window
+	var tool formats.Tool
+	if *from != "" {
+		if tool, err = formats.ParseTool(*from); err != nil {
+			return fmt.Errorf("%w: --from: %v", errUsage, err)
+		}
+	}
+	in, name, closeIn, err := open(files, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	file, err := formats.Read(in, tool)
+	if err != nil {
+		return inFile(name, err)
+	}
+	c, err := formats.Compare(file, opt)
+	if err != nil {
+		return inFile(name, err)
+	}
+	if *asJSON {
+		b, err := c.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(stdout, "llmmetrics compare: %s (%s, %s)\n\n", name, file.Tool, file.Layout)
+	return c.WriteTable(stdout)
+}
+
+// parseInterleaved parses flags that may come before or after the file
+// names, and returns the names.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			return files, nil
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// open opens the named file, or standard input when there is none.
+func open(files []string, stdin io.Reader) (io.Reader, string, func(), error) {
+	if len(files) == 0 {
+		return stdin, "standard input", func() {}, nil
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, files[0], func() { f.Close() }, nil
 }
 
 // inFile prefixes an error with the input's name.
