@@ -1,11 +1,14 @@
 package formats
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 )
 
 // scanner reads a JSON document held in memory, one value at a time, for
@@ -164,11 +167,11 @@ func (s *scanner) null() bool {
 // decides whether they are allowed.
 //
 // Numbers are parsed by a fast path that covers what benchmark tools write
-// (up to 19 significant digits, a decimal exponent within ±22 after
-// normalisation): the digits are gathered into an integer and scaled by an
-// exact power of ten. With at most 15 digits the result is correctly rounded;
-// with more it is within one unit in the last place of it. Anything else goes
-// to strconv.ParseFloat.
+// (at most 19 digits, and a decimal exponent within ±22 once the digits are
+// taken as an integer): the digits, eight at a time where they can be, are
+// gathered into an integer and scaled by an exact power of ten. With at most
+// 15 digits the result is correctly rounded; with more it is within one unit
+// in the last place of it. Anything else goes to strconv.ParseFloat.
 func (s *scanner) number() (float64, error) {
 	b, i := s.b, s.i
 	start := i
@@ -188,39 +191,37 @@ func (s *scanner) number() (float64, error) {
 		i++
 	}
 	var mant uint64
-	digits, exp10, intDigits := 0, 0, 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		intDigits++
-		if digits < 19 {
-			mant = mant*10 + uint64(b[i]-'0')
-			if mant != 0 {
-				digits++
-			}
-		} else {
-			exp10++
-		}
+	nd, exp10 := 0, 0 // digits gathered, and the power of ten they are scaled by
+	intStart := i
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		mant = mant*10 + uint64(b[i]-'0')
+		nd++
 	}
-	if intDigits == 0 {
+	if i == intStart {
 		return 0, s.errorf("bad number")
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
-		frac := 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			frac++
-			if digits < 19 {
-				mant = mant*10 + uint64(b[i]-'0')
-				if mant != 0 {
-					digits++
-				}
-				exp10--
+		fracStart := i
+		for nd+8 <= 19 && i+8 <= len(b) {
+			v := binary.LittleEndian.Uint64(b[i:])
+			if !eightDigits(v) {
+				break
 			}
+			mant = mant*1e8 + parseEight(v)
+			nd += 8
+			exp10 -= 8
+			i += 8
 		}
-		if frac == 0 {
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			mant = mant*10 + uint64(b[i]-'0')
+			nd++
+			exp10--
+		}
+		if i == fracStart {
 			return 0, s.errorf("bad number")
 		}
 	}
-
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		eneg := false
@@ -229,7 +230,7 @@ func (s *scanner) number() (float64, error) {
 			i++
 		}
 		e, n := 0, 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for ; i < len(b) && isDigit(b[i]); i++ {
 			n++
 			if e < 10000 {
 				e = e*10 + int(b[i]-'0')
@@ -244,7 +245,7 @@ func (s *scanner) number() (float64, error) {
 		exp10 += e
 	}
 	s.i = i
-	if exp10 < -22 || exp10 > 22 {
+	if nd > 19 || exp10 < -22 || exp10 > 22 {
 		f, err := strconv.ParseFloat(string(b[start:i]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, s.errorf("bad number %q", b[start:i])
@@ -261,6 +262,23 @@ func (s *scanner) number() (float64, error) {
 		f = -f
 	}
 	return f, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// eightDigits reports whether the eight bytes of v, read little-endian, are
+// all ASCII digits.
+func eightDigits(v uint64) bool {
+	return (v&0xF0F0F0F0F0F0F0F0)|(((v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
+}
+
+// parseEight returns the number written by eight ASCII digits, the first in
+// the lowest byte of v, with three multiplications instead of eight.
+func parseEight(v uint64) uint64 {
+	const mask = 0x000000FF000000FF
+	v -= 0x3030303030303030
+	v = v*10 + v>>8 // pairs of digits
+	return ((v&mask)*(100+1000000<<32) + (v>>16&mask)*(1+10000<<32)) >> 32
 }
 
 var pow10 = func() (p [23]float64) {
@@ -290,22 +308,144 @@ func (s *scanner) floats(dst []float64) ([]float64, error) {
 	}
 }
 
-// floatLists reads an array of arrays of numbers: their values are appended
-// to dst, and ends gets the end offset in dst of each inner array.
-func (s *scanner) floatLists(dst []float64, ends []int) ([]float64, []int, error) {
+// floatLists reads an array of arrays of numbers, and returns each inner
+// array as a slice (the slices share backing arrays). A large array is split
+// at inner-array boundaries and parsed by up to workers goroutines; if the
+// split does not parse cleanly, the array is parsed again in one piece, so
+// that errors are found and placed exactly as without the split.
+func (s *scanner) floatLists(workers int) ([][]float64, error) {
 	if err := s.expect('['); err != nil {
-		return dst, ends, err
+		return nil, err
 	}
+	open := s.i - 1
+	if workers > 1 && len(s.b)-open > 1<<20 {
+		if lists, ok := s.floatListsSplit(open, workers); ok {
+			return lists, nil
+		}
+	}
+	s.i = open + 1
+	return s.innerLists(len(s.b), true)
+}
+
+// innerLists reads inner arrays separated by commas up to the closing ']'
+// of the outer array (closed true), or up to end (closed false).
+func (s *scanner) innerLists(end int, closed bool) ([][]float64, error) {
+	var lists [][]float64
+	vals := make([]float64, 0, (end-s.i)/20)
 	for first := true; ; first = false {
-		more, err := s.more(']', first)
-		if err != nil || !more {
-			return dst, ends, err
+		if !closed && s.peek() == 0 || s.i >= end {
+			break
 		}
-		if dst, err = s.floats(dst); err != nil {
-			return dst, ends, err
+		if closed {
+			more, err := s.more(']', first)
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+		} else if !first {
+			if err := s.expect(','); err != nil {
+				return nil, err
+			}
 		}
-		ends = append(ends, len(dst))
+		from := len(vals)
+		var err error
+		if vals, err = s.floats(vals); err != nil {
+			return nil, err
+		}
+		lists = append(lists, vals[from:len(vals):len(vals)])
 	}
+	// vals may have been reallocated as it grew: take the slices again.
+	at := 0
+	for i, l := range lists {
+		lists[i] = vals[at : at+len(l) : at+len(l)]
+		at += len(l)
+	}
+	return lists, nil
+}
+
+// floatListsSplit finds the end of the outer array that opens at open, cuts
+// it into parts at inner-array boundaries and parses the parts
+// concurrently. It reports false when the array does not have the simple
+// shape the cuts assume.
+func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
+	b := s.b
+	// The outer array holds only numbers, commas, white space and inner
+	// arrays, so its end is the first ']' followed by another ']'.
+	next := func(i int) int { // the first byte after i that is not white space
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
+		}
+		return i
+	}
+	if k := next(open + 1); k >= len(b) || b[k] != '[' {
+		return nil, false
+	}
+	closeAt := -1
+	for pos := open + 1; ; {
+		j := bytes.IndexByte(b[pos:], ']')
+		if j < 0 {
+			return nil, false
+		}
+		k := next(pos + j + 1)
+		if k >= len(b) {
+			return nil, false
+		}
+		if b[k] == ']' {
+			closeAt = k
+			break
+		}
+		if b[k] != ',' {
+			return nil, false
+		}
+		pos = k + 1
+	}
+	// Cut at the commas that follow an inner array's ']': part p runs from
+	// starts[p] to ends[p], and the comma between parts belongs to neither.
+	starts, ends := []int{open + 1}, []int{}
+	for w := 1; w < workers; w++ {
+		p := open + (closeAt-open)*w/workers
+		if p <= starts[len(starts)-1] {
+			continue
+		}
+		j := bytes.IndexByte(b[p:closeAt], ']')
+		if j < 0 {
+			break
+		}
+		k := next(p + j + 1)
+		if k >= closeAt || b[k] != ',' {
+			break
+		}
+		ends = append(ends, k)
+		starts = append(starts, k+1)
+	}
+	ends = append(ends, closeAt)
+	parts := make([][][]float64, len(starts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub := &scanner{b: b[:ends[p]], i: starts[p]}
+			parts[p], errs[p] = sub.innerLists(ends[p], false)
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for p := range parts {
+		if errs[p] != nil {
+			return nil, false
+		}
+		n += len(parts[p])
+	}
+	lists := make([][]float64, 0, n)
+	for _, part := range parts {
+		lists = append(lists, part...)
+	}
+	s.i = closeAt + 1
+	return lists, true
 }
 
 // strs reads an array of strings (null is read as "").

@@ -27,41 +27,45 @@ func (fs floats) len() int {
 	return n
 }
 
-func npMean(fs floats) float64 {
-	var s float64
-	for _, seg := range fs {
-		for _, x := range seg {
-			s += x
-		}
-	}
-	return s / float64(fs.len())
+// npStats holds numpy's summary of one sample.
+type npStats struct {
+	n         int
+	mean, std float64
+	pcts      []float64 // np.percentile at the asked percentiles
 }
 
-func npStd(fs floats, ddof int) float64 {
-	m := npMean(fs)
-	var s float64
-	for _, seg := range fs {
-		for _, x := range seg {
-			d := x - m
-			s += d * d
-		}
-	}
-	return math.Sqrt(s / float64(fs.len()-ddof))
-}
-
-// npPercentiles returns np.percentile(xs, ps) with the linear method. The
-// sample must be non-empty and finite; it is not modified.
-func npPercentiles(fs floats, ps []float64) []float64 {
-	n := fs.len()
-	keys := make([]int64, 0, n)
+// describe returns np.mean, np.std with the given ddof, and np.percentile
+// (linear) at ps, of a non-empty, finite sample, which it neither copies
+// nor modifies. It reads the sample four times: for the sum and extremes,
+// the squared deviations, and twice to select the order statistics.
+func describe(fs floats, ddof int, ps []float64) npStats {
+	st := npStats{n: fs.len()}
+	var sum float64
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, seg := range fs {
 		for _, x := range seg {
+			sum += x
 			k := order.Key(x)
-			keys = append(keys, k)
 			lo, hi = min(lo, k), max(hi, k)
 		}
 	}
+	st.mean = sum / float64(st.n)
+	var ss float64
+	for _, seg := range fs {
+		for _, x := range seg {
+			d := x - st.mean
+			ss += d * d
+		}
+	}
+	st.std = math.Sqrt(ss / float64(st.n-ddof))
+	st.pcts = npPercentiles(order.Floats(fs), lo, hi, ps)
+	return st
+}
+
+// npPercentiles returns np.percentile with the linear method of a float
+// sample whose keys lie in [lo, hi].
+func npPercentiles(s order.Sample[int64], lo, hi int64, ps []float64) []float64 {
+	n := s.N
 	type pos struct {
 		j int
 		g float64
@@ -77,7 +81,7 @@ func npPercentiles(fs floats, ps []float64) []float64 {
 	slices.Sort(ks)
 	ks = slices.Compact(ks)
 	vals := make([]int64, len(ks))
-	order.Select(order.Flat(keys), lo, hi, ks, vals)
+	order.Select(s, lo, hi, ks, vals)
 	value := func(k int) float64 {
 		i, _ := slices.BinarySearch(ks, k)
 		return order.Float(vals[i])

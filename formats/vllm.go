@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +18,7 @@ import (
 type vllmFile struct {
 	duration   float64
 	ttfts      []float64
-	itls       []float64 // every request's gaps, concatenated
-	itlEnds    []int     // itls[itlEnds[i-1]:itlEnds[i]] are request i's gaps
+	itls       [][]float64 // each request's gaps
 	inputLens  []float64
 	outputLens []float64
 	errors     []string
@@ -38,36 +37,16 @@ var vllmArrays = []string{"ttfts", "itls", "input_lens", "output_lens", "errors"
 // --save-detailed (the per-request arrays are needed for records; a file
 // without them is read as a summary only).
 //
-// The whole input is read into memory once; the arrays are parsed straight
-// into slices of float64.
+// The input is held in memory once (a regular file is mapped, not copied),
+// and the arrays are parsed straight into slices of float64; the importer
+// keeps no reference to the input.
 func ReadVLLM(r io.Reader) (*File, error) {
-	b, err := readAll(r)
+	b, release, err := load(r)
 	if err != nil {
-		return nil, err
+		return nil, &FieldError{Tool: VLLM, Offset: -1, Err: err}
 	}
+	defer release()
 	return parseVLLM(b)
-}
-
-func readAll(r io.Reader) ([]byte, error) {
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			b := make([]byte, 0, st.Size()+1)
-			for {
-				n, err := f.Read(b[len(b):cap(b)])
-				b = b[:len(b)+n]
-				if err == io.EOF {
-					return b, nil
-				}
-				if err != nil {
-					return nil, err
-				}
-				if len(b) == cap(b) {
-					b = append(b, 0)[:len(b)]
-				}
-			}
-		}
-	}
-	return io.ReadAll(r)
 }
 
 func parseVLLM(b []byte) (*File, error) {
@@ -104,7 +83,7 @@ func parseVLLM(b []byte) (*File, error) {
 		case "ttfts":
 			v.ttfts, err = s.floats(nil)
 		case "itls":
-			v.itls, v.itlEnds, err = s.floatLists(nil, nil)
+			v.itls, err = s.floatLists(runtime.GOMAXPROCS(0))
 		case "input_lens":
 			v.inputLens, err = s.floats(nil)
 		case "output_lens":
@@ -180,7 +159,7 @@ func parseVLLM(b []byte) (*File, error) {
 		}
 	}
 	n := len(v.ttfts)
-	lengths := map[string]int{"itls": len(v.itlEnds), "input_lens": len(v.inputLens), "output_lens": len(v.outputLens), "errors": len(v.errors)}
+	lengths := map[string]int{"itls": len(v.itls), "input_lens": len(v.inputLens), "output_lens": len(v.outputLens), "errors": len(v.errors)}
 	if v.startTimes != nil {
 		lengths["start_times"] = len(v.startTimes)
 	}
@@ -192,9 +171,14 @@ func parseVLLM(b []byte) (*File, error) {
 			return fail(k, fmt.Errorf("%w: %d entries, ttfts has %d", ErrLength, l, n))
 		}
 	}
-	for name, xs := range map[string][]float64{"ttfts": v.ttfts, "itls": v.itls, "input_lens": v.inputLens, "output_lens": v.outputLens, "start_times": v.startTimes, "latencies": v.latencies} {
+	for name, xs := range map[string][]float64{"ttfts": v.ttfts, "input_lens": v.inputLens, "output_lens": v.outputLens, "start_times": v.startTimes, "latencies": v.latencies} {
 		if i, ok := finite(xs); !ok {
 			return fail(fmt.Sprintf("%s[%d]", name, i), llmmetrics.ErrNonFinite)
+		}
+	}
+	for i, gaps := range v.itls {
+		if j, ok := finite(gaps); !ok {
+			return fail(fmt.Sprintf("itls[%d][%d]", i, j), llmmetrics.ErrNonFinite)
 		}
 	}
 	for name, xs := range map[string][]float64{"input_lens": v.inputLens, "output_lens": v.outputLens} {
@@ -215,13 +199,7 @@ func parseVLLM(b []byte) (*File, error) {
 }
 
 // gaps returns request i's gaps.
-func (v *vllmFile) gaps(i int) []float64 {
-	start := 0
-	if i > 0 {
-		start = v.itlEnds[i-1]
-	}
-	return v.itls[start:v.itlEnds[i]]
-}
+func (v *vllmFile) gaps(i int) []float64 { return v.itls[i] }
 
 // notes says what the file cannot tell, and the quirks found in it.
 func (v *vllmFile) notes(f *File) {
@@ -262,7 +240,11 @@ func (v *vllmFile) notes(f *File) {
 func (v *vllmFile) records() *llmmetrics.Run {
 	n := len(v.ttfts)
 	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, n)}
-	arena := make([]time.Duration, 0, len(v.itls)+n)
+	total := n
+	for _, g := range v.itls {
+		total += len(g)
+	}
+	arena := make([]time.Duration, 0, total)
 	t0 := 0.0
 	if len(v.startTimes) > 0 {
 		t0 = v.startTimes[0]

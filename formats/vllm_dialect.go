@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // vllmMetrics are the latency metrics vLLM summarizes, in its order.
@@ -82,14 +83,26 @@ func (v *vllmFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
 
 	lists := map[string]floats{"ttft": {ttfts}, "tpot": {tpots}, "itl": itls, "e2el": {e2els}}
 	approx := map[string]string{"tpot": rebuilt, "e2el": rebuilt}
-	for _, m := range metrics {
-		xs := lists[m]
-		mean, median, std := 0.0, 0.0, 0.0
+	// The metrics are summarized concurrently: the pooled ITLs are most of
+	// the work.
+	stats := make([]npStats, len(metrics))
+	var wg sync.WaitGroup
+	for i, m := range metrics {
+		if xs := lists[m]; xs.len() > 0 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stats[i] = describe(xs, 0, append([]float64{50}, ps...))
+			}()
+		}
+	}
+	wg.Wait()
+	for i, m := range metrics {
+		st := stats[i]
+		mean, median, std := 0.0, 0.0, 0.0 // vLLM reports an empty list as 0
 		pv := make([]float64, len(ps))
-		if xs.len() > 0 {
-			mean, std = npMean(xs), npStd(xs, 0)
-			all := npPercentiles(xs, append([]float64{50}, ps...))
-			median, pv = all[0], all[1:]
+		if st.n > 0 {
+			mean, std, median, pv = st.mean, st.std, st.pcts[0], st.pcts[1:]
 		}
 		add("mean_"+m+"_ms", mean*1000, approx[m])
 		add("median_"+m+"_ms", median*1000, approx[m])

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +207,31 @@ func FuzzReadVLLM(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Against strconv on random floats in Python's shortest form: at most one
+// unit in the last place apart, and equal when 15 digits or fewer.
+func TestNumberAgainstStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 200_000 {
+		x := rng.Float64() * math.Pow(10, float64(rng.IntN(16)-8))
+		if rng.IntN(4) == 0 {
+			x = math.Round(x*1e6) / 1e6 // short decimals
+		}
+		str := strconv.FormatFloat(x, 'g', -1, 64)
+		if rng.IntN(2) == 0 {
+			str = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		s := &scanner{b: []byte(str)}
+		got, err := s.number()
+		require.NoError(t, err, str)
+		want := mustParse(str)
+		ulps := int64(math.Float64bits(got)) - int64(math.Float64bits(want))
+		if ulps < -1 || ulps > 1 {
+			t.Fatalf("%s: got %v, want %v (%d ulp)", str, got, want, ulps)
+		}
+		if digits := strings.TrimLeft(strings.ReplaceAll(strings.Split(strings.Split(str, "e")[0], ".")[0]+strings.Split(strings.Split(str, "e")[0]+".", ".")[1], "-", ""), "0"); len(digits) <= 15 && ulps != 0 {
+			t.Fatalf("%s: got %v, want %v: short numbers must be exact", str, got, want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // A Sample holds values without copying them: either flat, the values of
@@ -14,7 +15,24 @@ import (
 type Sample[T ~int64] struct {
 	Segs [][]T
 	Gaps bool
-	N    int // number of values
+	// Float says the values are the bits of float64s (see Floats), to be
+	// ordered by Key. It cannot be combined with Gaps.
+	Float bool
+	N     int // number of values
+}
+
+// Floats returns the sample of float64 values held in segs, which are read
+// in place as their bits: they are ordered by Key, and the order statistics
+// Select returns are keys (convert them with Float).
+func Floats(segs [][]float64) Sample[int64] {
+	s := Sample[int64]{Segs: make([][]int64, len(segs)), Float: true}
+	for i, seg := range segs {
+		if len(seg) > 0 {
+			s.Segs[i] = unsafe.Slice((*int64)(unsafe.Pointer(&seg[0])), len(seg))
+		}
+		s.N += len(seg)
+	}
+	return s
 }
 
 // Flat returns the sample of the values of xs.
@@ -23,11 +41,16 @@ func Flat[T ~int64](xs []T) Sample[T] { return Sample[T]{Segs: [][]T{xs}, N: len
 // AppendTo appends the sample's values to dst.
 func (s Sample[T]) AppendTo(dst []T) []T {
 	for _, seg := range s.Segs {
-		if s.Gaps {
+		switch {
+		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
 				dst = append(dst, seg[i]-seg[i-1])
 			}
-		} else {
+		case s.Float:
+			for _, x := range seg {
+				dst = append(dst, T(floatKey(int64(x))))
+			}
+		default:
 			dst = append(dst, seg...)
 		}
 	}
@@ -48,7 +71,7 @@ const (
 
 // Select sets out[i] to the value of rank ks[i] (from 0) of the sample, as
 // if it were sorted. ks must be sorted, distinct and below s.N, and the
-// sample's values must lie in [lo, hi].
+// sample's values must lie in [lo, hi] (for a Float sample: their keys).
 func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 	if lo == hi {
 		for i := range out {
@@ -68,11 +91,16 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 	shift := uint(max(0, bits.Len64(span)-radixBits))
 	counts := make([]int, span>>shift+1)
 	for _, seg := range s.Segs {
-		if s.Gaps {
+		switch {
+		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
 				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
 			}
-		} else {
+		case s.Float:
+			for _, x := range seg {
+				counts[uint64(T(floatKey(int64(x)))-lo)>>shift]++
+			}
+		default:
 			for _, x := range seg {
 				counts[uint64(x-lo)>>shift]++
 			}
@@ -100,14 +128,22 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 		slot[b] = int32(j + 1)
 	}
 	for _, seg := range s.Segs {
-		if s.Gaps {
+		switch {
+		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
 				x := seg[i] - seg[i-1]
 				if j := slot[uint64(x-lo)>>shift]; j != 0 {
 					subs[j-1] = append(subs[j-1], x)
 				}
 			}
-		} else {
+		case s.Float:
+			for _, x := range seg {
+				k := T(floatKey(int64(x)))
+				if j := slot[uint64(k-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], k)
+				}
+			}
+		default:
 			for _, x := range seg {
 				if j := slot[uint64(x-lo)>>shift]; j != 0 {
 					subs[j-1] = append(subs[j-1], x)
@@ -139,18 +175,15 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 // Key maps a float64 to an int64 that sorts in the same order (−0 just below
 // +0), so that float samples can be selected with Select. NaN has no place
 // in the order; callers must refuse it first.
-func Key(f float64) int64 {
-	k := int64(math.Float64bits(f))
-	if k < 0 {
-		k ^= math.MaxInt64
+func Key(f float64) int64 { return floatKey(int64(math.Float64bits(f))) }
+
+// floatKey maps the bits of a float64 to its key; it is its own inverse.
+func floatKey(bits int64) int64 {
+	if bits < 0 {
+		bits ^= math.MaxInt64
 	}
-	return k
+	return bits
 }
 
 // Float inverts Key.
-func Float(k int64) float64 {
-	if k < 0 {
-		k ^= math.MaxInt64
-	}
-	return math.Float64frombits(uint64(k))
-}
+func Float(k int64) float64 { return math.Float64frombits(uint64(floatKey(k))) }
