@@ -15,6 +15,10 @@ type Options struct {
 	// Window is the declared window for throughput and goodput; 0 means
 	// derive it from the records (first send → last text chunk).
 	Window time.Duration
+	// NoSendTimes says the records' send times are not real (a file that
+	// stored none), so no window can be derived from them: without a
+	// declared Window, throughput and the goodput rate are absent.
+	NoSendTimes bool
 	// SLO, when set, adds a goodput section judged against it.
 	SLO *SLO
 	// Lenient sets invalid records aside as rejected, with their reasons,
@@ -270,9 +274,12 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 
 	var w Window
 	var werr error
-	if opt.Window > 0 {
+	switch {
+	case opt.Window > 0:
 		w, werr = declaredWindow(opt.Window)
-	} else {
+	case opt.NoSendTimes:
+		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one", ErrInvalidWindow)
+	default:
 		w, werr = wb.window()
 	}
 	if werr == nil {

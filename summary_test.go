@@ -330,3 +330,15 @@ func TestMedianMAD(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Spread[float64]{N: 1, Median: 3}, one)
 }
+
+func TestNoSendTimes(t *testing.T) {
+	recs := []Record{{ID: "a", FirstText: ms(100), LastText: ms(500), CompletionTokens: 5}}
+	s, err := Summarize(recs, Options{NoSendTimes: true, SLO: &SLO{}})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	assert.Contains(t, s.Absent["throughput"], "no send times")
+	assert.Equal(t, 1.0, s.Goodput.Attainment)
+	s, err = Summarize(recs, Options{NoSendTimes: true, Window: time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, OutputTokenRate(5), s.Throughput.OutputTokensPerSecond)
+}

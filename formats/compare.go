@@ -51,6 +51,7 @@ func Compare(f *File, opt llmmetrics.Options) (*Comparison, error) {
 	opt.Percentiles = comparePercentiles
 	if opt.Window == 0 {
 		opt.Window = f.Window
+		opt.NoSendTimes = f.NoSendTimes
 	}
 	opt.Notes = f.Notes
 	s, err := run.Summarize(opt)
@@ -61,6 +62,9 @@ func Compare(f *File, opt llmmetrics.Options) (*Comparison, error) {
 	if err := f.compare(c); err != nil {
 		return nil, err
 	}
+	if n := s.Requests.Rejected; n > 0 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("Rejected records: %d records failed llmmetrics' validation (listed in its report) and are left out of its column; %s kept them.", n, f.Tool))
+	}
 	return c, nil
 }
 
@@ -70,8 +74,15 @@ func (c *Comparison) row(metric string, ours float64, hasOurs bool, d *Dialect, 
 	c.Rows = append(c.Rows, ComparisonRow{Metric: metric, Ours: ours, HasOurs: hasOurs, Theirs: theirs, HasTheir: has, Key: key})
 }
 
-// distRows adds the mean, std, p50 and p99 rows of one metric.
+// distRows adds the mean, std, p50 and p99 rows of one metric, whose
+// figures the tool reports in milliseconds.
 func (c *Comparison) distRows(name string, d *llmmetrics.Distribution, dialect *Dialect, mean, std, p50, p99 string) {
+	c.distRowsScaled(name, d, dialect, 1, mean, std, p50, p99)
+}
+
+// distRowsScaled is distRows for a tool that reports in milliseconds/scale
+// (1000 for seconds). An empty key means the tool has no such figure.
+func (c *Comparison) distRowsScaled(name string, d *llmmetrics.Distribution, dialect *Dialect, scale float64, mean, std, p50, p99 string) {
 	ms := func(v time.Duration) float64 { return float64(v) / 1e6 }
 	var m, sd, a, b float64
 	ok := d != nil
@@ -81,10 +92,15 @@ func (c *Comparison) distRows(name string, d *llmmetrics.Distribution, dialect *
 		v99, _ := d.At(comparePercentiles[1])
 		a, b = ms(v50), ms(v99)
 	}
-	c.row(name+" mean (ms)", m, ok, dialect, mean)
-	c.row(name+" std (ms)", sd, ok, dialect, std)
-	c.row(name+" p50 (ms)", a, ok, dialect, p50)
-	c.row(name+" p99 (ms)", b, ok, dialect, p99)
+	for _, r := range []struct {
+		stat string
+		v    float64
+		key  string
+	}{{"mean", m, mean}, {"std", sd, std}, {"p50", a, p50}, {"p99", b, p99}} {
+		theirs, has := dialect.Lookup(r.key)
+		c.Rows = append(c.Rows, ComparisonRow{Metric: name + " " + r.stat + " (ms)", Ours: r.v, HasOurs: ok,
+			Theirs: theirs * scale, HasTheir: has && r.key != "", Key: r.key})
+	}
 }
 
 func (c *Comparison) throughputRows(d *Dialect, requests, output string) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,9 @@ func conform(t *testing.T, name string, d *Dialect, summary []Figure) {
 		switch {
 		case !ok && IsSetting(d.Tool, want.Key):
 			continue // a setting of the run, not a figure
+		case !ok && d.Missing[want.Key] != "":
+			t.Logf("%s: %s = %v cannot be reproduced: %s", name, want.Key, want.Value, d.Missing[want.Key])
+			continue
 		case !ok:
 			t.Errorf("%s: %s = %v is not computed by the dialect", name, want.Key, want.Value)
 			continue
@@ -81,5 +85,54 @@ func TestConformanceVLLM(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		conform(t, filepath.Base(path), d, file.Summary)
+	}
+}
+
+// readPair reads a tool's per-request file and its paired summary file.
+func readPair(t *testing.T, tool Tool, data, summary string) (*File, []Figure) {
+	t.Helper()
+	f, err := os.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	file, err := Read(f, "")
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	if file.Tool != tool {
+		t.Fatalf("%s detected as %s, want %s", data, file.Tool, tool)
+	}
+	g, err := os.Open(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	figs, err := ReadSummary(tool, g)
+	if err != nil {
+		t.Fatalf("%s: %v", summary, err)
+	}
+	return file, figs
+}
+
+func TestConformanceAIPerf(t *testing.T) {
+	for _, path := range realFiles(t, "aiperf", "*profile_export.jsonl") {
+		file, figs := readPair(t, AIPerf, path, strings.TrimSuffix(path, ".jsonl")+"_aiperf.json")
+		d, err := file.Dialect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conform(t, filepath.Base(path), d, figs)
+	}
+}
+
+func TestConformanceLLMPerf(t *testing.T) {
+	for _, path := range realFiles(t, "llmperf", "*_individual_responses.json") {
+		file, figs := readPair(t, LLMPerf, path, strings.TrimSuffix(path, "_individual_responses.json")+"_summary.json")
+		d, err := file.Dialect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conform(t, filepath.Base(path), d, figs)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Tools lists the tools whose files this package reads.
-var Tools = []Tool{VLLM}
+var Tools = []Tool{VLLM, AIPerf, LLMPerf}
 
 // ParseTool returns the tool of a name as written by the CLI's --from flag.
 func ParseTool(name string) (Tool, error) {
@@ -26,6 +26,9 @@ func ParseTool(name string) (Tool, error) {
 // known tool (such as llmmetrics' own CSV and JSONL).
 func Detect(head []byte) (Tool, bool) {
 	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(head) > 0 && head[0] == '[' && bytes.Contains(head, []byte(`"end_to_end_latency_s"`)) {
+		return LLMPerf, true
+	}
 	if len(head) == 0 || head[0] != '{' {
 		return "", false
 	}
@@ -33,6 +36,8 @@ func Detect(head []byte) (Tool, bool) {
 	switch {
 	case has("ttfts") || (has("duration") && has("completed") && has("request_throughput")):
 		return VLLM, true
+	case has("metadata") && has("metrics") && (has("request_latency") || has("error_request_count") || has("x_request_id")):
+		return AIPerf, true
 	}
 	return "", false
 }
@@ -52,6 +57,10 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 	switch tool {
 	case VLLM:
 		return ReadVLLM(r)
+	case AIPerf:
+		return ReadAIPerf(r)
+	case LLMPerf:
+		return ReadLLMPerf(r)
 	}
 	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 }
@@ -72,4 +81,18 @@ func peek(r io.Reader) (io.Reader, []byte) {
 	br := bufio.NewReaderSize(r, size)
 	head, _ := br.Peek(size)
 	return br, head
+}
+
+// ReadSummary reads a tool's own summary file, where the tool writes its
+// summary apart from the per-request data: AIPerf's
+// profile_export_aiperf.json, LLMPerf's *_summary.json. Its figures use
+// the keys of the tool's dialect.
+func ReadSummary(tool Tool, r io.Reader) ([]Figure, error) {
+	switch tool {
+	case AIPerf:
+		return readAIPerfSummary(r)
+	case LLMPerf:
+		return readLLMPerfSummary(r)
+	}
+	return nil, fmt.Errorf("%w: %s writes its summary inside its result file", ErrFormat, tool)
 }

@@ -20,7 +20,12 @@ import (
 type Tool string
 
 const (
-	VLLM Tool = "vllm" // vLLM's serving benchmark: benchmark_serving.py and vllm bench serve
+	VLLM      Tool = "vllm"       // vLLM's serving benchmark: benchmark_serving.py and vllm bench serve
+	AIPerf    Tool = "aiperf"     // NVIDIA AIPerf: profile_export.jsonl
+	LLMPerf   Tool = "llmperf"    // Ray LLMPerf: *_individual_responses.json
+	SGLang    Tool = "sglang"     // SGLang bench_serving: --output-file JSONL
+	GuideLLM  Tool = "guidellm"   // GuideLLM: benchmarks.json
+	GenAIPerf Tool = "genai-perf" // NVIDIA GenAI-Perf / perf_analyzer: profile_export.json
 )
 
 // Sentinel errors of this package. Errors about a file wrap one of these
@@ -80,6 +85,9 @@ type File struct {
 	// Window is the throughput window the file implies, when its records
 	// carry no send times (0 when they do: derive it from the records).
 	Window time.Duration
+	// NoSendTimes is true when the file stores no send times and implies no
+	// window: rates need a declared window (see llmmetrics.Options).
+	NoSendTimes bool
 	// Summary holds the figures the file itself reports, in file order.
 	Summary []Figure
 	// Notes says what the file cannot tell and which quirks were found, in
@@ -114,6 +122,8 @@ func (f *File) Dialect() (*Dialect, error) {
 // settings, not figures computed from its data: a dialect does not compute
 // them.
 var settings = map[Tool]map[string]bool{
+	LLMPerf: {"mean_input_tokens": true, "stddev_input_tokens": true, "mean_output_tokens": true,
+		"stddev_output_tokens": true, "num_concurrent_requests": true, "timestamp": true},
 	VLLM: {"num_prompts": true, "request_rate": true, "burstiness": true, "max_concurrency": true, "rtfx": true,
 		"ramp_up_start_rps": true, "ramp_up_end_rps": true},
 }
@@ -130,6 +140,9 @@ type Dialect struct {
 	Tool    Tool
 	Figures []DialectFigure
 	Rules   []string // the tool's conventions, in sentences
+	// Missing names the figures the tool reports that its per-request data
+	// cannot reproduce, with the reason.
+	Missing map[string]string
 }
 
 // A DialectFigure is one figure of a dialect. Approx says why the figure may

@@ -187,6 +187,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		if opt.Window == 0 {
 			opt.Window = file.Window
+			opt.NoSendTimes = file.NoSendTimes
 		}
 		opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
 	} else {
@@ -278,6 +279,7 @@ func compare(args []string, stdin io.Reader, stdout io.Writer) error {
 	method := fs.String("method", "nearest-rank", "")
 	from := fs.String("from", "", "")
 	window := fs.Duration("window", 0, "")
+	lenient := fs.Bool("lenient", false, "")
 	asJSON := fs.Bool("json", false, "")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -294,6 +296,7 @@ func compare(args []string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: --window %v: %v", errUsage, *window, llmmetrics.ErrInvalidWindow)
 	}
 	opt.Window = *window
+	opt.Lenient = *lenient
 	var tool formats.Tool
 	if *from != "" {
 		if tool, err = formats.ParseTool(*from); err != nil {

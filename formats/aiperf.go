@@ -1,0 +1,368 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// aiperfRecord is one line of AIPerf's profile_export.jsonl.
+type aiperfRecord struct {
+	Metadata struct {
+		TimestampNS int64  `json:"timestamp_ns"`
+		RequestID   string `json:"x_request_id"`
+	} `json:"metadata"`
+	Metrics map[string]struct {
+		Value json.RawMessage `json:"value"`
+		Unit  string          `json:"unit"`
+	} `json:"metrics"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+
+	scalars map[string]float64   // the metrics with a number as value
+	ints    map[string]int64     // those whose number is an integer, exactly (timestamps in ns exceed float64's precision)
+	lists   map[string][]float64 // the metrics with a list of numbers as value
+	line    int
+}
+
+// aiperfFile is an AIPerf run: its per-record lines, in file order.
+type aiperfFile struct {
+	recs []*aiperfRecord
+	tags []string // the per-record metric tags, in order of first appearance
+}
+
+// ReadAIPerf reads AIPerf's per-record export, profile_export.jsonl: one
+// JSON object a line, with the record's metadata (timestamp_ns), its
+// metrics ({"value", "unit"} by tag) and its error, if any. The tool's
+// summary is in a separate file; see ReadSummary.
+func ReadAIPerf(r io.Reader) (*File, error) {
+	a := &aiperfFile{}
+	seen := map[string]bool{}
+	br := bufio.NewReaderSize(r, 1<<16)
+	for line := 1; ; line++ {
+		b, err := readLine(br)
+		if err != nil && err != io.EOF {
+			return nil, &FieldError{Tool: AIPerf, Line: line, Offset: -1, Err: err}
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			rec, ferr := parseAIPerfLine(t, line)
+			if ferr != nil {
+				return nil, ferr
+			}
+			a.recs = append(a.recs, rec)
+			for _, tag := range sortedKeys(rec.Metrics) {
+				if !seen[tag] {
+					seen[tag] = true
+					a.tags = append(a.tags, tag)
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if len(a.recs) == 0 {
+		return nil, &FieldError{Tool: AIPerf, Offset: -1, Err: fmt.Errorf("%w: no records", ErrFormat)}
+	}
+	f := &File{Tool: AIPerf, Layout: "profile_export.jsonl"}
+	f.Notes = append(f.Notes,
+		"AIPerf counts reasoning as output: its TTFT ends at the first content or reasoning chunk, and output_sequence_length (used here as the completion tokens) is reasoning plus content tokens.",
+		"Token counts are AIPerf's own tokenizer counts unless the run used --use-server-token-count; the file does not say which.",
+	)
+	multi, ok, over := 0, 0, 0
+	for _, r := range a.recs {
+		if r.Error == nil {
+			ok++
+			chunks, n := len(r.lists["inter_chunk_latency"])+1, int(r.scalars["output_sequence_length"])
+			switch {
+			case chunks < n:
+				multi++
+			case chunks > n:
+				over++
+			}
+		}
+	}
+	if over > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records have more chunks than output tokens: AIPerf counted tokens by re-tokenizing the joined text, which can merge tokens across chunk boundaries. llmmetrics refuses such a record (every text-bearing chunk carries a token); with --lenient it is set aside as rejected.", over, ok))
+	}
+	if multi > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records received fewer chunks than tokens: AIPerf's inter_chunk_latency is a chunk gap for them, not a token gap.", multi, ok))
+	}
+	f.dialect = a.dialect
+	f.records = a.records
+	f.compare = a.compare
+	return f, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// readLine returns the next line without its newline, of any length.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), err
+	}
+}
+
+func parseAIPerfLine(b []byte, line int) (*aiperfRecord, error) {
+	fail := func(field string, err error) (*aiperfRecord, error) {
+		return nil, &FieldError{Tool: AIPerf, Field: field, Line: line, Offset: -1, Err: err}
+	}
+	rec := &aiperfRecord{line: line, scalars: map[string]float64{}, ints: map[string]int64{}, lists: map[string][]float64{}}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(rec); err != nil {
+		return fail("", fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+	}
+	if dec.More() {
+		return fail("", fmt.Errorf("%w: text after the JSON object", llmmetrics.ErrSyntax))
+	}
+	if rec.Metrics == nil {
+		return fail("metrics", fmt.Errorf("%w: not an AIPerf record (%w)", llmmetrics.ErrMissingField, ErrFormat))
+	}
+	for tag, m := range rec.Metrics {
+		v := bytes.TrimSpace(m.Value)
+		if len(v) > 0 && v[0] == '[' {
+			var xs []float64
+			if err := json.Unmarshal(v, &xs); err != nil {
+				return fail("metrics."+tag, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+			}
+			rec.lists[tag] = xs
+			continue
+		}
+		var x json.Number
+		if err := json.Unmarshal(v, &x); err != nil {
+			return fail("metrics."+tag, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return fail("metrics."+tag, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
+		}
+		rec.scalars[tag] = f
+		if n, err := x.Int64(); err == nil {
+			rec.ints[tag] = n
+		}
+	}
+	if rec.Error == nil {
+		for _, tag := range []string{"ttft", "request_latency", "output_sequence_length", "min_request_timestamp"} {
+			if _, ok := rec.scalars[tag]; !ok {
+				return fail("metrics."+tag, fmt.Errorf("%w: a record without an error needs it", llmmetrics.ErrMissingField))
+			}
+		}
+	}
+	return rec, nil
+}
+
+// records builds llmmetrics records: a record is sent at its request
+// timestamp (from the run's earliest), its first text arrives at ttft and
+// each later chunk one inter_chunk_latency later, rounded to the
+// nanosecond. A cancellation (code 499) is cancelled; any other error,
+// an error.
+func (a *aiperfFile) records() *llmmetrics.Run {
+	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, len(a.recs)), Lines: make([]int, len(a.recs))}
+	t0 := int64(math.MaxInt64)
+	for _, r := range a.recs {
+		t0 = min(t0, a.sent(r))
+	}
+	for i, r := range a.recs {
+		rec := &run.Records[i]
+		run.Lines[i] = r.line
+		rec.ID = r.Metadata.RequestID
+		rec.Sent = time.Duration(a.sent(r) - t0)
+		rec.PromptTokens = int(r.scalars["input_sequence_length"])
+		if r.Error != nil {
+			rec.Status = llmmetrics.StatusError
+			if r.Error.Code == 499 || strings.Contains(r.Error.Type, "Cancel") {
+				rec.Status = llmmetrics.StatusCancelled
+			}
+			rec.Message = strings.TrimSpace(r.Error.Type + ": " + r.Error.Message)
+			continue
+		}
+		rec.CompletionTokens = int(r.scalars["output_sequence_length"])
+		if rec.CompletionTokens == 0 {
+			continue
+		}
+		at := r.scalars["ttft"]
+		rec.Chunks = append(rec.Chunks, millis(at))
+		for _, g := range r.lists["inter_chunk_latency"] {
+			at += g
+			rec.Chunks = append(rec.Chunks, millis(at))
+		}
+	}
+	return run
+}
+
+// sent is the record's request timestamp in ns: min_request_timestamp,
+// or the metadata timestamp for a record without metrics of its own.
+func (a *aiperfFile) sent(r *aiperfRecord) int64 {
+	if v, ok := r.ints["min_request_timestamp"]; ok {
+		return v
+	}
+	return r.Metadata.TimestampNS
+}
+
+func millis(ms float64) time.Duration { return time.Duration(math.Round(ms * 1e6)) }
+
+// aiperfStats are the statistics AIPerf reports for each per-record metric.
+var aiperfStats = []string{"avg", "min", "max", "p1", "p5", "p25", "p50", "p75", "p90", "p95", "p99", "std"}
+
+// dialect computes AIPerf's summary (profile_export_aiperf.json) from the
+// records, with AIPerf's formulas: each per-record metric over the records
+// without an error that have it, with numpy's linear percentiles and the
+// population std; the run's aggregates from the same records.
+func (a *aiperfFile) dialect() (*Dialect, error) {
+	d := &Dialect{Tool: AIPerf, Rules: []string{
+		"records with an error are left out of every metric and counted in error_request_count",
+		"each per-record metric is summarized over the records that have it: avg, min, max, p1…p99 (numpy linear), std (population)",
+		"inter_token_latency is per record (request_latency − ttft)/(output_sequence_length − 1): what llmmetrics calls TPOT; inter_chunk_latency pools every chunk gap",
+		"ttst (time to second token) is the first chunk gap; output_token_throughput_per_user is 1000/inter_token_latency",
+		"benchmark_duration runs from the earliest request to the last response of the records without an error",
+	}}
+	add := func(key string, v float64) { d.Figures = append(d.Figures, DialectFigure{Figure: Figure{key, v}}) }
+	var valid []*aiperfRecord
+	errorsN := 0
+	for _, r := range a.recs {
+		if r.Error != nil {
+			errorsN++
+		} else {
+			valid = append(valid, r)
+		}
+	}
+	// Per-record series, recomputed from the raw values where AIPerf
+	// derives them.
+	series := map[string]floats{}
+	for _, r := range valid {
+		for _, tag := range a.tags {
+			if xs, ok := r.lists[tag]; ok {
+				series[tag] = append(series[tag], xs)
+				continue
+			}
+			v, ok := r.scalars[tag]
+			if !ok {
+				continue
+			}
+			switch tag {
+			case "inter_token_latency":
+				if osl := r.scalars["output_sequence_length"]; osl > 1 {
+					v = (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1)
+				}
+			case "output_token_throughput_per_user":
+				if osl := r.scalars["output_sequence_length"]; osl > 1 {
+					v = 1000 / ((r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1))
+				}
+			case "ttst":
+				if icl := r.lists["inter_chunk_latency"]; len(icl) > 0 {
+					v = icl[0]
+				}
+			}
+			series[tag] = append(series[tag], []float64{v})
+		}
+	}
+	aggregate := map[string]bool{"request_count": true, "error_request_count": true, "min_request_timestamp": true, "max_response_timestamp": true}
+	for _, tag := range a.tags {
+		xs := series[tag]
+		if aggregate[tag] || xs.len() == 0 {
+			continue
+		}
+		st := describe(xs, 0, []float64{1, 5, 25, 50, 75, 90, 95, 99})
+		lo, hi := extremes(xs)
+		vals := append([]float64{st.mean, lo, hi}, st.pcts...)
+		vals = append(vals, st.std)
+		for i, s := range aiperfStats {
+			add(tag+"."+s, vals[i])
+		}
+	}
+	if errorsN > 0 {
+		add("error_request_count.avg", float64(errorsN))
+	}
+	if len(valid) == 0 {
+		return d, nil
+	}
+	add("request_count.avg", float64(len(valid)))
+	minReq, maxResp := int64(math.MaxInt64), int64(math.MinInt64)
+	var isl, osl, out, reasoning float64
+	for _, r := range valid {
+		minReq = min(minReq, a.sent(r))
+		if v, ok := r.ints["max_response_timestamp"]; ok {
+			maxResp = max(maxResp, v)
+		}
+		isl += r.scalars["input_sequence_length"]
+		osl += r.scalars["output_sequence_length"]
+		out += r.scalars["output_token_count"]
+		reasoning += r.scalars["reasoning_token_count"]
+	}
+	add("min_request_timestamp.avg", float64(minReq))
+	if maxResp > minReq {
+		dur := float64(maxResp-minReq) / 1e9
+		add("max_response_timestamp.avg", float64(maxResp))
+		add("benchmark_duration.avg", dur)
+		add("request_throughput.avg", float64(len(valid))/dur)
+		add("output_token_throughput.avg", osl/dur)
+	}
+	add("total_isl.avg", isl)
+	add("total_osl.avg", osl)
+	if series["output_token_count"].len() > 0 {
+		add("total_output_tokens.avg", out)
+	}
+	if series["reasoning_token_count"].len() > 0 {
+		add("total_reasoning_tokens.avg", reasoning)
+	}
+	return d, nil
+}
+
+// extremes returns the smallest and largest value of a non-empty sample.
+func extremes(fs floats) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, seg := range fs {
+		for _, x := range seg {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
+}
+
+// readAIPerfSummary reads profile_export_aiperf.json: each record's
+// statistics become figures "<tag>.<stat>"; null statistics are left out.
+func readAIPerfSummary(r io.Reader) ([]Figure, error) {
+	var doc struct {
+		Records map[string]map[string]any `json:"records"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, &FieldError{Tool: AIPerf, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	}
+	if doc.Records == nil {
+		return nil, &FieldError{Tool: AIPerf, Field: "records", Offset: -1, Err: errors.Join(ErrFormat, llmmetrics.ErrMissingField)}
+	}
+	var figs []Figure
+	for _, tag := range sortedKeys(doc.Records) {
+		for _, s := range aiperfStats {
+			if v, ok := doc.Records[tag][s].(float64); ok {
+				figs = append(figs, Figure{tag + "." + s, v})
+			}
+		}
+	}
+	return figs, nil
+}
