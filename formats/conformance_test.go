@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -135,4 +136,40 @@ func TestConformanceLLMPerf(t *testing.T) {
 		}
 		conform(t, filepath.Base(path), d, figs)
 	}
+}
+
+// The real SGLang file holds summaries only: it reads, and says so when
+// asked for records.
+func TestSGLangSummaryOnly(t *testing.T) {
+	for _, path := range realFiles(t, "sglang", "*.jsonl") {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := ReadSGLangRuns(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 7 {
+			t.Errorf("%d runs, the README says 7", len(runs))
+		}
+		for _, run := range runs {
+			if _, err := run.Records(); !errors.Is(err, ErrNoRecords) {
+				t.Errorf("records of a summary-only run: %v", err)
+			}
+			if v, ok := lookup(run.Summary, "completed"); !ok || v <= 0 {
+				t.Errorf("no completed count in %v", run.Summary)
+			}
+		}
+	}
+}
+
+func lookup(figs []Figure, key string) (float64, bool) {
+	for _, f := range figs {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return 0, false
 }

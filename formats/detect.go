@@ -9,7 +9,7 @@ import (
 )
 
 // Tools lists the tools whose files this package reads.
-var Tools = []Tool{VLLM, AIPerf, LLMPerf}
+var Tools = []Tool{VLLM, SGLang, AIPerf, LLMPerf}
 
 // ParseTool returns the tool of a name as written by the CLI's --from flag.
 func ParseTool(name string) (Tool, error) {
@@ -34,6 +34,8 @@ func Detect(head []byte) (Tool, bool) {
 	}
 	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
 	switch {
+	case has("total_output_tokens_retokenized") || has("mean_e2e_latency_ms") || has("median_e2e_latency_ms"):
+		return SGLang, true
 	case has("ttfts") || (has("duration") && has("completed") && has("request_throughput")):
 		return VLLM, true
 	case has("metadata") && has("metrics") && (has("request_latency") || has("error_request_count") || has("x_request_id")):
@@ -57,6 +59,8 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 	switch tool {
 	case VLLM:
 		return ReadVLLM(r)
+	case SGLang:
+		return ReadSGLang(r)
 	case AIPerf:
 		return ReadAIPerf(r)
 	case LLMPerf:

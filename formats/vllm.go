@@ -12,10 +12,12 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// vllmFile is a vLLM serving-benchmark result (--save-result, with or
-// without --save-detailed) as the file holds it: per-request arrays in
-// seconds, and the summary the tool computed.
-type vllmFile struct {
+// serveFile is a serving-benchmark result of vLLM (--save-result, with or
+// without --save-detailed) or of SGLang, whose bench_serving derives from
+// vLLM's and writes the same per-request arrays (--output-details): arrays
+// in seconds, and the summary the tool computed.
+type serveFile struct {
+	tool       Tool
 	duration   float64
 	ttfts      []float64
 	itls       [][]float64 // each request's gaps
@@ -46,14 +48,14 @@ func ReadVLLM(r io.Reader) (*File, error) {
 		return nil, &FieldError{Tool: VLLM, Offset: -1, Err: err}
 	}
 	defer release()
-	return parseVLLM(b)
+	return parseServe(b, VLLM)
 }
 
-func parseVLLM(b []byte) (*File, error) {
-	v := &vllmFile{hasSummary: map[string]bool{}, meta: map[string]string{}}
+func parseServe(b []byte, tool Tool) (*File, error) {
+	v := &serveFile{tool: tool, hasSummary: map[string]bool{}, meta: map[string]string{}}
 	s := &scanner{b: b}
 	fail := func(field string, err error) (*File, error) {
-		return nil, &FieldError{Tool: VLLM, Field: field, Offset: s.i, Err: err}
+		return nil, &FieldError{Tool: tool, Field: field, Offset: s.i, Err: err}
 	}
 	if err := s.expect('{'); err != nil {
 		return fail("", fmt.Errorf("%w: %v", ErrFormat, err))
@@ -126,7 +128,7 @@ func parseVLLM(b []byte) (*File, error) {
 		return fail("", fmt.Errorf("%w: text after the JSON object", llmmetrics.ErrSyntax))
 	}
 	if !hasDuration && !seen["ttfts"] {
-		return fail("", fmt.Errorf("%w: no duration and no ttfts: not a vLLM serving-benchmark result", ErrFormat))
+		return fail("", fmt.Errorf("%w: no duration and no ttfts: not a %s serving-benchmark result", ErrFormat, tool))
 	}
 	if !hasDuration {
 		return fail("duration", llmmetrics.ErrMissingField)
@@ -135,10 +137,14 @@ func parseVLLM(b []byte) (*File, error) {
 		return fail("duration", fmt.Errorf("%w: %v", llmmetrics.ErrInvalidWindow, v.duration))
 	}
 
-	f := &File{Tool: VLLM, Summary: v.summary}
-	f.Layout = "benchmarks/benchmark_serving.py"
-	if _, ok := v.meta["endpoint_type"]; ok || v.startTimes != nil {
+	f := &File{Tool: tool, Summary: v.summary}
+	switch {
+	case tool == SGLang:
+		f.Layout = "bench_serving --output-file"
+	case v.meta["endpoint_type"] != "" || v.startTimes != nil:
 		f.Layout = "vllm bench serve"
+	default:
+		f.Layout = "benchmarks/benchmark_serving.py"
 	}
 	detailed := 0
 	for _, k := range vllmArrays {
@@ -148,7 +154,11 @@ func parseVLLM(b []byte) (*File, error) {
 	}
 	switch detailed {
 	case 0:
-		f.Notes = append(f.Notes, "The file was saved without --save-detailed: it holds the tool's summary only, so nothing can be recomputed.")
+		flag := "--save-detailed"
+		if tool == SGLang {
+			flag = "--output-details"
+		}
+		f.Notes = append(f.Notes, fmt.Sprintf("The run was saved without %s: the file holds the tool's summary only, so nothing can be recomputed.", flag))
 		return f, nil
 	case len(vllmArrays):
 	default:
@@ -199,10 +209,10 @@ func parseVLLM(b []byte) (*File, error) {
 }
 
 // gaps returns request i's gaps.
-func (v *vllmFile) gaps(i int) []float64 { return v.itls[i] }
+func (v *serveFile) gaps(i int) []float64 { return v.itls[i] }
 
 // notes says what the file cannot tell, and the quirks found in it.
-func (v *vllmFile) notes(f *File) {
+func (v *serveFile) notes(f *File) {
 	ok, roleChunk, multi := 0, 0, 0
 	for i := range v.ttfts {
 		if v.errors[i] != "" {
@@ -218,7 +228,10 @@ func (v *vllmFile) notes(f *File) {
 		}
 	}
 	if v.latencies == nil {
-		f.Notes = append(f.Notes, "vLLM stores no per-request latency: E2E is rebuilt as ttft + Σ itls, which is exact only to a few µs (the tool's latency may end at a later frame), and so are TPOT and E2E figures built on it.")
+		f.Notes = append(f.Notes, fmt.Sprintf("%s stores no per-request latency: E2E is rebuilt as ttft + Σ itls, which is exact only to a few µs (the tool's latency may end at a later frame), and so are TPOT and E2E figures built on it.", toolName(v.tool)))
+	}
+	if v.tool == SGLang {
+		f.Notes = append(f.Notes, "SGLang's E2E ends at the last line of the stream, [DONE] included, and its output_lens are the requested lengths unless the server sent usage: with ignore_eos off they can exceed what was generated.")
 	}
 	if v.startTimes == nil {
 		f.Notes = append(f.Notes, "The file has no send times (start_times): every request is taken as sent at 0, and rates use the file's duration as the declared window.")
@@ -229,7 +242,9 @@ func (v *vllmFile) notes(f *File) {
 	if multi > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok requests have fewer chunks than output tokens: their gaps are chunk gaps, not token gaps, and what vLLM calls ITL is not a per-token latency for them.", multi, ok))
 	}
-	f.Notes = append(f.Notes, "Output token counts are the client's output_lens: server usage where the tool had it, otherwise re-tokenized text; the file does not say which.")
+	if v.tool == VLLM {
+		f.Notes = append(f.Notes, "Output token counts are the client's output_lens: server usage where the tool had it, otherwise re-tokenized text; the file does not say which.")
+	}
 }
 
 // records builds llmmetrics records: request i is sent at start_times[i]
@@ -237,7 +252,7 @@ func (v *vllmFile) notes(f *File) {
 // after each gap, rounded to the nanosecond. A request whose gaps number as
 // many as its tokens had its TTFT stamped at a role-only chunk: its first
 // text is taken one gap later.
-func (v *vllmFile) records() *llmmetrics.Run {
+func (v *serveFile) records() *llmmetrics.Run {
 	n := len(v.ttfts)
 	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, n)}
 	total := n
@@ -286,3 +301,22 @@ func (v *vllmFile) records() *llmmetrics.Run {
 
 // seconds converts float seconds to a duration, rounded to the nanosecond.
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// toolName is the tool's name as its authors write it.
+func toolName(t Tool) string {
+	switch t {
+	case VLLM:
+		return "vLLM"
+	case SGLang:
+		return "SGLang"
+	case AIPerf:
+		return "AIPerf"
+	case LLMPerf:
+		return "LLMPerf"
+	case GuideLLM:
+		return "GuideLLM"
+	case GenAIPerf:
+		return "GenAI-Perf"
+	}
+	return string(t)
+}

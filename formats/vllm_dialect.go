@@ -7,8 +7,12 @@ import (
 	"sync"
 )
 
-// vllmMetrics are the latency metrics vLLM summarizes, in its order.
-var vllmMetrics = []string{"ttft", "tpot", "itl", "e2el"}
+// serveMetrics are the latency metrics each tool summarizes, in its order
+// and under its names: vLLM calls E2E "e2el", SGLang "e2e_latency".
+var serveMetrics = map[Tool][]string{
+	VLLM:   {"ttft", "tpot", "itl", "e2el"},
+	SGLang: {"ttft", "tpot", "itl", "e2e_latency"},
+}
 
 // dialect computes vLLM's summary of the file with vLLM's formulas
 // (vllm/benchmarks/serve.py, calculate_metrics):
@@ -20,19 +24,26 @@ var vllmMetrics = []string{"ttft", "tpot", "itl", "e2el"}
 //   - mean, median, population std and numpy-linear percentiles, in ms;
 //     an empty list is reported as 0;
 //   - throughputs divide by the run's duration.
-func (v *vllmFile) dialect() (*Dialect, error) {
+func (v *serveFile) dialect() (*Dialect, error) {
 	return v.dialectOf(v.selectedMetrics(), v.percentiles())
 }
 
 // dialectOf computes the dialect for the given metrics and percentiles.
-func (v *vllmFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
-	d := &Dialect{Tool: VLLM, Rules: []string{
+func (v *serveFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
+	d := &Dialect{Tool: v.tool, Rules: []string{
 		"only requests without an error count; failed requests are left out of every latency list",
 		"ITL pools the gaps between all chunks of all requests (chunk-weighted), whatever the chunks carried",
 		"TPOT = (latency − ttft)/(output_len − 1), per request, for output_len > 1; its mean is request-weighted",
 		"percentiles by numpy's linear interpolation (Hyndman–Fan type 7); std is the population std; an empty list reports 0",
 		"throughputs divide by the duration from the first dispatch to the last response",
 	}}
+	if v.tool == SGLang {
+		d.Rules = append(d.Rules, "concurrency = Σ e2e latency / duration (the mean number of requests in flight)")
+		d.Missing = map[string]string{
+			"total_output_tokens_retokenized": "re-tokenizes the generated texts with the model's tokenizer",
+			"request_goodput":                 "not in SGLang's formulas",
+		}
+	}
 	rebuilt := ""
 	if v.latencies == nil {
 		rebuilt = "the file stores no latency; rebuilt as ttft + Σ itls"
@@ -78,11 +89,24 @@ func (v *vllmFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
 	add("total_input_tokens", totalIn, "")
 	add("total_output_tokens", totalOut, "")
 	add("request_throughput", float64(completed)/dur, "")
+	if v.tool == SGLang {
+		add("input_throughput", totalIn/dur, "")
+	}
 	add("output_throughput", totalOut/dur, "")
-	add("total_token_throughput", (totalIn+totalOut)/dur, "")
+	if v.tool == SGLang {
+		add("total_throughput", (totalIn+totalOut)/dur, "")
+		var sum float64
+		for _, e := range e2els {
+			sum += e
+		}
+		add("concurrency", sum/dur, rebuilt)
+	} else {
+		add("total_token_throughput", (totalIn+totalOut)/dur, "")
+	}
 
-	lists := map[string]floats{"ttft": {ttfts}, "tpot": {tpots}, "itl": itls, "e2el": {e2els}}
-	approx := map[string]string{"tpot": rebuilt, "e2el": rebuilt}
+	names := serveMetrics[v.tool]
+	lists := map[string]floats{names[0]: {ttfts}, names[1]: {tpots}, names[2]: itls, names[3]: {e2els}}
+	approx := map[string]string{names[1]: rebuilt, names[3]: rebuilt}
 	// The metrics are summarized concurrently: the pooled ITLs are most of
 	// the work.
 	stats := make([]npStats, len(metrics))
@@ -119,25 +143,28 @@ func (v *vllmFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
 	return d, nil
 }
 
-// selectedMetrics returns the metrics the file summarizes (those with a
-// mean_<metric>_ms key), or vLLM's default ones (ttft, tpot, itl) when the
-// file has no summary.
-func (v *vllmFile) selectedMetrics() []string {
+// selectedMetrics returns the metrics the file summarizes: for vLLM, those
+// with a mean_<metric>_ms key, or its default ones (ttft, tpot, itl) when
+// the file has no summary; for SGLang, all four.
+func (v *serveFile) selectedMetrics() []string {
+	if v.tool == SGLang {
+		return serveMetrics[SGLang] // SGLang always summarizes all four
+	}
 	var ms []string
-	for _, m := range vllmMetrics {
-		if v.hasSummary["mean_"+m+"_ms"] {
+	for _, m := range serveMetrics[v.tool] {
+		if v.hasSummary["mean_"+m+"_ms"] || v.hasSummary["median_"+m+"_ms"] {
 			ms = append(ms, m)
 		}
 	}
 	if ms == nil {
-		ms = vllmMetrics[:3]
+		ms = serveMetrics[VLLM][:3]
 	}
 	return ms
 }
 
 // percentiles returns the percentiles the file reports (from its
 // p<P>_ttft_ms keys and the like), or vLLM's default, 99.
-func (v *vllmFile) percentiles() []float64 {
+func (v *serveFile) percentiles() []float64 {
 	var ps []float64
 	seen := map[float64]bool{}
 	for _, f := range v.summary {
@@ -152,7 +179,11 @@ func (v *vllmFile) percentiles() []float64 {
 			ps = append(ps, p)
 		}
 	}
-	if ps == nil {
+	switch {
+	case ps != nil:
+	case v.tool == SGLang:
+		ps = []float64{90, 95, 99}
+	default:
 		ps = []float64{99}
 	}
 	return ps
@@ -162,7 +193,7 @@ func (v *vllmFile) percentiles() []float64 {
 // chunk arrival times start + ttft + Σ gaps counted in one-second buckets
 // from the earliest start of an ok request, and each ok request counted in
 // every bucket from its start to its start + latency.
-func (v *vllmFile) peaks(latency func(int) float64) (float64, float64) {
+func (v *serveFile) peaks(latency func(int) float64) (float64, float64) {
 	minStart, maxEnd := math.Inf(1), math.Inf(-1)
 	for i := range v.ttfts {
 		if v.errors[i] == "" {
