@@ -9,7 +9,7 @@ import (
 )
 
 // Tools lists the tools whose files this package reads.
-var Tools = []Tool{VLLM, SGLang, AIPerf, LLMPerf}
+var Tools = []Tool{VLLM, SGLang, AIPerf, LLMPerf, GuideLLM}
 
 // ParseTool returns the tool of a name as written by the CLI's --from flag.
 func ParseTool(name string) (Tool, error) {
@@ -34,6 +34,8 @@ func Detect(head []byte) (Tool, bool) {
 	}
 	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
 	switch {
+	case has("benchmarks") && (has("request_totals") || has("successful")):
+		return GuideLLM, true
 	case has("total_output_tokens_retokenized") || has("mean_e2e_latency_ms") || has("median_e2e_latency_ms"):
 		return SGLang, true
 	case has("ttfts") || (has("duration") && has("completed") && has("request_throughput")):
@@ -65,6 +67,8 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 		return ReadAIPerf(r)
 	case LLMPerf:
 		return ReadLLMPerf(r)
+	case GuideLLM:
+		return ReadGuideLLM(r)
 	}
 	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -151,6 +152,18 @@ type Dialect struct {
 type DialectFigure struct {
 	Figure
 	Approx string
+}
+
+// Why returns why the tool's figure with the key cannot be reproduced, if
+// it cannot: Missing holds either the key or its metric (the part before
+// the first dot).
+func (d *Dialect) Why(key string) (string, bool) {
+	if why, ok := d.Missing[key]; ok {
+		return why, true
+	}
+	metric, _, _ := strings.Cut(key, ".")
+	why, ok := d.Missing[metric]
+	return why, ok
 }
 
 // Lookup returns the value of the figure with the key.

@@ -1,0 +1,311 @@
+package formats
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// guidellmRequest is one request of a GuideLLM benchmark, in any status
+// group. Times are wall-clock seconds.
+type guidellmRequest struct {
+	ID             string   `json:"request_id"`
+	PromptTokens   *float64 `json:"prompt_tokens"`
+	OutputTokens   *float64 `json:"output_tokens"`
+	StartTime      *float64 `json:"start_time"`
+	EndTime        *float64 `json:"end_time"`
+	FirstTokenTime *float64 `json:"first_token_time"`
+	LastTokenTime  *float64 `json:"last_token_time"`
+	RequestLatency *float64 `json:"request_latency"`
+	TTFT           *float64 `json:"time_to_first_token_ms"`
+	TPOT           *float64 `json:"time_per_output_token_ms"`
+	ITL            *float64 `json:"inter_token_latency_ms"`
+	Error          string   `json:"error"`
+	group          string
+}
+
+type guidellmBenchmark struct {
+	Requests map[string][]guidellmRequest `json:"requests"`
+	Totals   map[string]float64           `json:"request_totals"`
+	Metrics  map[string]map[string]*struct {
+		Mean        float64            `json:"mean"`
+		Median      float64            `json:"median"`
+		Variance    float64            `json:"variance"`
+		StdDev      float64            `json:"std_dev"`
+		Min         float64            `json:"min"`
+		Max         float64            `json:"max"`
+		Count       float64            `json:"count"`
+		TotalSum    float64            `json:"total_sum"`
+		Percentiles map[string]float64 `json:"percentiles"`
+	} `json:"metrics"`
+	Duration float64 `json:"duration"`
+}
+
+// guidellmGroups are GuideLLM's status groups, in its order; "total" is
+// the three together.
+var guidellmGroups = []string{"successful", "incomplete", "errored", "total"}
+
+// guidellmMetrics are the per-request metrics this package recomputes, with
+// the request field each comes from.
+var guidellmMetrics = []string{"request_latency", "prompt_token_count", "output_token_count",
+	"time_to_first_token_ms", "time_per_output_token_ms", "inter_token_latency_ms"}
+
+var guidellmPercentiles = []struct {
+	key string
+	p   float64
+}{{"p001", 0.1}, {"p01", 1}, {"p05", 5}, {"p10", 10}, {"p25", 25}, {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}}
+
+type guidellmFile struct {
+	b       *guidellmBenchmark
+	all     []*guidellmRequest // successful, incomplete, errored
+	sampled string             // why the request lists do not hold every request, or ""
+}
+
+// ReadGuideLLM reads GuideLLM's benchmarks.json and returns its first
+// benchmark (the note says how many the file holds). Its per-request
+// records are in the requests groups successful, incomplete and errored;
+// its summary is each metric's distribution per group.
+func ReadGuideLLM(r io.Reader) (*File, error) {
+	var doc struct {
+		Benchmarks []json.RawMessage `json:"benchmarks"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, &FieldError{Tool: GuideLLM, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	}
+	if len(doc.Benchmarks) == 0 {
+		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks", Offset: -1, Err: fmt.Errorf("%w: no benchmarks (%w)", llmmetrics.ErrMissingField, ErrFormat)}
+	}
+	var b guidellmBenchmark
+	if err := json.Unmarshal(doc.Benchmarks[0], &b); err != nil {
+		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks[0]", Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	}
+	if b.Requests == nil {
+		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks[0].requests", Offset: -1, Err: llmmetrics.ErrMissingField}
+	}
+	g := &guidellmFile{b: &b}
+	for _, group := range guidellmGroups[:3] {
+		for i := range b.Requests[group] {
+			r := &b.Requests[group][i]
+			r.group = group
+			for name, v := range map[string]*float64{"start_time": r.StartTime, "end_time": r.EndTime, "prompt_tokens": r.PromptTokens, "output_tokens": r.OutputTokens} {
+				if v == nil {
+					return nil, &FieldError{Tool: GuideLLM, Field: fmt.Sprintf("requests.%s[%d].%s", group, i, name), Offset: -1, Err: llmmetrics.ErrMissingField}
+				}
+			}
+			if group == "successful" && (r.FirstTokenTime == nil || r.LastTokenTime == nil) {
+				return nil, &FieldError{Tool: GuideLLM, Field: fmt.Sprintf("requests.successful[%d].first_token_time", i), Offset: -1, Err: llmmetrics.ErrMissingField}
+			}
+			g.all = append(g.all, r)
+		}
+	}
+	f := &File{Tool: GuideLLM, Layout: "benchmarks.json", Summary: guidellmFigures(&b)}
+	if len(doc.Benchmarks) > 1 {
+		f.Notes = append(f.Notes, fmt.Sprintf("The file holds %d benchmarks; this is the first.", len(doc.Benchmarks)))
+	}
+	var kept []string
+	for _, group := range guidellmGroups[:3] {
+		if n, ok := b.Totals[group]; ok && int(n) != len(b.Requests[group]) {
+			kept = append(kept, fmt.Sprintf("%d of %d %s", len(b.Requests[group]), int(n), group))
+		}
+	}
+	if kept != nil {
+		g.sampled = "the file keeps a sample of its requests (" + strings.Join(kept, ", ") + "); its figures cover them all"
+		f.Notes = append(f.Notes, "The request lists are a sample: "+g.sampled+", so figures recomputed from the records describe the sample only.")
+	}
+	f.Notes = append(f.Notes,
+		"GuideLLM stores per request the first and last token times and the token count, not chunk arrivals: TTFT, E2E and TPOT are rebuilt exactly; the gap distribution and the largest gap are not.",
+		"Names differ: GuideLLM's inter_token_latency_ms is (last − first token)/(n − 1), llmmetrics' TPOT; its time_per_output_token_ms divides the same span by n in this version (newer versions include the TTFT), which is neither.",
+		"GuideLLM's request_latency ends when the stream ends, after the last token; output_tokens come from server usage, or from the chunk count where the server sent none.",
+	)
+	f.dialect = g.dialect
+	f.records = g.records
+	f.compare = g.compare
+	return f, nil
+}
+
+// records builds llmmetrics records: each request sent at its start time
+// (from the earliest), its first and last text at its first and last token
+// times. Incomplete requests were cut off by the end of the run: timeouts
+// when their error says so, cancelled otherwise; errored ones are errors.
+func (g *guidellmFile) records() *llmmetrics.Run {
+	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, len(g.all))}
+	t0 := math.Inf(1)
+	for _, r := range g.all {
+		t0 = min(t0, *r.StartTime)
+	}
+	for i, r := range g.all {
+		rec := &run.Records[i]
+		rec.ID = r.ID
+		rec.Sent = seconds(*r.StartTime - t0)
+		rec.PromptTokens = int(*r.PromptTokens)
+		switch r.group {
+		case "incomplete":
+			rec.Status = llmmetrics.StatusCancelled
+			if strings.Contains(r.Error, "Timeout") {
+				rec.Status = llmmetrics.StatusTimeout
+			}
+			rec.Message = r.Error
+			continue
+		case "errored":
+			rec.Status, rec.Message = llmmetrics.StatusError, r.Error
+			continue
+		}
+		rec.CompletionTokens = int(*r.OutputTokens)
+		if rec.CompletionTokens > 0 {
+			rec.FirstText = seconds(*r.FirstTokenTime - *r.StartTime)
+			rec.LastText = seconds(*r.LastTokenTime - *r.StartTime)
+		}
+	}
+	return run
+}
+
+// value returns a request's value of a metric, with GuideLLM's weight for
+// it: output tokens for time_per_output_token_ms, output tokens − 1 for
+// inter_token_latency_ms, 1 otherwise. A missing value counts as 0, as
+// GuideLLM's aggregation takes it.
+func (r *guidellmRequest) value(metric string) (v, w float64) {
+	get := func(p *float64) float64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	switch metric {
+	case "request_latency":
+		return get(r.RequestLatency), 1
+	case "prompt_token_count":
+		return get(r.PromptTokens), 1
+	case "output_token_count":
+		return get(r.OutputTokens), 1
+	case "time_to_first_token_ms":
+		return get(r.TTFT), 1
+	case "time_per_output_token_ms":
+		return get(r.TPOT), get(r.OutputTokens)
+	case "inter_token_latency_ms":
+		return get(r.ITL), max(get(r.OutputTokens)-1, 0)
+	}
+	return 0, 0
+}
+
+// dialect computes GuideLLM's distribution summaries of the per-request
+// metrics, per status group, with its formulas: weighted by the metric's
+// weight; mean and population variance weighted; percentiles by the
+// weighted inverse CDF without interpolation (nearest rank when the weights
+// are equal); median = p50; total_sum and count unweighted.
+func (g *guidellmFile) dialect() (*Dialect, error) {
+	d := &Dialect{Tool: GuideLLM, Rules: []string{
+		"each metric is summarized per status group (successful, incomplete, errored, total), a missing value counting as 0",
+		"time_per_output_token_ms is weighted by output tokens and inter_token_latency_ms by output tokens − 1; other metrics weigh each request equally",
+		"percentiles by the weighted inverse CDF, no interpolation (nearest rank for equal weights); median is p50; variance and std are the weighted population ones",
+		"an empty group reports zeros",
+	}, Missing: map[string]string{}}
+	for _, m := range []string{"requests_per_second", "request_concurrency", "output_tokens_per_second", "tokens_per_second"} {
+		d.Missing[m] = "a rate over the scheduler's measurement window, built from request and token events the file does not keep"
+	}
+	add := func(key string, v float64) {
+		d.Figures = append(d.Figures, DialectFigure{Figure: Figure{key, v}, Approx: g.sampled})
+	}
+	for _, m := range guidellmMetrics {
+		for _, group := range guidellmGroups {
+			var vs, ws []float64
+			for _, r := range g.all {
+				if group == "total" || r.group == group {
+					v, w := r.value(m)
+					vs, ws = append(vs, v), append(ws, w)
+				}
+			}
+			st := weightedSummary(vs, ws)
+			prefix := m + "." + group + "."
+			add(prefix+"mean", st.mean)
+			add(prefix+"median", st.pcts[5])
+			add(prefix+"variance", st.variance)
+			add(prefix+"std_dev", math.Sqrt(st.variance))
+			add(prefix+"min", st.min)
+			add(prefix+"max", st.max)
+			add(prefix+"count", float64(len(vs)))
+			add(prefix+"total_sum", st.sum)
+			for i, p := range guidellmPercentiles {
+				add(prefix+p.key, st.pcts[i])
+			}
+			d.Missing[prefix+"mode"] = "GuideLLM's mode of a continuous sample is not reproduced"
+		}
+	}
+	return d, nil
+}
+
+type weighted struct {
+	mean, variance, min, max, sum float64
+	pcts                          []float64 // at guidellmPercentiles
+}
+
+// weightedSummary is GuideLLM's summary of values with weights; zeros for
+// no values.
+func weightedSummary(vs, ws []float64) weighted {
+	st := weighted{pcts: make([]float64, len(guidellmPercentiles))}
+	if len(vs) == 0 {
+		return st
+	}
+	st.min, st.max = math.Inf(1), math.Inf(-1)
+	var sw float64
+	for i, v := range vs {
+		st.sum += v
+		st.min, st.max = min(st.min, v), max(st.max, v)
+		sw += ws[i]
+		st.mean += v * ws[i]
+	}
+	if sw == 0 {
+		return weighted{pcts: st.pcts, min: st.min, max: st.max, sum: st.sum}
+	}
+	st.mean /= sw
+	for i, v := range vs {
+		st.variance += ws[i] * (v - st.mean) * (v - st.mean)
+	}
+	st.variance /= sw
+	idx := make([]int, len(vs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return vs[idx[a]] < vs[idx[b]] })
+	cum := make([]float64, len(vs))
+	var c float64
+	for k, i := range idx {
+		c += ws[i] / sw
+		cum[k] = c
+	}
+	for j, p := range guidellmPercentiles {
+		q := p.p / 100
+		k := sort.SearchFloat64s(cum, q) // the first cumulative probability ≥ q
+		st.pcts[j] = vs[idx[min(k, len(idx)-1)]]
+	}
+	return st
+}
+
+// guidellmFigures flattens a benchmark's own figures: every distribution
+// of its metrics, as "<metric>.<group>.<stat>".
+func guidellmFigures(b *guidellmBenchmark) []Figure {
+	var figs []Figure
+	for _, m := range sortedKeys(b.Metrics) {
+		for _, group := range guidellmGroups {
+			s := b.Metrics[m][group]
+			if s == nil {
+				continue
+			}
+			prefix := m + "." + group + "."
+			figs = append(figs,
+				Figure{prefix + "mean", s.Mean}, Figure{prefix + "median", s.Median}, Figure{prefix + "variance", s.Variance},
+				Figure{prefix + "std_dev", s.StdDev}, Figure{prefix + "min", s.Min}, Figure{prefix + "max", s.Max},
+				Figure{prefix + "count", s.Count}, Figure{prefix + "total_sum", s.TotalSum})
+			for _, p := range guidellmPercentiles {
+				if v, ok := s.Percentiles[p.key]; ok {
+					figs = append(figs, Figure{prefix + p.key, v})
+				}
+			}
+		}
+	}
+	return figs
+}

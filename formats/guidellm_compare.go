@@ -1,0 +1,50 @@
+package formats
+
+import (
+	"fmt"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// compare fills a comparison of a GuideLLM benchmark: its successful group
+// beside llmmetrics' ok requests.
+func (g *guidellmFile) compare(c *Comparison) error {
+	d, err := g.dialect()
+	if err != nil {
+		return err
+	}
+	s := c.Summary
+	c.row("ok requests", float64(s.Requests.OK), true, d, "request_latency.successful.count")
+	keys := func(m string) (string, string, string, string) {
+		p := m + ".successful."
+		return p + "mean", p + "std_dev", p + "p50", p + "p99"
+	}
+	m, sd, p50, p99 := keys("time_to_first_token_ms")
+	c.distRows("TTFT", s.TTFT, d, m, sd, p50, p99)
+	var tpot *llmmetrics.Distribution
+	if s.TPOT != nil {
+		tpot = &s.TPOT.Distribution
+	}
+	m, sd, p50, p99 = keys("inter_token_latency_ms")
+	c.distRows("TPOT", tpot, d, m, sd, p50, p99)
+	m, sd, p50, p99 = keys("request_latency")
+	c.distRowsScaled("E2E", s.E2E, d, 1000, m, sd, p50, p99)
+
+	if c.Method != llmmetrics.NearestRank {
+		c.Reasons = append(c.Reasons, "Percentile method: GuideLLM takes the weighted inverse CDF without interpolation (nearest rank when weights are equal); --method linear interpolates instead.")
+	}
+	c.Reasons = append(c.Reasons,
+		"Names and weighting: GuideLLM's inter_token_latency_ms is llmmetrics' TPOT, (last − first token)/(n − 1) per request, but GuideLLM weights each request by n − 1, so its mean is llmmetrics' gap-weighted mean, not the request-weighted TPOT mean in the llmmetrics column; its time_per_output_token_ms is a different quantity again.",
+		"E2E: GuideLLM's request_latency ends when the stream ends (usage and [DONE] frames included); llmmetrics' E2E ends at the last token, so it is shorter.",
+	)
+	if s.TPOT != nil {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("For this file llmmetrics' gap-weighted TPOT mean is %.4f ms, the figure GuideLLM's weighted mean estimates.", float64(s.TPOT.GapWeightedMean)/1e6))
+	}
+	if n := len(g.b.Requests["incomplete"]) + len(g.b.Requests["errored"]); n > 0 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("Failures: %d requests are incomplete or errored. GuideLLM summarizes them in their own groups and in \"total\", where a missing TTFT counts as 0 ms; llmmetrics leaves them out of every latency figure and keeps them in the offered count.", n))
+	}
+	if g.sampled != "" {
+		c.Reasons = append(c.Reasons, "Sample: "+g.sampled+"; the llmmetrics column covers the sample only.")
+	}
+	return nil
+}
