@@ -110,7 +110,9 @@ func (c *Comparison) throughputRows(d *Dialect, requests, output string) {
 		rps, ops = float64(t.RequestsPerSecond), float64(t.OutputTokensPerSecond)
 	}
 	c.row("requests/s", rps, s.Throughput != nil, d, requests)
-	c.row("output tokens/s", ops, s.Throughput != nil, d, output)
+	if output != "" {
+		c.row("output tokens/s", ops, s.Throughput != nil, d, output)
+	}
 }
 
 func (c *Comparison) methodReason(theirs string) {

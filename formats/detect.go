@@ -9,7 +9,7 @@ import (
 )
 
 // Tools lists the tools whose files this package reads.
-var Tools = []Tool{VLLM, SGLang, AIPerf, LLMPerf, GuideLLM}
+var Tools = []Tool{VLLM, SGLang, AIPerf, GenAIPerf, LLMPerf, GuideLLM}
 
 // ParseTool returns the tool of a name as written by the CLI's --from flag.
 func ParseTool(name string) (Tool, error) {
@@ -34,6 +34,8 @@ func Detect(head []byte) (Tool, bool) {
 	}
 	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
 	switch {
+	case has("experiments") && has("response_timestamps"):
+		return GenAIPerf, true
 	case has("benchmarks") && (has("request_totals") || has("successful")):
 		return GuideLLM, true
 	case has("total_output_tokens_retokenized") || has("mean_e2e_latency_ms") || has("median_e2e_latency_ms"):
@@ -69,6 +71,8 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 		return ReadLLMPerf(r)
 	case GuideLLM:
 		return ReadGuideLLM(r)
+	case GenAIPerf:
+		return ReadGenAIPerf(r)
 	}
 	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 }
@@ -101,6 +105,8 @@ func ReadSummary(tool Tool, r io.Reader) ([]Figure, error) {
 		return readAIPerfSummary(r)
 	case LLMPerf:
 		return readLLMPerfSummary(r)
+	case GenAIPerf:
+		return readGenAIPerfSummary(r)
 	}
 	return nil, fmt.Errorf("%w: %s writes its summary inside its result file", ErrFormat, tool)
 }
