@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,4 +132,89 @@ func TestReportSampleRun(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "requests: 240 offered")
 	assert.Contains(t, out, "ITL (chunk gaps)")
+}
+
+const smallVLLM = `{"backend": "vllm", "duration": 2.0, "completed": 2,
+ "input_lens": [10, 20, 30], "output_lens": [3, 0, 1],
+ "ttfts": [0.1, 0.0, 0.3], "itls": [[0.02, 0.04], [], []],
+ "errors": ["", "Bad Gateway", ""], "mean_ttft_ms": 200.0, "p99_ttft_ms": 298.0}`
+
+// The vLLM dialect prints vLLM's own keys: ttfts 0.1 and 0.3 s → mean
+// 200 ms and linear p99 298 ms; 2 completed over 2 s → 1 request/s.
+func TestReportDialect(t *testing.T) {
+	code, out, errs := runCLI(t, smallVLLM, "report", "--dialect", "vllm", "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]float64
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.InDelta(t, 200, got["mean_ttft_ms"], 1e-9)
+	assert.InDelta(t, 298, got["p99_ttft_ms"], 1e-9)
+	assert.Equal(t, 1.0, got["request_throughput"])
+	assert.Equal(t, 2.0, got["completed"])
+
+	code, out, errs = runCLI(t, smallVLLM, "report", "--from", "vllm", "--dialect", "vllm")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "mean_ttft_ms")
+	assert.Contains(t, out, "its conventions:")
+}
+
+// Another tool's file is detected and re-analysed under llmmetrics'
+// conventions, with the importer's notes.
+func TestReportForeignFile(t *testing.T) {
+	code, out, errs := runCLI(t, smallVLLM, "report", "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	req := got["requests"].(map[string]any)
+	assert.Equal(t, 2.0, req["ok"])
+	assert.Equal(t, 1.0, req["failed"])
+	assert.Equal(t, 2.0, got["throughput"].(map[string]any)["window_s"], "no send times: the file's duration")
+	assert.Contains(t, fmt.Sprint(got["notes"]), "Read from a vllm file")
+}
+
+func TestCompareCommand(t *testing.T) {
+	code, out, errs := runCLI(t, "", "compare", "../../formats/testdata/genai_perf_profile_export.json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "llmmetrics (nearest-rank)")
+	assert.Contains(t, out, "time_to_first_token.avg")
+	assert.Contains(t, out, "why they differ:")
+
+	code, out, errs = runCLI(t, smallVLLM, "compare", "--json", "--method", "linear")
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Tool    string `json:"tool"`
+		Method  string `json:"percentile_method"`
+		Rows    []map[string]any
+		Reasons []string
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "vllm", got.Tool)
+	assert.Equal(t, "linear", got.Method)
+	assert.NotEmpty(t, got.Rows)
+	assert.NotEmpty(t, got.Reasons)
+	for _, r := range got.Reasons {
+		assert.NotContains(t, r, "Percentile method", "with --method linear the method is not a difference")
+	}
+}
+
+func TestInteropErrors(t *testing.T) {
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		code  int
+		msg   string
+	}{
+		{smallVLLM, []string{"report", "--dialect", "aiperf"}, 1, "aiperf file"},
+		{smallVLLM, []string{"report", "--from", "vllm", "--dialect", "aiperf"}, 2, "--dialect aiperf on a vllm file"},
+		{"", []string{"report", "--from", "nosuch"}, 2, "--from"},
+		{"", []string{"compare", "--from", "nosuch"}, 2, "--from"},
+		{`{"duration": 1, "ttfts": [0.1], "itls": [[0.1`, []string{"report", "--from", "vllm"}, 1, "vllm file field itls"},
+		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n", []string{"compare"}, 1, "matches no tool"},
+	} {
+		code, _, errs := runCLI(t, c.stdin, c.args...)
+		assert.Equal(t, c.code, code, "%v: %s", c.args, errs)
+		assert.Contains(t, errs, c.msg, "%v", c.args)
+		if c.code == 1 {
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+		}
+	}
 }
