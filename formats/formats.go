@@ -5,6 +5,54 @@
 //
 // It is a separate package so that importers of the root package do not
 // carry the readers of every other tool's files.
+//
+// # Files
+//
+//	tool        file                                   reader
+//	vllm        --save-result [--save-detailed] JSON   ReadVLLM
+//	sglang      bench_serving --output-file JSONL      ReadSGLang, ReadSGLangRuns
+//	aiperf      profile_export.jsonl                   ReadAIPerf
+//	genai-perf  perf_analyzer profile_export.json      ReadGenAIPerf
+//	llmperf     *_individual_responses.json            ReadLLMPerf
+//	guidellm    benchmarks.json                        ReadGuideLLM
+//
+// Read detects the tool from the content when it is not named. A reader
+// refuses a wrong or truncated file with a *FieldError that names the tool,
+// the field and the byte offset or line; it never returns part of a file.
+// Per-request arrays of different lengths are an error (ErrLength).
+//
+// Each File carries Notes: what the file cannot tell (vLLM stores no
+// per-request latency; LLMPerf no chunk times and no send times; GenAI-Perf
+// counts tokens with a tokenizer this package does not have) and the quirks
+// found in it (a vLLM 0.22 chat client that stamped TTFT at a role-only
+// chunk; chunks that carried several tokens; re-tokenized counts below the
+// chunk count). They are carried into every report.
+//
+// # Dialects
+//
+// File.Dialect recomputes the tool's own summary from the per-request data
+// with the tool's formulas — its percentile method, standard deviation,
+// which requests count, its TPOT and ITL definitions and names, throughput
+// denominators — under the tool's own keys and units. Each figure says
+// whether the file's data determine it (then it agrees with the tool's to
+// at least 9 significant digits, as the conformance tests check on the real
+// files) or why not; Dialect.Why names the figures that cannot be rebuilt
+// at all.
+//
+// # Comparison
+//
+// Compare summarizes the file's records under llmmetrics' conventions and
+// puts them beside the tool's figures, row by row, with one sentence for
+// each difference in convention that applies to the file: percentile
+// method, weighting, clock boundaries, token or chunk counts, window,
+// failures, standard deviation.
+//
+// # Numbers
+//
+// The vLLM and SGLang reader parses numbers itself, for speed: at most 15
+// significant digits are read exactly, and longer ones (Python writes 17)
+// to within one unit in the last place. The other readers use
+// encoding/json.
 package formats
 
 import (
