@@ -40,6 +40,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
+	"github.com/llmmetrics/llmmetrics/server"
 )
 
 func main() {
@@ -48,7 +49,10 @@ func main() {
 
 const usage = `usage: llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]
                          [--slo ttft=500ms,tpot=50ms,e2e=5s] [--slo-strict] [--window 10s]
-                         [--lenient] [--json] [FILE]`
+                         [--lenient] [--from TOOL] [--dialect TOOL] [--json] [FILE]
+       llmmetrics compare [--from TOOL] [--method ...] [--window 10s] [--lenient] [--json] [FILE]
+       llmmetrics server --before A.prom --after B.prom --elapsed 60s [--records FILE]
+                         [--select name=value,...] [--json]`
 
 // errUsage marks command-line mistakes, which exit with status 2.
 var errUsage = errors.New("usage")
@@ -87,6 +91,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		return report(args[1:], stdin, stdout)
 	case "compare":
 		return compare(args[1:], stdin, stdout)
+	case "server":
+		return serverReport(args[1:], stdout)
 	case "help", "-h", "--help":
 		return flag.ErrHelp
 	}
@@ -326,6 +332,89 @@ func compare(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "llmmetrics compare: %s (%s, %s)\n\n", name, file.Tool, file.Layout)
 	return c.WriteTable(stdout)
+}
+
+// serverReport prints the server side of a run from two scrapes of a vLLM
+// server's /metrics, with the known-output check when client records are
+// given.
+func serverReport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	beforePath := fs.String("before", "", "")
+	afterPath := fs.String("after", "", "")
+	elapsed := fs.Duration("elapsed", 0, "")
+	records := fs.String("records", "", "")
+	selFlag := fs.String("select", "", "")
+	asJSON := fs.Bool("json", false, "")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) > 0:
+		return fmt.Errorf("%w: server takes no file arguments; use --before and --after", errUsage)
+	case *beforePath == "" || *afterPath == "":
+		return fmt.Errorf("%w: server needs --before and --after scrapes", errUsage)
+	case *elapsed <= 0:
+		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
+	}
+	sel, err := server.ParseSelector(*selFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --select: %v", errUsage, err)
+	}
+	readScrape := func(path string) (*server.Scrape, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		s, err := server.ParseScrape(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return s, nil
+	}
+	before, err := readScrape(*beforePath)
+	if err != nil {
+		return err
+	}
+	after, err := readScrape(*afterPath)
+	if err != nil {
+		return err
+	}
+	w, err := server.Diff(before, after, *elapsed, sel)
+	if err != nil {
+		return err
+	}
+	rep := &server.Report{Window: w}
+	if *records != "" {
+		f, err := os.Open(*records)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		run, _, err := llmmetrics.Read(f)
+		if err != nil {
+			return inFile(*records, err)
+		}
+		if err := run.Err(); err != nil {
+			return inFile(*records, err)
+		}
+		k, err := server.CheckKnownOutput(w, run.Records)
+		if err != nil {
+			return inFile(*records, err)
+		}
+		rep.Known = &k
+	}
+	if *asJSON {
+		b, err := rep.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	return rep.WriteTable(stdout)
 }
 
 // parseInterleaved parses flags that may come before or after the file

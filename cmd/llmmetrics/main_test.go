@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -217,4 +219,45 @@ func TestInteropErrors(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
 		}
 	}
+}
+
+// The server command on the shared real scrapes: snapshot 1 to 2 is one
+// request of 128 generation tokens; a client file with that request agrees.
+func TestServerCommand(t *testing.T) {
+	dir := "../../../shared/realdata/prometheus/"
+	before, after := dir+"Ahasannn__hardware-aware-router__snapshot1_05350b40.txt", dir+"Ahasannn__hardware-aware-router__snapshot2_3f774bb6.txt"
+	if _, err := os.Stat(before); err != nil {
+		t.Skipf("the shared real scrapes are absent: %v", err)
+	}
+	records := filepath.Join(t.TempDir(), "client.csv")
+	require.NoError(t, os.WriteFile(records, []byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nq,6,128,30,3000\n"), 0o644))
+	code, out, errs := runCLI(t, "", "server", "--before", before, "--after", after, "--elapsed", "10s",
+		"--select", "model_name=Qwen/Qwen2.5-3B-Instruct", "--records", records, "--json")
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		WindowS  float64 `json:"window_s"`
+		Counters map[string]struct {
+			Delta float64 `json:"delta"`
+			PerS  float64 `json:"per_s"`
+		} `json:"counters"`
+		Histograms map[string]map[string]any `json:"histograms"`
+		Known      map[string]any            `json:"known_output"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 10.0, got.WindowS)
+	assert.Equal(t, 128.0, got.Counters["generation_tokens"].Delta)
+	assert.Equal(t, 12.8, got.Counters["generation_tokens"].PerS)
+	ttft := got.Histograms["time_to_first_token_seconds"]
+	assert.Equal(t, 1.0, ttft["count"])
+	for _, k := range []string{"mean_s", "p50_s", "p95_s", "p99_s", "lower_bound"} {
+		assert.Contains(t, ttft, k)
+	}
+	assert.Equal(t, true, got.Known["agree"])
+
+	code, _, errs = runCLI(t, "", "server", "--before", before, "--after", after)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--elapsed")
+	code, _, errs = runCLI(t, "", "server", "--before", after, "--after", dir+"Ahasannn__hardware-aware-router__vllm_metrics_idle.txt", "--elapsed", "1s")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "counter reset")
 }

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// KnownOutput is the known-output check of a window (lesson 000, §4.4):
+// the server's generation_tokens delta against the completion tokens the
+// client received, over the same window. They agree on a clean run; when
+// they do not, one boundary is wrong, and Causes lists what could explain
+// the difference in its direction.
+type KnownOutput struct {
+	ServerTokens   float64 // Δ generation_tokens over the window
+	ClientTokens   int64   // Σ usage completion tokens of the client's records
+	ServerRequests float64 // Σ Δ request_success over the window
+	ClientRequests int     // the client's records that got a response (ok and zero-token)
+	Failed         int     // the client's failed records
+	Agree          bool
+	Causes         []string
+}
+
+// CheckKnownOutput compares the window's generation_tokens delta with the
+// completion tokens of the client records sent in that window. Records must
+// be valid; failed records add no client tokens but are counted, since the
+// server may have generated tokens for them.
+func CheckKnownOutput(w *Window, recs []llmmetrics.Record) (KnownOutput, error) {
+	c, ok := w.Counters["generation_tokens"]
+	if !ok {
+		return KnownOutput{}, fmt.Errorf("%w: generation_tokens", ErrMissing)
+	}
+	k := KnownOutput{ServerTokens: c.Delta}
+	for _, n := range w.Finished {
+		k.ServerRequests += n
+	}
+	for i := range recs {
+		r := &recs[i]
+		if err := r.Validate(); err != nil {
+			return KnownOutput{}, fmt.Errorf("record %d: %w", i, err)
+		}
+		if r.Category() == llmmetrics.CategoryFailed {
+			k.Failed++
+			continue
+		}
+		k.ClientRequests++
+		k.ClientTokens += int64(r.CompletionTokens)
+	}
+	k.Agree = k.ServerTokens == float64(k.ClientTokens)
+	if k.Agree {
+		return k, nil
+	}
+	if c.Series > 1 {
+		k.Causes = append(k.Causes, fmt.Sprintf("the label selector summed %d generation_tokens series: a second engine or model is under it", c.Series))
+	}
+	if k.Failed > 0 {
+		k.Causes = append(k.Causes, fmt.Sprintf("%d client requests failed; the server may have generated tokens for them that the client never counted", k.Failed))
+	}
+	if k.ServerTokens > float64(k.ClientTokens) {
+		k.Causes = append(k.Causes,
+			"other traffic reached the server inside the window, or the window starts before the first request's tokens",
+			"the client's token counts are not the server's usage (a re-tokenized or chunk count)")
+	} else {
+		k.Causes = append(k.Causes,
+			"the second scrape came before every request finished, or the first after some had started generating",
+			"a stop sequence fired and the client counted tokens the server did not report, or the counts come from another tokenizer")
+	}
+	if k.ServerRequests != float64(k.ClientRequests+k.Failed) {
+		k.Causes = append(k.Causes, fmt.Sprintf("the server finished %v requests in the window, the client sent %d", k.ServerRequests, k.ClientRequests+k.Failed))
+	}
+	k.Causes = append(k.Causes, "a rate was taken instead of a delta somewhere in the pipeline (this check uses deltas)")
+	return k, nil
+}

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// ReportQuantiles are the quantiles a report gives for each histogram.
+var ReportQuantiles = []float64{0.5, 0.95, 0.99}
+
+// A Report is the server side of a run: a window, and optionally the
+// known-output check against the client's records. Every figure in it is
+// labelled server; it is never merged with client figures.
+type Report struct {
+	Window *Window
+	Known  *KnownOutput
+}
+
+// MarshalJSON writes the report as one object:
+//
+//	{"side": "server", "window_s": …, "selector": {…},
+//	 "counters": {"generation_tokens": {"delta": …, "per_s": …, "series": …}, …},
+//	 "finished": {"stop": …, "length": …},
+//	 "histograms": {"time_to_first_token_seconds": {"count": …, "mean_s": …, "p50_s": …,
+//	                "p95_s": …, "p99_s": …, "lower_bound": false}, …},
+//	 "known_output": {…}}
+//
+// Metric names drop "vllm:" and, for counters, "_total". Histograms of
+// seconds give their figures in seconds under keys ending in _s; others
+// (token counts) under plain keys. A quantile that could not be computed is
+// left out and its reason given under "error".
+func (r *Report) MarshalJSON() ([]byte, error) {
+	w := r.Window
+	type kv = map[string]any
+	counters := kv{}
+	for _, name := range sortedKeys(w.Counters) {
+		c := w.Counters[name]
+		counters[name] = kv{"delta": c.Delta, "per_s": c.PerSecond, "series": c.Series}
+	}
+	hists := kv{}
+	for _, name := range sortedKeys(w.Histograms) {
+		hists[name] = histogramJSON(name, w.Histograms[name])
+	}
+	out := kv{"side": "server", "window_s": w.Elapsed.Seconds(), "selector": w.Selector,
+		"counters": counters, "finished": w.Finished, "histograms": hists,
+		"note": "server histograms are aggregate distributions over the window: they cannot be joined to client records, and their quantiles are not comparable by subtraction with client quantiles"}
+	if k := r.Known; k != nil {
+		out["known_output"] = kv{"server_generation_tokens": k.ServerTokens, "client_completion_tokens": k.ClientTokens,
+			"server_finished_requests": k.ServerRequests, "client_requests": k.ClientRequests, "client_failed": k.Failed,
+			"agree": k.Agree, "candidate_causes": k.Causes}
+	}
+	return json.Marshal(out)
+}
+
+func histogramJSON(name string, h Histogram) map[string]any {
+	suffix := ""
+	if strings.HasSuffix(name, "_seconds") {
+		suffix = "_s"
+	}
+	o := map[string]any{"count": h.Count, "series": h.Series}
+	if m, err := h.Mean(); err == nil {
+		o["mean"+suffix] = m
+	}
+	lower := false
+	var errs []string
+	for _, q := range ReportQuantiles {
+		v, lb, err := h.Quantile(q)
+		if err != nil {
+			errs = append(errs, err.Error())
+			break
+		}
+		lower = lower || lb
+		o[fmt.Sprintf("p%g%s", q*100, suffix)] = v
+	}
+	o["lower_bound"] = lower
+	if errs != nil {
+		o["error"] = errs[0]
+	}
+	return o
+}
+
+// WriteTable writes the report for people.
+func (r *Report) WriteTable(out io.Writer) error {
+	w := r.Window
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "server side, over a window of %v", w.Elapsed)
+	if len(w.Selector) > 0 {
+		fmt.Fprintf(&b, ", series with %v", map[string]string(w.Selector))
+	}
+	b.WriteString("\n\ncounters (delta over the window, and per second):\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, name := range sortedKeys(w.Counters) {
+		c := w.Counters[name]
+		fmt.Fprintf(tw, "  %s\t%g\t%.4f/s\t\n", name, c.Delta, c.PerSecond)
+	}
+	tw.Flush()
+	if g, ok := w.Counters["generation_tokens"]; ok {
+		fmt.Fprintf(&b, "  output tokens/s (generation_tokens) %.4f", g.PerSecond)
+		if p, ok := w.Counters["prompt_tokens"]; ok {
+			fmt.Fprintf(&b, "; prompt tokens/s (prompt_tokens) %.4f, a separate figure", p.PerSecond)
+		}
+		b.WriteString("\n")
+	}
+	if len(w.Finished) > 0 {
+		b.WriteString("  finished requests by reason:")
+		for _, k := range sortedKeys(w.Finished) {
+			fmt.Fprintf(&b, " %s %g", k, w.Finished[k])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nhistograms (over the window; quantiles as PromQL's histogram_quantile):\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  metric\tcount\tmean\tp50\tp95\tp99\t\n")
+	for _, name := range sortedKeys(w.Histograms) {
+		h := w.Histograms[name]
+		cells := []string{name, fmt.Sprintf("%g", h.Count)}
+		if m, err := h.Mean(); err == nil {
+			cells = append(cells, fmt.Sprintf("%.6g", m))
+		} else {
+			cells = append(cells, "—")
+		}
+		for _, q := range ReportQuantiles {
+			v, lb, err := h.Quantile(q)
+			switch {
+			case err != nil:
+				cells = append(cells, "—")
+			case lb:
+				cells = append(cells, fmt.Sprintf("≥%.6g", v))
+			default:
+				cells = append(cells, fmt.Sprintf("%.6g", v))
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t\n", strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	b.WriteString("\n≥: the quantile falls in the +Inf bucket; the highest finite bound is a lower bound.\n")
+	b.WriteString("These are server figures: aggregate distributions that cannot be joined to client records; do not subtract their quantiles from client ones.\n")
+	for _, name := range []string{"iteration_tokens_total", "inter_token_latency_seconds", "request_time_per_output_token_seconds"} {
+		if _, ok := w.Histograms[name]; ok {
+			m, _ := Describe(name)
+			fmt.Fprintf(&b, "  %s: %s\n", name, m.Caveat)
+		}
+	}
+	if k := r.Known; k != nil {
+		fmt.Fprintf(&b, "\nknown-output check: server generation_tokens %g, client completion tokens %d: ", k.ServerTokens, k.ClientTokens)
+		if k.Agree {
+			b.WriteString("they agree\n")
+		} else {
+			b.WriteString("they DISAGREE; candidate causes:\n")
+			for _, c := range k.Causes {
+				fmt.Fprintf(&b, "  - %s\n", c)
+			}
+		}
+	}
+	_, err := out.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// A Window is what a server did between two scrapes of it: the delta of
+// every counter and histogram over the window, for the series a selector
+// picks. Every figure in it is a server figure.
+type Window struct {
+	Elapsed    time.Duration
+	Selector   Selector
+	Counters   map[string]Counter   // by short name: without "vllm:" and "_total"
+	Histograms map[string]Histogram // by short name: without "vllm:"
+	// Finished counts the requests that finished in the window, by
+	// finished_reason (from request_success).
+	Finished map[string]float64
+}
+
+// A Counter is the delta of one counter over a window, summed over the
+// series the selector picked, and its rate.
+type Counter struct {
+	Name      string // the full metric name
+	Delta     float64
+	PerSecond float64 // Delta / Elapsed
+	Series    int     // how many series were summed
+}
+
+// A Histogram is the delta of one histogram over a window: the buckets'
+// counts, the count and the sum of the observations in the window, summed
+// over the series the selector picked (which must share a bucket layout).
+type Histogram struct {
+	Name    string
+	Bounds  []float64 // finite upper bounds, ascending; +Inf is implied
+	Buckets []float64 // cumulative counts at each bound, then at +Inf
+	Count   float64
+	Sum     float64
+	Series  int
+}
+
+// Diff computes the window between two scrapes of the same server, taken
+// elapsed apart, for the series sel picks.
+//
+// It fails with ErrCounterReset when a counter decreased, or when
+// process_start_time_seconds or a series' _created value changed (the
+// server restarted); with ErrSeriesMismatch, listing them, when a picked
+// series is present in one scrape only (never treated as zero); and with
+// ErrBucketMismatch when a histogram's bucket layout changed.
+func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, error) {
+	if elapsed <= 0 {
+		return nil, fmt.Errorf("%w: %v", ErrWindow, elapsed)
+	}
+	if a, ok := before.gauge("process_start_time_seconds"); ok {
+		if b, ok := after.gauge("process_start_time_seconds"); ok && a != b {
+			return nil, fmt.Errorf("%w: process_start_time_seconds went from %v to %v", ErrCounterReset, a, b)
+		}
+	}
+	w := &Window{Elapsed: elapsed, Selector: sel, Counters: map[string]Counter{}, Histograms: map[string]Histogram{}, Finished: map[string]float64{}}
+	var missing []string
+	for _, name := range union(before.Names(), after.Names()) {
+		fb, fa := before.families[name], after.families[name]
+		typ := familyType(fb, fa)
+		if typ != dto.MetricType_COUNTER && typ != dto.MetricType_HISTOGRAM && !strings.HasSuffix(name, "_created") {
+			continue
+		}
+		mb, ma := picked(fb, sel), picked(fa, sel)
+		for k := range mb {
+			if _, ok := ma[k]; !ok {
+				missing = append(missing, name+k+" (only before)")
+			}
+		}
+		for k := range ma {
+			if _, ok := mb[k]; !ok {
+				missing = append(missing, name+k+" (only after)")
+			}
+		}
+		switch {
+		case strings.HasSuffix(name, "_created"):
+			for k, b := range mb {
+				if a, ok := ma[k]; ok && value(a) != value(b) {
+					return nil, fmt.Errorf("%w: %s%s went from %v to %v: the series was recreated", ErrCounterReset, name, k, value(b), value(a))
+				}
+			}
+		case typ == dto.MetricType_COUNTER:
+			c := Counter{Name: name}
+			for _, k := range sortedKeys(mb) {
+				a, ok := ma[k]
+				if !ok {
+					continue
+				}
+				d := a.GetCounter().GetValue() - mb[k].GetCounter().GetValue()
+				if d < 0 {
+					return nil, fmt.Errorf("%w: %s%s went from %v to %v", ErrCounterReset, name, k, mb[k].GetCounter().GetValue(), a.GetCounter().GetValue())
+				}
+				c.Delta += d
+				c.Series++
+				if shortName(name) == "request_success" {
+					w.Finished[label(a, "finished_reason")] += d
+				}
+			}
+			c.PerSecond = c.Delta / elapsed.Seconds()
+			if c.Series > 0 {
+				w.Counters[shortName(name)] = c
+			}
+		case typ == dto.MetricType_HISTOGRAM:
+			h := Histogram{Name: name}
+			for _, k := range sortedKeys(mb) {
+				a, ok := ma[k]
+				if !ok {
+					continue
+				}
+				if err := h.add(name+k, mb[k].GetHistogram(), a.GetHistogram()); err != nil {
+					return nil, err
+				}
+			}
+			if h.Series > 0 {
+				w.Histograms[strings.TrimPrefix(name, "vllm:")] = h
+			}
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("%w: %s", ErrSeriesMismatch, strings.Join(missing, "; "))
+	}
+	return w, nil
+}
+
+// add adds one series' delta to the histogram.
+func (h *Histogram) add(series string, before, after *dto.Histogram) error {
+	bounds := func(x *dto.Histogram) []float64 {
+		var b []float64
+		for _, bk := range x.GetBucket() {
+			if !math.IsInf(bk.GetUpperBound(), 1) {
+				b = append(b, bk.GetUpperBound())
+			}
+		}
+		return b
+	}
+	bb, ba := bounds(before), bounds(after)
+	if !slices.Equal(bb, ba) || (h.Series > 0 && !slices.Equal(h.Bounds, ba)) {
+		return fmt.Errorf("%w: %s has bounds %v before and %v after", ErrBucketMismatch, series, bb, ba)
+	}
+	cum := func(x *dto.Histogram) []float64 {
+		var c []float64
+		for _, bk := range x.GetBucket() {
+			if !math.IsInf(bk.GetUpperBound(), 1) {
+				c = append(c, float64(bk.GetCumulativeCount())+bk.GetCumulativeCountFloat())
+			}
+		}
+		return append(c, float64(x.GetSampleCount())+x.GetSampleCountFloat())
+	}
+	cb, ca := cum(before), cum(after)
+	if h.Series == 0 {
+		h.Bounds, h.Buckets = ba, make([]float64, len(ca))
+	}
+	for i := range ca {
+		d := ca[i] - cb[i]
+		if d < 0 {
+			return fmt.Errorf("%w: %s bucket %d went from %v to %v", ErrCounterReset, series, i, cb[i], ca[i])
+		}
+		h.Buckets[i] += d
+	}
+	h.Count += ca[len(ca)-1] - cb[len(cb)-1]
+	h.Sum += after.GetSampleSum() - before.GetSampleSum()
+	h.Series++
+	return nil
+}
+
+// Mean returns Δsum/Δcount, or ErrNoSamples when nothing was observed.
+func (h Histogram) Mean() (float64, error) {
+	if h.Count <= 0 {
+		return 0, fmt.Errorf("%w: %s", ErrNoSamples, h.Name)
+	}
+	return h.Sum / h.Count, nil
+}
+
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of the window's observations
+// with the semantics of PromQL's histogram_quantile: the rank q·count is
+// found in the cumulative buckets and the value interpolated linearly
+// inside its bucket, the lowest bucket starting at 0 (when its bound is
+// positive). When the rank falls in the +Inf bucket, the highest finite
+// bound is returned with lowerBound true: the true quantile is at least
+// that. It returns ErrNoFiniteBuckets for fewer than two finite buckets and
+// ErrNoSamples for an empty window.
+func (h Histogram) Quantile(q float64) (v float64, lowerBound bool, err error) {
+	if math.IsNaN(q) || q < 0 || q > 1 {
+		return 0, false, fmt.Errorf("server: quantile %v outside [0, 1]", q)
+	}
+	if len(h.Bounds) < 2 {
+		return 0, false, fmt.Errorf("%w: %s has %d", ErrNoFiniteBuckets, h.Name, len(h.Bounds))
+	}
+	if h.Count <= 0 {
+		return 0, false, fmt.Errorf("%w: %s", ErrNoSamples, h.Name)
+	}
+	rank := q * h.Count
+	b := 0
+	for b < len(h.Bounds) && h.Buckets[b] < rank {
+		b++
+	}
+	if b == len(h.Bounds) {
+		return h.Bounds[len(h.Bounds)-1], true, nil
+	}
+	lo, below := 0.0, 0.0
+	if b > 0 {
+		lo, below = h.Bounds[b-1], h.Buckets[b-1]
+	} else if h.Bounds[0] <= 0 {
+		return h.Bounds[0], false, nil
+	}
+	in := h.Buckets[b] - below
+	if in == 0 {
+		return h.Bounds[b], false, nil
+	}
+	return lo + (h.Bounds[b]-lo)*(rank-below)/in, false, nil
+}
+
+func familyType(fams ...*dto.MetricFamily) dto.MetricType {
+	for _, f := range fams {
+		if f != nil {
+			return f.GetType()
+		}
+	}
+	return dto.MetricType_UNTYPED
+}
+
+func picked(f *dto.MetricFamily, sel Selector) map[string]*dto.Metric {
+	out := map[string]*dto.Metric{}
+	if f == nil {
+		return out
+	}
+	for _, m := range f.GetMetric() {
+		if sel.matches(m) {
+			out[seriesKey(m)] = m
+		}
+	}
+	return out
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	case m.GetUntyped() != nil:
+		return m.GetUntyped().GetValue()
+	}
+	return math.NaN()
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// shortName drops the "vllm:" prefix and the "_total" suffix.
+func shortName(name string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(name, "vllm:"), "_total")
+}
+
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
