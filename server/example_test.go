@@ -140,3 +140,69 @@ func ExampleReport_WriteTable() {
 	fmt.Println(strings.Split(b.String(), "\n")[0])
 	// Output: server side, over a window of 1m0s, series with map[model_name:m]
 }
+
+func ExampleParseVLLMMetrics() {
+	t, _ := server.ParseVLLMMetrics([]byte(`{"queue_time_ms": 5, "time_to_first_token_ms": 40, "generation_time_ms": 200}`))
+	fmt.Println(*t.Queue, *t.Prefill, *t.ServerTTFT, t.Derived)
+	// Output: 5ms 40ms 45ms true
+}
+
+func ExampleParseLlamaCppTimings() {
+	t, _ := server.ParseLlamaCppTimings([]byte(`{"prompt_n": 12, "prompt_ms": 30.5, "predicted_n": 57, "predicted_ms": 484.01}`))
+	fmt.Println(*t.Prefill, *t.Decode, t.Queue == nil)
+	// Output: 30.5ms 484.01ms true
+}
+
+func ExampleParseOllamaMetrics() {
+	t, _ := server.ParseOllamaMetrics([]byte(`{"done": true, "prompt_eval_duration": 12000000, "eval_duration": 180000000}`))
+	fmt.Println(*t.Prefill, *t.Decode)
+	// Output: 12ms 180ms
+}
+
+func ExampleParseTimingsLine() {
+	id, t, _ := server.ParseTimingsLine([]byte(`{"id": "r1", "source": "reported", "timings": {"queue_ms": 10, "prefill_ms": 35, "server_ttft_ms": 50}}`))
+	fmt.Println(id, *t.ServerTTFT)
+	// Output: r1 50ms
+}
+
+func ExampleDecompose() {
+	// Client TTFT 70 ms; the server reported queue 10, prefill 35 and its
+	// TTFT 50 ms: 5 ms of residual (sampling, detokenization, scheduling)
+	// and 20 ms of network, HTTP server and client.
+	r := llmmetrics.Record{ID: "r1", FirstText: 70 * time.Millisecond, LastText: time.Second, CompletionTokens: 20}
+	_, t, _ := server.ParseTimingsLine([]byte(`{"id": "r1", "source": "reported", "timings": {"queue_ms": 10, "prefill_ms": 35, "server_ttft_ms": 50}}`))
+	d, _ := server.Decompose(&r, t)
+	fmt.Println(d.ClientTTFT, *d.Queue, *d.Prefill, *d.Residual, *d.ClientOverhead)
+	// Output: 70ms 10ms 35ms 5ms 20ms
+}
+
+func ExampleSummarizeDecompositions() {
+	var ds []server.Decomposition
+	for i, prompt := range []int{100, 300, 900} {
+		r := llmmetrics.Record{PromptTokens: prompt, FirstText: time.Duration(50+10*i) * time.Millisecond, LastText: time.Second, CompletionTokens: 5}
+		d, _ := server.Decompose(&r, server.Timings{})
+		ds = append(ds, d)
+	}
+	for _, b := range server.SummarizeDecompositions(ds, []int{256}) {
+		fmt.Println(b.Requests, b.Components[0].Stats.Max, b.Components[1].Unknown)
+	}
+	// Output:
+	// 1 50ms 1
+	// 2 70ms 2
+}
+
+func ExampleNewCacheSalt() {
+	fmt.Println(len(server.NewCacheSalt()))
+	// Output: 32
+}
+
+func ExampleDecomposeAll() {
+	recs := []llmmetrics.Record{
+		{ID: "a", PromptTokens: 100, FirstText: 60 * time.Millisecond, LastText: time.Second, CompletionTokens: 5},
+		{ID: "b", PromptTokens: 900, FirstText: 90 * time.Millisecond, LastText: time.Second, CompletionTokens: 5},
+	}
+	_, ta, _ := server.ParseTimingsLine([]byte(`{"id": "a", "source": "vllm", "timings": {"queue_time_ms": 5, "time_to_first_token_ms": 40}}`))
+	rep := server.DecomposeAll(recs, map[string]server.Timings{"a": ta}, []int{512})
+	fmt.Println(len(rep.Rows), *rep.Rows[0].ClientOverhead, rep.Unmatched)
+	// Output: 1 15ms 1
+}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // ReportQuantiles are the quantiles a report gives for each histogram.
@@ -18,6 +20,17 @@ var ReportQuantiles = []float64{0.5, 0.95, 0.99}
 type Report struct {
 	Window *Window
 	Known  *KnownOutput
+	// TTFT is the per-request decomposition of client TTFT, where the
+	// server's per-request timings were given.
+	TTFT *TTFTReport
+}
+
+// A TTFTReport holds the decomposition of every request that had server
+// timings, and their summaries by prompt length.
+type TTFTReport struct {
+	Rows      []Decomposition
+	Buckets   []Bucket
+	Unmatched int // client records with no timings, or timings with no record
 }
 
 // MarshalJSON writes the report as one object:
@@ -48,12 +61,54 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	out := kv{"side": "server", "window_s": w.Elapsed.Seconds(), "selector": w.Selector,
 		"counters": counters, "finished": w.Finished, "histograms": hists,
 		"note": "server histograms are aggregate distributions over the window: they cannot be joined to client records, and their quantiles are not comparable by subtraction with client quantiles"}
+	if d := r.TTFT; d != nil {
+		out["ttft_decomposition"] = decompositionJSON(d)
+	}
 	if k := r.Known; k != nil {
 		out["known_output"] = kv{"server_generation_tokens": k.ServerTokens, "client_completion_tokens": k.ClientTokens,
 			"server_finished_requests": k.ServerRequests, "client_requests": k.ClientRequests, "client_failed": k.Failed,
 			"agree": k.Agree, "candidate_causes": k.Causes}
 	}
 	return json.Marshal(out)
+}
+
+func decompositionJSON(d *TTFTReport) map[string]any {
+	msp := func(p *time.Duration) any {
+		if p == nil {
+			return nil // unknown
+		}
+		return float64(*p) / 1e6
+	}
+	rows := make([]map[string]any, len(d.Rows))
+	for i, x := range d.Rows {
+		rows[i] = map[string]any{"id": x.ID, "prompt_tokens": x.PromptTokens, "client_ttft_ms": msp(&x.ClientTTFT),
+			"queue_ms": msp(x.Queue), "prefill_ms": msp(x.Prefill), "residual_ms": msp(x.Residual),
+			"client_overhead_ms": msp(x.ClientOverhead), "clamped": x.Clamped}
+	}
+	var buckets []map[string]any
+	for _, b := range d.Buckets {
+		comps := map[string]any{}
+		for _, c := range b.Components {
+			o := map[string]any{"n": c.N, "unknown": c.Unknown}
+			if s := c.Stats; s != nil {
+				o["mean_ms"], o["min_ms"], o["max_ms"] = msp(&s.Mean), msp(&s.Min), msp(&s.Max)
+				for _, p := range s.Points {
+					o[p.P.Key()+"_ms"] = msp(&p.Value)
+				}
+			}
+			comps[c.Name] = o
+		}
+		bk := map[string]any{"requests": b.Requests, "clamped": b.Clamped, "components": comps}
+		if b.MinTokens != math.MinInt {
+			bk["prompt_tokens_above"] = b.MinTokens
+		}
+		if b.MaxTokens != math.MaxInt {
+			bk["prompt_tokens_at_most"] = b.MaxTokens
+		}
+		buckets = append(buckets, bk)
+	}
+	return map[string]any{"rows": rows, "buckets": buckets, "unmatched": d.Unmatched,
+		"note": "client TTFT = queue + prefill (which produces token 1) + residual (sampling, detokenization, scheduling) + client overhead (network, HTTP server, client); null is unknown; a negative residual is clamped to 0 and counted"}
 }
 
 func histogramJSON(name string, h Histogram) map[string]any {
@@ -145,6 +200,9 @@ func (r *Report) WriteTable(out io.Writer) error {
 			fmt.Fprintf(&b, "  %s: %s\n", name, m.Caveat)
 		}
 	}
+	if d := r.TTFT; d != nil {
+		writeDecomposition(&b, d)
+	}
 	if k := r.Known; k != nil {
 		fmt.Fprintf(&b, "\nknown-output check: server generation_tokens %g, client completion tokens %d: ", k.ServerTokens, k.ClientTokens)
 		if k.Agree {
@@ -158,4 +216,41 @@ func (r *Report) WriteTable(out io.Writer) error {
 	}
 	_, err := out.Write(b.Bytes())
 	return err
+}
+
+func writeDecomposition(b *bytes.Buffer, d *TTFTReport) {
+	b.WriteString("\nclient TTFT decomposed with the server's per-request timings (ms):\n")
+	b.WriteString("  client TTFT = queue + prefill (produces token 1) + residual (sampling, detokenization, scheduling) + client overhead (network, HTTP server, client)\n")
+	for _, bk := range d.Buckets {
+		lo, hi := "", ""
+		if bk.MinTokens != math.MinInt {
+			lo = fmt.Sprintf("%d < ", bk.MinTokens)
+		}
+		if bk.MaxTokens != math.MaxInt {
+			hi = fmt.Sprintf(" ≤ %d", bk.MaxTokens)
+		}
+		fmt.Fprintf(b, "  prompt tokens %sn%s: %d requests, %d residuals clamped at 0\n", lo, hi, bk.Requests, bk.Clamped)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "    component\tn\tunknown\tmean\tp50\tp95\tp99\tmin\tmax\t\n")
+		for _, c := range bk.Components {
+			cells := []string{c.Name, fmt.Sprint(c.N), fmt.Sprint(c.Unknown)}
+			if s := c.Stats; s != nil {
+				vals := []time.Duration{s.Mean}
+				for _, p := range s.Points {
+					vals = append(vals, p.Value)
+				}
+				vals = append(vals, s.Min, s.Max)
+				for _, v := range vals {
+					cells = append(cells, fmt.Sprintf("%.3f", float64(v)/1e6))
+				}
+			} else {
+				cells = append(cells, "—", "—", "—", "—", "—", "—")
+			}
+			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+	}
+	if d.Unmatched > 0 {
+		fmt.Fprintf(b, "  %d client records or timings had no partner\n", d.Unmatched)
+	}
 }

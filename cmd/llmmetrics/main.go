@@ -52,7 +52,7 @@ const usage = `usage: llmmetrics report [--method nearest-rank|linear] [--percen
                          [--lenient] [--from TOOL] [--dialect TOOL] [--json] [FILE]
        llmmetrics compare [--from TOOL] [--method ...] [--window 10s] [--lenient] [--json] [FILE]
        llmmetrics server --before A.prom --after B.prom --elapsed 60s [--records FILE]
-                         [--select name=value,...] [--json]`
+                         [--timings FILE] [--buckets 128,512,2048] [--select name=value,...] [--json]`
 
 // errUsage marks command-line mistakes, which exit with status 2.
 var errUsage = errors.New("usage")
@@ -345,12 +345,24 @@ func serverReport(args []string, stdout io.Writer) error {
 	elapsed := fs.Duration("elapsed", 0, "")
 	records := fs.String("records", "", "")
 	selFlag := fs.String("select", "", "")
+	timingsPath := fs.String("timings", "", "")
+	bucketsFlag := fs.String("buckets", "128,512,2048", "")
 	asJSON := fs.Bool("json", false, "")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
+	var bounds []int
+	for _, f := range strings.Split(*bucketsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: --buckets: %q is not a token count", errUsage, f)
+		}
+		bounds = append(bounds, n)
+	}
 	switch {
+	case *timingsPath != "" && *records == "":
+		return fmt.Errorf("%w: --timings needs --records, the client records they belong to", errUsage)
 	case len(files) > 0:
 		return fmt.Errorf("%w: server takes no file arguments; use --before and --after", errUsage)
 	case *beforePath == "" || *afterPath == "":
@@ -405,6 +417,13 @@ func serverReport(args []string, stdout io.Writer) error {
 			return inFile(*records, err)
 		}
 		rep.Known = &k
+		if *timingsPath != "" {
+			timings, err := readTimings(*timingsPath)
+			if err != nil {
+				return err
+			}
+			rep.TTFT = server.DecomposeAll(run.Records, timings, bounds)
+		}
 	}
 	if *asJSON {
 		b, err := rep.MarshalJSON()
@@ -415,6 +434,38 @@ func serverReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	return rep.WriteTable(stdout)
+}
+
+// readTimings reads a timings file: one JSON object a line, pairing a
+// request id with the timings its server reported (see
+// server.ParseTimingsLine).
+func readTimings(path string) (map[string]server.Timings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]server.Timings{}
+	br := bufio.NewReader(f)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if t := strings.TrimSpace(string(b)); t != "" {
+			id, tm, perr := server.ParseTimingsLine([]byte(t))
+			if perr != nil {
+				return nil, fmt.Errorf("%s: line %d: %v", path, line, strings.TrimPrefix(perr.Error(), "server: "))
+			}
+			if _, dup := out[id]; dup {
+				return nil, fmt.Errorf("%s: line %d: id %q repeated", path, line, id)
+			}
+			out[id] = tm
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // parseInterleaved parses flags that may come before or after the file

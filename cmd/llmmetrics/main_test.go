@@ -254,6 +254,26 @@ func TestServerCommand(t *testing.T) {
 	}
 	assert.Equal(t, true, got.Known["agree"])
 
+	// With the server's per-request timings: TTFT 30 ms at the client,
+	// queue 5 + scheduled-to-first-token 20 at the server → 5 ms overhead.
+	timings := filepath.Join(t.TempDir(), "timings.jsonl")
+	require.NoError(t, os.WriteFile(timings, []byte(`{"id": "q", "source": "vllm", "timings": {"queue_time_ms": 5, "time_to_first_token_ms": 20}}`+"\n"), 0o644))
+	code, out, errs = runCLI(t, "", "server", "--before", before, "--after", after, "--elapsed", "10s",
+		"--records", records, "--timings", timings, "--json")
+	require.Equal(t, 0, code, errs)
+	var dec struct {
+		D struct {
+			Rows []map[string]any `json:"rows"`
+		} `json:"ttft_decomposition"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &dec))
+	require.Len(t, dec.D.Rows, 1)
+	assert.Equal(t, 5.0, dec.D.Rows[0]["client_overhead_ms"])
+	assert.Nil(t, dec.D.Rows[0]["residual_ms"], "unknown, not 0")
+	code, _, errs = runCLI(t, "", "server", "--before", before, "--after", after, "--elapsed", "1s", "--timings", timings)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--timings needs --records")
+
 	code, _, errs = runCLI(t, "", "server", "--before", before, "--after", after)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--elapsed")
