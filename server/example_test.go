@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 
 	"strings"
 	"time"
@@ -205,4 +208,46 @@ func ExampleDecomposeAll() {
 	rep := server.DecomposeAll(recs, map[string]server.Timings{"a": ta}, []int{512})
 	fmt.Println(len(rep.Rows), *rep.Rows[0].ClientOverhead, rep.Unmatched)
 	// Output: 1 15ms 1
+}
+
+// fakePrometheus answers the instant queries of Prometheus.Window: the
+// counter is 100 at time 0 and 160 at time 60, and it never reset.
+func fakePrometheus() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, at := r.URL.Query().Get("query"), r.URL.Query().Get("time")
+		result := `[]`
+		switch {
+		case strings.HasPrefix(q, "sum(resets("):
+			result = `[{"metric": {}, "value": [60, "0"]}]`
+		case strings.HasPrefix(q, "histogram_quantile("):
+			result = `[{"metric": {}, "value": [60, "0.25"]}]`
+		case at == "0.000":
+			result = `[{"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m"}, "value": [0, "100"]}]`
+		case at == "60.000":
+			result = `[{"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m"}, "value": [60, "160"]}]`
+		}
+		fmt.Fprintf(w, `{"status": "success", "data": {"resultType": "vector", "result": %s}}`, result)
+	}))
+}
+
+func ExamplePrometheus_Window() {
+	srv := fakePrometheus()
+	defer srv.Close()
+	p := &server.Prometheus{URL: srv.URL}
+	w, err := p.Window(context.Background(), time.Unix(0, 0), time.Unix(60, 0), server.Selector{"model_name": "m"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(w.Counters["generation_tokens"].Delta, w.Counters["generation_tokens"].PerSecond)
+	// Output: 60 1
+}
+
+func ExamplePrometheus_Quantile() {
+	srv := fakePrometheus()
+	defer srv.Close()
+	p := &server.Prometheus{URL: srv.URL}
+	v, err := p.Quantile(context.Background(), "vllm:time_to_first_token_seconds", 0.5, time.Unix(0, 0), time.Unix(60, 0), nil)
+	fmt.Println(v, err)
+	// Output: 0.25 <nil>
 }

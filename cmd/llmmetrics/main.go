@@ -28,15 +28,18 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
@@ -51,8 +54,9 @@ const usage = `usage: llmmetrics report [--method nearest-rank|linear] [--percen
                          [--slo ttft=500ms,tpot=50ms,e2e=5s] [--slo-strict] [--window 10s]
                          [--lenient] [--from TOOL] [--dialect TOOL] [--json] [FILE]
        llmmetrics compare [--from TOOL] [--method ...] [--window 10s] [--lenient] [--json] [FILE]
-       llmmetrics server --before A.prom --after B.prom --elapsed 60s [--records FILE]
-                         [--timings FILE] [--buckets 128,512,2048] [--select name=value,...] [--json]`
+       llmmetrics server (--before A.prom --after B.prom --elapsed 60s | --prometheus URL --start T --end T)
+                         [--records FILE] [--timings FILE] [--buckets 128,512,2048]
+                         [--select name=value,...] [--json]`
 
 // errUsage marks command-line mistakes, which exit with status 2.
 var errUsage = errors.New("usage")
@@ -346,6 +350,9 @@ func serverReport(args []string, stdout io.Writer) error {
 	records := fs.String("records", "", "")
 	selFlag := fs.String("select", "", "")
 	timingsPath := fs.String("timings", "", "")
+	promURL := fs.String("prometheus", "", "")
+	startFlag := fs.String("start", "", "")
+	endFlag := fs.String("end", "", "")
 	bucketsFlag := fs.String("buckets", "128,512,2048", "")
 	asJSON := fs.Bool("json", false, "")
 	files, err := parseInterleaved(fs, args)
@@ -360,43 +367,61 @@ func serverReport(args []string, stdout io.Writer) error {
 		}
 		bounds = append(bounds, n)
 	}
-	switch {
-	case *timingsPath != "" && *records == "":
-		return fmt.Errorf("%w: --timings needs --records, the client records they belong to", errUsage)
-	case len(files) > 0:
-		return fmt.Errorf("%w: server takes no file arguments; use --before and --after", errUsage)
-	case *beforePath == "" || *afterPath == "":
-		return fmt.Errorf("%w: server needs --before and --after scrapes", errUsage)
-	case *elapsed <= 0:
-		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
-	}
 	sel, err := server.ParseSelector(*selFlag)
 	if err != nil {
 		return fmt.Errorf("%w: --select: %v", errUsage, err)
 	}
-	readScrape := func(path string) (*server.Scrape, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
+	var w *server.Window
+	switch {
+	case *timingsPath != "" && *records == "":
+		return fmt.Errorf("%w: --timings needs --records, the client records they belong to", errUsage)
+	case len(files) > 0:
+		return fmt.Errorf("%w: server takes no file arguments; use --before and --after, or --prometheus", errUsage)
+	case *promURL != "":
+		if *beforePath != "" || *afterPath != "" || *elapsed != 0 {
+			return fmt.Errorf("%w: --prometheus reads the window itself: give --start and --end, not scrapes", errUsage)
 		}
-		defer f.Close()
-		s, err := server.ParseScrape(f)
+		start, err := parseTime(*startFlag)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%w: --start: %v", errUsage, err)
 		}
-		return s, nil
-	}
-	before, err := readScrape(*beforePath)
-	if err != nil {
-		return err
-	}
-	after, err := readScrape(*afterPath)
-	if err != nil {
-		return err
-	}
-	w, err := server.Diff(before, after, *elapsed, sel)
-	if err != nil {
-		return err
+		end, err := parseTime(*endFlag)
+		if err != nil {
+			return fmt.Errorf("%w: --end: %v", errUsage, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if w, err = (&server.Prometheus{URL: *promURL}).Window(ctx, start, end, sel); err != nil {
+			return err
+		}
+	case *beforePath == "" || *afterPath == "":
+		return fmt.Errorf("%w: server needs --before and --after scrapes, or --prometheus with --start and --end", errUsage)
+	case *elapsed <= 0:
+		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
+	default:
+		readScrape := func(path string) (*server.Scrape, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			s, err := server.ParseScrape(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			return s, nil
+		}
+		before, err := readScrape(*beforePath)
+		if err != nil {
+			return err
+		}
+		after, err := readScrape(*afterPath)
+		if err != nil {
+			return err
+		}
+		if w, err = server.Diff(before, after, *elapsed, sel); err != nil {
+			return err
+		}
 	}
 	rep := &server.Report{Window: w}
 	if *records != "" {
@@ -434,6 +459,21 @@ func serverReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	return rep.WriteTable(stdout)
+}
+
+// parseTime reads a time as RFC 3339 or as Unix seconds.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, errors.New("missing")
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix seconds", s)
+	}
+	return time.UnixMilli(int64(math.Round(f * 1000))), nil
 }
 
 // readTimings reads a timings file: one JSON object a line, pairing a

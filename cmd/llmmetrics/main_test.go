@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,4 +282,35 @@ func TestServerCommand(t *testing.T) {
 	code, _, errs = runCLI(t, "", "server", "--before", after, "--after", dir+"Ahasannn__hardware-aware-router__vllm_metrics_idle.txt", "--elapsed", "1s")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "counter reset")
+}
+
+// --prometheus reads the window from a Prometheus server's query API: here
+// a fake one whose counter is 100 at time 0 and 160 at time 60.
+func TestServerFromPrometheus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, at := r.URL.Query().Get("query"), r.URL.Query().Get("time")
+		result := `[]`
+		switch {
+		case strings.HasPrefix(q, "sum(resets("):
+			result = `[{"metric": {}, "value": [60, "0"]}]`
+		case at == "0.000":
+			result = `[{"metric": {"__name__": "vllm:generation_tokens_total"}, "value": [0, "100"]}]`
+		case at == "60.000":
+			result = `[{"metric": {"__name__": "vllm:generation_tokens_total"}, "value": [60, "160"]}]`
+		}
+		fmt.Fprintf(w, `{"status": "success", "data": {"resultType": "vector", "result": %s}}`, result)
+	}))
+	defer srv.Close()
+	code, out, errs := runCLI(t, "", "server", "--prometheus", srv.URL, "--start", "1970-01-01T00:00:00Z", "--end", "60", "--json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `"generation_tokens":{"delta":60,"per_s":1,"series":1}`)
+
+	for _, args := range [][]string{
+		{"server", "--prometheus", srv.URL, "--start", "0"},
+		{"server", "--prometheus", srv.URL, "--start", "yesterday", "--end", "60"},
+		{"server", "--prometheus", srv.URL, "--before", "a", "--start", "0", "--end", "60"},
+	} {
+		code, _, _ := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, "%v", args)
+	}
 }
