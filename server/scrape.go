@@ -11,6 +11,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -59,11 +60,21 @@ type Scrape struct {
 
 // ParseScrape parses a scrape in the Prometheus text format (version
 // 0.0.4), the format vLLM's /metrics serves, with the well-kept parser of
-// github.com/prometheus/common. The first malformed line fails the whole
-// scrape, with its line number.
+// github.com/prometheus/common, or in the OpenMetrics text format (a scrape
+// that ends in "# EOF"), whose counters and _created series it reads too.
+// The first malformed line fails the whole scrape, with its line number.
 func ParseScrape(r io.Reader) (*Scrape, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrScrape, err)
+	}
+	if isOpenMetrics(b) {
+		if b, err = openMetricsToText(b); err != nil {
+			return nil, err
+		}
+	}
 	p := expfmt.NewTextParser(model.LegacyValidation)
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrScrape, err)
 	}

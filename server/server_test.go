@@ -223,6 +223,7 @@ func FuzzDiff(f *testing.F) {
 	f.Add([]byte(fmt.Sprintf(counterTmpl, 1, "")), []byte(fmt.Sprintf(counterTmpl, 2, "")))
 	f.Add([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n"),
 		[]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 3\nh_sum 4\nh_count 3\n"))
+	f.Add([]byte(fmt.Sprintf(openMetrics, 100, 1.7e9, 1, 2, 2, 2, 1.7e9)), []byte(fmt.Sprintf(openMetrics, 150, 1.7e9, 2, 5, 5, 5, 1.7e9)))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		sa, err := ParseScrape(strings.NewReader(string(a)))
 		if err != nil {
@@ -248,4 +249,38 @@ func FuzzDiff(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// An OpenMetrics scrape: the counter family is named without _total, a
+// _created sample follows each series, samples carry exemplars and
+// timestamps, and the scrape ends in # EOF.
+const openMetrics = `# TYPE vllm:generation_tokens counter
+# HELP vllm:generation_tokens Number of generation tokens processed.
+vllm:generation_tokens_total{model_name="m"} %v # {trace_id="abc"} 1.0 1.7e9
+vllm:generation_tokens_created{model_name="m"} %v
+# TYPE vllm:time_to_first_token_seconds histogram
+# UNIT vllm:time_to_first_token_seconds seconds
+vllm:time_to_first_token_seconds_bucket{model_name="m",le="0.1"} %v 1.7e9
+vllm:time_to_first_token_seconds_bucket{model_name="m",le="1.0"} %v
+vllm:time_to_first_token_seconds_bucket{model_name="m",le="+Inf"} %v
+vllm:time_to_first_token_seconds_count{model_name="m"} %v
+vllm:time_to_first_token_seconds_sum{model_name="m"} 1.0
+vllm:time_to_first_token_seconds_created{model_name="m"} %v
+# EOF
+`
+
+func TestOpenMetrics(t *testing.T) {
+	before := scrape(t, fmt.Sprintf(openMetrics, 100, 1.7e9, 1, 2, 2, 2, 1.7e9))
+	after := scrape(t, fmt.Sprintf(openMetrics, 150, 1.7e9, 2, 5, 5, 5, 1.7e9))
+	w, err := Diff(before, after, 10*time.Second, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 50.0, w.Counters["generation_tokens"].Delta)
+	h := w.Histograms["time_to_first_token_seconds"]
+	assert.Equal(t, 3.0, h.Count)
+	assert.Equal(t, []float64{1, 3, 3}, h.Buckets)
+	// A changed _created value is a restart, even when the counter grew.
+	restarted := scrape(t, fmt.Sprintf(openMetrics, 900, 1.8e9, 2, 5, 5, 5, 1.7e9))
+	_, err = Diff(before, restarted, 10*time.Second, nil)
+	assert.ErrorIs(t, err, ErrCounterReset)
+	assert.Contains(t, err.Error(), "generation_tokens_created")
 }
