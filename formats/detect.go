@@ -53,7 +53,7 @@ func Detect(head []byte) (Tool, bool) {
 func Read(r io.Reader, tool Tool) (*File, error) {
 	if tool == "" {
 		var head []byte
-		r, head = peek(r)
+		r, head = Peek(r)
 		t, ok := Detect(head)
 		if !ok {
 			return nil, fmt.Errorf("%w: the content matches no tool this package reads (%v)", ErrFormat, Tools)
@@ -77,10 +77,10 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 }
 
-// peek returns the first bytes of r, and a reader that still yields them. A
-// regular file is peeked at without moving its offset, so that an importer
-// can still read it whole in one go.
-func peek(r io.Reader) (io.Reader, []byte) {
+// Peek returns the first bytes of r (up to 64 KiB), for Detect, and a
+// reader that still yields them. A regular file is peeked at without moving
+// its offset, so that an importer can still map or read it whole.
+func Peek(r io.Reader) (io.Reader, []byte) {
 	const size = 1 << 16
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {

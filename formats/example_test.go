@@ -204,3 +204,11 @@ func ExampleReadGenAIPerf() {
 	fmt.Println(v)
 	// Output: 250
 }
+
+func ExamplePeek() {
+	r, head := formats.Peek(strings.NewReader(vllmResult))
+	tool, _ := formats.Detect(head)
+	f, _ := formats.Read(r, tool) // r still yields the peeked bytes
+	fmt.Println(tool, f.Summary[0])
+	// Output: vllm {duration 2}
+}

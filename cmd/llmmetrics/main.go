@@ -124,9 +124,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
 	}
 
-	var opt llmmetrics.Options
-	if opt.Method, err = llmmetrics.ParseMethod(*method); err != nil {
-		return fmt.Errorf("%w: --method: %v", errUsage, err)
+	opt, err := parseOptions(fs, *method, *window, *lenient)
+	if err != nil {
+		return err
 	}
 	if opt.Percentiles, err = llmmetrics.ParsePercentiles(*percentiles); err != nil {
 		return fmt.Errorf("%w: --percentiles: %v", errUsage, err)
@@ -141,23 +141,13 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	} else if *strict {
 		return fmt.Errorf("%w: --slo-strict needs --slo", errUsage)
 	}
-	if *window < 0 || (*window == 0 && flagSet(fs, "window")) {
-		return fmt.Errorf("%w: --window %v: %v", errUsage, *window, llmmetrics.ErrInvalidWindow)
+	tool, err := parseTool("from", *from)
+	if err != nil {
+		return err
 	}
-	opt.Window = *window
-	opt.Lenient = *lenient
-
-	var tool formats.Tool
-	if *from != "" {
-		if tool, err = formats.ParseTool(*from); err != nil {
-			return fmt.Errorf("%w: --from: %v", errUsage, err)
-		}
-	}
-	var dialect formats.Tool
-	if *dialectFlag != "" {
-		if dialect, err = formats.ParseTool(*dialectFlag); err != nil {
-			return fmt.Errorf("%w: --dialect: %v", errUsage, err)
-		}
+	dialect, err := parseTool("dialect", *dialectFlag)
+	if err != nil {
+		return err
 	}
 
 	in, name, closeIn, err := open(files, stdin)
@@ -171,7 +161,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	var runData *llmmetrics.Run
 	if tool == "" && dialect == "" {
 		var head []byte
-		in, head = peek(in)
+		in, head = formats.Peek(in)
 		tool, _ = formats.Detect(head)
 	}
 	if tool == "" && dialect != "" {
@@ -219,24 +209,6 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "llmmetrics report: %s\n\n", name)
 	return s.WriteTable(stdout)
-}
-
-// peek returns the first bytes of the input and a reader that still yields
-// them; a regular file is peeked at in place, so that it can still be read
-// whole in one go.
-func peek(r io.Reader) (io.Reader, []byte) {
-	const size = 1 << 16
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			off, _ := f.Seek(0, io.SeekCurrent)
-			head := make([]byte, size)
-			n, _ := f.ReadAt(head, off)
-			return f, head[:n]
-		}
-	}
-	br := bufio.NewReaderSize(r, size)
-	head, _ := br.Peek(size)
-	return br, head
 }
 
 // writeDialect prints a tool's own summary, under the tool's own keys and
@@ -298,20 +270,13 @@ func compare(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(files) > 1 {
 		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
 	}
-	var opt llmmetrics.Options
-	if opt.Method, err = llmmetrics.ParseMethod(*method); err != nil {
-		return fmt.Errorf("%w: --method: %v", errUsage, err)
+	opt, err := parseOptions(fs, *method, *window, *lenient)
+	if err != nil {
+		return err
 	}
-	if *window < 0 || (*window == 0 && flagSet(fs, "window")) {
-		return fmt.Errorf("%w: --window %v: %v", errUsage, *window, llmmetrics.ErrInvalidWindow)
-	}
-	opt.Window = *window
-	opt.Lenient = *lenient
-	var tool formats.Tool
-	if *from != "" {
-		if tool, err = formats.ParseTool(*from); err != nil {
-			return fmt.Errorf("%w: --from: %v", errUsage, err)
-		}
+	tool, err := parseTool("from", *from)
+	if err != nil {
+		return err
 	}
 	in, name, closeIn, err := open(files, stdin)
 	if err != nil {
@@ -506,6 +471,32 @@ func readTimings(path string) (map[string]server.Timings, error) {
 			return nil, err
 		}
 	}
+}
+
+// parseOptions reads the options report and compare share.
+func parseOptions(fs *flag.FlagSet, method string, window time.Duration, lenient bool) (llmmetrics.Options, error) {
+	var opt llmmetrics.Options
+	var err error
+	if opt.Method, err = llmmetrics.ParseMethod(method); err != nil {
+		return opt, fmt.Errorf("%w: --method: %v", errUsage, err)
+	}
+	if window < 0 || (window == 0 && flagSet(fs, "window")) {
+		return opt, fmt.Errorf("%w: --window %v: %v", errUsage, window, llmmetrics.ErrInvalidWindow)
+	}
+	opt.Window, opt.Lenient = window, lenient
+	return opt, nil
+}
+
+// parseTool parses the value of a flag that names a tool; empty is none.
+func parseTool(flagName, value string) (formats.Tool, error) {
+	if value == "" {
+		return "", nil
+	}
+	t, err := formats.ParseTool(value)
+	if err != nil {
+		return "", fmt.Errorf("%w: --%s: %v", errUsage, flagName, err)
+	}
+	return t, nil
 }
 
 // parseInterleaved parses flags that may come before or after the file
