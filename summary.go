@@ -178,8 +178,8 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		wb.offered(r)
 	}
 
-	// Gather the per-request samples and the pooled gaps, each into one
-	// buffer.
+	// Gather the per-request samples, one buffer each; the pooled gaps
+	// stay in the records' chunk arrivals and are read in place.
 	ttfts := make([]time.Duration, 0, a.OK)
 	e2es := make([]time.Duration, 0, a.OK)
 	tpots := make([]time.Duration, 0, nTPOT)
