@@ -148,6 +148,16 @@
 // Summary.Rejected. A section of a Summary with no data (no ok request, say)
 // is nil, and Summary.Absent says why.
 //
+// # Other tools' files and the server side
+//
+// The sub-package github.com/llmmetrics/llmmetrics/formats reads the
+// result files of vLLM, SGLang, AIPerf, GenAI-Perf, LLMPerf and GuideLLM
+// into these records, recomputes each tool's own summary with its formulas,
+// and explains where its conventions differ from these. The module
+// github.com/llmmetrics/llmmetrics/server reads the server side from
+// Prometheus scrapes of a vLLM server; it is a module of its own so that
+// this package's importers do not carry its Prometheus parser.
+//
 // # Concurrency
 //
 // The package has no global state that changes. Its functions do not modify
