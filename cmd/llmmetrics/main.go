@@ -197,7 +197,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	s, err := runData.Summarize(opt)
 	if err != nil {
-		return inFile(name, err)
+		return inFile(name, withLenientHint(err))
 	}
 	if *asJSON {
 		b, err := s.MarshalJSON()
@@ -289,7 +289,7 @@ func compare(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	c, err := formats.Compare(file, opt)
 	if err != nil {
-		return inFile(name, err)
+		return inFile(name, withLenientHint(err))
 	}
 	if *asJSON {
 		b, err := c.MarshalJSON()
@@ -528,6 +528,16 @@ func open(files []string, stdin io.Reader) (io.Reader, string, func(), error) {
 		return nil, "", nil, err
 	}
 	return f, files[0], func() { f.Close() }, nil
+}
+
+// withLenientHint adds to an error about invalid records that --lenient
+// would set them aside instead.
+func withLenientHint(err error) error {
+	var re *llmmetrics.RecordError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%w (--lenient counts invalid records as rejected instead)", err)
+	}
+	return err
 }
 
 // inFile prefixes an error with the input's name.

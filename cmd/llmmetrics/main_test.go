@@ -121,6 +121,9 @@ func TestReportErrors(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
 		}
 	}
+	_, _, errs := runCLI(t, bad, "report")
+	assert.Contains(t, errs, "--lenient counts invalid records as rejected instead")
+
 	// Lenient mode reports instead, counting the rejected row.
 	code, out, errs := runCLI(t, bad, "report", "--lenient", "--json")
 	require.Equal(t, 0, code, errs)
