@@ -37,6 +37,15 @@ var Catalogue = []Metric{
 	{Name: "request_success_total", Kind: "counter", Observation: Counts, Unit: "requests",
 		Caveat: "finished requests, by finished_reason (stop, length, abort)"},
 	{Name: "num_preemptions_total", Kind: "counter", Observation: Counts, Unit: "preemptions"},
+	{Name: "prefix_cache_queries_total", Kind: "counter", Observation: Counts, Unit: "tokens",
+		Caveat: "prompt tokens looked up in the prefix cache; with prefix_cache_hits_total it gives the hit rate over the window"},
+	{Name: "prefix_cache_hits_total", Kind: "counter", Observation: Counts, Unit: "tokens"},
+	{Name: "num_requests_running", Kind: "gauge", Unit: "requests",
+		Caveat: "a gauge: its value at a scrape, not a count over the window"},
+	{Name: "num_requests_waiting", Kind: "gauge", Unit: "requests",
+		Caveat: "a gauge: its value at a scrape, not a count over the window"},
+	{Name: "kv_cache_usage_perc", Kind: "gauge", Unit: "fraction (0–1, despite the name)",
+		Caveat: "a gauge: its value at a scrape", OldNames: []string{"gpu_cache_usage_perc"}},
 	{Name: "iteration_tokens_total", Kind: "histogram", Observation: PerEngineStep, Unit: "tokens",
 		Caveat:   "a histogram of the tokens scheduled in each engine step (prompt and output together); its buckets count engine steps, and its _sum is not an output-token series: it is never a token counter, and no throughput can be taken from it",
 		OldNames: []string{"iteration_tokens"}},
@@ -61,6 +70,11 @@ var Catalogue = []Metric{
 		Boundary: "from first scheduled to the last token (prefill plus decode)"},
 	{Name: "request_prompt_tokens", Kind: "histogram", Observation: PerRequest, Unit: "tokens"},
 	{Name: "request_generation_tokens", Kind: "histogram", Observation: PerRequest, Unit: "tokens"},
+	{Name: "request_max_num_generation_tokens", Kind: "histogram", Observation: PerRequest, Unit: "tokens",
+		Caveat: "the requested output budget (max_tokens, or the model's limit), not what was generated"},
+	{Name: "request_params_max_tokens", Kind: "histogram", Observation: PerRequest, Unit: "tokens",
+		Caveat: "the max_tokens parameter as sent: an upper bound, not an output length"},
+	{Name: "request_params_n", Kind: "histogram", Observation: PerRequest, Unit: "sequences"},
 }
 
 // Describe returns the catalogue entry of a metric, by its full or short

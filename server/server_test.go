@@ -284,3 +284,26 @@ func TestOpenMetrics(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCounterReset)
 	assert.Contains(t, err.Error(), "generation_tokens_created")
 }
+
+func TestCatalogue(t *testing.T) {
+	for _, name := range []string{"vllm:generation_tokens_total", "generation_tokens", "vllm:time_per_output_token_seconds", "gpu_cache_usage_perc", "iteration_tokens"} {
+		_, ok := Describe(name)
+		assert.True(t, ok, name)
+	}
+	m, _ := Describe("vllm:time_per_output_token_seconds") // the old name of the per-step histogram
+	assert.Equal(t, "inter_token_latency_seconds", m.Name)
+	_, ok := Describe("vllm:no_such_metric")
+	assert.False(t, ok)
+	// Every vLLM histogram of the real scrapes is in the catalogue, under
+	// its name or an old one.
+	for _, s := range snapshots(t)[:1] {
+		for _, name := range s.Names() {
+			f := s.families[name]
+			if strings.HasPrefix(name, "vllm:") && f.GetType().String() == "HISTOGRAM" {
+				if _, ok := Describe(name); !ok {
+					t.Errorf("%s is not in the catalogue", name)
+				}
+			}
+		}
+	}
+}
