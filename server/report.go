@@ -147,10 +147,17 @@ func (r *Report) WriteTable(out io.Writer) error {
 		fmt.Fprintf(&b, ", series with %v", map[string]string(w.Selector))
 	}
 	b.WriteString("\n\ncounters (delta over the window, and per second):\n")
+	width := 0
+	for name := range w.Counters {
+		width = max(width, len(name))
+	}
+	for name := range w.Histograms {
+		width = max(width, len(name))
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, name := range sortedKeys(w.Counters) {
 		c := w.Counters[name]
-		fmt.Fprintf(tw, "  %s\t%g\t%.4f/s\t\n", name, c.Delta, c.PerSecond)
+		fmt.Fprintf(tw, "  %-*s\t%.6g\t%.4f/s\t\n", width, name, c.Delta, c.PerSecond)
 	}
 	tw.Flush()
 	if g, ok := w.Counters["generation_tokens"]; ok {
@@ -169,10 +176,10 @@ func (r *Report) WriteTable(out io.Writer) error {
 	}
 	b.WriteString("\nhistograms (over the window; quantiles as PromQL's histogram_quantile):\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  metric\tcount\tmean\tp50\tp95\tp99\t\n")
+	fmt.Fprintf(tw, "  %-*s\tcount\tmean\tp50\tp95\tp99\t\n", width, "metric")
 	for _, name := range sortedKeys(w.Histograms) {
 		h := w.Histograms[name]
-		cells := []string{name, fmt.Sprintf("%g", h.Count)}
+		cells := []string{fmt.Sprintf("%-*s", width, name), fmt.Sprintf("%g", h.Count)}
 		if m, err := h.Mean(); err == nil {
 			cells = append(cells, fmt.Sprintf("%.6g", m))
 		} else {
