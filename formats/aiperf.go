@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -62,7 +63,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 				return nil, ferr
 			}
 			a.recs = append(a.recs, rec)
-			for _, tag := range sortedKeys(rec.Metrics) {
+			for _, tag := range slices.Sorted(maps.Keys(rec.Metrics)) {
 				if !seen[tag] {
 					seen[tag] = true
 					a.tags = append(a.tags, tag)
@@ -104,15 +105,6 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 	f.records = a.records
 	f.compare = a.compare
 	return f, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // readLine returns the next line without its newline, of any length.
@@ -357,7 +349,7 @@ func readAIPerfSummary(r io.Reader) ([]Figure, error) {
 		return nil, &FieldError{Tool: AIPerf, Field: "records", Offset: -1, Err: errors.Join(ErrFormat, llmmetrics.ErrMissingField)}
 	}
 	var figs []Figure
-	for _, tag := range sortedKeys(doc.Records) {
+	for _, tag := range slices.Sorted(maps.Keys(doc.Records)) {
 		for _, s := range aiperfStats {
 			if v, ok := doc.Records[tag][s].(float64); ok {
 				figs = append(figs, Figure{tag + "." + s, v})

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -245,7 +247,7 @@ func readGenAIPerfSummary(r io.Reader) ([]Figure, error) {
 		return nil, &FieldError{Tool: GenAIPerf, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
 	}
 	var figs []Figure
-	for _, k := range sortedKeys(doc) {
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
 		var stats map[string]any
 		if json.Unmarshal(doc[k], &stats) != nil || bytes.HasPrefix(bytes.TrimSpace(doc[k]), []byte("[")) {
 			continue

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -289,7 +291,7 @@ func weightedSummary(vs, ws []float64) weighted {
 // of its metrics, as "<metric>.<group>.<stat>".
 func guidellmFigures(b *guidellmBenchmark) []Figure {
 	var figs []Figure
-	for _, m := range sortedKeys(b.Metrics) {
+	for _, m := range slices.Sorted(maps.Keys(b.Metrics)) {
 		for _, group := range guidellmGroups {
 			s := b.Metrics[m][group]
 			if s == nil {

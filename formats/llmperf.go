@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,7 +176,7 @@ func readLLMPerfSummary(r io.Reader) ([]Figure, error) {
 		return nil, &FieldError{Tool: LLMPerf, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
 	}
 	var figs []Figure
-	for _, k := range sortedKeys(doc) {
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
 		var s string
 		switch v := doc[k].(type) {
 		case json.Number:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -50,7 +51,7 @@ func (p *Prometheus) Window(ctx context.Context, start, end time.Time, sel Selec
 		return nil, err
 	}
 	secs := strconv.FormatInt(int64(math.Ceil(end.Sub(start).Seconds())), 10)
-	for _, short := range sortedKeys(w.Counters) {
+	for _, short := range slices.Sorted(maps.Keys(w.Counters)) {
 		name := w.Counters[short].Name
 		res, err := p.query(ctx, "sum(resets("+name+"{"+strings.TrimPrefix(sel.promql(), ",")+"}["+secs+"s]))", end)
 		if err != nil {
@@ -87,7 +88,7 @@ func (p *Prometheus) Quantile(ctx context.Context, histogram string, q float64, 
 // comma.
 func (sel Selector) promql() string {
 	var b strings.Builder
-	for _, k := range sortedKeys(sel) {
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
 		fmt.Fprintf(&b, ",%s=%q", k, sel[k])
 	}
 	return b.String()
@@ -180,7 +181,7 @@ func (p *Prometheus) snapshot(ctx context.Context, match string, t time.Time) (*
 		}
 		var labels []*dto.LabelPair
 		le := ""
-		for _, k := range sortedKeys(s.Metric) {
+		for _, k := range slices.Sorted(maps.Keys(s.Metric)) {
 			switch k {
 			case "__name__":
 			case "le":

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -50,12 +52,12 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	w := r.Window
 	type kv = map[string]any
 	counters := kv{}
-	for _, name := range sortedKeys(w.Counters) {
+	for _, name := range slices.Sorted(maps.Keys(w.Counters)) {
 		c := w.Counters[name]
 		counters[name] = kv{"delta": c.Delta, "per_s": c.PerSecond, "series": c.Series}
 	}
 	hists := kv{}
-	for _, name := range sortedKeys(w.Histograms) {
+	for _, name := range slices.Sorted(maps.Keys(w.Histograms)) {
 		hists[name] = histogramJSON(name, w.Histograms[name])
 	}
 	out := kv{"side": "server", "window_s": w.Elapsed.Seconds(), "selector": w.Selector,
@@ -155,7 +157,7 @@ func (r *Report) WriteTable(out io.Writer) error {
 		width = max(width, len(name))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, name := range sortedKeys(w.Counters) {
+	for _, name := range slices.Sorted(maps.Keys(w.Counters)) {
 		c := w.Counters[name]
 		fmt.Fprintf(tw, "  %-*s\t%.6g\t%.4f/s\t\n", width, name, c.Delta, c.PerSecond)
 	}
@@ -169,7 +171,7 @@ func (r *Report) WriteTable(out io.Writer) error {
 	}
 	if len(w.Finished) > 0 {
 		b.WriteString("  finished requests by reason:")
-		for _, k := range sortedKeys(w.Finished) {
+		for _, k := range slices.Sorted(maps.Keys(w.Finished)) {
 			fmt.Fprintf(&b, " %s %g", k, w.Finished[k])
 		}
 		b.WriteString("\n")
@@ -177,7 +179,7 @@ func (r *Report) WriteTable(out io.Writer) error {
 	b.WriteString("\nhistograms (over the window; quantiles as PromQL's histogram_quantile):\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  %-*s\tcount\tmean\tp50\tp95\tp99\t\n", width, "metric")
-	for _, name := range sortedKeys(w.Histograms) {
+	for _, name := range slices.Sorted(maps.Keys(w.Histograms)) {
 		h := w.Histograms[name]
 		cells := []string{fmt.Sprintf("%-*s", width, name), fmt.Sprintf("%g", h.Count)}
 		if m, err := h.Mean(); err == nil {

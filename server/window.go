@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -89,7 +90,7 @@ func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, 
 			}
 		case typ == dto.MetricType_COUNTER:
 			c := Counter{Name: name}
-			for _, k := range sortedKeys(mb) {
+			for _, k := range slices.Sorted(maps.Keys(mb)) {
 				a, ok := ma[k]
 				if !ok {
 					continue
@@ -110,7 +111,7 @@ func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, 
 			}
 		case typ == dto.MetricType_HISTOGRAM:
 			h := Histogram{Name: name}
-			for _, k := range sortedKeys(mb) {
+			for _, k := range slices.Sorted(maps.Keys(mb)) {
 				a, ok := ma[k]
 				if !ok {
 					continue
@@ -271,13 +272,4 @@ func union(a, b []string) []string {
 	out := slices.Concat(a, b)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
