@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // The JSONL format holds one request per line as a JSON object. Times are
@@ -61,7 +63,7 @@ func ReadJSONL(r io.Reader) (*Run, error) {
 	run := &Run{}
 	var buf []byte
 	for line := 1; ; line++ {
-		b, err := readLine(br, buf[:0])
+		b, err := lineio.Read(br, buf[:0], maxLine)
 		buf = b
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", line, err)
@@ -78,25 +80,6 @@ func ReadJSONL(r io.Reader) (*Run, error) {
 		}
 		if err == io.EOF {
 			return run, nil
-		}
-	}
-}
-
-// readLine appends the next line, without its newline, to dst.
-func readLine(br *bufio.Reader, dst []byte) ([]byte, error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		dst = append(dst, chunk...)
-		if len(dst) > maxLine {
-			return dst, fmt.Errorf("line longer than %d bytes", maxLine)
-		}
-		switch err {
-		case bufio.ErrBufferFull:
-			continue
-		case nil:
-			return dst[:len(dst)-1], nil
-		default:
-			return dst, err
 		}
 	}
 }

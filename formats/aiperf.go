@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // aiperfRecord is one line of AIPerf's profile_export.jsonl.
@@ -53,7 +54,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 	seen := map[string]bool{}
 	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
-		b, err := readLine(br)
+		b, err := lineio.Read(br, nil, 0)
 		if err != nil && err != io.EOF {
 			return nil, &FieldError{Tool: AIPerf, Line: line, Offset: -1, Err: err}
 		}
@@ -105,19 +106,6 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 	f.records = a.records
 	f.compare = a.compare
 	return f, nil
-}
-
-// readLine returns the next line without its newline, of any length.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSuffix(line, []byte("\n")), err
-	}
 }
 
 func parseAIPerfLine(b []byte, line int) (*aiperfRecord, error) {

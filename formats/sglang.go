@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // ReadSGLang reads the output file of SGLang's bench_serving
@@ -29,7 +31,7 @@ func ReadSGLangRuns(r io.Reader) ([]*File, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var runs []*File
 	for line := 1; ; line++ {
-		b, err := readLine(br)
+		b, err := lineio.Read(br, nil, 0)
 		if err != nil && err != io.EOF {
 			return nil, &FieldError{Tool: SGLang, Line: line, Offset: -1, Err: err}
 		}
