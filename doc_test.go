@@ -12,17 +12,8 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/doccheck"
 )
 
-// Every exported function and method has a doc comment and an Example in
-// example_test.go.
-func TestEveryFunctionHasExample(t *testing.T) {
-	missing, err := doccheck.Missing(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range missing {
-		t.Error(m)
-	}
-}
+// Every exported function and method has a doc comment and an Example.
+func TestEveryFunctionHasExample(t *testing.T) { doccheck.Test(t, ".") }
 
 // Every sentinel error is listed in doc.go's Errors section.
 func TestDocListsEverySentinel(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Missing parses the Go files of dir and returns one line for each
@@ -71,4 +72,17 @@ func Missing(dir string) ([]string, error) {
 		}
 	}
 	return missing, nil
+}
+
+// Test fails t once for each exported function or method of the package in
+// dir that lacks a doc comment or an Example (see Missing).
+func Test(t testing.TB, dir string) {
+	t.Helper()
+	missing, err := Missing(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range missing {
+		t.Error(m)
+	}
 }
