@@ -192,8 +192,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	okAt := make([]int, 0, a.OK)
 	tpotAt := make([]int, 0, nTPOT)
 	maxGapAt := make([]int, 0, nMaxGap)
-	var decode sum128
-	var gapCount int64
+	var weighted gapWeighted
 	itl := ITLStats{}
 	var slo goodputCounter
 	for i := range recs {
@@ -207,8 +206,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 		if r.CompletionTokens >= 2 {
 			tpots = append(tpots, tpot(r))
 			tpotAt = append(tpotAt, i)
-			decode.add(int64(decodeTime(r)))
-			gapCount += int64(r.CompletionTokens - 1)
+			weighted.add(r)
 		}
 		switch {
 		case len(r.Chunks) == 0:
@@ -256,7 +254,7 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	}
 	switch {
 	case len(tpots) > 0:
-		s.TPOT = &TPOTStats{Distribution: *describe(tpots, tpotAt), GapWeightedMean: decode.divRound(gapCount), Excluded: a.OneToken}
+		s.TPOT = &TPOTStats{Distribution: *describe(tpots, tpotAt), GapWeightedMean: weighted.mean(), Excluded: a.OneToken}
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}

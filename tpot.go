@@ -33,6 +33,24 @@ func tpot(r *Record) time.Duration {
 // sum of the request's n − 1 token gaps.
 func decodeTime(r *Record) time.Duration { return r.last() - r.first() }
 
+// gapWeighted accumulates the gap-weighted mean of TPOT over requests with
+// n ≥ 2, which weights each inter-token gap equally rather than each
+// request:
+//
+//	Σ_r (t_last − t_first) / Σ_r (n_r − 1)
+type gapWeighted struct {
+	decode sum128
+	gaps   int64
+}
+
+func (g *gapWeighted) add(r *Record) {
+	g.decode.add(int64(decodeTime(r)))
+	g.gaps += int64(r.CompletionTokens - 1)
+}
+
+// mean assumes at least one request was added.
+func (g *gapWeighted) mean() time.Duration { return g.decode.divRound(g.gaps) }
+
 // divRound returns d/m rounded to the nearest nanosecond, halves away from
 // zero. m must be positive.
 func divRound(d time.Duration, m int64) time.Duration {
