@@ -138,15 +138,31 @@
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
 // [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
-// [ErrTooFewTokens] and [ErrNoChunks].
+// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected] and [ErrOutOfRange].
 //
 // A problem with one record is a [*RecordError] that names the record (its
 // index, id, and line and column when it came from a file) and the field.
 // In strict mode, the default, [Summarize] checks every record and fails
-// with an error that lists all the invalid ones; with [Options.Lenient] it
+// with an error that lists the invalid ones; with [Options.Lenient] it
 // sets them aside as rejected, counts them and lists them in
 // Summary.Rejected. A section of a Summary with no data (no ok request, say)
 // is nil, and Summary.Absent says why.
+//
+// The readers are strict too: [ReadCSV], [ReadJSONL] and [Read] stop at the
+// first row they cannot parse and return its *RecordError. With
+// [ReadOptions.Lenient] they read on, set each such row aside in the [Run],
+// and return the Run together with an error wrapping [ErrRejected], so that
+// rows set aside are never lost in silence: [Run.Summarize] counts them,
+// whereas the function Summarize, given only Run.Records, cannot.
+//
+// Memory stays bounded on any input: a line or CSV row longer than 256 MiB
+// is an error, and a Run or a Summary keeps the reasons of the first
+// [MaxReasons] (1,000) rejected rows or records in full and counts the rest.
+//
+// Ranges: token counts must fit in an int32 (2³¹ − 1), and every time must
+// lie within 2⁶¹ ns (about 73 years) of the time it is measured from, so
+// that no sum of times overflows; larger values are refused with
+// [ErrOutOfRange], naming the record and field.
 //
 // # Other tools' files and the server side
 //

@@ -60,6 +60,15 @@ var (
 	// ErrTooFewTokens is returned by TPOT and UserTPS for a request with
 	// fewer than two output tokens, which has no inter-token gap.
 	ErrTooFewTokens = errors.New("llmmetrics: fewer than two output tokens")
+	// ErrRejected is wrapped by the error a reader returns when it set rows
+	// aside (see ReadOptions.Lenient and Run.Err): the Run it returns with
+	// that error holds them, and Run.Summarize counts them.
+	ErrRejected = errors.New("llmmetrics: rows rejected")
+	// ErrOutOfRange means a count or a time lies outside the range this
+	// package computes with exactly: a token count above 2³¹ − 1, or a time
+	// further than 2⁶¹ ns (about 73 years) from its boundary, beyond which
+	// sums of times could overflow.
+	ErrOutOfRange = errors.New("llmmetrics: value out of range")
 	// ErrNoChunks means a metric needs per-chunk arrival times and the
 	// record has none. It wraps ErrMissingField.
 	ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)
@@ -112,39 +121,55 @@ func fieldError(field string, sentinel error, format string, args ...any) *Recor
 }
 
 // joinRecordErrors combines record errors into one error whose message
-// counts them and shows the first few. errors.Is and errors.As see every one.
-func joinRecordErrors(errs []*RecordError) error {
-	if len(errs) == 0 {
+// counts them (with unlisted more, counted but not kept) and shows the first
+// few. errors.Is and errors.As see every listed one, and kind when it is
+// not nil.
+func joinRecordErrors(errs []*RecordError, unlisted int, kind error) error {
+	if len(errs)+unlisted == 0 {
 		return nil
 	}
-	return &recordErrors{errs: errs}
+	return &recordErrors{errs: errs, unlisted: unlisted, kind: kind}
 }
 
-type recordErrors struct{ errs []*RecordError }
+type recordErrors struct {
+	errs     []*RecordError
+	unlisted int
+	kind     error
+}
 
 const shownErrors = 5
 
 func (e *recordErrors) Error() string {
-	if len(e.errs) == 1 {
+	n := len(e.errs) + e.unlisted
+	if n == 1 && e.kind == nil {
 		return e.errs[0].Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "llmmetrics: %d invalid records", len(e.errs))
+	if e.kind == ErrRejected {
+		fmt.Fprintf(&b, "llmmetrics: %d rows rejected", n)
+	} else {
+		fmt.Fprintf(&b, "llmmetrics: %d invalid records", n)
+	}
 	for i, r := range e.errs {
 		if i == shownErrors {
-			fmt.Fprintf(&b, "; and %d more", len(e.errs)-shownErrors)
 			break
 		}
 		b.WriteString("; ")
 		b.WriteString(strings.TrimPrefix(r.Error(), "llmmetrics: "))
 	}
+	if more := n - min(len(e.errs), shownErrors); more > 0 {
+		fmt.Fprintf(&b, "; and %d more", more)
+	}
 	return b.String()
 }
 
 func (e *recordErrors) Unwrap() []error {
-	out := make([]error, len(e.errs))
-	for i, r := range e.errs {
-		out[i] = r
+	out := make([]error, 0, len(e.errs)+1)
+	if e.kind != nil {
+		out = append(out, e.kind)
+	}
+	for _, r := range e.errs {
+		out = append(out, r)
 	}
 	return out
 }

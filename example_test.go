@@ -331,15 +331,10 @@ func ExampleReadCSV() {
 		"r1,256,11,150,450,ok\n" +
 		"r2,256,,,,error\n" +
 		"r3,256,3,nan,90,ok\n"
-	run, err := llmmetrics.ReadCSV(strings.NewReader(in))
-	fmt.Println(len(run.Records), err)
-	fmt.Println(run.Err())
-	tpot, _ := run.Records[0].TPOT() // (450 − 150) / 10
-	fmt.Println(tpot)
+	_, err := llmmetrics.ReadCSV(strings.NewReader(in))
+	fmt.Println(err)
 	// Output:
-	// 2 <nil>
 	// llmmetrics: line 4, column 10 (id "r3"): field TTFT_ms: value is NaN or infinite: "nan"
-	// 30ms
 }
 
 func ExampleReadJSONL() {
@@ -360,20 +355,22 @@ func ExampleRun_Summarize() {
 	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" +
 		"a,10,2,100,150\n" +
 		"b,10,x,100,150\n"
-	run, _ := llmmetrics.ReadCSV(strings.NewReader(in))
-	_, err := run.Summarize(llmmetrics.Options{})
+	run, err := llmmetrics.ReadOptions{Lenient: true}.ReadCSV(strings.NewReader(in))
+	fmt.Println(errors.Is(err, llmmetrics.ErrRejected))
+	_, err = run.Summarize(llmmetrics.Options{})
 	fmt.Println(errors.Is(err, llmmetrics.ErrSyntax))
 	s, _ := run.Summarize(llmmetrics.Options{Lenient: true})
 	fmt.Printf("%+v\n", s.Requests)
 	// Output:
 	// true
+	// true
 	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Errors:0 Timeouts:0 Cancelled:0 OneToken:0}
 }
 
 func ExampleRun_Err() {
-	run, _ := llmmetrics.ReadJSONL(strings.NewReader(`{"id":"a","completion_tokens":-1,"first_text_ns":1,"last_text_ns":2,"color":"red"}`))
+	run, _ := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(`{"id":"a","completion_tokens":-1,"first_text_ns":1,"last_text_ns":2,"color":"red"}`))
 	fmt.Println(run.Err())
-	// Output: llmmetrics: line 1: syntax error: json: unknown field "color"
+	// Output: llmmetrics: 1 rows rejected; line 1, column 69 (id "a"): field color: syntax error: unknown key "color" (keys are matched exactly)
 }
 
 func ExampleWriteCSV() {
@@ -436,4 +433,56 @@ func ExamplePercentile_Float() {
 func ExamplePercentile_Key() {
 	fmt.Println(llmmetrics.MustPercentile(50).Key(), llmmetrics.MustPercentile(99.99).Key())
 	// Output: p50 p99.99
+}
+
+func ExampleReadOptions_ReadCSV() {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\n" +
+		"r1,256,11,150,450,ok\n" +
+		"r2,256,,,,error\n" +
+		"r3,256,3,nan,90,ok\n"
+	// Lenient reading sets the bad row aside, and says so.
+	run, err := llmmetrics.ReadOptions{Lenient: true}.ReadCSV(strings.NewReader(in))
+	fmt.Println(len(run.Records), run.RejectedCount(), errors.Is(err, llmmetrics.ErrRejected))
+	tpot, _ := run.Records[0].TPOT() // (450 − 150) / 10
+	fmt.Println(tpot)
+	s, _ := run.Summarize(llmmetrics.Options{Lenient: true})
+	fmt.Println(s.Requests.Offered, s.Requests.Rejected)
+	// Output:
+	// 2 1 true
+	// 30ms
+	// 3 1
+}
+
+func ExampleReadOptions_ReadJSONL() {
+	in := `{"id":"a","chunk_arrivals_ns":[100000000,120000000],"completion_tokens":2}
+{"id":"b","status":"error","status":"ok"}
+`
+	run, err := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(in))
+	fmt.Println(len(run.Records))
+	fmt.Println(err)
+	// Output:
+	// 1
+	// llmmetrics: 1 rows rejected; line 2, column 28 (id "b"): field status: syntax error: key "status" repeated
+}
+
+func ExampleReadOptions_Read() {
+	_, _, err := llmmetrics.ReadOptions{Lenient: true}.Read(strings.NewReader("\n \n"))
+	fmt.Println(err)
+	// Output: llmmetrics: no records: the input is empty
+}
+
+func ExampleRun_Reject() {
+	var run llmmetrics.Run
+	for i := range llmmetrics.MaxReasons + 2 {
+		run.Reject(&llmmetrics.RecordError{Line: i + 1, Err: llmmetrics.ErrSyntax})
+	}
+	fmt.Println(len(run.Rejected), run.Unlisted, run.RejectedCount())
+	// Output: 1000 2 1002
+}
+
+func ExampleRun_RejectedCount() {
+	in := "{\"id\":\"a\",\"completion_tokens\":0}\n{\"ID\":\"b\"}\n{\"id\":\"c\"}}\n"
+	run, _ := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(in))
+	fmt.Println(len(run.Records), run.RejectedCount())
+	// Output: 1 2
 }

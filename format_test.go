@@ -21,7 +21,7 @@ func TestReadCSVHeader(t *testing.T) {
 		err error
 		msg string
 	}{
-		{"", ErrMissingField, "empty CSV"},
+		{"", ErrNoRecords, "the input is empty"},
 		{"request_id,prompt_tokens,completion_tokens,TTFT_ms\n", ErrMissingField, `"E2E_ms" is missing`},
 		{"request_id,prompt_tokens,completion_tokens,ttft_ms,E2E_ms\n", ErrSyntax, `unknown column "ttft_ms"`},
 		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,E2E_ms\n", ErrSyntax, `"E2E_ms" repeated`},
@@ -51,8 +51,16 @@ func TestReadCSVRows(t *testing.T) {
 		"status,10,3,1,2,0,fine,\n" + // line 11
 		"count,10,2.5,1,2,0,ok,\n" + // line 12
 		"inf,10,3,1,-Inf,0,ok,\n" // line 13
-	run, err := ReadCSV(strings.NewReader(in))
-	require.NoError(t, err)
+	// Strict reading stops at the first bad row.
+	_, err := ReadCSV(strings.NewReader(in))
+	var first *RecordError
+	require.ErrorAs(t, err, &first)
+	assert.Equal(t, 3, first.Line)
+	assert.ErrorIs(t, err, ErrNonFinite)
+
+	run, err := ReadOptions{Lenient: true}.ReadCSV(strings.NewReader(in))
+	require.ErrorIs(t, err, ErrRejected)
+	assert.Contains(t, err.Error(), "9 rows rejected; line 3, column 14")
 	var ids []string
 	for _, r := range run.Records {
 		ids = append(ids, r.ID)
@@ -70,7 +78,7 @@ func TestReadCSVRows(t *testing.T) {
 		err   error
 	}{
 		{3, "TTFT_ms", ErrNonFinite}, {4, "", ErrSyntax}, {6, "TTFT_ms", ErrSyntax}, {7, "TTFT_ms", ErrSyntax},
-		{8, "TTFT_ms", ErrSyntax}, {9, "TTFT_ms", ErrMissingField}, {11, "status", ErrBadStatus},
+		{8, "TTFT_ms", ErrOutOfRange}, {9, "TTFT_ms", ErrMissingField}, {11, "status", ErrBadStatus},
 		{12, "completion_tokens", ErrSyntax}, {13, "E2E_ms", ErrNonFinite},
 	}
 	require.Len(t, run.Rejected, len(want))
@@ -129,8 +137,8 @@ func TestReadJSONL(t *testing.T) {
 [1,2]
 {"id":"l","completion_tokens":1,"first_text_ns":1e30,"last_text_ns":2}
 `
-	run, err := ReadJSONL(strings.NewReader(in))
-	require.NoError(t, err)
+	run, err := ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(in))
+	require.ErrorIs(t, err, ErrRejected)
 	require.Len(t, run.Records, 3)
 	assert.Equal(t, []int{1, 3, 4}, run.Lines)
 	assert.Equal(t, Record{ID: "a", Sent: 5, Chunks: []time.Duration{10, 20, 30}, ChunkTokens: []int32{1, 1, 2},
@@ -142,15 +150,15 @@ func TestReadJSONL(t *testing.T) {
 		field string
 		err   error
 	}{
-		{5, "", ErrSyntax}, // unknown key ttft_ns
+		{5, "ttft_ns", ErrSyntax}, // unknown key
 		{6, "completion_tokens", ErrSyntax},
 		{7, "last_text_ns", ErrMissingField},
 		{8, "completion_tokens", ErrMissingField},
-		{9, "", ErrSyntax}, // NaN is not JSON
-		{10, "", ErrSyntax},
+		{9, "first_text_ns", ErrSyntax}, // NaN is not JSON
+		{10, "", ErrSyntax},             // a second object after the first
 		{11, "status", ErrBadStatus},
 		{12, "", ErrSyntax},
-		{13, "first_text_ns", ErrSyntax},
+		{13, "first_text_ns", ErrSyntax}, // a whole number is written without an exponent
 	}
 	require.Len(t, run.Rejected, len(want))
 	for i, w := range want {
@@ -159,7 +167,7 @@ func TestReadJSONL(t *testing.T) {
 		assert.Equal(t, w.field, e.Field, "line %d: %v", w.line, e)
 		assert.ErrorIs(t, e, w.err, "line %d", w.line)
 	}
-	assert.Contains(t, run.Rejected[0].Error(), `unknown field "ttft_ns"`)
+	assert.Contains(t, run.Rejected[0].Error(), `line 5, column 33 (id "d"): field ttft_ns: syntax error: unknown key "ttft_ns"`)
 }
 
 // A record with many chunks makes a line far over bufio.Scanner's 64 KiB.

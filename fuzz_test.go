@@ -3,11 +3,39 @@ package llmmetrics
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
+
+// readBoth reads in leniently and strictly, and checks that the two agree:
+// the strict reader fails exactly when the lenient one set a row aside, at
+// that row, and otherwise reads the same run. It returns the lenient run, or
+// nil when the input could not be read at all.
+func readBoth(t *testing.T, in []byte, read func(ReadOptions, io.Reader) (*Run, error)) *Run {
+	run, err := read(ReadOptions{Lenient: true}, bytes.NewReader(in))
+	strict, serr := read(ReadOptions{}, bytes.NewReader(in))
+	switch {
+	case run == nil:
+		if err == nil || serr == nil {
+			t.Fatalf("no run, lenient error %v, strict error %v", err, serr)
+		}
+		return nil
+	case (err == nil) != (run.RejectedCount() == 0) || (err != nil && !errors.Is(err, ErrRejected)):
+		t.Fatalf("lenient error %v with %d rejected rows", err, run.RejectedCount())
+	case run.RejectedCount() == 0 && (serr != nil || len(strict.Records) != len(run.Records)):
+		t.Fatalf("strict read disagrees: %v", serr)
+	case run.RejectedCount() > 0:
+		var re *RecordError
+		if !errors.As(serr, &re) || re.Line != run.Rejected[0].Line {
+			t.Fatalf("strict error %v, first rejected %v", serr, run.Rejected[0])
+		}
+	}
+	return run
+}
 
 // checkRun holds for any run a reader returns: nothing is lost, and if it
 // summarizes, its accounting adds up and TTFT ≤ E2E.
@@ -23,7 +51,7 @@ func checkRun(t *testing.T, run *Run, lines int) {
 		return // no records at all
 	}
 	a := s.Requests
-	if a.Offered != len(run.Records)+len(run.Rejected) || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected {
+	if a.Offered != len(run.Records)+run.RejectedCount() || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected {
 		t.Fatalf("accounting %+v", a)
 	}
 	if s.TTFT != nil && s.TTFT.Min > s.E2E.Max {
@@ -37,8 +65,8 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte(csvHeader + "a,1,2,NaN,1e400\nb,\"1\n"))
 	f.Add([]byte("\ufeff" + csvHeader + "a,-1,2,0x1p-3,1_0\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		run, err := ReadCSV(bytes.NewReader(in))
-		if err != nil {
+		run := readBoth(t, in, ReadOptions.ReadCSV)
+		if run == nil {
 			return
 		}
 		checkRun(t, run, bytes.Count(in, []byte("\n"))+1)
@@ -48,8 +76,8 @@ func FuzzReadCSV(f *testing.F) {
 			t.Fatal(err)
 		}
 		back, err := ReadCSV(&b)
-		if err != nil || len(back.Rejected) > 0 {
-			t.Fatalf("re-reading written CSV: %v %v", err, back.Err())
+		if err != nil {
+			t.Fatalf("re-reading written CSV: %v", err)
 		}
 		for i := range run.Records {
 			want := run.Records[i]
@@ -69,9 +97,11 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"id":"a","chunk_arrivals_ns":[1,2,3],"chunk_tokens":[1,1,1],"completion_tokens":3}`))
 	f.Add([]byte("{\"id\":\"b\",\"first_text_ns\":1,\"last_text_ns\":0,\"completion_tokens\":2}\n\n{\"status\":\"timeout\"}"))
 	f.Add([]byte(`{"id":"c","completion_tokens":1,"first_text_ns":NaN}` + "\n[]\n{}{}"))
+	f.Add([]byte(`{"id":"a","chunk_arrivals_ns":[1,2],"completion_tokens":2}}` + "\n" + `{"ID":"b","Completion_Tokens":0}`))
+	f.Add([]byte(`{"status":"error","status":"ok","completion_tokens":9223372036854775807,"sent_ns":9223372036854775807}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		run, err := ReadJSONL(bytes.NewReader(in))
-		if err != nil {
+		run := readBoth(t, in, ReadOptions.ReadJSONL)
+		if run == nil {
 			return
 		}
 		checkRun(t, run, bytes.Count(in, []byte("\n"))+1)
@@ -80,8 +110,8 @@ func FuzzReadJSONL(f *testing.F) {
 			t.Fatal(err)
 		}
 		back, err := ReadJSONL(&b)
-		if err != nil || len(back.Rejected) > 0 {
-			t.Fatalf("re-reading written JSONL: %v %v", err, back.Err())
+		if err != nil {
+			t.Fatalf("re-reading written JSONL: %v", err)
 		}
 		if len(back.Records) != len(run.Records) {
 			t.Fatal("round trip lost records")

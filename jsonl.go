@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
@@ -51,14 +49,20 @@ type jsonRecord struct {
 	MaxTokens        int     `json:"max_tokens,omitempty"`
 }
 
-// maxLine bounds one JSONL line, so that a file with no newline cannot take
-// all memory.
-const maxLine = 256 << 20
+// maxLine bounds one JSONL line or CSV row, so that a file with no newline
+// cannot take all memory. It is a variable so that tests can lower it.
+var maxLine = 256 << 20
 
-// ReadJSONL reads a run from the JSONL format. Blank lines are skipped. A
-// line that cannot be parsed is set aside in Run.Rejected with its line and
-// field; see Run.Err and Options.Lenient. An unreadable input is an error.
-func ReadJSONL(r io.Reader) (*Run, error) {
+// ReadJSONL reads a run from the JSONL format, strictly; see
+// ReadOptions.ReadJSONL.
+func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
+
+// ReadJSONL reads a run from the JSONL format. Blank lines are skipped; a
+// UTF-8 byte order mark at the start of a line is ignored. A line that
+// cannot be parsed stops reading with its *RecordError (line, column, key),
+// or, with Lenient, is set aside in the Run, which is then returned with
+// Run.Err. An unreadable input, or a line longer than 256 MiB, is an error.
+func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	run := &Run{}
 	var buf []byte
@@ -68,78 +72,28 @@ func ReadJSONL(r io.Reader) (*Run, error) {
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", line, err)
 		}
-		if t := bytes.TrimSpace(bytes.TrimPrefix(b, bom)); len(t) > 0 {
+		body := bytes.TrimPrefix(b, bom)
+		lead := len(b) - len(body) // bytes before the line's text starts
+		if t := bytes.TrimSpace(body); len(t) > 0 {
+			lead += len(body) - len(bytes.TrimLeft(body, " \t\r\n"))
 			rec, rerr := parseJSONLine(t)
 			if rerr != nil {
 				rerr.Line = line
-				run.Rejected = append(run.Rejected, rerr)
+				if rerr.Column > 0 {
+					rerr.Column += lead
+				}
+				if err := o.reject(run, rerr); err != nil {
+					return nil, err
+				}
 			} else {
 				run.Records = append(run.Records, rec)
 				run.Lines = append(run.Lines, line)
 			}
 		}
 		if err == io.EOF {
-			return run, nil
+			return o.finish(run)
 		}
 	}
-}
-
-func parseJSONLine(b []byte) (Record, *RecordError) {
-	var jr jsonRecord
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&jr); err != nil {
-		e := &RecordError{Index: -1, Err: fmt.Errorf("%w: %w", ErrSyntax, err)}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			e.Field = te.Field
-		}
-		return Record{}, e
-	}
-	if dec.More() {
-		return Record{}, &RecordError{Index: -1, ID: jr.ID, Err: fmt.Errorf("%w: text after the JSON object", ErrSyntax)}
-	}
-	rec := Record{
-		ID:           jr.ID,
-		Message:      jr.Message,
-		Sent:         time.Duration(jr.SentNS),
-		ChunkTokens:  jr.ChunkTokens,
-		PromptTokens: jr.PromptTokens,
-		MaxTokens:    jr.MaxTokens,
-	}
-	fail := func(field string, err error) (Record, *RecordError) {
-		return Record{}, &RecordError{Index: -1, ID: jr.ID, Field: field, Err: err}
-	}
-	var err error
-	if rec.Status, err = ParseStatus(jr.Status); err != nil {
-		return fail("status", err)
-	}
-	if jr.CompletionTokens != nil {
-		rec.CompletionTokens = *jr.CompletionTokens
-	} else if rec.Status == StatusOK {
-		return fail("completion_tokens", ErrMissingField)
-	}
-	if len(jr.ChunkArrivalsNS) > 0 {
-		rec.Chunks = make([]time.Duration, len(jr.ChunkArrivalsNS))
-		for i, c := range jr.ChunkArrivalsNS {
-			rec.Chunks[i] = time.Duration(c)
-		}
-	}
-	if jr.FirstTextNS != nil {
-		rec.FirstText = time.Duration(*jr.FirstTextNS)
-	}
-	if jr.LastTextNS != nil {
-		rec.LastText = time.Duration(*jr.LastTextNS)
-	}
-	if rec.Status == StatusOK && rec.CompletionTokens > 0 && len(rec.Chunks) == 0 {
-		if jr.FirstTextNS == nil {
-			return fail("first_text_ns", fmt.Errorf("%w: an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns", ErrMissingField))
-		}
-		if jr.LastTextNS == nil {
-			return fail("last_text_ns", fmt.Errorf("%w: an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns", ErrMissingField))
-		}
-	}
-	return rec, nil
 }
 
 // WriteJSONL writes records in the JSONL format, one object a line. Reading

@@ -1,6 +1,7 @@
 package llmmetrics
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -26,12 +27,15 @@ func parseMillis(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: %q is not a decimal number", ErrSyntax, s)
 	}
 	ms, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(ms, 0) {
-		return 0, fmt.Errorf("%w: %q is not a decimal number in range", ErrSyntax, s)
+	if errors.Is(err, strconv.ErrRange) || math.IsInf(ms, 0) {
+		return 0, fmt.Errorf("%w: %q ms is further than %v from its boundary", ErrOutOfRange, s, time.Duration(maxTime))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %q is not a decimal number", ErrSyntax, s)
 	}
 	ns := math.Round(ms * 1e6)
-	if math.Abs(ns) >= 1<<63 {
-		return 0, fmt.Errorf("%w: %q ms is out of range", ErrSyntax, s)
+	if math.Abs(ns) > maxTime {
+		return 0, fmt.Errorf("%w: %q ms is further than %v from its boundary", ErrOutOfRange, s, time.Duration(maxTime))
 	}
 	return time.Duration(ns), nil
 }
@@ -61,8 +65,11 @@ func parseCount(s string) (int, error) {
 		return 0, ErrMissingField
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%w: %q is outside [%d, %d]", ErrOutOfRange, s, -maxCount, maxCount)
+	}
 	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a whole number in range", ErrSyntax, s)
+		return 0, fmt.Errorf("%w: %q is not a whole number", ErrSyntax, s)
 	}
 	return int(n), nil
 }

@@ -156,6 +156,12 @@ func (r *Record) validate() *RecordError {
 		if c.v < 0 {
 			return fieldError(c.name, ErrNegativeCount, "%d", c.v)
 		}
+		if c.v > maxCount {
+			return fieldError(c.name, ErrOutOfRange, "%d is above %d", c.v, maxCount)
+		}
+	}
+	if r.Sent < -maxTime || r.Sent > maxTime {
+		return fieldError("sent", ErrOutOfRange, "%v is further than %v from the epoch", r.Sent, time.Duration(maxTime))
 	}
 	if r.Status != StatusOK {
 		return nil
@@ -177,6 +183,9 @@ func (r *Record) validate() *RecordError {
 		if r.LastText < r.FirstText {
 			return fieldError("last_text", ErrTimeOrder, "last text %v, first text %v", r.LastText, r.FirstText)
 		}
+		if r.LastText > maxTime {
+			return fieldError("last_text", ErrOutOfRange, "%v after the send time", r.LastText)
+		}
 		return nil
 	}
 	if r.Chunks[0] < 0 {
@@ -186,6 +195,9 @@ func (r *Record) validate() *RecordError {
 		if r.Chunks[i] < r.Chunks[i-1] {
 			return fieldError(fmt.Sprintf("chunks[%d]", i), ErrNonMonotonic, "%v after %v", r.Chunks[i], r.Chunks[i-1])
 		}
+	}
+	if last := r.Chunks[len(r.Chunks)-1]; last > maxTime {
+		return fieldError(fmt.Sprintf("chunks[%d]", len(r.Chunks)-1), ErrOutOfRange, "%v after the send time", last)
 	}
 	if r.FirstText != 0 && r.FirstText != r.Chunks[0] {
 		return fieldError("first_text", ErrChunkMismatch, "first text %v, first chunk %v", r.FirstText, r.Chunks[0])
@@ -201,6 +213,9 @@ func (r *Record) validate() *RecordError {
 		for i, t := range r.ChunkTokens {
 			if t < 0 {
 				return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrNegativeCount, "%d", t)
+			}
+			if t == 0 {
+				return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrChunkMismatch, "0 tokens: a text-bearing chunk carries at least one")
 			}
 			sum += int(t)
 		}

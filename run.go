@@ -7,18 +7,68 @@ import (
 	"io"
 )
 
+// MaxReasons is how many rejected rows or records a Run or a Summary keeps
+// in full, with their reasons. Rows rejected beyond it are counted, not
+// kept, so that lenient reading of a file of any size uses bounded memory.
+const MaxReasons = 1000
+
 // A Run is the records of one benchmark run as read from a file, with the
-// line each came from and the rows the reader could not parse. Readers never
-// drop a row: each one ends in Records or in Rejected.
+// line each came from and the rows the reader set aside. Readers never drop
+// a row: each one ends in Records, in Rejected, or, past MaxReasons
+// rejected rows, in the count Unlisted. Run.Summarize counts all three;
+// the function Summarize sees only the records it is given, which is why
+// every reader returns a non-nil error (wrapping ErrRejected) whenever it
+// set a row aside.
 type Run struct {
 	Records  []Record
 	Lines    []int          // Lines[i] is the line Records[i] started on
-	Rejected []*RecordError // rows that could not be parsed, with line, column and field
+	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field
+	Unlisted int            // rows rejected beyond the first MaxReasons: counted, reasons not kept
 }
 
-// Err returns nil when every row parsed, and otherwise an error listing the
-// rejected rows (each a *RecordError).
-func (run *Run) Err() error { return joinRecordErrors(run.Rejected) }
+// Reject sets a row aside: its reason is kept while fewer than MaxReasons
+// are, and it is counted in any case.
+func (run *Run) Reject(e *RecordError) {
+	if len(run.Rejected) < MaxReasons {
+		run.Rejected = append(run.Rejected, e)
+		return
+	}
+	run.Unlisted++
+}
+
+// RejectedCount is the number of rows set aside, listed or not.
+func (run *Run) RejectedCount() int { return len(run.Rejected) + run.Unlisted }
+
+// Err returns nil when every row parsed, and otherwise an error that wraps
+// ErrRejected and every listed *RecordError, and counts the unlisted ones.
+func (run *Run) Err() error { return joinRecordErrors(run.Rejected, run.Unlisted, ErrRejected) }
+
+// ReadOptions controls the readers. The zero ReadOptions is strict.
+type ReadOptions struct {
+	// Lenient reads past rows that cannot be parsed, setting them aside in
+	// the Run (see Run.Reject); the reader then returns the Run together
+	// with Run.Err. Without it the reader stops at the first such row and
+	// returns its *RecordError and no Run.
+	Lenient bool
+}
+
+// reject handles a row that could not be parsed: in strict mode it is the
+// error that ends reading; in lenient mode it is set aside.
+func (o ReadOptions) reject(run *Run, e *RecordError) error {
+	if !o.Lenient {
+		return e
+	}
+	run.Reject(e)
+	return nil
+}
+
+// finish returns what a reader returns at the end of its input.
+func (o ReadOptions) finish(run *Run) (*Run, error) {
+	if err := run.Err(); err != nil {
+		return run, err
+	}
+	return run, nil
+}
 
 // Format is a per-request file format.
 type Format uint8
@@ -36,21 +86,28 @@ func (f Format) String() string {
 	return "csv"
 }
 
+// Read reads a run in either format, strictly; see ReadOptions.Read.
+func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
+
 // Read reads a run in either format, detected from the first byte that is
 // not white space: '{' means JSONL, anything else CSV. It returns the format
-// it read.
-func Read(r io.Reader) (*Run, Format, error) {
+// it read. An input with nothing but white space is an error wrapping
+// ErrNoRecords.
+func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, 0, fmt.Errorf("llmmetrics: reading input: %w", err)
 	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	if len(head) == 0 && err == io.EOF {
+		return nil, 0, fmt.Errorf("%w: the input is empty", ErrNoRecords)
+	}
 	if len(head) > 0 && head[0] == '{' {
-		run, err := ReadJSONL(br)
+		run, err := o.ReadJSONL(br)
 		return run, FormatJSONL, err
 	}
-	run, err := ReadCSV(br)
+	run, err := o.ReadCSV(br)
 	return run, FormatCSV, err
 }
 

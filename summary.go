@@ -86,7 +86,7 @@ type Summary struct {
 	Throughput *Throughput
 	Goodput    *Goodput
 
-	Rejected []*RecordError // the records set aside in lenient mode
+	Rejected []*RecordError // the first MaxReasons records set aside in lenient mode; Requests.Rejected counts them all
 	Notes    []string       // Options.Notes
 	Absent   map[string]string
 }
@@ -99,17 +99,19 @@ type Summary struct {
 // Summary.Rejected. It returns ErrNoRecords for an empty input, and errors
 // for invalid options.
 func Summarize(recs []Record, opt Options) (*Summary, error) {
-	return summarize(recs, nil, nil, opt)
+	return summarize(recs, nil, &Run{}, opt)
 }
 
 // Summarize computes every metric of the run's records, as the function
 // Summarize does, and also counts the rows the reader rejected. In strict
 // mode any such row is an error.
 func (run *Run) Summarize(opt Options) (*Summary, error) {
-	return summarize(run.Records, run.Lines, run.Rejected, opt)
+	return summarize(run.Records, run.Lines, run, opt)
 }
 
-func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options) (*Summary, error) {
+// summarize computes the summary of recs, counting also the rows that
+// read set aside (its Rejected and Unlisted; its Records are not read).
+func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, error) {
 	if err := opt.Method.valid(); err != nil {
 		return nil, err
 	}
@@ -125,21 +127,26 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 	if opt.Window < 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidWindow, opt.Window)
 	}
-	if len(recs)+len(rejected) == 0 {
+	if len(recs)+read.RejectedCount() == 0 {
 		return nil, ErrNoRecords
 	}
 
 	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
 	cat, bad := classify(recs, lines)
-	if len(rejected)+len(bad) > 0 && !opt.Lenient {
-		return nil, joinRecordErrors(append(append([]*RecordError(nil), rejected...), bad...))
+	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
+	for _, e := range bad.Rejected {
+		all.Reject(e)
 	}
-	s.Rejected = append(append([]*RecordError(nil), rejected...), bad...)
+	all.Unlisted += bad.Unlisted
+	if all.RejectedCount() > 0 && !opt.Lenient {
+		return nil, joinRecordErrors(all.Rejected, all.Unlisted, nil)
+	}
+	s.Rejected = all.Rejected
 
 	// Count, and size the samples.
 	a := &s.Requests
-	a.Offered = len(recs) + len(rejected)
-	a.Rejected = len(s.Rejected)
+	a.Offered = len(recs) + read.RejectedCount()
+	a.Rejected = all.RejectedCount()
 	var nTPOT, nGaps, nMaxGap int
 	var wb windowBuilder
 	var outTokens, promptTokens int64
@@ -294,22 +301,23 @@ func summarize(recs []Record, lines []int, rejected []*RecordError, opt Options)
 }
 
 // classify validates every record and assigns its category. It returns the
-// errors of the invalid ones, in input order; a record whose id repeats an
-// earlier one is invalid (the first is kept).
-func classify(recs []Record, lines []int) ([]Category, []*RecordError) {
+// errors of the invalid ones, in input order (the first MaxReasons of them
+// listed, the rest counted); a record whose id repeats an earlier one is
+// invalid (the first is kept).
+func classify(recs []Record, lines []int) ([]Category, *Run) {
 	cat := make([]Category, len(recs))
-	var bad []*RecordError
+	bad := &Run{}
 	seen := make(map[string]int, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		if e := r.validate(); e != nil {
-			bad = append(bad, recordError(i, lines, r, e.Field, e.Err))
+			bad.Reject(recordError(i, lines, r, e.Field, e.Err))
 			cat[i] = CategoryRejected
 			continue
 		}
 		if r.ID != "" {
 			if j, dup := seen[r.ID]; dup {
-				bad = append(bad, recordError(i, lines, r, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+				bad.Reject(recordError(i, lines, r, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
 				cat[i] = CategoryRejected
 				continue
 			}

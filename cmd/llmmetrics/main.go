@@ -191,8 +191,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
 	} else {
-		if runData, _, err = llmmetrics.Read(in); err != nil {
-			return inFile(name, err)
+		runData, _, err = llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
+			return inFile(name, withLenientHint(err))
 		}
 	}
 	s, err := runData.Summarize(opt)
@@ -518,9 +519,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// open opens the named file, or standard input when there is none.
+// open opens the named file, or standard input when there is none or it
+// is "-".
 func open(files []string, stdin io.Reader) (io.Reader, string, func(), error) {
-	if len(files) == 0 {
+	if len(files) == 0 || files[0] == "-" {
 		return stdin, "standard input", func() {}, nil
 	}
 	f, err := os.Open(files[0])

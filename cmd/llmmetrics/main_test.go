@@ -111,7 +111,8 @@ func TestReportErrors(t *testing.T) {
 		{"", []string{"report", "--bogus"}, 2, "bogus"},
 		{"", []string{"frobnicate"}, 2, "unknown command"},
 		{"", nil, 2, "no command"},
-		{"", []string{"report"}, 1, "empty CSV input"},
+		{"", []string{"report"}, 1, "standard input: no records: the input is empty"},
+		{" \n\n", []string{"report", "-"}, 1, "standard input: no records: the input is empty"},
 	} {
 		code, _, errs := runCLI(t, c.stdin, c.args...)
 		assert.Equal(t, c.code, code, "%v", c.args)

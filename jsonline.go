@@ -1,0 +1,395 @@
+package llmmetrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// This file parses one line of the JSONL format. It is written by hand,
+// rather than with encoding/json, because the format is stricter than
+// encoding/json's decoding: keys match exactly (encoding/json folds case),
+// a repeated key is an error (encoding/json keeps the last), nothing may
+// follow the object, whole numbers must be written as such and fit their
+// field, and every error names the key and the column.
+
+// jsonKey identifies a key of the JSONL format.
+type jsonKey uint8
+
+const (
+	keyID jsonKey = iota
+	keyStatus
+	keyMessage
+	keySent
+	keyFirstText
+	keyLastText
+	keyChunks
+	keyChunkTokens
+	keyPromptTokens
+	keyCompletionTokens
+	keyMaxTokens
+	nKeys
+)
+
+var jsonKeys = [nKeys]string{
+	"id", "status", "message", "sent_ns", "first_text_ns", "last_text_ns",
+	"chunk_arrivals_ns", "chunk_tokens", "prompt_tokens", "completion_tokens", "max_tokens",
+}
+
+// lineParser reads one JSON object held in b.
+type lineParser struct {
+	b    []byte
+	i    int
+	key  string // the key whose value is being read, for errors
+	at   int    // where that key began
+	seen [nKeys]bool
+}
+
+// fail returns an error at the current key (or, outside any key, at the
+// current byte) wrapping sentinel.
+func (p *lineParser) fail(sentinel error, format string, args ...any) *RecordError {
+	e := &RecordError{Index: -1, Field: p.key, Column: p.i + 1, Err: sentinel}
+	if format != "" {
+		e.Err = fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))
+	}
+	return e
+}
+
+func (p *lineParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// next returns the next byte that is not white space, or 0 at the end.
+func (p *lineParser) next() byte {
+	p.ws()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *lineParser) expect(c byte) *RecordError {
+	switch got := p.next(); got {
+	case c:
+		p.i++
+		return nil
+	case 0:
+		return p.fail(ErrSyntax, "the line ends where %q is wanted", c)
+	default:
+		return p.fail(ErrSyntax, "found %q, want %q", got, c)
+	}
+}
+
+// str reads a JSON string. Plain ASCII without escapes is taken as it is;
+// anything else is decoded by encoding/json, which checks escapes and
+// UTF-8.
+func (p *lineParser) str() (string, *RecordError) {
+	if err := p.expect('"'); err != nil {
+		return "", err
+	}
+	start, plain := p.i-1, true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '\\':
+			plain = false
+			p.i += 2
+			continue
+		case c == '"':
+			p.i++
+			if plain {
+				return string(p.b[start+1 : p.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
+				p.i = start
+				return "", p.fail(ErrSyntax, "bad string: %v", err)
+			}
+			return s, nil
+		case c < 0x20:
+			return "", p.fail(ErrSyntax, "control character in a string")
+		case c >= 0x80:
+			plain = false
+		}
+		p.i++
+	}
+	return "", p.fail(ErrSyntax, "the line ends inside a string")
+}
+
+// null consumes a null if it comes next.
+func (p *lineParser) null() bool {
+	if p.next() == 'n' && len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// int reads a whole number that lies in [lo, hi]. A fraction, an exponent,
+// a leading zero or a sign other than a leading '-' is a syntax error; a
+// whole number outside the range is ErrOutOfRange.
+func (p *lineParser) int(lo, hi int64) (int64, *RecordError) {
+	p.ws()
+	start := p.i
+	neg := p.i < len(p.b) && p.b[p.i] == '-'
+	if neg {
+		p.i++
+	}
+	var u uint64
+	digits, over := 0, false
+	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
+		d := uint64(p.b[p.i] - '0')
+		if u > (math.MaxUint64-d)/10 {
+			over = true
+		} else {
+			u = u*10 + d
+		}
+		digits++
+	}
+	text := p.b[start:p.i]
+	switch {
+	case digits == 0:
+		p.i = start
+		return 0, p.fail(ErrSyntax, "want a whole number")
+	case digits > 1 && text[len(text)-digits] == '0':
+		p.i = start
+		return 0, p.fail(ErrSyntax, "%s: a leading zero", text)
+	case p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E'):
+		p.i = start
+		return 0, p.fail(ErrSyntax, "want a whole number, without a fraction or an exponent")
+	}
+	var v int64
+	switch {
+	case over || (!neg && u > math.MaxInt64) || (neg && u > 1<<63):
+		over = true
+	case neg:
+		v = -int64(u)
+	default:
+		v = int64(u)
+	}
+	if over || v < lo || v > hi {
+		p.i = start
+		return 0, p.fail(ErrOutOfRange, "%s is outside [%d, %d]", text, lo, hi)
+	}
+	return v, nil
+}
+
+// ints reads an array of whole numbers in [lo, hi], calling add with each.
+func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
+	if err := p.expect('['); err != nil {
+		return err
+	}
+	if p.next() == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		v, err := p.int(lo, hi)
+		if err != nil {
+			return err
+		}
+		add(v)
+		switch p.next() {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return nil
+		case 0:
+			return p.fail(ErrSyntax, "the line ends inside an array")
+		default:
+			return p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
+		}
+	}
+}
+
+// The ranges of the format's numbers: counts fit in an int32, as the CSV
+// reader has always required; times lie within maxTime of their boundary.
+const (
+	maxCount = math.MaxInt32
+	maxTime  = 1 << 61
+)
+
+// parseJSONLine parses one non-blank line into a record. The record is not
+// validated here beyond what the format itself requires.
+func parseJSONLine(b []byte) (Record, *RecordError) {
+	p := &lineParser{b: b}
+	rec, err := p.object()
+	if err != nil {
+		err.ID = rec.ID
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+func (p *lineParser) object() (rec Record, err *RecordError) {
+	if err := p.expect('{'); err != nil {
+		return rec, err
+	}
+	var first, last *time.Duration
+	var completion *int
+	for n := 0; ; n++ {
+		p.key = ""
+		switch c := p.next(); {
+		case c == '}' && n == 0:
+			p.i++
+		case n > 0 && c == ',':
+			p.i++
+			fallthrough
+		case n == 0:
+			if err := p.member(&rec, &first, &last, &completion); err != nil {
+				return rec, err
+			}
+			continue
+		case c == '}':
+			p.i++
+		case c == 0:
+			return rec, p.fail(ErrSyntax, "the line ends inside the object")
+		default:
+			return rec, p.fail(ErrSyntax, "found %q, want ',' or '}'", c)
+		}
+		break
+	}
+	p.key = ""
+	if p.next() != 0 {
+		return rec, p.fail(ErrSyntax, "text after the JSON object: %q", clip(p.b[p.i:]))
+	}
+	return p.finish(rec, first, last, completion)
+}
+
+// member reads one key and its value into rec.
+func (p *lineParser) member(rec *Record, first, last **time.Duration, completion **int) *RecordError {
+	p.key = ""
+	at := p.i
+	name, err := p.str()
+	if err != nil {
+		return err
+	}
+	k := jsonKey(0)
+	for k < nKeys && jsonKeys[k] != name {
+		k++
+	}
+	p.key, p.at = name, at
+	if k == nKeys {
+		p.i = at
+		return p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", name)
+	}
+	if p.seen[k] {
+		p.i = at
+		return p.fail(ErrSyntax, "key %q repeated", name)
+	}
+	p.seen[k] = true
+	if err := p.expect(':'); err != nil {
+		return err
+	}
+	if p.null() {
+		return nil // null is the key's absence
+	}
+	switch k {
+	case keyID, keyStatus, keyMessage:
+		s, err := p.str()
+		if err != nil {
+			return err
+		}
+		switch k {
+		case keyID:
+			rec.ID = s
+		case keyMessage:
+			rec.Message = s
+		default:
+			st, serr := ParseStatus(s)
+			if serr != nil {
+				return p.fail(serr, "")
+			}
+			rec.Status = st
+		}
+	case keySent, keyFirstText, keyLastText:
+		v, err := p.int(-maxTime, maxTime)
+		if err != nil {
+			return err
+		}
+		d := time.Duration(v)
+		switch k {
+		case keySent:
+			rec.Sent = d
+		case keyFirstText:
+			*first = &d
+		default:
+			*last = &d
+		}
+	case keyChunks:
+		chunks := make([]time.Duration, 0, 16)
+		if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {
+			return err
+		}
+		if len(chunks) > 0 {
+			rec.Chunks = chunks[:len(chunks):len(chunks)]
+		}
+	case keyChunkTokens:
+		var counts []int32
+		if err := p.ints(-maxCount, maxCount, func(v int64) { counts = append(counts, int32(v)) }); err != nil {
+			return err
+		}
+		if len(counts) > 0 {
+			rec.ChunkTokens = counts
+		}
+	default:
+		v, err := p.int(-maxCount, maxCount)
+		if err != nil {
+			return err
+		}
+		n := int(v)
+		switch k {
+		case keyPromptTokens:
+			rec.PromptTokens = n
+		case keyMaxTokens:
+			rec.MaxTokens = n
+		default:
+			*completion = &n
+		}
+	}
+	return nil
+}
+
+// finish applies the format's rules that involve several keys.
+func (p *lineParser) finish(rec Record, first, last *time.Duration, completion *int) (Record, *RecordError) {
+	missing := func(key, format string, args ...any) (Record, *RecordError) {
+		return rec, &RecordError{Index: -1, Field: key, Err: fmt.Errorf("%w: %s", ErrMissingField, fmt.Sprintf(format, args...))}
+	}
+	if completion != nil {
+		rec.CompletionTokens = *completion
+	} else if rec.Status == StatusOK {
+		return missing("completion_tokens", "an ok record needs it")
+	}
+	if first != nil {
+		rec.FirstText = *first
+	}
+	if last != nil {
+		rec.LastText = *last
+	}
+	if rec.Status == StatusOK && rec.CompletionTokens > 0 && len(rec.Chunks) == 0 {
+		if first == nil {
+			return missing("first_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
+		}
+		if last == nil {
+			return missing("last_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
+		}
+	}
+	return rec, nil
+}
+
+// clip shortens b for an error message.
+func clip(b []byte) string {
+	if len(b) > 20 {
+		return string(b[:20]) + "…"
+	}
+	return string(b)
+}
