@@ -169,9 +169,10 @@ func (s *scanner) null() bool {
 // Numbers are parsed by a fast path that covers what benchmark tools write
 // (at most 19 digits, and a decimal exponent within ±22 once the digits are
 // taken as an integer): the digits, eight at a time where they can be, are
-// gathered into an integer and scaled by an exact power of ten. With at most
-// 15 digits the result is correctly rounded; with more it is within one unit
-// in the last place of it. Anything else goes to strconv.ParseFloat.
+// gathered into an integer and scaled by an exact power of ten, and the
+// result is made correctly rounded by decimalToFloat. Anything else goes to
+// strconv.ParseFloat. Either way the result is the float64 that
+// strconv.ParseFloat returns for the same text.
 func (s *scanner) number() (float64, error) {
 	b, i := s.b, s.i
 	start := i
@@ -252,12 +253,7 @@ func (s *scanner) number() (float64, error) {
 		}
 		return f, nil
 	}
-	f := float64(mant)
-	if exp10 < 0 {
-		f /= pow10[-exp10]
-	} else {
-		f *= pow10[exp10]
-	}
+	f := decimalToFloat(mant, exp10)
 	if neg {
 		f = -f
 	}
