@@ -134,7 +134,7 @@ func ExampleReport_MarshalJSON() {
 	b, _ := (&server.Report{Window: window()}).MarshalJSON()
 	s := string(b)
 	fmt.Println(s[strings.Index(s, `"counters"`):strings.Index(s, `,"prompt_tokens"`)])
-	// Output: "counters":{"generation_tokens":{"delta":300,"per_s":5,"series":1}
+	// Output: "counters":{"generation_tokens":{"delta":300,"per_s":5,"series":1,"unit":"tokens"}
 }
 
 func ExampleReport_WriteTable() {
@@ -250,4 +250,19 @@ func ExamplePrometheus_Quantile() {
 	v, err := p.Quantile(context.Background(), "vllm:time_to_first_token_seconds", 0.5, time.Unix(0, 0), time.Unix(60, 0), nil)
 	fmt.Println(v, err)
 	// Output: 0.25 <nil>
+}
+
+func ExampleHistogram_Monotonic() {
+	// A scrape that raced its own updates: the le="1" bucket counts fewer
+	// observations than le="0.1".
+	h := server.Histogram{Name: "h", Bounds: []float64{0.1, 1, 10}, Buckets: []float64{2, 1, 5, 5}, Count: 5}
+	p50, _, _ := h.Quantile(0.5) // on the envelope 2, 2, 5, 5: rank 2.5 in (1, 10]
+	fmt.Println(h.Monotonic(), p50)
+	// Output: false 2.5
+}
+
+func ExampleSelector_String() {
+	sel, _ := server.ParseSelector(`model_name="Qwen/Qwen2.5-3B-Instruct", engine=0`)
+	fmt.Println(sel)
+	// Output: engine="0",model_name="Qwen/Qwen2.5-3B-Instruct"
 }

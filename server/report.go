@@ -16,6 +16,39 @@ import (
 // ReportQuantiles are the quantiles a report gives for each histogram.
 var ReportQuantiles = []float64{0.5, 0.95, 0.99}
 
+// FewObservations is the count of observations below which a report flags
+// a histogram's quantiles: from a handful of observations a bucketed
+// quantile is mostly the bucket layout (p50 of one observation of 73 µs is
+// the middle of its bucket, 0.15 s say), not the data.
+const FewObservations = 20
+
+// unit returns the unit of a metric's values for a report: the
+// catalogue's, or one read from the name.
+func unit(name string) string {
+	if m, ok := Describe(name); ok && m.Unit != "" {
+		return m.Unit
+	}
+	switch {
+	case strings.HasSuffix(name, "_seconds"):
+		return "seconds"
+	case strings.Contains(name, "tokens"):
+		return "tokens"
+	}
+	return "—"
+}
+
+// flags returns what a reader of a histogram's quantiles must know.
+func flags(h Histogram) []string {
+	var f []string
+	if !h.Monotonic() {
+		f = append(f, "cumulative buckets not monotonic: read on their running maximum, as PromQL does")
+	}
+	if h.Count > 0 && h.Count < FewObservations {
+		f = append(f, fmt.Sprintf("only %g observations: the quantiles reflect the bucket layout more than the data", h.Count))
+	}
+	return f
+}
+
 // A Report is the server side of a run: a window, and optionally the
 // known-output check against the client's records. Every figure in it is
 // labelled server; it is never merged with client figures.
@@ -54,7 +87,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	counters := kv{}
 	for _, name := range slices.Sorted(maps.Keys(w.Counters)) {
 		c := w.Counters[name]
-		counters[name] = kv{"delta": c.Delta, "per_s": c.PerSecond, "series": c.Series}
+		counters[name] = kv{"delta": c.Delta, "per_s": c.PerSecond, "series": c.Series, "unit": unit(c.Name)}
 	}
 	hists := kv{}
 	for _, name := range slices.Sorted(maps.Keys(w.Histograms)) {
@@ -118,7 +151,10 @@ func histogramJSON(name string, h Histogram) map[string]any {
 	if strings.HasSuffix(name, "_seconds") {
 		suffix = "_s"
 	}
-	o := map[string]any{"count": h.Count, "series": h.Series}
+	o := map[string]any{"count": h.Count, "series": h.Series, "unit": unit(h.Name)}
+	if f := flags(h); f != nil {
+		o["flags"] = f
+	}
 	if m, err := h.Mean(); err == nil {
 		o["mean"+suffix] = m
 	}
@@ -157,9 +193,10 @@ func (r *Report) WriteTable(out io.Writer) error {
 		width = max(width, len(name))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %-*s\tdelta\tper second\tunit\t\n", width, "metric")
 	for _, name := range slices.Sorted(maps.Keys(w.Counters)) {
 		c := w.Counters[name]
-		fmt.Fprintf(tw, "  %-*s\t%.6g\t%.4f/s\t\n", width, name, c.Delta, c.PerSecond)
+		fmt.Fprintf(tw, "  %-*s\t%.6g\t%.4f/s\t%s\t\n", width, name, c.Delta, c.PerSecond, unit(c.Name))
 	}
 	tw.Flush()
 	if g, ok := w.Counters["generation_tokens"]; ok {
@@ -178,9 +215,13 @@ func (r *Report) WriteTable(out io.Writer) error {
 	}
 	b.WriteString("\nhistograms (over the window; quantiles as PromQL's histogram_quantile):\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  %-*s\tcount\tmean\tp50\tp95\tp99\t\n", width, "metric")
+	fmt.Fprintf(tw, "  %-*s\tcount\tmean\tp50\tp95\tp99\tunit\t\n", width, "metric")
+	var flagged []string
 	for _, name := range slices.Sorted(maps.Keys(w.Histograms)) {
 		h := w.Histograms[name]
+		for _, f := range flags(h) {
+			flagged = append(flagged, fmt.Sprintf("  %s: %s\n", name, f))
+		}
 		cells := []string{fmt.Sprintf("%-*s", width, name), fmt.Sprintf("%g", h.Count)}
 		if m, err := h.Mean(); err == nil {
 			cells = append(cells, fmt.Sprintf("%.6g", m))
@@ -198,9 +239,13 @@ func (r *Report) WriteTable(out io.Writer) error {
 				cells = append(cells, fmt.Sprintf("%.6g", v))
 			}
 		}
+		cells = append(cells, unit(h.Name))
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+	for _, f := range flagged {
+		b.WriteString(f)
+	}
 	b.WriteString("\n≥: the quantile falls in the +Inf bucket; the highest finite bound is a lower bound.\n")
 	b.WriteString("These are server figures: aggregate distributions that cannot be joined to client records; do not subtract their quantiles from client ones.\n")
 	for _, name := range []string{"iteration_tokens_total", "inter_token_latency_seconds", "request_time_per_output_token_seconds"} {

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -36,9 +38,16 @@ var (
 	// ErrBucketMismatch means a histogram's bucket layout changed between
 	// the scrapes.
 	ErrBucketMismatch = errors.New("server: histogram bucket layout changed")
-	// ErrNoFiniteBuckets means a histogram has fewer than two finite
-	// buckets, so no quantile can be interpolated.
-	ErrNoFiniteBuckets = errors.New("server: fewer than two finite buckets")
+	// ErrNoFiniteBuckets means a histogram has no finite bucket, so no
+	// quantile can be interpolated (PromQL returns NaN).
+	ErrNoFiniteBuckets = errors.New("server: no finite bucket")
+	// ErrQuantileRange means a quantile outside [0, 1], or NaN (PromQL
+	// returns −Inf, +Inf or NaN).
+	ErrQuantileRange = errors.New("server: quantile outside [0, 1]")
+	// ErrQuantileUndefined means the 0-quantile of a histogram whose
+	// lowest bucket is empty and has a positive bound: PromQL computes 0/0
+	// there and returns NaN.
+	ErrQuantileUndefined = errors.New("server: quantile undefined")
 	// ErrNoSamples means a histogram observed nothing in the window.
 	ErrNoSamples = errors.New("server: no observations in the window")
 	// ErrNotACounter means a rate was asked of a metric that is not a
@@ -50,6 +59,12 @@ var (
 	ErrWindow = errors.New("server: window of zero or negative length")
 	// ErrSelector means a label selector that cannot be parsed.
 	ErrSelector = errors.New("server: bad label selector")
+	// ErrBadValue means a counter or histogram value in a scrape that is
+	// NaN, infinite, or a negative count.
+	ErrBadValue = errors.New("server: bad value in a scrape")
+	// ErrNoSeries means the scrapes hold no counter or histogram series that
+	// the selector picks: a selector that matches nothing, or empty scrapes.
+	ErrNoSeries = errors.New("server: no series picked")
 )
 
 // A Scrape is one parsed Prometheus text exposition of a server.
@@ -77,7 +92,57 @@ func ParseScrape(r io.Reader) (*Scrape, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrScrape, err)
 	}
+	for _, name := range slices.Sorted(maps.Keys(fams)) {
+		if err := checkFamily(fams[name]); err != nil {
+			return nil, err
+		}
+	}
 	return &Scrape{families: fams}, nil
+}
+
+// checkFamily refuses what the parser accepts but a window cannot use: a
+// series that appears twice in one scrape (the parser keeps both, and
+// which one a window used would be chance), and a counter or histogram
+// value that is NaN or infinite, or a counter or count that is negative.
+func checkFamily(f *dto.MetricFamily) error {
+	seen := map[string]bool{}
+	for _, m := range f.GetMetric() {
+		series := f.GetName() + seriesKey(m)
+		if seen[series] {
+			return fmt.Errorf("%w: series %s appears twice in one scrape", ErrScrape, series)
+		}
+		seen[series] = true
+		bad := func(field string, v float64, nonNegative bool) error {
+			if math.IsNaN(v) || math.IsInf(v, 0) || nonNegative && v < 0 {
+				return fmt.Errorf("%w: series %s: %s is %v", ErrBadValue, series, field, v)
+			}
+			return nil
+		}
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			if err := bad("the counter", m.GetCounter().GetValue(), true); err != nil {
+				return err
+			}
+		case dto.MetricType_HISTOGRAM:
+			h := m.GetHistogram()
+			if err := bad("_sum", h.GetSampleSum(), false); err != nil {
+				return err
+			}
+			if err := bad("_count", float64(h.GetSampleCount())+h.GetSampleCountFloat(), true); err != nil {
+				return err
+			}
+			for _, bk := range h.GetBucket() {
+				field := fmt.Sprintf("bucket le=%q", fmt.Sprint(bk.GetUpperBound()))
+				if math.IsNaN(bk.GetUpperBound()) {
+					return fmt.Errorf("%w: series %s: a bucket's le is NaN", ErrBadValue, series)
+				}
+				if err := bad(field, float64(bk.GetCumulativeCount())+bk.GetCumulativeCountFloat(), true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Names returns the metric family names of the scrape, sorted.
@@ -113,6 +178,16 @@ func ParseSelector(s string) (Selector, error) {
 		sel[k] = strings.Trim(strings.TrimSpace(v), `"`)
 	}
 	return sel, nil
+}
+
+// String writes the selector as ParseSelector reads it, names sorted:
+// model_name="a",engine="0".
+func (sel Selector) String() string {
+	parts := make([]string, 0, len(sel))
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		parts = append(parts, fmt.Sprintf("%s=%q", k, sel[k]))
+	}
+	return strings.Join(parts, ",")
 }
 
 func (sel Selector) matches(m *dto.Metric) bool {

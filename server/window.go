@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,7 +54,9 @@ type Histogram struct {
 // process_start_time_seconds or a series' _created value changed (the
 // server restarted); with ErrSeriesMismatch, listing them, when a picked
 // series is present in one scrape only (never treated as zero); and with
-// ErrBucketMismatch when a histogram's bucket layout changed.
+// ErrBucketMismatch when a histogram's bucket layout changed; with
+// ErrNoSeries when the selector picks no counter or histogram series at
+// all (or the scrapes have none).
 func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, error) {
 	if elapsed <= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrWindow, elapsed)
@@ -129,7 +133,39 @@ func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, 
 		slices.Sort(missing)
 		return nil, fmt.Errorf("%w: %s", ErrSeriesMismatch, strings.Join(missing, "; "))
 	}
+	if len(w.Counters) == 0 && len(w.Histograms) == 0 {
+		return nil, noSeries(before, after, sel)
+	}
 	return w, nil
+}
+
+// noSeries explains an empty window: empty scrapes, or a selector that
+// matches nothing, with the values its labels do take.
+func noSeries(before, after *Scrape, sel Selector) error {
+	if len(sel) == 0 {
+		return fmt.Errorf("%w: the scrapes hold no counter or histogram", ErrNoSeries)
+	}
+	var seen []string
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		values := map[string]bool{}
+		for _, s := range []*Scrape{before, after} {
+			for _, f := range s.families {
+				for _, m := range f.GetMetric() {
+					for _, l := range m.GetLabel() {
+						if l.GetName() == k {
+							values[fmt.Sprintf("%s=%q", k, l.GetValue())] = true
+						}
+					}
+				}
+			}
+		}
+		if len(values) == 0 {
+			seen = append(seen, "no series has a label "+k)
+		} else {
+			seen = append(seen, "the scrapes have "+strings.Join(slices.Sorted(maps.Keys(values)), ", "))
+		}
+	}
+	return fmt.Errorf("%w: the selector %s matches no counter or histogram series; %s", ErrNoSeries, sel, strings.Join(seen, "; "))
 }
 
 // add adds one series' delta to the histogram.
@@ -182,42 +218,131 @@ func (h Histogram) Mean() (float64, error) {
 }
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) of the window's observations
-// with the semantics of PromQL's histogram_quantile: the rank q·count is
-// found in the cumulative buckets and the value interpolated linearly
-// inside its bucket, the lowest bucket starting at 0 (when its bound is
-// positive). When the rank falls in the +Inf bucket, the highest finite
-// bound is returned with lowerBound true: the true quantile is at least
-// that. It returns ErrNoFiniteBuckets for fewer than two finite buckets and
-// ErrNoSamples for an empty window.
+// with the semantics of PromQL's histogram_quantile over classic buckets,
+// step for step, so that its results are bit for bit PromQL's:
+//
+//   - buckets with equal upper bounds are merged (their counts summed);
+//   - cumulative counts that differ from the previous bucket's by a
+//     relative 1e-12 or less are set equal to it (float noise);
+//   - counts that still decrease are raised to the running maximum (the
+//     envelope: see Monotonic);
+//   - the rank q·N, with N the +Inf bucket's count, is found in the
+//     cumulative counts, and the value interpolated linearly inside its
+//     bucket as lo + (hi − lo)·((rank − below)/in), the lowest bucket
+//     starting at 0 when its bound is positive; a lowest bucket whose bound
+//     is 0 or less returns that bound;
+//   - a rank that falls in the +Inf bucket returns the highest finite
+//     bound, with lowerBound true: the true quantile is at least that.
+//
+// Where PromQL returns NaN or an infinity, Quantile returns an error
+// instead: ErrQuantileRange for q outside [0, 1] or NaN (PromQL: −Inf, +Inf,
+// NaN), ErrNoFiniteBuckets when there is no finite bucket, ErrNoSamples when
+// the +Inf bucket counts nothing, and ErrQuantileUndefined for q = 0 when
+// the lowest bucket is empty and its bound positive (PromQL: NaN, from 0/0).
 func (h Histogram) Quantile(q float64) (v float64, lowerBound bool, err error) {
 	if math.IsNaN(q) || q < 0 || q > 1 {
-		return 0, false, fmt.Errorf("server: quantile %v outside [0, 1]", q)
+		return 0, false, fmt.Errorf("%w: %v", ErrQuantileRange, q)
 	}
-	if len(h.Bounds) < 2 {
-		return 0, false, fmt.Errorf("%w: %s has %d", ErrNoFiniteBuckets, h.Name, len(h.Bounds))
+	bs := h.promBuckets()
+	if len(bs) < 2 {
+		return 0, false, fmt.Errorf("%w: %s", ErrNoFiniteBuckets, h.Name)
 	}
-	if h.Count <= 0 {
+	observations := bs[len(bs)-1].count
+	if observations <= 0 {
 		return 0, false, fmt.Errorf("%w: %s", ErrNoSamples, h.Name)
 	}
-	rank := q * h.Count
-	b := 0
-	for b < len(h.Bounds) && h.Buckets[b] < rank {
-		b++
+	rank := q * observations
+	b := sort.Search(len(bs)-1, func(i int) bool { return bs[i].count >= rank })
+	switch {
+	case b == len(bs)-1:
+		return bs[len(bs)-2].bound, true, nil
+	case b == 0 && bs[0].bound <= 0:
+		return bs[0].bound, false, nil
 	}
-	if b == len(h.Bounds) {
-		return h.Bounds[len(h.Bounds)-1], true, nil
-	}
-	lo, below := 0.0, 0.0
+	lo, hi, in := 0.0, bs[b].bound, bs[b].count
 	if b > 0 {
-		lo, below = h.Bounds[b-1], h.Buckets[b-1]
-	} else if h.Bounds[0] <= 0 {
-		return h.Bounds[0], false, nil
+		lo = bs[b-1].bound
+		in -= bs[b-1].count
+		rank -= bs[b-1].count
 	}
-	in := h.Buckets[b] - below
-	if in == 0 {
-		return h.Bounds[b], false, nil
+	if in == 0 { // only for q = 0 with an empty lowest bucket
+		return 0, false, fmt.Errorf("%w: %s: q = 0 and the lowest bucket (le=%v) is empty", ErrQuantileUndefined, h.Name, hi)
 	}
-	return lo + (h.Bounds[b]-lo)*(rank-below)/in, false, nil
+	return lo + (hi-lo)*(rank/in), false, nil
+}
+
+// Monotonic reports whether the cumulative bucket counts never decrease,
+// once float noise of a relative 1e-12 is forgiven. When they do decrease
+// (a scrape that raced its own updates, a federation or recording-rule
+// artefact), Quantile follows PromQL and uses their running maximum; a
+// report says so, as PromQL annotates it.
+func (h Histogram) Monotonic() bool {
+	bs := h.mergedBuckets()
+	correctPrecision(bs)
+	for i := 1; i < len(bs); i++ {
+		if bs[i].count < bs[i-1].count {
+			return false
+		}
+	}
+	return true
+}
+
+// bucket is one cumulative bucket: the count of observations ≤ bound.
+type bucket struct{ bound, count float64 }
+
+// mergedBuckets returns the histogram's buckets, +Inf last, sorted by bound
+// with equal bounds merged. It does not modify h.
+func (h Histogram) mergedBuckets() []bucket {
+	bs := make([]bucket, 0, len(h.Buckets))
+	for i, c := range h.Buckets {
+		bound := math.Inf(1)
+		if i < len(h.Bounds) {
+			bound = h.Bounds[i]
+		}
+		bs = append(bs, bucket{bound, c})
+	}
+	slices.SortStableFunc(bs, func(a, b bucket) int { return cmp.Compare(a.bound, b.bound) })
+	out := bs[:0]
+	for _, b := range bs {
+		if n := len(out); n > 0 && out[n-1].bound == b.bound {
+			out[n-1].count += b.count
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// promBuckets returns the buckets as PromQL's histogram_quantile reads
+// them: merged, with float noise corrected and the counts made monotonic.
+func (h Histogram) promBuckets() []bucket {
+	bs := h.mergedBuckets()
+	correctPrecision(bs)
+	for i := 1; i < len(bs); i++ {
+		bs[i].count = max(bs[i].count, bs[i-1].count)
+	}
+	return bs
+}
+
+// correctPrecision sets a count equal to the last distinct one before it
+// when the two differ by a relative 1e-12 or less, as PromQL does before
+// it makes the counts monotonic.
+func correctPrecision(bs []bucket) {
+	if len(bs) == 0 {
+		return
+	}
+	prev := bs[0].count
+	for i := 1; i < len(bs); i++ {
+		cur := bs[i].count
+		d := math.Abs(cur - prev)
+		switch {
+		case d == 0:
+		case d/cur <= 1e-12:
+			bs[i].count = prev
+		default:
+			prev = cur
+		}
+	}
 }
 
 func familyType(fams ...*dto.MetricFamily) dto.MetricType {

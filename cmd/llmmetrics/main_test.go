@@ -307,7 +307,7 @@ func TestServerFromPrometheus(t *testing.T) {
 	defer srv.Close()
 	code, out, errs := runCLI(t, "", "server", "--prometheus", srv.URL, "--start", "1970-01-01T00:00:00Z", "--end", "60", "--json")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, `"generation_tokens":{"delta":60,"per_s":1,"series":1}`)
+	assert.Contains(t, out, `"generation_tokens":{"delta":60,"per_s":1,"series":1,"unit":"tokens"}`)
 
 	for _, args := range [][]string{
 		{"server", "--prometheus", srv.URL, "--start", "0"},
