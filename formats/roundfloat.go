@@ -80,7 +80,7 @@ func roundingStep(w uint64, e int, c float64) (step int64, ok bool) {
 		return 0, false
 	}
 	fw := float64(w)
-	delta := float64(int64(w - uint64(fw))) // w − fw, exact: |w − fw| ≤ 2^10
+	delta := float64(int64(w - uint64(fw)))          // w − fw, exact: |w − fw| ≤ 2^10
 	half := math.Float64frombits((b>>52-52)<<52) / 2 // half a unit in the last place of c
 	var over float64                                 // (c − v), scaled by 10^-e when e < 0
 	if e < 0 {
