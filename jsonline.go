@@ -211,12 +211,6 @@ func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
 	}
 }
 
-// The ranges of the format's numbers: counts fit in an int32, as the CSV
-// reader has always required; times lie within maxTime of their boundary.
-const (
-	maxCount = math.MaxInt32
-	maxTime  = 1 << 61
-)
 
 // parseJSONLine parses one non-blank line into a record. The record is not
 // validated here beyond what the format itself requires.

@@ -2,7 +2,23 @@ package llmmetrics
 
 import (
 	"fmt"
+	"math"
 	"time"
+)
+
+// The ranges this package computes with exactly. A token count above
+// MaxCount, or a time further than MaxTime from the time it is measured
+// from, is refused with ErrOutOfRange: with every time within 2⁶¹ ns
+// (about 73 years), no window or sum of two times can overflow.
+const (
+	MaxCount = math.MaxInt32
+	MaxTime  = time.Duration(maxTime)
+)
+
+// maxCount and maxTime are the untyped forms of MaxCount and MaxTime.
+const (
+	maxCount = MaxCount
+	maxTime  = 1 << 61
 )
 
 // Status is the outcome of a request as the client saw it.

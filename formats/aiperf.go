@@ -58,7 +58,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 		if err != nil && err != io.EOF {
 			return nil, &FieldError{Tool: AIPerf, Line: line, Offset: -1, Err: err}
 		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
+		if t := bytes.TrimSpace(bytes.TrimPrefix(b, bom)); len(t) > 0 {
 			rec, ferr := parseAIPerfLine(t, line)
 			if ferr != nil {
 				return nil, ferr
@@ -77,6 +77,9 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 	}
 	if len(a.recs) == 0 {
 		return nil, &FieldError{Tool: AIPerf, Offset: -1, Err: fmt.Errorf("%w: no records", ErrFormat)}
+	}
+	if err := a.check(); err != nil {
+		return nil, err
 	}
 	f := &File{Tool: AIPerf, Layout: "profile_export.jsonl"}
 	f.Notes = append(f.Notes,
@@ -154,6 +157,49 @@ func parseAIPerfLine(b []byte, line int) (*aiperfRecord, error) {
 		}
 	}
 	return rec, nil
+}
+
+// check refuses a record whose times (in ms) are not finite or out of
+// range, whose counts are not token counts, or whose request timestamp (in
+// ns) lies out of range of the run's first.
+func (a *aiperfFile) check() *FieldError {
+	t0 := int64(math.MaxInt64)
+	for _, r := range a.recs {
+		t0 = min(t0, a.sent(r))
+	}
+	for i, r := range a.recs {
+		fail := func(field string, err error) *FieldError {
+			return &FieldError{Tool: AIPerf, Request: i + 1, ID: r.Metadata.RequestID, Line: r.line, Offset: -1, Field: field, Err: err}
+		}
+		if err := checkTime((float64(a.sent(r)) - float64(t0)) / 1e9); err != nil {
+			return fail("metrics.min_request_timestamp", err)
+		}
+		for _, tag := range []string{"ttft", "request_latency"} {
+			if v, ok := r.scalars[tag]; ok {
+				if err := checkTime(v / 1e3); err != nil {
+					return fail("metrics."+tag, err)
+				}
+			}
+		}
+		at := r.scalars["ttft"]
+		for k, g := range r.lists["inter_chunk_latency"] {
+			if err := checkTime(g / 1e3); err != nil {
+				return fail(fmt.Sprintf("metrics.inter_chunk_latency[%d]", k), err)
+			}
+			at += g
+		}
+		if err := checkTime(at / 1e3); err != nil {
+			return fail("metrics.inter_chunk_latency", fmt.Errorf("%w: the last chunk arrives %v ms after the send", llmmetrics.ErrOutOfRange, at))
+		}
+		for _, tag := range []string{"input_sequence_length", "output_sequence_length"} {
+			if v, ok := r.scalars[tag]; ok {
+				if err := checkCount(v); err != nil {
+					return fail("metrics."+tag, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // records builds llmmetrics records: a record is sent at its request

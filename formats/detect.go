@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -22,18 +23,19 @@ func ParseTool(name string) (Tool, error) {
 }
 
 // Detect tells which tool wrote a file from the first bytes of its content,
-// by the keys only that tool writes. It returns false for content of no
-// known tool (such as llmmetrics' own CSV and JSONL).
+// by the keys only that tool writes: object keys, found by reading the
+// head as JSON tokens, so that a string value (an id "ttfts", say) is never
+// taken for a key. It returns false for content of no known tool (such as
+// llmmetrics' own CSV and JSONL) and for a tool's summary file (see
+// DetectSummary).
 func Detect(head []byte) (Tool, bool) {
-	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(head) > 0 && head[0] == '[' && bytes.Contains(head, []byte(`"end_to_end_latency_s"`)) {
-		return LLMPerf, true
-	}
-	if len(head) == 0 || head[0] != '{' {
-		return "", false
-	}
-	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
+	keys, top := headKeys(head)
+	has := func(key string) bool { return keys[key] }
 	switch {
+	case top == '[' && has("end_to_end_latency_s"):
+		return LLMPerf, true
+	case top != '{':
+		return "", false
 	case has("experiments") && has("response_timestamps"):
 		return GenAIPerf, true
 	case has("benchmarks") && (has("request_totals") || has("successful")):
@@ -48,6 +50,73 @@ func Detect(head []byte) (Tool, bool) {
 	return "", false
 }
 
+// DetectSummary tells whether the head of a file is a tool's summary file,
+// written beside its per-request file: AIPerf's profile_export_aiperf.json
+// or LLMPerf's *_summary.json. It returns the tool and a sentence that
+// says which file to read instead.
+func DetectSummary(head []byte) (Tool, string, bool) {
+	keys, top := headKeys(head)
+	switch {
+	case top != '{':
+	case keys["records"] && keys["tag"] && keys["avg"]:
+		return AIPerf, "this is AIPerf's summary file (profile_export_aiperf.json); pass its per-record file, profile_export.jsonl, which holds the requests", true
+	case keys["num_concurrent_requests"] && keys["results_ttft_s_mean"] || keys["results_num_completed_requests"]:
+		return LLMPerf, "this is LLMPerf's summary file (*_summary.json); pass its per-request file, *_individual_responses.json, which holds the requests", true
+	}
+	return "", "", false
+}
+
+// headKeys returns the object keys found in the JSON values of head (one,
+// or several for JSON lines), to a depth of eight containers, and the first
+// value's first byte ('{' or '['; 0 when the head is not JSON). A head cut
+// off in the middle gives the keys up to the cut.
+func headKeys(head []byte) (map[string]bool, byte) {
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
+		return nil, 0
+	}
+	keys := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(head))
+	// Each open container is a frame; in an object, tokens alternate
+	// between a key and its value, and a value that is a container counts
+	// as one when it closes.
+	type frame struct{ object, wantKey bool }
+	var stack []frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys, head[0]
+		}
+		top := len(stack) - 1
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top >= 0 && stack[top].object {
+					stack[top].wantKey = false
+				}
+				stack = append(stack, frame{object: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:top]
+				valueDone()
+			}
+			continue
+		}
+		if top >= 0 && stack[top].object && stack[top].wantKey {
+			if k, ok := tok.(string); ok && len(stack) <= 8 {
+				keys[k] = true
+			}
+			stack[top].wantKey = false
+			continue
+		}
+		valueDone()
+	}
+}
+
 // Read reads a file of the tool; with tool "", the tool is detected from the
 // content.
 func Read(r io.Reader, tool Tool) (*File, error) {
@@ -56,6 +125,9 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 		r, head = Peek(r)
 		t, ok := Detect(head)
 		if !ok {
+			if _, instead, ok := DetectSummary(head); ok {
+				return nil, fmt.Errorf("%w: %s", ErrSummaryFile, instead)
+			}
 			return nil, fmt.Errorf("%w: the content matches no tool this package reads (%v)", ErrFormat, Tools)
 		}
 		tool = t

@@ -212,3 +212,16 @@ func ExamplePeek() {
 	fmt.Println(tool, f.Summary[0])
 	// Output: vllm {duration 2}
 }
+
+func ExampleDetectSummary() {
+	head := []byte(`{"records": {"ttft": {"tag": "ttft", "unit": "ms", "avg": 18.2}}}`)
+	tool, instead, ok := formats.DetectSummary(head)
+	fmt.Println(tool, ok)
+	fmt.Println(instead)
+	_, isData := formats.Detect(head)
+	fmt.Println(isData)
+	// Output:
+	// aiperf true
+	// this is AIPerf's summary file (profile_export_aiperf.json); pass its per-record file, profile_export.jsonl, which holds the requests
+	// false
+}

@@ -88,32 +88,46 @@ var (
 	// ErrNoRecords means a summary-only file was asked for per-request
 	// records.
 	ErrNoRecords = errors.New("formats: the file holds a summary only, no per-request data")
+	// ErrSummaryFile means a tool's summary file, written beside its
+	// per-request file, was given where the per-request file is read.
+	ErrSummaryFile = errors.New("formats: a summary file, not a per-request file")
 )
 
 // A FieldError reports a problem with one field of a file: the format, the
-// field (a JSON key, or key[index]), the byte offset or line where known, and
-// the error.
+// request it belongs to (its position, and its id where the file has one),
+// the field (a JSON key, or a path such as key[index]), the byte offset or
+// line where known, and the error.
 type FieldError struct {
-	Tool   Tool
-	Field  string
-	Offset int // byte offset, or -1
-	Line   int // line number (from 1), or 0
-	Err    error
+	Tool    Tool
+	Request int    // the request's position in the file, from 1; 0 when the error is not about one request
+	ID      string // the request's id, where the file has one
+	Field   string
+	Offset  int // byte offset, or -1
+	Line    int // line number (from 1), or 0
+	Err     error
 }
 
 func (e *FieldError) Error() string {
-	where := ""
+	var b strings.Builder
+	fmt.Fprintf(&b, "formats: %s file", e.Tool)
 	switch {
 	case e.Line > 0:
-		where = fmt.Sprintf(" (line %d)", e.Line)
+		fmt.Fprintf(&b, ", line %d", e.Line)
 	case e.Offset >= 0:
-		where = fmt.Sprintf(" (byte %d)", e.Offset)
+		fmt.Fprintf(&b, ", byte %d", e.Offset)
 	}
-	field := ""
+	if e.Request > 0 {
+		fmt.Fprintf(&b, ", request %d", e.Request)
+	}
+	if e.ID != "" {
+		fmt.Fprintf(&b, " (id %q)", e.ID)
+	}
 	if e.Field != "" {
-		field = " field " + e.Field
+		fmt.Fprintf(&b, ", field %s", e.Field)
 	}
-	return fmt.Sprintf("formats: %s file%s%s: %v", e.Tool, field, where, e.Err)
+	b.WriteString(": ")
+	b.WriteString(strings.TrimPrefix(e.Err.Error(), "llmmetrics: "))
+	return b.String()
 }
 
 func (e *FieldError) Unwrap() error { return e.Err }

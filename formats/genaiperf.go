@@ -49,28 +49,54 @@ func ReadGenAIPerf(r io.Reader) (*File, error) {
 			Requests []*genaiperfRequest `json:"requests"`
 		} `json:"experiments"`
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, &FieldError{Tool: GenAIPerf, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	if err := decodeDocument(GenAIPerf, r, &doc); err != nil {
+		return nil, err
 	}
 	if len(doc.Experiments) == 0 {
 		return nil, &FieldError{Tool: GenAIPerf, Field: "experiments", Offset: -1, Err: fmt.Errorf("%w: no experiments (%w)", llmmetrics.ErrMissingField, ErrFormat)}
 	}
 	g := &genaiperfFile{serviceKind: doc.ServiceKind, reqs: doc.Experiments[0].Requests}
+	t0 := int64(math.MaxInt64)
+	for _, q := range g.reqs {
+		if q.Timestamp != nil {
+			t0 = min(t0, *q.Timestamp)
+		}
+	}
 	for i, q := range g.reqs {
 		field := fmt.Sprintf("experiments[0].requests[%d]", i)
+		fail := func(field string, err error) (*File, error) {
+			return nil, &FieldError{Tool: GenAIPerf, Request: i + 1, Field: field, Offset: -1, Err: err}
+		}
 		if q.Timestamp == nil {
-			return nil, &FieldError{Tool: GenAIPerf, Field: field + ".timestamp", Offset: -1, Err: llmmetrics.ErrMissingField}
+			return fail(field+".timestamp", llmmetrics.ErrMissingField)
 		}
 		if len(q.ResponseTimestamps) != len(q.ResponseOutputs) {
-			return nil, &FieldError{Tool: GenAIPerf, Field: field + ".response_outputs", Offset: -1,
-				Err: fmt.Errorf("%w: %d outputs for %d timestamps", ErrLength, len(q.ResponseOutputs), len(q.ResponseTimestamps))}
+			return fail(field+".response_outputs", fmt.Errorf("%w: %d outputs for %d timestamps", ErrLength, len(q.ResponseOutputs), len(q.ResponseTimestamps)))
+		}
+		// Times are integer nanoseconds; taken from the run's first send,
+		// they must stay within llmmetrics' range (no overflow).
+		if err := checkTime((float64(*q.Timestamp) - float64(t0)) / 1e9); err != nil {
+			return fail(field+".timestamp", err)
+		}
+		for k, ts := range q.ResponseTimestamps {
+			if err := checkTime((float64(ts) - float64(*q.Timestamp)) / 1e9); err != nil {
+				return fail(fmt.Sprintf("%s.response_timestamps[%d]", field, k), err)
+			}
 		}
 		for k, out := range q.ResponseOutputs {
 			text, usage, err := genaiperfResponse(out)
 			if err != nil {
-				return nil, &FieldError{Tool: GenAIPerf, Field: fmt.Sprintf("%s.response_outputs[%d]", field, k), Offset: -1, Err: err}
+				return fail(fmt.Sprintf("%s.response_outputs[%d]", field, k), err)
 			}
 			if usage != nil {
+				for _, c := range []struct {
+					name string
+					n    int
+				}{{"prompt_tokens", usage.Prompt}, {"completion_tokens", usage.Completion}} {
+					if err := checkCount(float64(c.n)); err != nil {
+						return fail(fmt.Sprintf("%s.response_outputs[%d].usage.%s", field, k, c.name), err)
+					}
+				}
 				q.prompt, q.complete, q.hasUsage = usage.Prompt, usage.Completion, true
 			}
 			if text != "" {

@@ -76,8 +76,8 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 	var doc struct {
 		Benchmarks []json.RawMessage `json:"benchmarks"`
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, &FieldError{Tool: GuideLLM, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	if err := decodeDocument(GuideLLM, r, &doc); err != nil {
+		return nil, err
 	}
 	if len(doc.Benchmarks) == 0 {
 		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks", Offset: -1, Err: fmt.Errorf("%w: no benchmarks (%w)", llmmetrics.ErrMissingField, ErrFormat)}
@@ -90,20 +90,22 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks[0].requests", Offset: -1, Err: llmmetrics.ErrMissingField}
 	}
 	g := &guidellmFile{b: &b}
+	position := 0
 	for _, group := range guidellmGroups[:3] {
 		for i := range b.Requests[group] {
+			position++
 			r := &b.Requests[group][i]
 			r.group = group
-			for name, v := range map[string]*float64{"start_time": r.StartTime, "end_time": r.EndTime, "prompt_tokens": r.PromptTokens, "output_tokens": r.OutputTokens} {
-				if v == nil {
-					return nil, &FieldError{Tool: GuideLLM, Field: fmt.Sprintf("requests.%s[%d].%s", group, i, name), Offset: -1, Err: llmmetrics.ErrMissingField}
-				}
-			}
-			if group == "successful" && (r.FirstTokenTime == nil || r.LastTokenTime == nil) {
-				return nil, &FieldError{Tool: GuideLLM, Field: fmt.Sprintf("requests.successful[%d].first_token_time", i), Offset: -1, Err: llmmetrics.ErrMissingField}
+			if err := r.check(); err != nil {
+				err.Request, err.ID = position, r.ID
+				err.Field = fmt.Sprintf("benchmarks[0].requests.%s[%d].%s", group, i, err.Field)
+				return nil, err
 			}
 			g.all = append(g.all, r)
 		}
+	}
+	if err := g.checkSpan(); err != nil {
+		return nil, err
 	}
 	f := &File{Tool: GuideLLM, Layout: "benchmarks.json", Summary: guidellmFigures(&b)}
 	if len(doc.Benchmarks) > 1 {
@@ -128,6 +130,56 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 	f.records = g.records
 	f.compare = g.compare
 	return f, nil
+}
+
+// check refuses a request with a missing time or count, a time that is not
+// finite or out of range, or a count that is not a token count. A
+// successful request needs its first and last token times.
+func (r *guidellmRequest) check() *FieldError {
+	type value struct {
+		name  string
+		v     *float64
+		count bool
+	}
+	values := []value{{"start_time", r.StartTime, false}, {"end_time", r.EndTime, false},
+		{"prompt_tokens", r.PromptTokens, true}, {"output_tokens", r.OutputTokens, true}}
+	if r.group == "successful" {
+		values = append(values, value{"first_token_time", r.FirstTokenTime, false}, value{"last_token_time", r.LastTokenTime, false})
+	}
+	for _, x := range values {
+		var err error
+		switch {
+		case x.v == nil:
+			err = llmmetrics.ErrMissingField
+		case x.count:
+			err = checkCount(*x.v)
+		default:
+			err = checkTime(*x.v)
+		}
+		if err != nil {
+			return &FieldError{Tool: GuideLLM, Field: x.name, Offset: -1, Err: err}
+		}
+	}
+	return nil
+}
+
+// checkSpan refuses requests whose times, taken from the earliest start,
+// lie out of llmmetrics' range.
+func (g *guidellmFile) checkSpan() *FieldError {
+	t0 := math.Inf(1)
+	for _, r := range g.all {
+		t0 = min(t0, *r.StartTime)
+	}
+	for i, r := range g.all {
+		last := *r.EndTime
+		if r.LastTokenTime != nil {
+			last = max(last, *r.LastTokenTime)
+		}
+		if err := checkTime(last - t0); err != nil {
+			return &FieldError{Tool: GuideLLM, Request: i + 1, ID: r.ID, Field: "end_time", Offset: -1, Err: err}
+		}
+	}
+	return nil
 }
 
 // records builds llmmetrics records: each request sent at its start time

@@ -60,31 +60,17 @@ type llmperfFile struct{ recs []llmperfRecord }
 // the tool's summary is a separate file (see ReadSummary).
 func ReadLLMPerf(r io.Reader) (*File, error) {
 	var recs []llmperfRecord
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&recs); err != nil {
-		return nil, &FieldError{Tool: LLMPerf, Offset: int(dec.InputOffset()), Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
-	}
-	if dec.More() {
-		return nil, &FieldError{Tool: LLMPerf, Offset: int(dec.InputOffset()), Err: fmt.Errorf("%w: text after the JSON array", llmmetrics.ErrSyntax)}
+	if err := decodeDocument(LLMPerf, r, &recs); err != nil {
+		return nil, err
 	}
 	if len(recs) == 0 {
 		return nil, &FieldError{Tool: LLMPerf, Offset: -1, Err: fmt.Errorf("%w: no records", ErrFormat)}
 	}
 	for i := range recs {
-		r := &recs[i]
-		if r.failed() {
-			continue
-		}
-		for _, m := range llmperfMetrics {
-			v := r.value(m)
-			if v == nil {
-				return nil, &FieldError{Tool: LLMPerf, Field: fmt.Sprintf("[%d].%s", i, m), Offset: -1, Err: llmmetrics.ErrMissingField}
-			}
-		}
-		for _, m := range []string{"number_input_tokens", "number_output_tokens"} {
-			if v := *r.value(m); v != math.Trunc(v) || v < 0 || v > math.MaxInt32 {
-				return nil, &FieldError{Tool: LLMPerf, Field: fmt.Sprintf("[%d].%s", i, m), Offset: -1, Err: fmt.Errorf("%w: %v is not a token count", llmmetrics.ErrSyntax, v)}
-			}
+		if err := recs[i].check(); err != nil {
+			err.Request = i + 1
+			err.Field = fmt.Sprintf("[%d].%s", i, err.Field)
+			return nil, err
 		}
 	}
 	l := &llmperfFile{recs: recs}
@@ -98,6 +84,34 @@ func ReadLLMPerf(r io.Reader) (*File, error) {
 	f.records = l.records
 	f.compare = l.compare
 	return f, nil
+}
+
+// check refuses a successful record with a missing value, a time that is
+// not finite or out of range, or a count that is not a token count.
+func (r *llmperfRecord) check() *FieldError {
+	if r.failed() {
+		return nil
+	}
+	for _, m := range llmperfMetrics {
+		v := r.value(m)
+		var err error
+		switch {
+		case v == nil:
+			err = llmmetrics.ErrMissingField
+		case m == "number_input_tokens" || m == "number_output_tokens":
+			err = checkCount(*v)
+		case m == "request_output_throughput_token_per_s":
+			if math.IsNaN(*v) || math.IsInf(*v, 0) {
+				err = fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)
+			}
+		default:
+			err = checkTime(*v)
+		}
+		if err != nil {
+			return &FieldError{Tool: LLMPerf, Field: m, Offset: -1, Err: err}
+		}
+	}
+	return nil
 }
 
 // records builds llmmetrics records: minimal ones, with the first text at

@@ -1,10 +1,12 @@
 package formats
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +56,9 @@ func ReadVLLM(r io.Reader) (*File, error) {
 func parseServe(b []byte, tool Tool) (*File, error) {
 	v := &serveFile{tool: tool, hasSummary: map[string]bool{}, meta: map[string]string{}}
 	s := &scanner{b: b}
+	if bytes.HasPrefix(b, bom) {
+		s.i = len(bom) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
+	}
 	fail := func(field string, err error) (*File, error) {
 		return nil, &FieldError{Tool: tool, Field: field, Offset: s.i, Err: err}
 	}
@@ -191,12 +196,9 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 			return fail(fmt.Sprintf("itls[%d][%d]", i, j), llmmetrics.ErrNonFinite)
 		}
 	}
-	for name, xs := range map[string][]float64{"input_lens": v.inputLens, "output_lens": v.outputLens} {
-		for i, x := range xs {
-			if x != math.Trunc(x) || x < 0 || x > math.MaxInt32 {
-				return fail(fmt.Sprintf("%s[%d]", name, i), fmt.Errorf("%w: %v is not a token count", llmmetrics.ErrSyntax, x))
-			}
-		}
+	if err := v.check(); err != nil {
+		err.Tool = tool
+		return nil, err
 	}
 	v.notes(f)
 	f.dialect = v.dialect
@@ -206,6 +208,67 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 		f.Window = seconds(v.duration)
 	}
 	return f, nil
+}
+
+// check refuses per-request data that would change a figure in silence:
+// counts that are not token counts, times out of range, negative gaps (a
+// negative first gap of a role-chunk request would otherwise be folded
+// into its TTFT), and a successful request whose output_lens is 0 while it
+// has a TTFT or gaps (it would be counted zero-token, its timings
+// dropped). Each error names the request.
+func (v *serveFile) check() *FieldError {
+	fail := func(i int, field string, err error) *FieldError {
+		return &FieldError{Request: i + 1, Field: field, Offset: -1, Err: err}
+	}
+	for _, c := range []struct {
+		name string
+		xs   []float64
+	}{{"input_lens", v.inputLens}, {"output_lens", v.outputLens}} {
+		for i, x := range c.xs {
+			if err := checkCount(x); err != nil {
+				return fail(i, fmt.Sprintf("%s[%d]", c.name, i), err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		xs   []float64
+	}{{"ttfts", v.ttfts}, {"start_times", v.startTimes}, {"latencies", v.latencies}} {
+		if i, err := checkTimes(c.xs, 1); err != nil {
+			return fail(i, fmt.Sprintf("%s[%d]", c.name, i), err)
+		}
+	}
+	if len(v.startTimes) > 0 {
+		lo, hi := slices.Min(v.startTimes), slices.Max(v.startTimes)
+		if err := checkTime(hi - lo); err != nil {
+			return fail(slices.Index(v.startTimes, hi), fmt.Sprintf("start_times[%d]", slices.Index(v.startTimes, hi)), fmt.Errorf("%w: the send times span %v s", llmmetrics.ErrOutOfRange, hi-lo))
+		}
+	}
+	for i, gaps := range v.itls {
+		if j, err := checkTimes(gaps, 1); err != nil {
+			return fail(i, fmt.Sprintf("itls[%d][%d]", i, j), err)
+		}
+		if v.errors[i] != "" {
+			continue
+		}
+		if v.ttfts[i] < 0 {
+			return fail(i, fmt.Sprintf("ttfts[%d]", i), fmt.Errorf("%w: %v s", llmmetrics.ErrNegativeDuration, v.ttfts[i]))
+		}
+		at := v.ttfts[i]
+		for j, g := range gaps {
+			if g < 0 {
+				return fail(i, fmt.Sprintf("itls[%d][%d]", i, j), fmt.Errorf("%w: a gap of %v s", llmmetrics.ErrNonMonotonic, g))
+			}
+			at += g
+		}
+		if err := checkTime(at); err != nil {
+			return fail(i, fmt.Sprintf("itls[%d]", i), fmt.Errorf("%w: the last chunk arrives %v s after the send", llmmetrics.ErrOutOfRange, at))
+		}
+		if v.outputLens[i] == 0 && (v.ttfts[i] != 0 || len(gaps) > 0) {
+			return fail(i, fmt.Sprintf("output_lens[%d]", i), fmt.Errorf("%w: 0 output tokens, but a TTFT of %v s and %d gaps", llmmetrics.ErrTokensBelowChunks, v.ttfts[i], len(gaps)))
+		}
+	}
+	return nil
 }
 
 // gaps returns request i's gaps.

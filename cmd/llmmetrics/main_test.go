@@ -215,7 +215,7 @@ func TestInteropErrors(t *testing.T) {
 		{smallVLLM, []string{"report", "--from", "vllm", "--dialect", "aiperf"}, 2, "--dialect aiperf on a vllm file"},
 		{"", []string{"report", "--from", "nosuch"}, 2, "--from"},
 		{"", []string{"compare", "--from", "nosuch"}, 2, "--from"},
-		{`{"duration": 1, "ttfts": [0.1], "itls": [[0.1`, []string{"report", "--from", "vllm"}, 1, "vllm file field itls"},
+		{`{"duration": 1, "ttfts": [0.1], "itls": [[0.1`, []string{"report", "--from", "vllm"}, 1, "vllm file, byte 45, field itls: syntax error: unexpected end of input"},
 		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n", []string{"compare"}, 1, "matches no tool"},
 	} {
 		code, _, errs := runCLI(t, c.stdin, c.args...)
