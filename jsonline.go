@@ -211,7 +211,6 @@ func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
 	}
 }
 
-
 // parseJSONLine parses one non-blank line into a record. The record is not
 // validated here beyond what the format itself requires.
 func parseJSONLine(b []byte) (Record, *RecordError) {
