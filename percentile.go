@@ -118,13 +118,18 @@ func ParsePercentile(s string) (Percentile, error) {
 	return Percentile{units}, nil
 }
 
-// ParsePercentiles parses a comma-separated list such as "50,90,95,99".
+// ParsePercentiles parses a comma-separated list such as "50,90,95,99". A
+// percentile given twice, however written ("50" and "50.0"), is an error
+// wrapping ErrPercentile: it would be reported twice under one key.
 func ParsePercentiles(list string) ([]Percentile, error) {
 	var ps []Percentile
 	for _, f := range strings.Split(list, ",") {
 		p, err := ParsePercentile(strings.TrimSpace(f))
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(ps, p) {
+			return nil, fmt.Errorf("%w: %s given twice (as %q)", ErrPercentile, p.Key(), strings.TrimSpace(f))
 		}
 		ps = append(ps, p)
 	}

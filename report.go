@@ -84,16 +84,21 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"max_gap_ms", distObject(s.MaxGap, nil)})
 	}
 	if t := s.Throughput; t != nil {
-		o = append(o, field{"throughput", object{
+		th := object{
 			{"window_s", t.Window.Length.Seconds()},
 			{"window_declared", t.Window.Declared},
 			{"output_tokens_per_s", float64(t.OutputTokensPerSecond)},
-			{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)},
+		}
+		if t.PromptTokens > 0 { // otherwise absent, and said so under "absent"
+			th = append(th, field{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)})
+		}
+		th = append(th, object{
 			{"requests_per_s", float64(t.RequestsPerSecond)},
 			{"output_tokens", t.OutputTokens},
 			{"prompt_tokens", t.PromptTokens},
 			{"requests", t.Requests},
-		}})
+		}...)
+		o = append(o, field{"throughput", th})
 	}
 	if g := s.Goodput; g != nil {
 		slo := object{}
@@ -124,6 +129,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 			rej[i] = object{{"index", e.Index}, {"line", e.Line}, {"id", e.ID}, {"field", e.Field}, {"error", e.Error()}}
 		}
 		o = append(o, field{"rejected", rej})
+		if more := a.Rejected - len(s.Rejected); more > 0 {
+			o = append(o, field{"rejected_unlisted", more})
+		}
 	}
 	if len(s.Absent) > 0 {
 		o = append(o, field{"absent", s.Absent})
@@ -155,6 +163,10 @@ func distObject(d *Distribution, extra object) object {
 func (s *Summary) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	a := s.Requests
+	if a.Rejected > 0 {
+		fmt.Fprintf(&b, "SET ASIDE: %d of %d records were rejected as invalid; they are counted, never measured (reasons under \"rejected\")\n\n",
+			a.Rejected, a.Offered)
+	}
 	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected\n",
 		a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n\n",
@@ -232,7 +244,11 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if t := s.Throughput; t != nil {
 		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests)
 		fmt.Fprintf(&b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
-		fmt.Fprintf(&b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
+		if t.PromptTokens > 0 {
+			fmt.Fprintf(&b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
+		} else {
+			b.WriteString("  prompt  absent: no ok record carries a prompt token count\n")
+		}
 		fmt.Fprintf(&b, "  requests  %.3f /s\n", float64(t.RequestsPerSecond))
 	}
 	if g := s.Goodput; g != nil {
@@ -249,7 +265,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if len(s.Absent) > 0 {
 		b.WriteString("\nabsent:")
-		for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput"} {
+		for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput", "prompt_tokens_per_s"} {
 			if why, ok := s.Absent[k]; ok {
 				fmt.Fprintf(&b, " %s (%s);", k, why)
 			}
@@ -261,6 +277,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			b.WriteString("\nrejected:\n")
 		}
 		fmt.Fprintf(&b, "  %v\n", e)
+	}
+	if more := a.Rejected - len(s.Rejected); more > 0 {
+		fmt.Fprintf(&b, "  and %d more, counted but not listed\n", more)
 	}
 	for i, n := range s.Notes {
 		if i == 0 {

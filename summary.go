@@ -119,6 +119,11 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	if ps == nil {
 		ps = DefaultPercentiles
 	}
+	for i, p := range ps {
+		if slices.Contains(ps[:i], p) {
+			return nil, fmt.Errorf("%w: %s asked for twice", ErrPercentile, p.Key())
+		}
+	}
 	if opt.SLO != nil {
 		if err := opt.SLO.validate(); err != nil {
 			return nil, err
@@ -290,6 +295,9 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	if werr == nil {
 		t := throughput(w, a.OK, outTokens, promptTokens)
 		s.Throughput = &t
+		if promptTokens == 0 {
+			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
+		}
 	} else {
 		s.Absent["throughput"] = werr.Error()
 	}

@@ -85,8 +85,12 @@ type Throughput struct {
 	PromptTokens int64 // Σ prompt tokens of ok requests
 
 	OutputTokensPerSecond OutputTokenRate // OutputTokens / Window.Length
-	PromptTokensPerSecond PromptTokenRate // PromptTokens / Window.Length
-	RequestsPerSecond     RequestRate     // Requests / Window.Length
+	// PromptTokensPerSecond is PromptTokens / Window.Length. When no ok
+	// record carries a prompt token count it is 0 and not a figure:
+	// Summary.Absent["prompt_tokens_per_s"] says so, and the outputs leave
+	// it out.
+	PromptTokensPerSecond PromptTokenRate
+	RequestsPerSecond     RequestRate // Requests / Window.Length
 }
 
 // throughput computes the rates of the counted totals over w.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
@@ -224,4 +225,29 @@ func ExampleDetectSummary() {
 	// aiperf true
 	// this is AIPerf's summary file (profile_export_aiperf.json); pass its per-record file, profile_export.jsonl, which holds the requests
 	// false
+}
+
+func ExampleFile_DialectWith() {
+	// Three completed requests over 2 s; the third returned no token.
+	in := `{"duration": 2.0, "ttfts": [0.1, 0.3, 0.0], "itls": [[0.02, 0.02], [0.05], []],
+	        "input_lens": [5, 5, 5], "output_lens": [3, 2, 0], "errors": ["", "", ""]}`
+	f, _ := formats.ReadVLLM(strings.NewReader(in))
+	slo := llmmetrics.SLO{TTFT: 250 * time.Millisecond, TPOT: 30 * time.Millisecond}
+	d, _ := f.DialectWith(formats.DialectOptions{Percentiles: []float64{50, 99.9}, SLO: &slo})
+	for _, k := range []string{"p50_ttft_ms", "p99.9_ttft_ms", "request_goodput"} {
+		v, _ := d.Lookup(k)
+		fmt.Printf("%s %.4g\n", k, v)
+	}
+	// TTFTs 0, 0.1, 0.3 s: p50 = 0.1 s; p99.9 at position 0.999·2 = 1.998:
+	// 0.1 + 0.998·0.2 = 0.2996 s. Goodput: request 1 meets both limits
+	// (0.1 s; TPOT 0.04/2 = 0.02 s), request 2 fails TTFT, and request 3,
+	// with no token, counts as good for vLLM (its TPOT is taken as 0):
+	// 2 good / 2 s.
+	_, err := f.DialectWith(formats.DialectOptions{SLO: &llmmetrics.SLO{MaxGap: time.Second}})
+	fmt.Println(err)
+	// Output:
+	// p50_ttft_ms 100
+	// p99.9_ttft_ms 299.6
+	// request_goodput 1
+	// formats: the tool offers no such choice: vLLM's goodput has no limit on the largest gap (max_gap)
 }

@@ -157,9 +157,10 @@ type File struct {
 	// sentences for people.
 	Notes []string
 
-	dialect func() (*Dialect, error)
-	records func() *llmmetrics.Run
-	compare func(*Comparison) error
+	dialect     func() (*Dialect, error)
+	dialectWith func(DialectOptions) (*Dialect, error) // nil when the tool offers no choice
+	records     func() *llmmetrics.Run
+	compare     func(*Comparison) error
 }
 
 // Records returns one record per request of the file, under llmmetrics'

@@ -202,6 +202,9 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 	}
 	v.notes(f)
 	f.dialect = v.dialect
+	if tool == VLLM {
+		f.dialectWith = v.dialectWith
+	}
 	f.records = v.records
 	f.compare = v.compare
 	if v.startTimes == nil {

@@ -10,7 +10,7 @@ import (
 // metrics at p50 and p99, beside llmmetrics', and the reasons they differ.
 func (v *serveFile) compare(c *Comparison) error {
 	names := serveMetrics[v.tool]
-	d, err := v.dialectOf(names, []float64{50, 99})
+	d, err := v.dialectOf(names, []float64{50, 99}, nil)
 	if err != nil {
 		return err
 	}

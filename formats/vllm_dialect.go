@@ -1,10 +1,16 @@
 package formats
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // serveMetrics are the latency metrics each tool summarizes, in its order
@@ -25,11 +31,27 @@ var serveMetrics = map[Tool][]string{
 //     an empty list is reported as 0;
 //   - throughputs divide by the run's duration.
 func (v *serveFile) dialect() (*Dialect, error) {
-	return v.dialectOf(v.selectedMetrics(), v.percentiles())
+	return v.dialectOf(v.selectedMetrics(), v.percentiles(), nil)
 }
 
-// dialectOf computes the dialect for the given metrics and percentiles.
-func (v *serveFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) {
+// dialectWith computes vLLM's summary with its user's choices: the
+// percentiles (--metric-percentiles) and the goodput limits (--goodput).
+func (v *serveFile) dialectWith(opt DialectOptions) (*Dialect, error) {
+	ps := opt.Percentiles
+	if ps == nil {
+		ps = v.percentiles()
+	}
+	if opt.SLO != nil {
+		if err := checkSLOKeys(v.tool, opt.SLO); err != nil {
+			return nil, err
+		}
+	}
+	return v.dialectOf(v.selectedMetrics(), ps, opt.SLO)
+}
+
+// dialectOf computes the dialect for the given metrics and percentiles,
+// and vLLM's request_goodput when slo is not nil.
+func (v *serveFile) dialectOf(metrics []string, ps []float64, slo *llmmetrics.SLO) (*Dialect, error) {
 	d := &Dialect{Tool: v.tool, Rules: []string{
 		"only requests without an error count; failed requests are left out of every latency list",
 		"ITL pools the gaps between all chunks of all requests (chunk-weighted), whatever the chunks carried",
@@ -135,12 +157,86 @@ func (v *serveFile) dialectOf(metrics []string, ps []float64) (*Dialect, error) 
 			add("p"+strconv.FormatFloat(p, 'f', -1, 64)+"_"+m+"_ms", pv[i]*1000, approx[m])
 		}
 	}
+	if v.tool == VLLM {
+		v.goodput(d, slo, latency, rebuilt)
+	}
 	if v.startTimes != nil && completed > 0 {
 		tok, conc := v.peaks(latency)
 		add("max_output_tokens_per_s", tok, "")
 		add("max_concurrent_requests", conc, rebuilt)
+		d.Rules = append(d.Rules, fmt.Sprintf("max_concurrent_requests counts each completed request in every one-second bucket from its start to its end, as older vLLM releases did and as the files read here were written; current vllm bench serve sweeps the exact intervals [start, start + latency) instead, which gives %g for this file", v.sweepConcurrency(latency)))
 	}
 	return d, nil
+}
+
+// goodput adds vLLM's request_goodput against slo, or lists it as not
+// reproducible without one: vLLM does not store its --goodput limits.
+func (v *serveFile) goodput(d *Dialect, slo *llmmetrics.SLO, latency func(int) float64, rebuilt string) {
+	if slo == nil {
+		if d.Missing == nil {
+			d.Missing = map[string]string{}
+		}
+		d.Missing["request_goodput"] = "vLLM does not store its --goodput limits in the file; give them (--slo) to compute it"
+		return
+	}
+	good := 0
+	for i := range v.ttfts {
+		if v.errors[i] != "" {
+			continue
+		}
+		lat := latency(i)
+		tpot := 0.0 // vLLM counts TPOT as 0 for outputs of one token or none
+		if n := v.outputLens[i]; n > 1 {
+			tpot = (lat - v.ttfts[i]) / (n - 1)
+		}
+		ok := true
+		for _, c := range []struct {
+			limit time.Duration
+			value float64
+		}{{slo.TTFT, v.ttfts[i]}, {slo.TPOT, tpot}, {slo.E2E, lat}} {
+			if c.limit > 0 && c.value > c.limit.Seconds() {
+				ok = false
+			}
+		}
+		if ok {
+			good++
+		}
+	}
+	approx := ""
+	if slo.TPOT > 0 || slo.E2E > 0 {
+		approx = rebuilt
+	}
+	d.Figures = append(d.Figures, DialectFigure{Figure{"request_goodput", float64(good) / v.duration}, approx})
+	d.Rules = append(d.Rules, fmt.Sprintf("request_goodput = completed requests that meet every limit of %s / duration; a limit is met at or below it (inclusive); TPOT counts as 0 for outputs of one token or none, so a zero-token success within its TTFT limit is good for vLLM, where llmmetrics never counts a zero-token request as good; failed requests are left out", slo))
+}
+
+// sweepConcurrency is the largest number of completed requests in flight
+// at once, over the exact intervals [start, start + latency): current vLLM's
+// max_concurrent_requests.
+func (v *serveFile) sweepConcurrency(latency func(int) float64) float64 {
+	type event struct {
+		t     float64
+		delta int
+	}
+	var evs []event
+	for i := range v.ttfts {
+		if v.errors[i] == "" {
+			evs = append(evs, event{v.startTimes[i], 1}, event{v.startTimes[i] + latency(i), -1})
+		}
+	}
+	// At equal times an end comes before a start: the intervals are half-open.
+	slices.SortFunc(evs, func(a, b event) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.delta, b.delta)
+	})
+	cur, peak := 0, 0
+	for _, e := range evs {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return float64(peak)
 }
 
 // selectedMetrics returns the metrics the file summarizes: for vLLM, those

@@ -179,14 +179,14 @@ func TestReportForeignFile(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(got["notes"]), "Read from a vllm file")
 }
 
-func TestCompareCommand(t *testing.T) {
-	code, out, errs := runCLI(t, "", "compare", "../../formats/testdata/genai_perf_profile_export.json")
+func TestReconcileCommand(t *testing.T) {
+	code, out, errs := runCLI(t, "", "reconcile", "../../formats/testdata/genai_perf_profile_export.json")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "llmmetrics (nearest-rank)")
 	assert.Contains(t, out, "time_to_first_token.avg")
 	assert.Contains(t, out, "why they differ:")
 
-	code, out, errs = runCLI(t, smallVLLM, "compare", "--json", "--method", "linear")
+	code, out, errs = runCLI(t, smallVLLM, "reconcile", "--json", "--method", "linear")
 	require.Equal(t, 0, code, errs)
 	var got struct {
 		Tool    string `json:"tool"`
@@ -214,9 +214,9 @@ func TestInteropErrors(t *testing.T) {
 		{smallVLLM, []string{"report", "--dialect", "aiperf"}, 1, "aiperf file"},
 		{smallVLLM, []string{"report", "--from", "vllm", "--dialect", "aiperf"}, 2, "--dialect aiperf on a vllm file"},
 		{"", []string{"report", "--from", "nosuch"}, 2, "--from"},
-		{"", []string{"compare", "--from", "nosuch"}, 2, "--from"},
+		{"", []string{"reconcile", "--from", "nosuch"}, 2, "--from"},
 		{`{"duration": 1, "ttfts": [0.1], "itls": [[0.1`, []string{"report", "--from", "vllm"}, 1, "vllm file, byte 45, field itls: syntax error: unexpected end of input"},
-		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n", []string{"compare"}, 1, "matches no tool"},
+		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n", []string{"reconcile"}, 1, "matches no tool"},
 	} {
 		code, _, errs := runCLI(t, c.stdin, c.args...)
 		assert.Equal(t, c.code, code, "%v: %s", c.args, errs)

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
+)
+
+// analysis holds the flags report and reconcile share: how to summarize,
+// and where the records come from.
+type analysis struct {
+	method, percentiles, slo, from *string
+	sloStrict, lenient, strict     *bool
+	window                         *time.Duration
+	json                           *bool
+	tool                           formats.Tool // --from, parsed by options
+}
+
+// define defines the flags; report has them all, reconcile (full false)
+// not those that choose which figures are computed.
+func (a *analysis) define(fs *flag.FlagSet, full bool) {
+	none, no := "", false
+	a.percentiles, a.slo, a.sloStrict, a.lenient = &none, &none, &no, &no
+	a.method = fs.String("method", "nearest-rank", "percentile `method`: nearest-rank (a real request, named in the output) or linear (Hyndman–Fan type 7, numpy's default)")
+	if full {
+		a.percentiles = fs.String("percentiles", "50,90,95,99", "comma-separated `list` of percentiles to report, each in [0, 100] with at most 4 decimals, e.g. 50,99,99.9")
+		a.slo = fs.String("slo", "", "per-request SLO for goodput, any subset of ttft, tpot, e2e and max_gap, e.g. `ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s`; a request is good when it meets every limit")
+		a.sloStrict = fs.Bool("slo-strict", false, "a value meets an SLO limit only below it (<), not at it (≤)")
+		a.lenient = fs.Bool("lenient", false, "set invalid records aside as rejected, counted and listed, instead of failing (the default for other tools' files)")
+	}
+	a.window = fs.Duration("window", 0, "declared `duration` of the run for throughput and goodput, e.g. 10m (default: first send → last text chunk)")
+	a.strict = fs.Bool("strict", false, "fail on any invalid request of another tool's file instead of setting it aside (llmmetrics' own formats are always strict without --lenient)")
+	a.json = fs.Bool("json", false, "print one JSON object instead of a table")
+	a.from = fs.String("from", "", "read FILE as `TOOL`'s result file: vllm, sglang, aiperf, genai-perf, llmperf or guidellm (default: detected from the content)")
+}
+
+func (a *analysis) asJSON() bool { return *a.json }
+
+// options checks the flags and returns the summary options they ask for.
+func (a *analysis) options(fs *flag.FlagSet) (llmmetrics.Options, error) {
+	var opt llmmetrics.Options
+	var err error
+	if opt.Method, err = llmmetrics.ParseMethod(*a.method); err != nil {
+		return opt, usageError("method", err)
+	}
+	if *a.percentiles != "" {
+		if opt.Percentiles, err = llmmetrics.ParsePercentiles(*a.percentiles); err != nil {
+			return opt, usageError("percentiles", err)
+		}
+	}
+	w := *a.window
+	if w < 0 || (w == 0 && flagSet(fs, "window")) {
+		return opt, usageError("window", fmt.Errorf("%v: %w", w, llmmetrics.ErrInvalidWindow))
+	}
+	opt.Window = w
+	if *a.lenient && *a.strict {
+		return opt, fmt.Errorf("%w: --lenient and --strict ask for opposite things", errUsage)
+	}
+	opt.Lenient = *a.lenient
+	switch {
+	case *a.slo != "":
+		slo, err := llmmetrics.ParseSLO(*a.slo)
+		if err != nil {
+			return opt, usageError("slo", err)
+		}
+		slo.Strict = *a.sloStrict
+		opt.SLO = &slo
+	case *a.sloStrict:
+		return opt, fmt.Errorf("%w: --slo-strict needs --slo", errUsage)
+	}
+	a.tool, err = parseTool("from", *a.from)
+	return opt, err
+}
+
+// usageError reports a bad flag value: the flag, and the library's reason
+// without its package prefix.
+func usageError(name string, err error) error {
+	return fmt.Errorf("%w: --%s: %s", errUsage, name, trimPrefix(err))
+}
+
+// parseTool parses the value of a flag that names a tool; empty is none.
+func parseTool(flagName, value string) (formats.Tool, error) {
+	if value == "" {
+		return "", nil
+	}
+	t, err := formats.ParseTool(value)
+	if err != nil {
+		return "", usageError(flagName, err)
+	}
+	return t, nil
+}
+
+// parseInterleaved parses flags that may come before or after the file
+// names, and returns the names. -h or --help asks for the command's help
+// (the command named as the flag set is).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(discard{})
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, helpRequest{lookup(fs.Name())}
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			return files, nil
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+		if fs.Arg(0) == "-" && len(args) > 0 && args[0] == "-" {
+			return nil, fmt.Errorf("%w: standard input named twice", errUsage)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

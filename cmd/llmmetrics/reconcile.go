@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/llmmetrics/llmmetrics/formats"
+)
+
+var reconcileCommand = &command{
+	name:     "reconcile",
+	synopsis: "llmmetrics reconcile [--from TOOL] [--method nearest-rank|linear] [--window 10s] [--strict] [--json] [FILE]",
+	about: "Reconcile reads another tool's result file and prints one table: each figure the tool reported,\n" +
+		"the same figure recomputed with the tool's formulas (its dialect), and llmmetrics' figure for the\n" +
+		"same requests under llmmetrics' conventions; under it, one line for each difference in convention\n" +
+		"that applies to the file (percentile method, weighting, clock boundaries, token or chunk counts,\n" +
+		"window, failures, standard deviation). It does not compare two runs. Requests that llmmetrics\n" +
+		"cannot accept are set aside and counted unless --strict.",
+	examples: []string{
+		"llmmetrics reconcile vllm-result.json",
+		"llmmetrics reconcile --from aiperf --method linear --json profile_export.jsonl",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newReconcileFlags(); return fs },
+}
+
+// newReconcileFlags defines reconcile's flags: report's, less those that
+// change which figures are computed (the percentiles, an SLO) and
+// --lenient (another tool's invalid requests are set aside unless
+// --strict).
+func newReconcileFlags() (*flag.FlagSet, *analysis) {
+	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
+	a := &analysis{}
+	a.define(fs, false)
+	return fs, a
+}
+
+// reconcile prints llmmetrics' figures for another tool's file beside the
+// tool's own, with the reasons they differ.
+func reconcile(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs, f := newReconcileFlags()
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 1 {
+		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
+	}
+	opt, err := f.options(fs)
+	if err != nil {
+		return err
+	}
+	opt.Lenient = !*f.strict
+	in, name, closeIn, err := open(files, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	file, err := formats.Read(in, f.tool)
+	if err != nil {
+		return inFile(name, err)
+	}
+	c, err := formats.Compare(file, opt)
+	if err != nil {
+		return inFile(name, err)
+	}
+	if *f.json {
+		b, err := c.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(stdout, "llmmetrics reconcile: %s (%s, %s)\n\n", name, file.Tool, file.Layout)
+	return c.WriteTable(stdout)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
+)
+
+var reportCommand = &command{
+	name: "report",
+	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
+		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s]\n" +
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE]",
+	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
+		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
+		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
+		"or another tool's result file (vllm, sglang, aiperf, genai-perf, llmperf, guidellm), detected\n" +
+		"from the content; without FILE, or with -, it reads standard input.\n\n" +
+		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
+		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
+		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
+		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
+		"under its keys; the flags the tool has no concept of are refused there.",
+	examples: []string{
+		"llmmetrics report testdata/sample_run.jsonl",
+		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
+		"llmmetrics report --from vllm --dialect vllm vllm-result.json",
+		"cat run.jsonl | llmmetrics report --method linear -",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newReportFlags(); return fs },
+}
+
+// reportFlags are the flags of report.
+type reportFlags struct {
+	analysis
+	dialect *string
+}
+
+func newReportFlags() (*flag.FlagSet, *reportFlags) {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	f := &reportFlags{}
+	f.analysis.define(fs, true)
+	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
+	return fs, f
+}
+
+func report(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs, f := newReportFlags()
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 1 {
+		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
+	}
+	opt, err := f.options(fs)
+	if err != nil {
+		return err
+	}
+	dialect, err := parseTool("dialect", *f.dialect)
+	if err != nil {
+		return err
+	}
+	in, name, closeIn, err := open(files, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+
+	tool := f.tool
+	if tool == "" && dialect != "" {
+		tool = dialect
+	}
+	if tool == "" {
+		if tool, in, err = detect(in); err != nil {
+			return inFile(name, err)
+		}
+	}
+	if tool == "" {
+		return reportOwn(stdout, in, name, opt, f.asJSON())
+	}
+	file, err := formats.Read(in, tool)
+	if err != nil {
+		return inFile(name, err)
+	}
+	if dialect != "" {
+		if dialect != file.Tool {
+			return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
+		}
+		return reportDialect(stdout, name, file, fs, opt, f.asJSON())
+	}
+	return reportImported(stdout, name, file, opt, f)
+}
+
+// reportOwn reports a file in llmmetrics' own CSV or JSONL.
+func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, asJSON bool) error {
+	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
+		return inFile(name, withLenientHint(err))
+	}
+	s, err := run.Summarize(opt)
+	if err != nil {
+		return inFile(name, withLenientHint(err))
+	}
+	return writeSummary(w, name, s, asJSON)
+}
+
+// reportImported reports another tool's file under llmmetrics'
+// conventions. Its invalid requests are set aside unless --strict.
+func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics.Options, f *reportFlags) error {
+	run, err := file.Records()
+	if err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
+		return inFile(name, err)
+	}
+	opt.Lenient = !*f.strict
+	if err != nil && *f.strict {
+		return inFile(name, fmt.Errorf("%w (--strict; without it they are set aside and counted)", err))
+	}
+	if opt.Window == 0 {
+		opt.Window = file.Window
+		opt.NoSendTimes = file.NoSendTimes
+	}
+	opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
+	s, err := run.Summarize(opt)
+	if err != nil {
+		if *f.strict {
+			err = fmt.Errorf("%w (--strict; without it such requests are set aside and counted)", err)
+		}
+		return inFile(name, err)
+	}
+	return writeSummary(w, name, s, f.asJSON())
+}
+
+func writeSummary(w io.Writer, name string, s *llmmetrics.Summary, asJSON bool) error {
+	if asJSON {
+		b, err := s.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
+	return s.WriteTable(w)
+}
+
+// detect tells which tool wrote the input, "" for llmmetrics' own
+// formats, and refuses a tool's companion summary file with a sentence
+// saying which file to pass instead.
+func detect(in io.Reader) (formats.Tool, io.Reader, error) {
+	in, head := formats.Peek(in)
+	if tool, ok := formats.Detect(head); ok {
+		return tool, in, nil
+	}
+	if _, instead, ok := formats.DetectSummary(head); ok {
+		return "", in, fmt.Errorf("%w: %s", formats.ErrSummaryFile, instead)
+	}
+	return "", in, nil
+}

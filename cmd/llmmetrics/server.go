@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/server"
+)
+
+var serverCommand = &command{
+	name: "server",
+	synopsis: "llmmetrics server (--before A.prom --after B.prom --elapsed 60s | --prometheus URL --start T --end T)\n" +
+		"                    [--select name=value,...] [--records FILE [--timings FILE] [--buckets 128,512,2048]] [--json]",
+	about: "Server prints what a vLLM server did over a window: the delta and rate of every counter (output\n" +
+		"and prompt tokens/s apart), finished requests by reason, and each histogram's delta with its mean\n" +
+		"and PromQL histogram_quantile p50/p95/p99, every figure labelled as a server figure. The window is\n" +
+		"two scrapes of /metrics taken --elapsed apart, or read from a Prometheus server's query API. A\n" +
+		"restart between the ends, a series at one end only, or a selector that picks nothing is an error.\n" +
+		"With --records, the client's records are checked against the server's token counter (the known-\n" +
+		"output check); with --timings too, each request's client TTFT is decomposed with the server's\n" +
+		"per-request timings.",
+	examples: []string{
+		"llmmetrics server --before before.prom --after after.prom --elapsed 60s --select model_name=Qwen/Qwen2.5-3B-Instruct",
+		"llmmetrics server --before a.prom --after b.prom --elapsed 60s --records run.jsonl --timings timings.jsonl --json",
+		"llmmetrics server --prometheus http://127.0.0.1:9090 --start 2026-11-29T10:00:00Z --end 2026-11-29T10:01:00Z",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newServerFlags(); return fs },
+}
+
+// serverFlags are the flags of server.
+type serverFlags struct {
+	before, after, records, sel, timings, prometheus, start, end, buckets *string
+	elapsed                                                               *time.Duration
+	json                                                                  *bool
+}
+
+func newServerFlags() (*flag.FlagSet, *serverFlags) {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	f := &serverFlags{}
+	f.before = fs.String("before", "", "`file` of the scrape of /metrics taken at the start of the window (Prometheus text or OpenMetrics)")
+	f.after = fs.String("after", "", "`file` of the scrape taken at the end of the window")
+	f.elapsed = fs.Duration("elapsed", 0, "the `duration` between the two scrapes, e.g. 60s")
+	f.prometheus = fs.String("prometheus", "", "read the window from the Prometheus server at `URL` instead of scrapes")
+	f.start = fs.String("start", "", "with --prometheus: the window's start, RFC 3339 or Unix seconds")
+	f.end = fs.String("end", "", "with --prometheus: the window's end, RFC 3339 or Unix seconds")
+	f.sel = fs.String("select", "", "pick the series whose labels have these values, e.g. `model_name=a,engine=0` (default: every series)")
+	f.records = fs.String("records", "", "the client's records of the same window (CSV or JSONL `file`), for the known-output check")
+	f.timings = fs.String("timings", "", "per-request server timings (JSONL `file`: id, source, timings), to decompose client TTFT; needs --records")
+	f.buckets = fs.String("buckets", "128,512,2048", "prompt-token `bounds` of the TTFT decomposition's buckets")
+	f.json = fs.Bool("json", false, "print one JSON object instead of a table")
+	return fs, f
+}
+
+// serverReport prints the server side of a run from two scrapes of a vLLM
+// server's /metrics, with the known-output check when client records are
+// given.
+func serverReport(args []string, _ io.Reader, stdout io.Writer) error {
+	fs, f := newServerFlags()
+	beforePath, afterPath, elapsed, records, selFlag := f.before, f.after, f.elapsed, f.records, f.sel
+	timingsPath, promURL, startFlag, endFlag, bucketsFlag, asJSON := f.timings, f.prometheus, f.start, f.end, f.buckets, f.json
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	var bounds []int
+	for _, f := range strings.Split(*bucketsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: --buckets: %q is not a token count", errUsage, f)
+		}
+		bounds = append(bounds, n)
+	}
+	sel, err := server.ParseSelector(*selFlag)
+	if err != nil {
+		return usageError("select", err)
+	}
+	var w *server.Window
+	switch {
+	case *timingsPath != "" && *records == "":
+		return fmt.Errorf("%w: --timings needs --records, the client records they belong to", errUsage)
+	case len(files) > 0:
+		return fmt.Errorf("%w: server takes no file arguments; use --before and --after, or --prometheus", errUsage)
+	case *promURL != "":
+		if *beforePath != "" || *afterPath != "" || *elapsed != 0 {
+			return fmt.Errorf("%w: --prometheus reads the window itself: give --start and --end, not scrapes", errUsage)
+		}
+		start, err := parseTime(*startFlag)
+		if err != nil {
+			return usageError("start", err)
+		}
+		end, err := parseTime(*endFlag)
+		if err != nil {
+			return usageError("end", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if w, err = (&server.Prometheus{URL: *promURL}).Window(ctx, start, end, sel); err != nil {
+			return err
+		}
+	case *beforePath == "" || *afterPath == "":
+		return fmt.Errorf("%w: server needs --before and --after scrapes, or --prometheus with --start and --end", errUsage)
+	case *elapsed <= 0:
+		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
+	default:
+		readScrape := func(path string) (*server.Scrape, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			s, err := server.ParseScrape(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			return s, nil
+		}
+		before, err := readScrape(*beforePath)
+		if err != nil {
+			return err
+		}
+		after, err := readScrape(*afterPath)
+		if err != nil {
+			return err
+		}
+		if w, err = server.Diff(before, after, *elapsed, sel); err != nil {
+			return err
+		}
+	}
+	rep := &server.Report{Window: w}
+	if *records != "" {
+		in, err := os.Open(*records)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		run, _, err := llmmetrics.Read(in)
+		if err != nil {
+			return inFile(*records, err)
+		}
+		k, err := server.CheckKnownOutput(w, run.Records)
+		if err != nil {
+			return inFile(*records, err)
+		}
+		rep.Known = &k
+		if *timingsPath != "" {
+			timings, err := readTimings(*timingsPath)
+			if err != nil {
+				return err
+			}
+			rep.TTFT = server.DecomposeAll(run.Records, timings, bounds)
+		}
+	}
+	if *asJSON {
+		b, err := rep.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	return rep.WriteTable(stdout)
+}
+
+// parseTime reads a time as RFC 3339 or as Unix seconds.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, errors.New("missing")
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix seconds", s)
+	}
+	return time.UnixMilli(int64(math.Round(f * 1000))), nil
+}
+
+// readTimings reads a timings file: one JSON object a line, pairing a
+// request id with the timings its server reported (see
+// server.ParseTimingsLine).
+func readTimings(path string) (map[string]server.Timings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]server.Timings{}
+	br := bufio.NewReader(f)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if t := strings.TrimSpace(string(b)); t != "" {
+			id, tm, perr := server.ParseTimingsLine([]byte(t))
+			if perr != nil {
+				return nil, fmt.Errorf("%s: line %d: %v", path, line, strings.TrimPrefix(perr.Error(), "server: "))
+			}
+			if _, dup := out[id]; dup {
+				return nil, fmt.Errorf("%s: line %d: id %q repeated", path, line, id)
+			}
+			out[id] = tm
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
