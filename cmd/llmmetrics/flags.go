@@ -131,3 +131,18 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+// parseOne parses a command's flags and its one optional file name, and
+// returns the summary options the flags ask for and the file's name ("" for
+// standard input).
+func (a *analysis) parseOne(fs *flag.FlagSet, args []string) (llmmetrics.Options, []string, error) {
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return llmmetrics.Options{}, nil, err
+	}
+	if len(files) > 1 {
+		return llmmetrics.Options{}, nil, fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
+	}
+	opt, err := a.options(fs)
+	return opt, files, err
+}

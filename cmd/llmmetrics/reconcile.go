@@ -39,14 +39,7 @@ func newReconcileFlags() (*flag.FlagSet, *analysis) {
 // tool's own, with the reasons they differ.
 func reconcile(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, f := newReconcileFlags()
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(files) > 1 {
-		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
-	}
-	opt, err := f.options(fs)
+	opt, files, err := f.parseOne(fs, args)
 	if err != nil {
 		return err
 	}

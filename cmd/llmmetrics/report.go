@@ -50,14 +50,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 
 func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, f := newReportFlags()
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(files) > 1 {
-		return fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
-	}
-	opt, err := f.options(fs)
+	opt, files, err := f.analysis.parseOne(fs, args)
 	if err != nil {
 		return err
 	}
