@@ -2,10 +2,8 @@ module github.com/llmmetrics/llmmetrics/server
 
 go 1.26.0
 
-replace github.com/llmmetrics/llmmetrics => ../
-
 require (
-	github.com/llmmetrics/llmmetrics v0.0.0-00010101000000-000000000000
+	github.com/llmmetrics/llmmetrics v0.1.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
 	github.com/stretchr/testify v1.12.1

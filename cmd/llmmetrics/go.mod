@@ -3,9 +3,10 @@ module github.com/llmmetrics/llmmetrics/cmd/llmmetrics
 go 1.26.0
 
 require (
-	github.com/llmmetrics/llmmetrics v0.0.0
-	github.com/llmmetrics/llmmetrics/server v0.0.0-00010101000000-000000000000
+	github.com/llmmetrics/llmmetrics v0.1.0
+	github.com/llmmetrics/llmmetrics/server v0.1.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/mod v0.43.0
 )
 
 require (
@@ -15,9 +16,4 @@ require (
 	github.com/prometheus/common v0.73.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-)
-
-replace (
-	github.com/llmmetrics/llmmetrics => ../../
-	github.com/llmmetrics/llmmetrics/server => ../../server
 )
