@@ -106,6 +106,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records received fewer chunks than tokens: AIPerf's inter_chunk_latency is a chunk gap for them, not a token gap.", multi, ok))
 	}
 	f.dialect = a.dialect
+	f.dialectWith = a.dialectWith
 	f.records = a.records
 	f.compare = a.compare
 	return f, nil
@@ -253,21 +254,39 @@ func (a *aiperfFile) sent(r *aiperfRecord) int64 {
 func millis(ms float64) time.Duration { return time.Duration(math.Round(ms * 1e6)) }
 
 // aiperfStats are the statistics AIPerf reports for each per-record metric.
-var aiperfStats = []string{"avg", "min", "max", "p1", "p5", "p25", "p50", "p75", "p90", "p95", "p99", "std"}
+var aiperfStats = []string{"avg", "min", "max", "p1", "p5", "p25", "p50", "p75", "p90", "p95", "p99", "std", "count"}
 
 // dialect computes AIPerf's summary (profile_export_aiperf.json) from the
 // records, with AIPerf's formulas: each per-record metric over the records
 // without an error that have it, with numpy's linear percentiles and the
 // population std; the run's aggregates from the same records.
-func (a *aiperfFile) dialect() (*Dialect, error) {
-	d := &Dialect{Tool: AIPerf, Rules: []string{
+func (a *aiperfFile) dialect() (*Dialect, error) { return a.dialectWith(DialectOptions{}) }
+
+// dialectWith computes AIPerf's summary, with its goodput against opt.SLO
+// (AIPerf's --goodput) when given.
+func (a *aiperfFile) dialectWith(opt DialectOptions) (*Dialect, error) {
+	if opt.Percentiles != nil {
+		return nil, fmt.Errorf("%w: AIPerf's summary has no choice of percentiles: %s", ErrUnsupported, fixedChoices[AIPerf])
+	}
+	if opt.SLO != nil {
+		if err := checkSLOKeys(AIPerf, opt.SLO); err != nil {
+			return nil, err
+		}
+	}
+	d := &Dialect{Tool: AIPerf, Missing: map[string]string{}, Rules: []string{
 		"records with an error are left out of every metric and counted in error_request_count",
 		"each per-record metric is summarized over the records that have it: avg, min, max, p1…p99 (numpy linear), std (population)",
 		"inter_token_latency is per record (request_latency − ttft)/(output_sequence_length − 1): what llmmetrics calls TPOT; inter_chunk_latency pools every chunk gap",
 		"ttst (time to second token) is the first chunk gap; output_token_throughput_per_user is 1000/inter_token_latency",
 		"benchmark_duration runs from the earliest request to the last response of the records without an error",
+		"count is the number of values summarized: records for a per-record metric, chunk gaps for inter_chunk_latency, 1 for a run aggregate",
 	}}
 	add := func(key string, v float64) { d.Figures = append(d.Figures, DialectFigure{Figure: Figure{key, v}}) }
+	// A run aggregate is reported as one value: its avg, with count 1.
+	aggregate1 := func(tag string, v float64) {
+		add(tag+".avg", v)
+		add(tag+".count", 1)
+	}
 	var valid []*aiperfRecord
 	errorsN := 0
 	for _, r := range a.recs {
@@ -316,18 +335,19 @@ func (a *aiperfFile) dialect() (*Dialect, error) {
 		st := describe(xs, 0, []float64{1, 5, 25, 50, 75, 90, 95, 99})
 		lo, hi := extremes(xs)
 		vals := append([]float64{st.mean, lo, hi}, st.pcts...)
-		vals = append(vals, st.std)
+		vals = append(vals, st.std, float64(st.n))
 		for i, s := range aiperfStats {
 			add(tag+"."+s, vals[i])
 		}
 	}
 	if errorsN > 0 {
-		add("error_request_count.avg", float64(errorsN))
+		aggregate1("error_request_count", float64(errorsN))
 	}
 	if len(valid) == 0 {
+		a.goodput(d, opt.SLO, valid, errorsN, 0, aggregate1)
 		return d, nil
 	}
-	add("request_count.avg", float64(len(valid)))
+	aggregate1("request_count", float64(len(valid)))
 	minReq, maxResp := int64(math.MaxInt64), int64(math.MinInt64)
 	var isl, osl, out, reasoning float64
 	for _, r := range valid {
@@ -340,23 +360,73 @@ func (a *aiperfFile) dialect() (*Dialect, error) {
 		out += r.scalars["output_token_count"]
 		reasoning += r.scalars["reasoning_token_count"]
 	}
-	add("min_request_timestamp.avg", float64(minReq))
+	aggregate1("min_request_timestamp", float64(minReq))
+	dur := 0.0
 	if maxResp > minReq {
-		dur := float64(maxResp-minReq) / 1e9
-		add("max_response_timestamp.avg", float64(maxResp))
-		add("benchmark_duration.avg", dur)
-		add("request_throughput.avg", float64(len(valid))/dur)
-		add("output_token_throughput.avg", osl/dur)
+		dur = float64(maxResp-minReq) / 1e9
+		aggregate1("max_response_timestamp", float64(maxResp))
+		aggregate1("benchmark_duration", dur)
+		aggregate1("request_throughput", float64(len(valid))/dur)
+		aggregate1("output_token_throughput", osl/dur)
 	}
-	add("total_isl.avg", isl)
-	add("total_osl.avg", osl)
+	aggregate1("total_isl", isl)
+	aggregate1("total_osl", osl)
 	if series["output_token_count"].len() > 0 {
-		add("total_output_tokens.avg", out)
+		aggregate1("total_output_tokens", out)
 	}
 	if series["reasoning_token_count"].len() > 0 {
-		add("total_reasoning_tokens.avg", reasoning)
+		aggregate1("total_reasoning_tokens", reasoning)
 	}
+	a.goodput(d, opt.SLO, valid, errorsN, dur, aggregate1)
 	return d, nil
+}
+
+// goodput adds AIPerf's good_request_count, goodput (good requests per
+// second of benchmark_duration) and good_request_fraction (good over valid
+// and error records) against slo, or lists them as not reproducible
+// without one. AIPerf's rule: a valid record is good when each limited
+// metric is at most its limit (inclusive); a record without the metric
+// (inter_token_latency of a one-token output) is not good.
+func (a *aiperfFile) goodput(d *Dialect, slo *llmmetrics.SLO, valid []*aiperfRecord, errorsN int, dur float64, aggregate1 func(string, float64)) {
+	keys := []string{"good_request_count", "goodput", "good_request_fraction"}
+	if slo == nil {
+		for _, k := range keys {
+			d.Missing[k] = "AIPerf's --goodput limits are not in its files; give them (--slo) to compute it"
+		}
+		return
+	}
+	good := 0
+	for _, r := range valid {
+		ok := true
+		for _, c := range []struct {
+			limit time.Duration
+			tag   string
+		}{{slo.TTFT, "ttft"}, {slo.TPOT, "inter_token_latency"}, {slo.E2E, "request_latency"}} {
+			if c.limit == 0 {
+				continue
+			}
+			v, has := r.scalars[c.tag]
+			if c.tag == "inter_token_latency" {
+				osl := r.scalars["output_sequence_length"]
+				has = osl > 1
+				v = (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1)
+			}
+			if !has || v > float64(c.limit)/1e6 {
+				ok = false
+			}
+		}
+		if ok {
+			good++
+		}
+	}
+	aggregate1("good_request_count", float64(good))
+	if dur > 0 {
+		aggregate1("goodput", float64(good)/dur)
+	}
+	if n := len(valid) + errorsN; n > 0 {
+		aggregate1("good_request_fraction", float64(good)/float64(n))
+	}
+	d.Rules = append(d.Rules, fmt.Sprintf("goodput against %s: a valid record is good when ttft, inter_token_latency (TPOT) and request_latency are each at most their limit (inclusive), and a record without a limited metric (inter_token_latency of a one-token output) is not good; goodput = good_request_count / benchmark_duration; good_request_fraction = good / (valid + error records)", slo))
 }
 
 // extremes returns the smallest and largest value of a non-empty sample.

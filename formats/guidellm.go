@@ -275,17 +275,31 @@ func (g *guidellmFile) dialect() (*Dialect, error) {
 			}
 			st := weightedSummary(vs, ws)
 			prefix := m + "." + group + "."
-			add(prefix+"mean", st.mean)
-			add(prefix+"median", st.pcts[5])
-			add(prefix+"variance", st.variance)
-			add(prefix+"std_dev", math.Sqrt(st.variance))
+			weightedKeys := []string{"mean", "median", "variance", "std_dev"}
+			for _, p := range guidellmPercentiles {
+				weightedKeys = append(weightedKeys, "percentiles."+p.key)
+			}
+			if st.noWeight {
+				// Every request of the group weighs 0 (one output token, for
+				// inter_token_latency_ms): GuideLLM divides by a total weight
+				// of 0. Its NaN cannot be written in JSON, and a figure of no
+				// data is not one llmmetrics reports.
+				for _, k := range weightedKeys {
+					d.Missing[prefix+k] = "every request of the group has weight 0 (for inter_token_latency_ms, one output token): GuideLLM divides by a total weight of 0 and reports NaN for the mean, variance and std_dev and one of the values for every percentile; llmmetrics reports no figure where there is no data"
+				}
+			} else {
+				add(prefix+"mean", st.mean)
+				add(prefix+"median", st.pcts[5])
+				add(prefix+"variance", st.variance)
+				add(prefix+"std_dev", math.Sqrt(st.variance))
+				for i, p := range guidellmPercentiles {
+					add(prefix+"percentiles."+p.key, st.pcts[i])
+				}
+			}
 			add(prefix+"min", st.min)
 			add(prefix+"max", st.max)
 			add(prefix+"count", float64(len(vs)))
 			add(prefix+"total_sum", st.sum)
-			for i, p := range guidellmPercentiles {
-				add(prefix+p.key, st.pcts[i])
-			}
 			d.Missing[prefix+"mode"] = "GuideLLM's mode of a continuous sample is not reproduced"
 		}
 	}
@@ -295,6 +309,7 @@ func (g *guidellmFile) dialect() (*Dialect, error) {
 type weighted struct {
 	mean, variance, min, max, sum float64
 	pcts                          []float64 // at guidellmPercentiles
+	noWeight                      bool      // values whose weights sum to 0: no weighted figure
 }
 
 // weightedSummary is GuideLLM's summary of values with weights; zeros for
@@ -313,7 +328,7 @@ func weightedSummary(vs, ws []float64) weighted {
 		st.mean += v * ws[i]
 	}
 	if sw == 0 {
-		return weighted{pcts: st.pcts, min: st.min, max: st.max, sum: st.sum}
+		return weighted{pcts: st.pcts, min: st.min, max: st.max, sum: st.sum, noWeight: true}
 	}
 	st.mean /= sw
 	for i, v := range vs {
@@ -340,7 +355,8 @@ func weightedSummary(vs, ws []float64) weighted {
 }
 
 // guidellmFigures flattens a benchmark's own figures: every distribution
-// of its metrics, as "<metric>.<group>.<stat>".
+// of its metrics, under its path in the file below "metrics":
+// "<metric>.<group>.<stat>", and "<metric>.<group>.percentiles.<pNN>".
 func guidellmFigures(b *guidellmBenchmark) []Figure {
 	var figs []Figure
 	for _, m := range slices.Sorted(maps.Keys(b.Metrics)) {
@@ -356,7 +372,7 @@ func guidellmFigures(b *guidellmBenchmark) []Figure {
 				Figure{prefix + "count", s.Count}, Figure{prefix + "total_sum", s.TotalSum})
 			for _, p := range guidellmPercentiles {
 				if v, ok := s.Percentiles[p.key]; ok {
-					figs = append(figs, Figure{prefix + p.key, v})
+					figs = append(figs, Figure{prefix + "percentiles." + p.key, v})
 				}
 			}
 		}

@@ -17,7 +17,7 @@ func (g *guidellmFile) compare(c *Comparison) error {
 	c.row("ok requests", float64(s.Requests.OK), true, d, "request_latency.successful.count")
 	keys := func(m string) (string, string, string, string) {
 		p := m + ".successful."
-		return p + "mean", p + "std_dev", p + "p50", p + "p99"
+		return p + "mean", p + "std_dev", p + "percentiles.p50", p + "percentiles.p99"
 	}
 	m, sd, p50, p99 := keys("time_to_first_token_ms")
 	c.distRows("TTFT", s.TTFT, d, m, sd, p50, p99)

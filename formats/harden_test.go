@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/stretchr/testify/assert"
@@ -158,4 +159,57 @@ func TestSummaryFilesRecognised(t *testing.T) {
 		require.True(t, errors.Is(err, ErrSummaryFile), "%s: %v", files[0], err)
 		assert.Contains(t, err.Error(), "pass its per-")
 	}
+}
+
+// AIPerf's goodput, with its rules: limits inclusive; inter_token_latency
+// is (request_latency − ttft)/(osl − 1) = (150 − 100)/2 = 25 ms here.
+func TestAIPerfGoodput(t *testing.T) {
+	f, err := Read(strings.NewReader(smallFiles[AIPerf]), "")
+	require.NoError(t, err)
+	d, err := f.Dialect()
+	require.NoError(t, err)
+	why, missing := d.Why("good_request_count")
+	assert.True(t, missing)
+	assert.Contains(t, why, "--slo")
+	n, ok := d.Lookup("ttft.count")
+	assert.True(t, ok)
+	assert.Equal(t, 1.0, n)
+	n, _ = d.Lookup("inter_chunk_latency.count") // two gaps pooled
+	assert.Equal(t, 2.0, n)
+
+	for _, c := range []struct {
+		slo  llmmetrics.SLO
+		good float64
+	}{
+		{llmmetrics.SLO{TTFT: 100 * time.Millisecond, TPOT: 25 * time.Millisecond}, 1}, // at both limits: good
+		{llmmetrics.SLO{TPOT: 24 * time.Millisecond}, 0},
+		{llmmetrics.SLO{E2E: 149 * time.Millisecond}, 0},
+	} {
+		d, err := f.DialectWith(DialectOptions{SLO: &c.slo})
+		require.NoError(t, err)
+		g, ok := d.Lookup("good_request_count.avg")
+		require.True(t, ok)
+		assert.Equal(t, c.good, g, "%v", c.slo)
+		frac, _ := d.Lookup("good_request_fraction.avg")
+		assert.Equal(t, c.good, frac)
+	}
+	_, err = f.DialectWith(DialectOptions{Percentiles: []float64{50}})
+	assert.ErrorIs(t, err, ErrUnsupported)
+}
+
+// vLLM's max_concurrent_requests, as the older per-second buckets count
+// it, and the exact sweep line of current vLLM, named in the rules.
+func TestVLLMConcurrencyDefinitions(t *testing.T) {
+	// Two requests: [0, 0.3) and [0.5, 0.8) s. Per-second buckets put both
+	// in second 0 (2); the sweep line never sees them together (1).
+	in := `{"duration": 1.0, "ttfts": [0.1, 0.1], "itls": [[0.2], [0.2]], "input_lens": [5, 5], "output_lens": [2, 2],
+	        "errors": ["", ""], "start_times": [100.0, 100.5]}`
+	f, err := ReadVLLM(strings.NewReader(in))
+	require.NoError(t, err)
+	d, err := f.Dialect()
+	require.NoError(t, err)
+	c, ok := d.Lookup("max_concurrent_requests")
+	require.True(t, ok)
+	assert.Equal(t, 2.0, c)
+	assert.Contains(t, strings.Join(d.Rules, "\n"), "which gives 1 for this file")
 }

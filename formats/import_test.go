@@ -82,7 +82,7 @@ func TestGuideLLMSmall(t *testing.T) {
 	assert.Equal(t, GuideLLM, f.Tool)
 	d, err := f.Dialect()
 	require.NoError(t, err)
-	for k, v := range map[string]float64{"time_to_first_token_ms.successful.mean": 150, "time_to_first_token_ms.successful.p50": 100,
+	for k, v := range map[string]float64{"time_to_first_token_ms.successful.mean": 150, "time_to_first_token_ms.successful.percentiles.p50": 100,
 		"inter_token_latency_ms.successful.mean": 700.0 / 6, "inter_token_latency_ms.successful.count": 2} {
 		got, ok := d.Lookup(k)
 		require.True(t, ok, k)
@@ -178,4 +178,29 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A group whose weights sum to 0 (every successful request has one output
+// token, so inter_token_latency_ms weighs n − 1 = 0) gets no weighted
+// figure: GuideLLM's would be NaN. The unweighted ones stay, and the key
+// paths are the file's own.
+func TestGuideLLMZeroWeights(t *testing.T) {
+	in := strings.ReplaceAll(smallGuideLLM, `"output_tokens": 3`, `"output_tokens": 1`)
+	in = strings.ReplaceAll(in, `"output_tokens": 5`, `"output_tokens": 1`)
+	f, err := Read(strings.NewReader(in), "")
+	require.NoError(t, err)
+	d, err := f.Dialect()
+	require.NoError(t, err)
+	for _, k := range []string{"inter_token_latency_ms.successful.mean", "inter_token_latency_ms.successful.percentiles.p99"} {
+		_, ok := d.Lookup(k)
+		assert.False(t, ok, k)
+		why, missing := d.Why(k)
+		assert.True(t, missing, k)
+		assert.Contains(t, why, "weight 0")
+	}
+	n, ok := d.Lookup("inter_token_latency_ms.successful.count")
+	assert.True(t, ok)
+	assert.Equal(t, 2.0, n)
+	_, ok = d.Lookup("time_to_first_token_ms.successful.percentiles.p99")
+	assert.True(t, ok)
 }
