@@ -2,6 +2,7 @@ package formats
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -45,7 +46,7 @@ func Compare(f *File, opt llmmetrics.Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
 	}
 	run, err := f.Records()
-	if err != nil {
+	if err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
 		return nil, err
 	}
 	opt.Percentiles = comparePercentiles

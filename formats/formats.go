@@ -16,10 +16,27 @@
 //	llmperf     *_individual_responses.json            ReadLLMPerf
 //	guidellm    benchmarks.json                        ReadGuideLLM
 //
-// Read detects the tool from the content when it is not named. A reader
-// refuses a wrong or truncated file with a *FieldError that names the tool,
-// the field and the byte offset or line; it never returns part of a file.
-// Per-request arrays of different lengths are an error (ErrLength).
+// Read detects the tool from the content when it is not named, by the keys
+// only that tool writes (never by string values), and recognises the tools'
+// companion summary files (ErrSummaryFile, naming the file to pass
+// instead). A reader refuses a wrong or truncated file with a *FieldError
+// that names the tool, the request (its position, and its id where the file
+// has one), the field and the byte offset or line; it never returns part of
+// a file. Per-request arrays of different lengths are an error (ErrLength).
+// Every reader skips a leading UTF-8 byte order mark, refuses anything but
+// white space after its JSON document, and refuses times that are not
+// finite or lie further than llmmetrics.MaxTime from their boundary, and
+// counts that are not whole numbers in [0, llmmetrics.MaxCount]: a value
+// that would overflow a figure is an error at input, never an infinity in
+// the output.
+//
+// File.Records returns the requests as llmmetrics records. A request the
+// importer cannot express (a GenAI-Perf request without usage, say) is set
+// aside in the Run, and Records then returns the Run with an error wrapping
+// llmmetrics.ErrRejected. A request that llmmetrics refuses (more chunks
+// than tokens, from a tool that re-tokenized the text) is refused when the
+// Run is summarized; the command sets such requests aside by default for
+// other tools' files, since their users cannot fix them.
 //
 // Each File carries Notes: what the file cannot tell (vLLM stores no
 // per-request latency; LLMPerf no chunk times and no send times; GenAI-Perf
@@ -47,11 +64,21 @@
 // method, weighting, clock boundaries, token or chunk counts, window,
 // failures, standard deviation.
 //
+// Dialect options: DialectWith applies the choices a tool offers its user:
+// vLLM's percentiles (--metric-percentiles) and goodput limits (--goodput),
+// AIPerf's goodput limits. A choice the tool does not offer is an error
+// wrapping ErrUnsupported.
+//
 // # Numbers
 //
-// The vLLM and SGLang reader parses numbers itself, for speed: at most 15
-// significant digits are read exactly, and longer ones (Python writes 17)
-// to within one unit in the last place. The other readers use
+// The vLLM and SGLang reader parses numbers itself, for speed, and every
+// number it reads is the float64 strconv.ParseFloat gives for the same
+// text: up to 19 digits are gathered as an integer and scaled by an exact
+// power of ten; when that is not provably correctly rounded, the residual
+// is measured with a fused multiply-add and, in the rare undecided case,
+// compared with the midpoint between two float64s in exact 128-bit integer
+// arithmetic. So the medians and percentiles of the vLLM dialect equal, bit
+// for bit, the figures vLLM wrote with numpy. The other readers use
 // encoding/json.
 package formats
 
@@ -164,13 +191,16 @@ type File struct {
 }
 
 // Records returns one record per request of the file, under llmmetrics'
-// conventions, built on first use. It returns ErrNoRecords for a file that
-// holds a summary only.
+// conventions, built on each call. A request the importer had to set aside
+// is in Run.Rejected, and Records then returns the Run with Run.Err, which
+// wraps llmmetrics.ErrRejected; Run.Summarize counts it. It returns
+// ErrNoRecords for a file that holds a summary only.
 func (f *File) Records() (*llmmetrics.Run, error) {
 	if f.records == nil {
 		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
 	}
-	return f.records(), nil
+	run := f.records()
+	return run, run.Err()
 }
 
 // Dialect computes the tool's own summary from the file's per-request data,

@@ -192,7 +192,7 @@ func (g *genaiperfFile) records() *llmmetrics.Run {
 		case len(q.kept) == 0 && !q.hasUsage:
 			rec.Status, rec.Message = llmmetrics.StatusError, "no text-bearing response"
 		case !q.hasUsage:
-			run.Rejected = append(run.Rejected, &llmmetrics.RecordError{Index: i, ID: rec.ID, Field: "completion_tokens",
+			run.Reject(&llmmetrics.RecordError{Index: i, ID: rec.ID, Field: "completion_tokens",
 				Err: fmt.Errorf("%w: the stream carried no usage, and GenAI-Perf's re-tokenized count is not in the file", llmmetrics.ErrMissingField)})
 			continue
 		default:

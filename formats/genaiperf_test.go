@@ -70,7 +70,7 @@ func TestGenAIPerfNoUsage(t *testing.T) {
 	file, err := ReadGenAIPerf(strings.NewReader(in))
 	require.NoError(t, err)
 	run, err := file.Records()
-	require.NoError(t, err)
+	require.ErrorIs(t, err, llmmetrics.ErrRejected) // said, never silent
 	require.Len(t, run.Rejected, 1)
 	assert.ErrorIs(t, run.Rejected[0], llmmetrics.ErrMissingField)
 	_, err = run.Summarize(llmmetrics.Options{})
