@@ -145,9 +145,12 @@ func (e *recordErrors) Error() string {
 		return e.errs[0].Error()
 	}
 	var b strings.Builder
-	if e.kind == ErrRejected {
+	switch {
+	case e.kind == ErrRejected && n == 1:
+		b.WriteString("llmmetrics: 1 row rejected")
+	case e.kind == ErrRejected:
 		fmt.Fprintf(&b, "llmmetrics: %d rows rejected", n)
-	} else {
+	default:
 		fmt.Fprintf(&b, "llmmetrics: %d invalid records", n)
 	}
 	for i, r := range e.errs {

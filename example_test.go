@@ -370,7 +370,7 @@ func ExampleRun_Summarize() {
 func ExampleRun_Err() {
 	run, _ := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(`{"id":"a","completion_tokens":-1,"first_text_ns":1,"last_text_ns":2,"color":"red"}`))
 	fmt.Println(run.Err())
-	// Output: llmmetrics: 1 rows rejected; line 1, column 69 (id "a"): field color: syntax error: unknown key "color" (keys are matched exactly)
+	// Output: llmmetrics: 1 row rejected; line 1, column 69 (id "a"): field color: syntax error: unknown key "color" (keys are matched exactly)
 }
 
 func ExampleWriteCSV() {
@@ -462,7 +462,7 @@ func ExampleReadOptions_ReadJSONL() {
 	fmt.Println(err)
 	// Output:
 	// 1
-	// llmmetrics: 1 rows rejected; line 2, column 28 (id "b"): field status: syntax error: key "status" repeated
+	// llmmetrics: 1 row rejected; line 2, column 28 (id "b"): field status: syntax error: key "status" repeated
 }
 
 func ExampleReadOptions_Read() {
