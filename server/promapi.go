@@ -71,9 +71,12 @@ func (p *Prometheus) Window(ctx context.Context, start, end time.Time, sel Selec
 // start (the same data Window uses), so that this package's quantiles can
 // be checked against PromQL's.
 func (p *Prometheus) Quantile(ctx context.Context, histogram string, q float64, start, end time.Time, sel Selector) (float64, error) {
-	secs := strconv.FormatInt(int64(math.Round(end.Sub(start).Seconds())), 10)
+	// The offset is the window's exact length in milliseconds (the
+	// precision of Prometheus' timestamps): rounded to seconds, it could
+	// land on a sample before the window's start when scrapes jitter.
+	ms := end.Sub(start).Milliseconds()
 	b := histogram + "_bucket{" + strings.TrimPrefix(sel.promql(), ",") + "}"
-	expr := fmt.Sprintf("histogram_quantile(%g, sum by (le) (%s - %s offset %ss))", q, b, b, secs)
+	expr := fmt.Sprintf("histogram_quantile(%g, sum by (le) (%s - %s offset %dms))", q, b, b, ms)
 	res, err := p.query(ctx, expr, end)
 	if err != nil {
 		return 0, err
