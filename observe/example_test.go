@@ -1,0 +1,69 @@
+package observe_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics/observe"
+)
+
+// chatServer streams a chat completion as llama.cpp's server does: a
+// role-only chunk, two content chunks, the finish chunk, and usage.
+func chatServer() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range []string{
+			`{"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"Hel"}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"lo"}}]}`,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2}}`,
+			`[DONE]`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", e)
+			w.(http.Flusher).Flush()
+		}
+	}))
+}
+
+func ExampleObserver_Do() {
+	srv := chatServer()
+	defer srv.Close()
+	body := `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hi"}]}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(body))
+	res, _ := (&observe.Observer{}).Do(req, observe.Chat, "r1")
+	rec := res.Record
+	// The role-only chunk, the finish chunk, the usage chunk and [DONE]
+	// carry no text: two text-bearing chunks, and n from usage.
+	fmt.Println(rec.Status, len(rec.Chunks), rec.CompletionTokens, rec.PromptTokens, res.Finish)
+	// Output: ok 2 2 12 stop
+}
+
+func ExampleParseAPI() {
+	api, err := observe.ParseAPI("responses")
+	fmt.Println(api, err)
+	_, err = observe.ParseAPI("grpc")
+	fmt.Println(err)
+	// Output:
+	// responses <nil>
+	// observe: unknown API "grpc" (want chat, completions, responses, ollama, tgi)
+}
+
+func ExampleAPI_String() {
+	fmt.Println(observe.Ollama)
+	// Output: ollama
+}
+
+func ExampleAPIOf() {
+	for _, p := range []string{"/v1/chat/completions", "/v1/completions", "/api/generate", "/v1/embeddings"} {
+		api, ok := observe.APIOf(p)
+		fmt.Println(p, api, ok)
+	}
+	// Output:
+	// /v1/chat/completions chat true
+	// /v1/completions completions true
+	// /api/generate ollama true
+	// /v1/embeddings chat false
+}

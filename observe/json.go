@@ -1,0 +1,190 @@
+package observe
+
+// This file reads the JSON of one streamed event without decoding it into
+// values: it walks objects and arrays over the event's bytes, so that the
+// text-bearing decision for an event costs no allocation. Only what a
+// decision needs is read (is a string empty, a whole number's value); the
+// rest is skipped. A malformed event reads as having nothing in it.
+
+// ws returns the index of the first byte at or after i that is not JSON
+// white space.
+func ws(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skip returns the index just past the JSON value that starts at or after
+// i, or -1 when there is none.
+func skip(b []byte, i int) int {
+	i = ws(b, i)
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				j := skip(b, i)
+				if j < 0 {
+					return -1
+				}
+				i = j - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default:
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' {
+			i++
+		}
+		return i
+	}
+}
+
+// members calls fn with each key (its raw bytes, without quotes) and value
+// (its raw bytes) of the object b, until fn returns false. It reports
+// whether b is an object it could read.
+func members(b []byte, fn func(key, val []byte) bool) bool {
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return false
+		}
+		end := skip(b, i)
+		if end < 0 {
+			return false
+		}
+		key := b[i+1 : end-1]
+		i = ws(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := ws(b, i+1)
+		ve := skip(b, vs)
+		if ve < 0 {
+			return false
+		}
+		if !fn(key, b[vs:ve]) {
+			return true
+		}
+		i = ws(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
+			continue
+		}
+		return i < len(b) && b[i] == '}'
+	}
+	return false
+}
+
+// elements calls fn with each element of the array b until fn returns
+// false. It reports whether b is an array it could read.
+func elements(b []byte, fn func(val []byte) bool) bool {
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return true
+	}
+	for i < len(b) {
+		end := skip(b, i)
+		if end < 0 {
+			return false
+		}
+		if !fn(b[ws(b, i):end]) {
+			return true
+		}
+		i = ws(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
+			continue
+		}
+		return i < len(b) && b[i] == ']'
+	}
+	return false
+}
+
+// field returns the value of key in the object b, or nil.
+func field(b []byte, key string) []byte {
+	var out []byte
+	members(b, func(k, v []byte) bool {
+		if string(k) == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// nonEmptyString reports whether v is a JSON string with at least one
+// character ("" and null are empty; so is any other kind of value).
+func nonEmptyString(v []byte) bool {
+	return len(v) > 2 && v[0] == '"'
+}
+
+// isNull reports whether v is absent or JSON null.
+func isNull(v []byte) bool {
+	return len(v) == 0 || string(v) == "null"
+}
+
+// wholeNumber returns the value of a non-negative whole JSON number, and
+// false for anything else (or a number too large for an int64).
+func wholeNumber(v []byte) (int64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' || n > (1<<62)/10 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// stringValue returns the decoded value of a JSON string without escapes
+// as a string (a copy); a string with escapes is decoded by the caller's
+// fallback. It is used only at the end of a stream (finish reasons,
+// messages), never per chunk.
+func stringValue(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' {
+			return "", false
+		}
+	}
+	return string(v[1 : len(v)-1]), true
+}

@@ -1,0 +1,247 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+var errLongEvent = errors.New("observe: a streamed event longer than 16 MiB")
+
+// A Result is one observed request: its llmmetrics record and what the
+// record does not hold.
+type Result struct {
+	// Record is the request as llmmetrics reads it. Its Sent is when the
+	// request had been written to the connection (httptrace's
+	// WroteRequest), from the Observer's epoch; its Chunks are the arrivals
+	// of the text-bearing events, stamped as their bytes arrived; its token
+	// counts come from the server's usage only.
+	Record llmmetrics.Record
+	API    API
+
+	// Started is when the call began (wall clock); Wait is the time from
+	// then until the request was written — the client's own waiting
+	// (a connection from the pool, a dial, TLS) — and ConnWait the part of
+	// it spent obtaining a connection. Neither is inside TTFT.
+	Started  time.Time
+	Wait     time.Duration
+	ConnWait time.Duration
+
+	// FirstAnswer is the arrival, from Sent, of the first text-bearing
+	// event that is not reasoning (HasAnswer false when none came): time
+	// to first answer token, beside TTFT, for reasoning models.
+	FirstAnswer time.Duration
+	HasAnswer   bool
+
+	// UsageKnown is false when the server reported no output token count:
+	// n is then unknown (never a chunk count), Record.CompletionTokens is 0
+	// and not a count, and Run sets the request aside with that reason.
+	UsageKnown      bool
+	ReasoningTokens int // from usage, where given (HasReasoning)
+	HasReasoning    bool
+
+	HTTPStatus int
+	Finish     string // the finish reason the server gave
+
+	// Timings is the server's own timing object where the stream carried
+	// one (llama.cpp's timings, Ollama's durations, Groq's x_groq.usage),
+	// with its source; see WriteTimings.
+	Timings       json.RawMessage
+	TimingsSource string
+}
+
+// An Observer sends streaming requests and records what it sees.
+type Observer struct {
+	// Client sends the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// Epoch is the run's start: Record.Sent is measured from it, on the
+	// monotonic clock. The zero Epoch means the first call's start.
+	Epoch time.Time
+	// Now returns the time; nil means time.Now. Tests replace it.
+	Now func() time.Time
+}
+
+func (o *Observer) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// Do sends req, reads its streamed response to the end and returns what it
+// observed, with the record named id. Failures of the request are part of
+// the Result, not errors: an HTTP status other than 200, an error reported
+// in the stream, or a stream that ends without its finish is StatusError
+// with the message; a deadline is StatusTimeout and a cancelled context
+// StatusCancelled. Do returns an error only for a request it cannot send
+// at all (nil, or not absolute).
+func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
+	if req == nil || req.URL == nil || !req.URL.IsAbs() {
+		return nil, errors.New("observe: the request needs an absolute URL")
+	}
+	if o.Epoch.IsZero() {
+		o.Epoch = o.now()
+	}
+	client := o.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	res := &Result{API: api, Started: o.now(), Record: llmmetrics.Record{ID: id}}
+	var wrote, gotConn time.Time
+	trace := &httptrace.ClientTrace{
+		GotConn:      func(httptrace.GotConnInfo) { gotConn = o.now() },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote = o.now() },
+	}
+	ctx := httptrace.WithClientTrace(req.Context(), trace)
+	resp, err := client.Do(req.WithContext(ctx))
+	if wrote.IsZero() {
+		wrote = o.now() // never written: the failure is at the send
+	}
+	res.settle(o.Epoch, wrote, gotConn)
+	if err != nil {
+		res.failed(ctx, err)
+		return res, nil
+	}
+	defer resp.Body.Close()
+	res.HTTPStatus = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		res.Record.Status, res.Record.Message = llmmetrics.StatusError, httpError(resp)
+		return res, nil
+	}
+	s := newStream(api, wrote)
+	rerr := read(resp.Body, s, o.now, api == Ollama || isNDJSON(resp))
+	res.finish(s, rerr, ctx)
+	return res, nil
+}
+
+// settle fills the send time and the client's wait.
+func (r *Result) settle(epoch, wrote, gotConn time.Time) {
+	r.Record.Sent = wrote.Sub(epoch)
+	r.Wait = wrote.Sub(r.Started)
+	if !gotConn.IsZero() {
+		r.ConnWait = gotConn.Sub(r.Started)
+	}
+}
+
+// read reads the stream's events into s until it ends.
+func read(body io.Reader, s *stream, now func() time.Time, ndjson bool) error {
+	f := newFramer(body, now, ndjson)
+	for {
+		e, err := f.next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		s.event(e)
+	}
+}
+
+func isNDJSON(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	return strings.Contains(ct, "ndjson") || strings.Contains(ct, "application/jsonl")
+}
+
+// failed records a request that got no response.
+func (r *Result) failed(ctx context.Context, err error) {
+	r.Record.Status, r.Record.Message = outcome(ctx, err)
+}
+
+// outcome classifies a transport or read error.
+func outcome(ctx context.Context, err error) (llmmetrics.Status, string) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return llmmetrics.StatusTimeout, err.Error()
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return llmmetrics.StatusCancelled, err.Error()
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
+		return llmmetrics.StatusTimeout, err.Error()
+	}
+	return llmmetrics.StatusError, err.Error()
+}
+
+// finish assembles the record from the stream.
+func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
+	rec := &r.Record
+	rec.Chunks = s.chunks
+	if len(s.chunks) == 0 {
+		rec.Chunks = nil
+	}
+	r.FirstAnswer, r.HasAnswer = s.firstAnswer, s.hasAnswer
+	r.Finish = s.finish
+	r.ReasoningTokens, r.HasReasoning = int(s.reasoning), s.hasReasoning
+	if s.timings != nil {
+		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
+	}
+	rec.PromptTokens = int(s.prompt)
+	switch {
+	case readErr != nil:
+		rec.Status, rec.Message = outcome(ctx, readErr)
+	case s.errMsg != "":
+		rec.Status, rec.Message = llmmetrics.StatusError, s.errMsg
+	case !s.finished && !s.done:
+		rec.Status, rec.Message = llmmetrics.StatusError, "the stream ended without its finish"
+	}
+	r.UsageKnown = s.usage
+	if !s.usage {
+		return
+	}
+	rec.CompletionTokens = int(min(s.completion, llmmetrics.MaxCount))
+	if rec.Status == llmmetrics.StatusOK && rec.CompletionTokens > 0 && len(s.chunks) == 0 {
+		// Tokens were generated but none was shown (hidden reasoning, say):
+		// there is no first token to time, and a record without chunk
+		// arrivals would read as a TTFT of 0.
+		rec.Status = llmmetrics.StatusError
+		rec.Message = fmt.Sprintf("no text-bearing event, though usage reports %d output tokens (output the stream did not show): no TTFT can be measured", rec.CompletionTokens)
+	}
+	if s.tokensOK && len(s.chunkTokens) == len(s.chunks) && len(s.chunks) > 0 {
+		var sum int64
+		for _, t := range s.chunkTokens {
+			sum += int64(t)
+		}
+		if sum == s.completion {
+			rec.ChunkTokens = s.chunkTokens
+		}
+	}
+}
+
+// httpError returns the message of a failed HTTP response: the error
+// object's message where the body has one, its first line otherwise.
+func httpError(resp *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := ""
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(b, &v) == nil {
+		var e struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &e) == nil && e.Message != "":
+			msg = e.Message
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			msg = s
+		case v.Message != "":
+			msg = v.Message
+		}
+	}
+	if msg == "" {
+		msg, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
+	}
+	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)
+}
+

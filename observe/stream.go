@@ -1,0 +1,351 @@
+package observe
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// stream is what is known of one response as its events arrive. Its
+// per-event work allocates nothing but the growth of chunks.
+type stream struct {
+	api  API
+	sent time.Time
+
+	chunks      []time.Duration // arrival of each text-bearing event, from sent
+	chunkTokens []int32         // tokens each carried, from cumulative usage on every chunk
+	tokensOK    bool            // every text-bearing event carried cumulative usage so far
+	cumulative  int64           // completion tokens by the last usage seen
+	firstAnswer time.Duration   // the first text-bearing event that is not reasoning
+	hasAnswer   bool
+
+	usage                bool // the server reported the completion tokens
+	prompt, completion   int64
+	reasoning            int64
+	hasReasoning         bool
+	finished, done       bool // a finish was seen; the stream's end marker ([DONE]) was seen
+	finish               string
+	errMsg               string // an error the stream reported
+	timings              []byte // the server's timings object, copied
+	timingsSource        string
+	responsesEventTyping bool
+}
+
+func newStream(api API, sent time.Time) *stream {
+	return &stream{api: api, sent: sent, tokensOK: true, chunks: make([]time.Duration, 0, 64)}
+}
+
+// event interprets one event that arrived at at.
+func (s *stream) event(e event) {
+	if s.errMsg != "" {
+		return // nothing after an error counts
+	}
+	switch s.api {
+	case Chat, Completions:
+		s.openAI(e)
+	case Responses:
+		s.responses(e)
+	case Ollama:
+		s.ollama(e)
+	case TGI:
+		s.tgi(e)
+	}
+}
+
+// text records a text-bearing event: answer false for reasoning.
+func (s *stream) text(at time.Time, answer bool) {
+	d := at.Sub(s.sent)
+	s.chunks = append(s.chunks, d)
+	if answer && !s.hasAnswer {
+		s.firstAnswer, s.hasAnswer = d, true
+	}
+}
+
+// openAI reads a chat or completions chunk. Text-bearing: a choice whose
+// delta has non-empty content, reasoning_content or reasoning, or a tool
+// call with a non-empty name or argument fragment (all generated tokens);
+// for completions, non-empty text. Role-only and empty deltas, usage-only
+// chunks, filter chunks and [DONE] are not.
+func (s *stream) openAI(e event) {
+	if string(e.data) == "[DONE]" {
+		s.done = true
+		return
+	}
+	if string(e.typ) == "error" {
+		s.fail(e.data)
+		return
+	}
+	text, answer := false, false
+	var usage []byte
+	members(e.data, func(k, v []byte) bool {
+		switch string(k) {
+		case "choices":
+			elements(v, func(c []byte) bool {
+				members(c, func(k, v []byte) bool {
+					switch string(k) {
+					case "delta", "message":
+						members(v, func(k, v []byte) bool {
+							switch string(k) {
+							case "content":
+								if nonEmptyString(v) {
+									text, answer = true, true
+								}
+							case "reasoning_content", "reasoning":
+								if nonEmptyString(v) {
+									text = true
+								}
+							case "tool_calls":
+								if toolText(v) {
+									text, answer = true, true
+								}
+							}
+							return true
+						})
+					case "text":
+						if nonEmptyString(v) {
+							text, answer = true, true
+						}
+					case "finish_reason":
+						if !isNull(v) {
+							s.finished = true
+							if r, ok := stringValue(v); ok && s.finish == "" {
+								s.finish = r
+							}
+						}
+					}
+					return true
+				})
+				return true
+			})
+		case "usage":
+			if !isNull(v) {
+				usage = v
+			}
+		case "error":
+			if !isNull(v) {
+				s.fail(v)
+			}
+		case "timings":
+			s.setTimings("llama.cpp", v)
+		case "x_groq":
+			if u := field(v, "usage"); !isNull(u) {
+				s.setTimings("groq", u)
+			}
+		}
+		return true
+	})
+	if s.errMsg != "" {
+		return
+	}
+	if text {
+		s.text(e.at, answer)
+	}
+	s.openAIUsage(usage, text)
+}
+
+// toolText reports whether a tool_calls delta carries a name or an
+// argument fragment.
+func toolText(v []byte) bool {
+	found := false
+	elements(v, func(call []byte) bool {
+		if fn := field(call, "function"); fn != nil {
+			found = nonEmptyString(field(fn, "arguments")) || nonEmptyString(field(fn, "name"))
+		}
+		return !found
+	})
+	return found
+}
+
+// openAIUsage reads a usage object. Usage on a chunk that also carries text
+// is cumulative (vLLM's continuous_usage_stats): the chunk's tokens are the
+// growth of completion_tokens since the last usage.
+func (s *stream) openAIUsage(u []byte, text bool) {
+	if u == nil {
+		if text {
+			s.tokensOK = false
+		}
+		return
+	}
+	var completion int64
+	found := false
+	members(u, func(k, v []byte) bool {
+		switch string(k) {
+		case "prompt_tokens":
+			s.prompt, _ = wholeNumber(v)
+		case "completion_tokens":
+			completion, found = wholeNumber(v)
+		case "completion_tokens_details":
+			if r, ok := wholeNumber(field(v, "reasoning_tokens")); ok {
+				s.reasoning, s.hasReasoning = r, true
+			}
+		}
+		return true
+	})
+	if !found {
+		return
+	}
+	if text {
+		if s.tokensOK && completion >= s.cumulative && len(s.chunkTokens) == len(s.chunks)-1 {
+			s.chunkTokens = append(s.chunkTokens, int32(completion-s.cumulative))
+		} else {
+			s.tokensOK = false
+		}
+	}
+	s.cumulative = completion
+	s.completion, s.usage = completion, true
+}
+
+// responses reads an event of the Responses API, typed by its event line
+// or its data's "type".
+func (s *stream) responses(e event) {
+	typ := string(e.typ)
+	if typ == "" {
+		if t, ok := stringValue(field(e.data, "type")); ok {
+			typ = t
+		}
+	}
+	switch typ {
+	case "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
+		if nonEmptyString(field(e.data, "delta")) {
+			s.text(e.at, true)
+		}
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		if nonEmptyString(field(e.data, "delta")) {
+			s.text(e.at, false)
+		}
+	case "response.completed", "response.incomplete":
+		s.finished = true
+		resp := field(e.data, "response")
+		s.finish = strings.TrimPrefix(typ, "response.")
+		if u := field(resp, "usage"); !isNull(u) {
+			if n, ok := wholeNumber(field(u, "output_tokens")); ok {
+				s.completion, s.usage = n, true
+			}
+			s.prompt, _ = wholeNumber(field(u, "input_tokens"))
+			if r, ok := wholeNumber(field(field(u, "output_tokens_details"), "reasoning_tokens")); ok {
+				s.reasoning, s.hasReasoning = r, true
+			}
+		}
+	case "response.failed":
+		if msg := field(field(e.data, "response"), "error"); !isNull(msg) {
+			s.fail(msg)
+		} else {
+			s.fail(e.data)
+		}
+	case "error":
+		s.fail(e.data)
+	}
+}
+
+// ollama reads one NDJSON line of /api/chat (message.content,
+// message.thinking) or /api/generate (response, thinking); the last line,
+// done:true, carries eval_count, prompt_eval_count and the durations.
+func (s *stream) ollama(e event) {
+	text, answer, done := false, false, false
+	members(e.data, func(k, v []byte) bool {
+		switch string(k) {
+		case "message":
+			if nonEmptyString(field(v, "content")) {
+				text, answer = true, true
+			}
+			if nonEmptyString(field(v, "thinking")) {
+				text = true
+			}
+		case "response":
+			if nonEmptyString(v) {
+				text, answer = true, true
+			}
+		case "thinking":
+			if nonEmptyString(v) {
+				text = true
+			}
+		case "done":
+			done = string(v) == "true"
+		case "eval_count":
+			s.completion, s.usage = wholeNumberOr(v, s.completion, s.usage)
+		case "prompt_eval_count":
+			s.prompt, _ = wholeNumber(v)
+		case "done_reason":
+			if r, ok := stringValue(v); ok {
+				s.finish = r
+			}
+		case "error":
+			s.fail(v)
+		}
+		return true
+	})
+	if text {
+		s.text(e.at, answer)
+	}
+	if done {
+		s.finished = true
+		s.setTimings("ollama", e.data)
+	}
+}
+
+// tgi reads one event of text-generation-inference's /generate_stream:
+// token.text (not a special token) is generated text; the last event adds
+// generated_text and details.generated_tokens.
+func (s *stream) tgi(e event) {
+	tok := field(e.data, "token")
+	if tok != nil && nonEmptyString(field(tok, "text")) && string(field(tok, "special")) != "true" {
+		s.text(e.at, true)
+	}
+	if msg := field(e.data, "error"); !isNull(msg) {
+		s.fail(msg)
+		return
+	}
+	if !isNull(field(e.data, "generated_text")) {
+		s.finished = true
+	}
+	if d := field(e.data, "details"); !isNull(d) {
+		if n, ok := wholeNumber(field(d, "generated_tokens")); ok {
+			s.completion, s.usage = n, true
+		}
+		if r, ok := stringValue(field(d, "finish_reason")); ok {
+			s.finish = r
+		}
+	}
+}
+
+func wholeNumberOr(v []byte, n int64, had bool) (int64, bool) {
+	if x, ok := wholeNumber(v); ok {
+		return x, true
+	}
+	return n, had
+}
+
+// fail records an error the stream reported: its message where the error
+// object has one, the raw error otherwise.
+func (s *stream) fail(v []byte) {
+	if s.errMsg != "" {
+		return
+	}
+	msg := v
+	if m := field(v, "message"); m != nil {
+		msg = m
+	} else if e := field(v, "error"); e != nil {
+		if m := field(e, "message"); m != nil {
+			msg = m
+		} else {
+			msg = e
+		}
+	}
+	var str string
+	if err := json.Unmarshal(msg, &str); err != nil {
+		str = string(msg)
+	}
+	if str == "" {
+		str = "the stream reported an error"
+	}
+	s.errMsg = str
+}
+
+// setTimings keeps a copy of the server's timings object.
+func (s *stream) setTimings(source string, v []byte) {
+	if isNull(v) {
+		return
+	}
+	s.timings = append(s.timings[:0], v...)
+	s.timingsSource = source
+}
