@@ -244,4 +244,3 @@ func httpError(resp *http.Response) string {
 	}
 	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)
 }
-

@@ -2,9 +2,9 @@ package observe
 
 import (
 	"bufio"
-	"io"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -59,8 +59,8 @@ func fromCassette(t testing.TB, b []byte) []exchange {
 				URL string `yaml:"url"`
 			} `yaml:"request"`
 			Response struct {
-				Code    int       `yaml:"code"`
-				Status  yaml.Node `yaml:"status"` // "200 OK" (go-vcr) or {code: 200} (VCR.py)
+				Code    int            `yaml:"code"`
+				Status  yaml.Node      `yaml:"status"` // "200 OK" (go-vcr) or {code: 200} (VCR.py)
 				Headers map[string]any `yaml:"headers"`
 				Body    yaml.Node      `yaml:"body"`
 			} `yaml:"response"`
@@ -164,4 +164,3 @@ func replay(t testing.TB, ex exchange, gap time.Duration) *httptest.Server {
 		}
 	}))
 }
-
