@@ -2,8 +2,10 @@ package observe_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics/observe"
@@ -66,4 +68,44 @@ func ExampleAPIOf() {
 	// /v1/completions completions true
 	// /api/generate ollama true
 	// /v1/embeddings chat false
+}
+
+func ExampleRun() {
+	srv := chatServer()
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{}`))
+	res, _ := (&observe.Observer{}).Do(req, observe.Chat, "r1")
+	noUsage := &observe.Result{Record: res.Record, UsageKnown: false}
+	noUsage.Record.ID = "r2"
+	run := observe.Run([]*observe.Result{res, noUsage})
+	fmt.Println(len(run.Records), run.RejectedCount())
+	fmt.Println(run.Rejected[0])
+	// Output:
+	// 1 1
+	// llmmetrics: record 1 (id "r2"): field completion_tokens: missing field: the server reported no usage, so n is unknown (2 text-bearing chunks, which are not a token count)
+}
+
+func ExampleWriteTimings() {
+	res := &observe.Result{TimingsSource: "groq", Timings: []byte(`{"queue_time":0.05,"prompt_time":0.012,"completion_time":0.4}`)}
+	res.Record.ID = "r1"
+	n, _ := observe.WriteTimings(os.Stdout, []*observe.Result{res})
+	fmt.Println(n)
+	// Output:
+	// {"id":"r1","source":"reported","timings":{"queue_ms":50,"prefill_ms":12,"decode_ms":400}}
+	// 1
+}
+
+func ExampleTransport_RoundTrip() {
+	srv := chatServer()
+	defer srv.Close()
+	// A service's own client, with the Transport under it: the service
+	// reads its stream as before; each finished call arrives here.
+	results := make(chan *observe.Result, 1)
+	client := &http.Client{Transport: &observe.Transport{OnResult: func(r *observe.Result) { results <- r }}}
+	resp, _ := client.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	body, _ := io.ReadAll(resp.Body) // the caller's own reading, untouched
+	resp.Body.Close()
+	r := <-results
+	fmt.Println(strings.Count(string(body), "data: "), r.Record.ID, r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
+	// Output: 6 1 ok 2 2
 }

@@ -216,10 +216,16 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 	}
 }
 
-// httpError returns the message of a failed HTTP response: the error
-// object's message where the body has one, its first line otherwise.
+// httpError returns the message of a failed HTTP response.
 func httpError(resp *http.Response) string {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return httpErrorMessage(resp.StatusCode, b)
+}
+
+// httpErrorMessage returns the message of a failed HTTP response from its
+// status and body: the error object's message where the body has one, its
+// first line otherwise.
+func httpErrorMessage(code int, b []byte) string {
 	msg := ""
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -242,5 +248,5 @@ func httpError(resp *http.Response) string {
 	if msg == "" {
 		msg, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
 	}
-	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)
+	return fmt.Sprintf("HTTP %d: %s", code, msg)
 }

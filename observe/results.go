@@ -1,0 +1,91 @@
+package observe
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// Run returns the results as a run: each record in Records, except a
+// successful one whose server reported no output token count, which is set
+// aside in Rejected with that reason (its n is unknown, and a chunk count
+// is never taken for it). Run.Summarize counts every result.
+func Run(results []*Result) *llmmetrics.Run {
+	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, 0, len(results))}
+	for i, r := range results {
+		if r.Record.Status == llmmetrics.StatusOK && !r.UsageKnown {
+			run.Reject(&llmmetrics.RecordError{Index: i, ID: r.Record.ID, Field: "completion_tokens",
+				Err: fmt.Errorf("%w: the server reported no usage, so n is unknown (%d text-bearing chunks, which are not a token count)",
+					llmmetrics.ErrMissingField, len(r.Record.Chunks))})
+			continue
+		}
+		run.Records = append(run.Records, r.Record)
+	}
+	return run
+}
+
+// WriteTimings writes, one JSON line per result that carried them, the
+// server timings found in the streams, in the timings format the server
+// module reads (server.ParseTimingsLine), so that
+// llmmetrics server --records R --timings T decomposes the TTFT of a run
+// this package took: llama.cpp's timings and Ollama's final line as they
+// came; Groq's x_groq.usage (queue_time, prompt_time, completion_time, in
+// seconds) as reported queue, prefill and decode times. It returns how many
+// lines it wrote.
+func WriteTimings(w io.Writer, results []*Result) (int, error) {
+	bw := bufio.NewWriter(w)
+	n := 0
+	for _, r := range results {
+		source, timings, ok := serverTimings(r)
+		if !ok {
+			continue
+		}
+		line, err := json.Marshal(struct {
+			ID      string          `json:"id"`
+			Source  string          `json:"source"`
+			Timings json.RawMessage `json:"timings"`
+		}{r.Record.ID, source, timings})
+		if err != nil {
+			return n, err
+		}
+		bw.Write(line)
+		bw.WriteByte('\n')
+		n++
+	}
+	return n, bw.Flush()
+}
+
+// serverTimings converts a result's timings to a source the server module
+// reads.
+func serverTimings(r *Result) (string, json.RawMessage, bool) {
+	switch r.TimingsSource {
+	case "llama.cpp", "ollama":
+		return r.TimingsSource, r.Timings, true
+	case "groq":
+		var g struct {
+			Queue      *float64 `json:"queue_time"`
+			Prompt     *float64 `json:"prompt_time"`
+			Completion *float64 `json:"completion_time"`
+		}
+		if json.Unmarshal(r.Timings, &g) != nil {
+			return "", nil, false
+		}
+		ms := func(s *float64) *float64 {
+			if s == nil {
+				return nil
+			}
+			v := *s * 1000
+			return &v
+		}
+		b, err := json.Marshal(struct {
+			Queue   *float64 `json:"queue_ms,omitempty"`
+			Prefill *float64 `json:"prefill_ms,omitempty"`
+			Decode  *float64 `json:"decode_ms,omitempty"`
+		}{ms(g.Queue), ms(g.Prompt), ms(g.Completion)})
+		return "reported", b, err == nil
+	}
+	return "", nil, false
+}
