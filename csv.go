@@ -224,8 +224,9 @@ func parseCSVRow(cr *csv.Reader, row []string, c csvCols) (Record, *RecordError)
 // written in milliseconds with exactly as many decimals as their nanoseconds
 // need, so reading the file back gives the same durations. Failed and
 // zero-token rows have empty TTFT_ms and E2E_ms. The CSV format has no chunk
-// arrivals: a record's Chunks, ChunkTokens and MaxTokens are not written
-// (use WriteJSONL to keep them).
+// arrivals: a record's Chunks, ChunkTokens, MaxTokens and Client are not
+// written (use WriteJSONL to keep them), and a warm-up record, which the
+// format cannot mark, is an error rather than a row read back as measured.
 func WriteCSV(w io.Writer, recs []Record) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append(append([]string(nil), csvRequired...), csvOptional...)); err != nil {
@@ -233,6 +234,9 @@ func WriteCSV(w io.Writer, recs []Record) error {
 	}
 	for i := range recs {
 		r := &recs[i]
+		if r.Warmup {
+			return fmt.Errorf("%w: record %d (id %q) is a warm-up request, which the CSV format cannot mark; write JSONL", ErrMissingField, i, r.ID)
+		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {
 			ttftMs, e2eMs = formatMillis(r.first()), formatMillis(r.last())

@@ -314,7 +314,7 @@ func ExampleSummary_MarshalJSON() {
 	})
 	b, _ := s.MarshalJSON()
 	fmt.Println(string(b[:strings.Index(string(b), `,"tpot_ms"`)]))
-	// Output: {"percentile_method":"nearest-rank","requests":{"offered":1,"ok":1,"failed":0,"zero_token":0,"one_token":0,"rejected":0,"errors":0,"timeouts":0,"cancelled":0},"ttft_ms":{"n":1,"mean":120,"std":0,"min":120,"max":120,"p50":120,"request_ids":{"p50":"trace-5"}}
+	// Output: {"percentile_method":"nearest-rank","requests":{"offered":1,"ok":1,"failed":0,"zero_token":0,"one_token":0,"rejected":0,"warmup":0,"errors":0,"timeouts":0,"cancelled":0},"ttft_ms":{"n":1,"mean":120,"std":0,"min":120,"max":120,"p50":120,"request_ids":{"p50":"trace-5"}}
 }
 
 func ExampleMedianMAD() {
@@ -364,7 +364,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Errors:0 Timeouts:0 Cancelled:0 OneToken:0}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0}
 }
 
 func ExampleRun_Err() {
@@ -485,4 +485,29 @@ func ExampleRun_RejectedCount() {
 	run, _ := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(in))
 	fmt.Println(len(run.Records), run.RejectedCount())
 	// Output: 1 2
+}
+
+func ExampleWriteRunHeader() {
+	var b strings.Builder
+	h := &llmmetrics.RunHeader{Tool: "llmmetrics v0.1.0", Target: "http://127.0.0.1:8000/v1/chat/completions", API: "chat",
+		Model: "m", Start: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Load: map[string]string{"loop": "closed", "concurrency": "8"}}
+	llmmetrics.WriteRunHeader(&b, h)
+	b.WriteString(`{"id":"r1","sent_ns":0,"chunk_arrivals_ns":[100000000,120000000],"completion_tokens":2,"wait_ns":3000}` + "\n")
+	b.WriteString(`{"id":"w1","warmup":true,"sent_ns":0,"chunk_arrivals_ns":[900000000],"completion_tokens":1}` + "\n")
+	run, _ := llmmetrics.ReadJSONL(strings.NewReader(b.String()))
+	s, _ := run.Summarize(llmmetrics.Options{})
+	fmt.Println(run.Header.Load["concurrency"], s.Header.Model)
+	fmt.Println(s.Requests.Offered, s.Requests.OK, s.Requests.Warmup, s.TTFT.Max)
+	// Output:
+	// 8 m
+	// 2 1 1 100ms
+}
+
+func ExampleClientSide_Lateness() {
+	// Due at 1 s in an open loop; the client began the call at 1.25 s and,
+	// after 5 ms in its connection pool, wrote it at 1.255 s.
+	c := &llmmetrics.ClientSide{Scheduled: time.Second, HasSchedule: true, Wait: 5 * time.Millisecond}
+	late, ok := c.Lateness(1255 * time.Millisecond)
+	fmt.Println(late, ok)
+	// Output: 250ms true
 }

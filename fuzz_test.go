@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func checkRun(t *testing.T, run *Run, lines int) {
 		return // no records at all
 	}
 	a := s.Requests
-	if a.Offered != len(run.Records)+run.RejectedCount() || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected {
+	if a.Offered != len(run.Records)+run.RejectedCount() || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected+a.Warmup {
 		t.Fatalf("accounting %+v", a)
 	}
 	if s.TTFT != nil && s.TTFT.Min > s.E2E.Max {
@@ -99,6 +100,8 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"id":"c","completion_tokens":1,"first_text_ns":NaN}` + "\n[]\n{}{}"))
 	f.Add([]byte(`{"id":"a","chunk_arrivals_ns":[1,2],"completion_tokens":2}}` + "\n" + `{"ID":"b","Completion_Tokens":0}`))
 	f.Add([]byte(`{"status":"error","status":"ok","completion_tokens":9223372036854775807,"sent_ns":9223372036854775807}`))
+	f.Add([]byte(`{"llmmetrics_run":{"tool":"t","start":"2026-11-30T10:00:00Z","load":{"loop":"open"}}}` + "\n" +
+		`{"id":"a","warmup":true,"scheduled_ns":5,"wait_ns":3,"first_answer_ns":10,"reasoning_tokens":1,"chunk_arrivals_ns":[10,20],"completion_tokens":2}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		run := readBoth(t, in, ReadOptions.ReadJSONL)
 		if run == nil {
@@ -119,7 +122,8 @@ func FuzzReadJSONL(f *testing.F) {
 		for i := range run.Records {
 			a, b := run.Records[i], back.Records[i]
 			if a.ID != b.ID || a.Sent != b.Sent || a.FirstText != b.FirstText || a.LastText != b.LastText ||
-				!slices.Equal(a.Chunks, b.Chunks) || a.CompletionTokens != b.CompletionTokens {
+				!slices.Equal(a.Chunks, b.Chunks) || a.CompletionTokens != b.CompletionTokens ||
+				a.Warmup != b.Warmup || !reflect.DeepEqual(a.Client, b.Client) {
 				t.Fatalf("round trip: %+v became %+v", a, b)
 			}
 		}

@@ -31,6 +31,15 @@ import (
 //	prompt_tokens       prompt tokens from usage
 //	completion_tokens   output tokens n from usage; required when status is ok
 //	max_tokens          the requested max_tokens
+//	warmup              true for a request sent during the warm-up
+//	scheduled_ns        when the request was due, from the run's epoch (open loop)
+//	wait_ns             the client's own wait before the request was written
+//	first_answer_ns     the first non-reasoning text chunk, from sent_ns
+//	reasoning_tokens    reasoning tokens among the completion tokens, from usage
+//
+// A load generator may write a first line describing the run,
+// {"llmmetrics_run": {...}} (see RunHeader); the reader keeps it in
+// Run.Header.
 //
 // An ok record with n ≥ 1 needs chunk_arrivals_ns, or first_text_ns and
 // last_text_ns. Unknown keys are an error, so a misspelt key is never
@@ -47,6 +56,11 @@ type jsonRecord struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens *int    `json:"completion_tokens,omitempty"`
 	MaxTokens        int     `json:"max_tokens,omitempty"`
+	Warmup           bool    `json:"warmup,omitempty"`
+	ScheduledNS      *int64  `json:"scheduled_ns,omitempty"`
+	WaitNS           *int64  `json:"wait_ns,omitempty"`
+	FirstAnswerNS    *int64  `json:"first_answer_ns,omitempty"`
+	ReasoningTokens  *int    `json:"reasoning_tokens,omitempty"`
 }
 
 // maxLine bounds one JSONL line or CSV row, so that a file with no newline
@@ -76,24 +90,34 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 		lead := len(b) - len(body) // bytes before the line's text starts
 		if t := bytes.TrimSpace(body); len(t) > 0 {
 			lead += len(body) - len(bytes.TrimLeft(body, " \t\r\n"))
-			rec, rerr := parseJSONLine(t)
-			if rerr != nil {
-				rerr.Line = line
-				if rerr.Column > 0 {
-					rerr.Column += lead
+			if isHeader(t) {
+				if herr := readHeader(run, t, line); herr != nil {
+					return nil, herr
 				}
-				if err := o.reject(run, rerr); err != nil {
-					return nil, err
-				}
-			} else {
-				run.Records = append(run.Records, rec)
-				run.Lines = append(run.Lines, line)
+			} else if rerr := o.readRecord(run, t, line, lead); rerr != nil {
+				return nil, rerr
 			}
 		}
 		if err == io.EOF {
 			return o.finish(run)
 		}
 	}
+}
+
+// readRecord parses one line into the run: a record, or, in lenient mode, a
+// row set aside; in strict mode a bad line is the error returned.
+func (o ReadOptions) readRecord(run *Run, t []byte, line, lead int) error {
+	rec, rerr := parseJSONLine(t)
+	if rerr == nil {
+		run.Records = append(run.Records, rec)
+		run.Lines = append(run.Lines, line)
+		return nil
+	}
+	rerr.Line = line
+	if rerr.Column > 0 {
+		rerr.Column += lead
+	}
+	return o.reject(run, rerr)
 }
 
 // WriteJSONL writes records in the JSONL format, one object a line. Reading
@@ -128,6 +152,23 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 		}
 		if last := int64(r.LastText); last != 0 || needed {
 			jr.LastTextNS = &last
+		}
+		jr.Warmup = r.Warmup
+		if c := r.Client; c != nil {
+			wait := int64(c.Wait)
+			jr.WaitNS = &wait
+			if c.HasSchedule {
+				at := int64(c.Scheduled)
+				jr.ScheduledNS = &at
+			}
+			if c.HasAnswer {
+				at := int64(c.FirstAnswer)
+				jr.FirstAnswerNS = &at
+			}
+			if c.HasReasoning {
+				n := c.ReasoningTokens
+				jr.ReasoningTokens = &n
+			}
 		}
 		if err := enc.Encode(&jr); err != nil {
 			return err

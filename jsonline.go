@@ -29,12 +29,18 @@ const (
 	keyPromptTokens
 	keyCompletionTokens
 	keyMaxTokens
+	keyWarmup
+	keyScheduled
+	keyWait
+	keyFirstAnswer
+	keyReasoning
 	nKeys
 )
 
 var jsonKeys = [nKeys]string{
 	"id", "status", "message", "sent_ns", "first_text_ns", "last_text_ns",
 	"chunk_arrivals_ns", "chunk_tokens", "prompt_tokens", "completion_tokens", "max_tokens",
+	"warmup", "scheduled_ns", "wait_ns", "first_answer_ns", "reasoning_tokens",
 }
 
 // lineParser reads one JSON object held in b.
@@ -122,6 +128,24 @@ func (p *lineParser) str() (string, *RecordError) {
 		p.i++
 	}
 	return "", p.fail(ErrSyntax, "the line ends inside a string")
+}
+
+// literal consumes word if it comes next.
+func (p *lineParser) literal(word string) bool {
+	p.ws()
+	if len(p.b)-p.i >= len(word) && string(p.b[p.i:p.i+len(word)]) == word {
+		p.i += len(word)
+		return true
+	}
+	return false
+}
+
+// client returns the record's client-side facts, made on first use.
+func client(rec *Record) *ClientSide {
+	if rec.Client == nil {
+		rec.Client = &ClientSide{}
+	}
+	return rec.Client
 }
 
 // null consumes a null if it comes next.
@@ -318,6 +342,35 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 		default:
 			*last = &d
 		}
+	case keyWarmup:
+		switch {
+		case p.literal("true"):
+			rec.Warmup = true
+		case p.literal("false"):
+		default:
+			return p.fail(ErrSyntax, "want true or false")
+		}
+	case keyScheduled, keyWait, keyFirstAnswer:
+		v, err := p.int(-maxTime, maxTime)
+		if err != nil {
+			return err
+		}
+		c := client(rec)
+		switch k {
+		case keyScheduled:
+			c.Scheduled, c.HasSchedule = time.Duration(v), true
+		case keyWait:
+			c.Wait = time.Duration(v)
+		default:
+			c.FirstAnswer, c.HasAnswer = time.Duration(v), true
+		}
+	case keyReasoning:
+		v, err := p.int(-maxCount, maxCount)
+		if err != nil {
+			return err
+		}
+		c := client(rec)
+		c.ReasoningTokens, c.HasReasoning = int(v), true
 	case keyChunks:
 		chunks := make([]time.Duration, 0, 16)
 		if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {

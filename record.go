@@ -73,6 +73,7 @@ func ParseStatus(name string) (Status, error) {
 type Record struct {
 	ID      string
 	Status  Status
+	Warmup  bool   // sent during the run's warm-up: counted apart, never a sample
 	Message string // the error message of a failed request
 
 	Sent      time.Duration // when the request was sent, from the run's epoch
@@ -90,6 +91,44 @@ type Record struct {
 	PromptTokens     int // prompt tokens, from the server's usage
 	CompletionTokens int // output tokens n, from the server's usage; never a chunk count
 	MaxTokens        int // the requested max_tokens; 0 when not given
+
+	// Client holds what the load generator knew of the request beyond its
+	// stream, where it recorded it; nil otherwise.
+	Client *ClientSide
+}
+
+// ClientSide is what a load generator knows of a request beyond its
+// stream. Every field is optional.
+type ClientSide struct {
+	// Scheduled is when the request was due to be sent, from the run's
+	// epoch (an open loop's arrival time; HasSchedule false in a closed
+	// loop). Its lateness — the time from when it was due to when the
+	// client began the call, Sent − Wait − Scheduled — is how far a slow
+	// client or server pushed it back, which must not hide latency.
+	Scheduled   time.Duration
+	HasSchedule bool
+	// Wait is the time from the call's start until the request was
+	// written: the client's own waiting (a connection from the pool, a
+	// dial, a semaphore). It is never inside TTFT.
+	Wait time.Duration
+	// FirstAnswer is the arrival of the first text-bearing chunk that is
+	// not reasoning, from Sent (HasAnswer false when none came): time to
+	// first answer token, beside TTFT, for reasoning models.
+	FirstAnswer time.Duration
+	HasAnswer   bool
+	// ReasoningTokens are the reasoning tokens among the completion
+	// tokens, where usage gave them (HasReasoning).
+	ReasoningTokens int
+	HasReasoning    bool
+}
+
+// Lateness returns how long after its scheduled time the client began the
+// request, and false when the request had no schedule.
+func (c *ClientSide) Lateness(sent time.Duration) (time.Duration, bool) {
+	if c == nil || !c.HasSchedule {
+		return 0, false
+	}
+	return sent - c.Wait - c.Scheduled, true
 }
 
 // Category is the one accounting category a record ends in.
@@ -108,9 +147,12 @@ const (
 	// CategoryRejected is a record that failed validation and was set aside
 	// in lenient mode, with its reason.
 	CategoryRejected
+	// CategoryWarmup is a valid record sent during the run's warm-up: counted
+	// apart, never a sample, and outside the measured window.
+	CategoryWarmup
 )
 
-var categoryNames = [...]string{"ok", "zero_token", "failed", "rejected"}
+var categoryNames = [...]string{"ok", "zero_token", "failed", "rejected", "warmup"}
 
 // String returns the category's name as used in reports.
 func (c Category) String() string {
@@ -120,11 +162,14 @@ func (c Category) String() string {
 	return fmt.Sprintf("Category(%d)", uint8(c))
 }
 
-// Category returns the category of a valid record: failed for any status but
-// ok, zero-token for an ok record with no completion tokens, ok otherwise.
+// Category returns the category of a valid record: warm-up for a record
+// marked so, failed for any status but ok, zero-token for an ok record with
+// no completion tokens, ok otherwise.
 // Whether a record is rejected is decided by Validate, not here.
 func (r *Record) Category() Category {
 	switch {
+	case r.Warmup:
+		return CategoryWarmup
 	case r.Status != StatusOK:
 		return CategoryFailed
 	case r.CompletionTokens == 0:
@@ -178,6 +223,9 @@ func (r *Record) validate() *RecordError {
 	}
 	if r.Sent < -maxTime || r.Sent > maxTime {
 		return fieldError("sent", ErrOutOfRange, "%v is further than %v from the epoch", r.Sent, time.Duration(maxTime))
+	}
+	if err := r.validateClient(); err != nil {
+		return err
 	}
 	if r.Status != StatusOK {
 		return nil
@@ -240,6 +288,38 @@ func (r *Record) validate() *RecordError {
 		}
 	}
 	return nil
+}
+
+// validateClient checks the client-side facts: times in range, a wait
+// that is not negative, a first answer among the text chunks, reasoning
+// tokens within the completion tokens.
+func (r *Record) validateClient() *RecordError {
+	c := r.Client
+	if c == nil {
+		return nil
+	}
+	switch {
+	case c.Wait < 0:
+		return fieldError("wait", ErrNegativeDuration, "%v", c.Wait)
+	case c.Wait > maxTime:
+		return fieldError("wait", ErrOutOfRange, "%v", c.Wait)
+	case c.HasSchedule && (c.Scheduled < -maxTime || c.Scheduled > maxTime):
+		return fieldError("scheduled", ErrOutOfRange, "%v", c.Scheduled)
+	case c.HasReasoning && (c.ReasoningTokens < 0 || c.ReasoningTokens > r.CompletionTokens):
+		return fieldError("reasoning_tokens", ErrChunkMismatch, "%d reasoning tokens of %d completion tokens", c.ReasoningTokens, r.CompletionTokens)
+	}
+	if c.HasAnswer && r.Status == StatusOK && r.CompletionTokens > 0 && r.validTimes() {
+		if c.FirstAnswer < r.first() || c.FirstAnswer > r.last() {
+			return fieldError("first_answer", ErrChunkMismatch, "first answer %v outside the text chunks' %v to %v", c.FirstAnswer, r.first(), r.last())
+		}
+	}
+	return nil
+}
+
+// validTimes reports whether the record's text times are in order, so that
+// first and last can be compared with.
+func (r *Record) validTimes() bool {
+	return r.first() >= 0 && r.last() >= r.first()
 }
 
 // checkText validates r and reports ErrNoText unless it is in CategoryOK.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,7 +56,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		{"percentile_method", s.Method.String()},
 		{"requests", object{
 			{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
-			{"one_token", a.OneToken}, {"rejected", a.Rejected},
+			{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
 			{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
 		}},
 	}
@@ -82,6 +84,19 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	}
 	if s.MaxGap != nil {
 		o = append(o, field{"max_gap_ms", distObject(s.MaxGap, nil)})
+	}
+	if c := s.Client; c != nil {
+		co := object{}
+		for _, d := range []struct {
+			key string
+			d   *Distribution
+		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
+			if d.d != nil {
+				co = append(co, field{d.key, distObject(d.d, nil)})
+			}
+		}
+		co = append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
+		o = append(o, field{"client", co})
 	}
 	if t := s.Throughput; t != nil {
 		th := object{
@@ -139,6 +154,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if len(s.Notes) > 0 {
 		o = append(o, field{"notes", s.Notes})
 	}
+	if s.Header != nil {
+		o = append(o, field{"run", s.Header})
+	}
 	return json.Marshal(o)
 }
 
@@ -167,8 +185,14 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "SET ASIDE: %d of %d records were rejected as invalid; they are counted, never measured (reasons under \"rejected\")\n\n",
 			a.Rejected, a.Offered)
 	}
-	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected\n",
-		a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
+	if h := s.Header; h != nil {
+		writeHeader(&b, h)
+	}
+	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected", a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
+	if a.Warmup > 0 {
+		fmt.Fprintf(&b, " + %d warm-up (not measured)", a.Warmup)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n\n",
 		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
 
@@ -191,6 +215,13 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if s.MaxGap != nil {
 		rows = append(rows, row{"max gap/request", s.MaxGap})
+	}
+	if c := s.Client; c != nil {
+		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
+			if r.d != nil {
+				rows = append(rows, r)
+			}
+		}
 	}
 	// Names are left-aligned by padding them to one width; numbers are
 	// right-aligned by the tabwriter.
@@ -290,6 +321,40 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// writeHeader writes how the run was taken, before its figures.
+func writeHeader(b *bytes.Buffer, h *RunHeader) {
+	fmt.Fprintf(b, "run: %s", h.Tool)
+	if h.Target != "" {
+		fmt.Fprintf(b, " → %s", h.Target)
+	}
+	if h.API != "" || h.Model != "" {
+		fmt.Fprintf(b, " (%s, model %s)", h.API, h.Model)
+	}
+	if !h.Start.IsZero() {
+		fmt.Fprintf(b, ", started %s", h.Start.UTC().Format(time.RFC3339))
+	}
+	b.WriteString("\n")
+	for _, m := range []struct {
+		name string
+		kv   map[string]string
+	}{{"load", h.Load}, {"environment", h.Env}} {
+		if len(m.kv) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "%s:", m.name)
+		for _, k := range sortedKeys(m.kv) {
+			fmt.Fprintf(b, " %s=%s", k, m.kv[k])
+		}
+		b.WriteString("\n")
+	}
+	if len(h.Env) == 0 {
+		b.WriteString("environment: not recorded\n")
+	}
+	b.WriteString("\n")
+}
+
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func windowKind(w Window) string {
 	if w.Declared {

@@ -31,7 +31,7 @@ type Options struct {
 
 // Accounting counts where every offered record ended. It always holds that
 //
-//	Offered = OK + ZeroToken + Failed + Rejected
+//	Offered = OK + ZeroToken + Failed + Rejected + Warmup
 //	Failed  = Errors + Timeouts + Cancelled
 type Accounting struct {
 	Offered   int
@@ -39,6 +39,7 @@ type Accounting struct {
 	ZeroToken int // status ok, n = 0: counted apart, not a latency sample
 	Failed    int // status error, timeout or cancelled
 	Rejected  int // invalid, set aside in lenient mode
+	Warmup    int // valid, sent during the warm-up: counted, never a sample
 
 	Errors, Timeouts, Cancelled int
 
@@ -85,6 +86,11 @@ type Summary struct {
 
 	Throughput *Throughput
 	Goodput    *Goodput
+	// Client holds the client-side distributions, where the records carry
+	// a load generator's facts (Record.Client).
+	Client *ClientStats
+	// Header is how the run was taken, where its file said (Run.Header).
+	Header *RunHeader
 
 	Rejected []*RecordError // the first MaxReasons records set aside in lenient mode; Requests.Rejected counts them all
 	Notes    []string       // Options.Notes
@@ -106,7 +112,11 @@ func Summarize(recs []Record, opt Options) (*Summary, error) {
 // Summarize does, and also counts the rows the reader rejected. In strict
 // mode any such row is an error.
 func (run *Run) Summarize(opt Options) (*Summary, error) {
-	return summarize(run.Records, run.Lines, run, opt)
+	s, err := summarize(run.Records, run.Lines, run, opt)
+	if s != nil {
+		s.Header = run.Header
+	}
+	return s, err
 }
 
 // summarize computes the summary of recs, counting also the rows that
@@ -159,6 +169,9 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		r := &recs[i]
 		switch cat[i] {
 		case CategoryRejected:
+			continue
+		case CategoryWarmup:
+			a.Warmup++
 			continue
 		case CategoryFailed:
 			a.Failed++
@@ -282,6 +295,8 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		s.Absent["max_gap"] = s.Absent["itl"]
 	}
 
+	s.Client = clientStats(recs, cat, opt, ps)
+
 	var w Window
 	var werr error
 	switch {
@@ -360,4 +375,67 @@ func nameRequests(d *Distribution, xs []time.Duration, at []int, recs []Record) 
 			d.Points[k].ID = recs[at[j]].ID
 		}
 	}
+}
+
+// ClientStats are the distributions of what a load generator knew of the
+// measured requests (warm-up and rejected records left out). A
+// distribution is nil when no record carried its fact.
+type ClientStats struct {
+	// Lateness is how long after its scheduled time each request of an
+	// open loop was begun: coordinated omission made visible.
+	Lateness *Distribution
+	// Wait is the client's own wait before each request was written,
+	// over every request that records it: never inside TTFT.
+	Wait *Distribution
+	// FirstAnswer is the time to the first answer (non-reasoning) chunk of
+	// ok requests, from Sent: TTFT's counterpart for reasoning models.
+	FirstAnswer *Distribution
+	// ReasoningTokens sums the reasoning tokens of ok requests whose usage
+	// gave them, over ReasoningRequests requests.
+	ReasoningTokens   int64
+	ReasoningRequests int
+}
+
+// clientStats summarizes the client-side facts of the measured records;
+// nil when none has any.
+func clientStats(recs []Record, cat []Category, opt Options, ps []Percentile) *ClientStats {
+	var late, wait, answer []time.Duration
+	cs := &ClientStats{}
+	any := false
+	for i := range recs {
+		c := recs[i].Client
+		if c == nil || cat[i] == CategoryRejected || cat[i] == CategoryWarmup {
+			continue
+		}
+		any = true
+		wait = append(wait, c.Wait)
+		if l, ok := c.Lateness(recs[i].Sent); ok {
+			late = append(late, l)
+		}
+		if cat[i] != CategoryOK {
+			continue
+		}
+		if c.HasAnswer {
+			answer = append(answer, c.FirstAnswer)
+		}
+		if c.HasReasoning {
+			cs.ReasoningTokens += int64(c.ReasoningTokens)
+			cs.ReasoningRequests++
+		}
+	}
+	if !any {
+		return nil
+	}
+	describe := func(xs []time.Duration) *Distribution {
+		if len(xs) == 0 {
+			return nil
+		}
+		d, err := Describe(xs, opt.Method, ps...)
+		if err != nil {
+			return nil
+		}
+		return &d
+	}
+	cs.Lateness, cs.Wait, cs.FirstAnswer = describe(late), describe(wait), describe(answer)
+	return cs
 }

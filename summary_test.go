@@ -38,6 +38,13 @@ func genRecord(bad bool) *rapid.Generator[Record] {
 				r.LastText = r.FirstText + time.Duration(rapid.Int64Range(0, 5e9).Draw(t, "decode"))
 			}
 		}
+		r.Warmup = rapid.IntRange(0, 9).Draw(t, "warmup") == 0
+		if rapid.Bool().Draw(t, "client") {
+			r.Client = &ClientSide{Wait: time.Duration(rapid.Int64Range(0, 5e6).Draw(t, "wait"))}
+			if rapid.Bool().Draw(t, "open") {
+				r.Client.Scheduled, r.Client.HasSchedule = r.Sent-time.Duration(rapid.Int64Range(0, 1e9).Draw(t, "late")), true
+			}
+		}
 		if bad && rapid.IntRange(0, 5).Draw(t, "corrupt") == 0 {
 			r.Status = StatusOK
 			r.CompletionTokens = -1
@@ -80,6 +87,10 @@ func cloneRecords(recs []Record) []Record {
 	out := slices.Clone(recs)
 	for i := range out {
 		out[i].Chunks = slices.Clone(out[i].Chunks)
+		if c := out[i].Client; c != nil {
+			cc := *c
+			out[i].Client = &cc
+		}
 	}
 	return out
 }
@@ -111,7 +122,7 @@ func TestSummarizeProperties(t *testing.T) {
 			t.Fatal("input modified")
 		}
 		a := s.Requests
-		if a.Offered != len(recs) || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected ||
+		if a.Offered != len(recs) || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected+a.Warmup ||
 			a.Failed != a.Errors+a.Timeouts+a.Cancelled || a.Rejected != len(s.Rejected) {
 			t.Fatalf("accounting does not add up: %+v", a)
 		}
@@ -158,6 +169,9 @@ func TestSummarizeProperties(t *testing.T) {
 		shifted := cloneRecords(recs)
 		for i := range shifted {
 			shifted[i].Sent += shift
+			if c := shifted[i].Client; c != nil && c.HasSchedule {
+				c.Scheduled += shift // the schedule is on the same clock
+			}
 		}
 		s3, err := Summarize(shifted, opt)
 		if err != nil {

@@ -1,0 +1,78 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// A RunHeader describes how a run was taken. A load generator writes it as
+// the first line of a JSONL file, {"llmmetrics_run": {...}}; ReadJSONL keeps
+// it in Run.Header and Run.Summarize carries it into the Summary, so that a
+// report states the workload and environment its numbers came from.
+type RunHeader struct {
+	Tool      string    `json:"tool"`                 // the program that took the run, with its version
+	GoVersion string    `json:"go_version,omitempty"` // of that program
+	Host      string    `json:"host,omitempty"`       // the machine that sent the requests
+	Target    string    `json:"target,omitempty"`     // the endpoint's URL
+	API       string    `json:"api,omitempty"`        // its wire format: chat, completions, responses, ollama, tgi
+	Model     string    `json:"model,omitempty"`
+	Start     time.Time `json:"start"` // the wall clock at the run's epoch, where Sent is 0
+	// Load describes the load: its loop (closed or open), concurrency, rate,
+	// arrival process, warm-up; as the generator's flags say it.
+	Load map[string]string `json:"load,omitempty"`
+	// Flags are every flag the generator was given (secrets left out).
+	Flags map[string]string `json:"flags,omitempty"`
+	// Env is the environment log the user gave (GPU, driver, server
+	// version, precision, batch limits, KV-cache and prefix-cache settings).
+	Env map[string]string `json:"env,omitempty"`
+	// Server holds what the server said of itself, by the path that said
+	// it (/version, /v1/models), as it said it.
+	Server map[string]json.RawMessage `json:"server,omitempty"`
+}
+
+// headerKey is the one key of a run header line.
+const headerKey = `"llmmetrics_run"`
+
+// isHeader reports whether a JSONL line is a run header.
+func isHeader(t []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(headerKey)) && t[0] == '{'
+}
+
+// readHeader reads a run header line into run: the first line of the file
+// only, and once.
+func readHeader(run *Run, t []byte, line int) *RecordError {
+	fail := func(format string, args ...any) *RecordError {
+		return &RecordError{Index: -1, Line: line, Field: "llmmetrics_run", Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
+	}
+	if run.Header != nil || len(run.Records) > 0 || run.RejectedCount() > 0 {
+		return fail("a run header must be the file's first line")
+	}
+	var h struct {
+		Run *RunHeader `json:"llmmetrics_run"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return fail("%v", err)
+	}
+	if h.Run == nil {
+		return fail("the header is null")
+	}
+	run.Header = h.Run
+	return nil
+}
+
+// WriteRunHeader writes h as the first line of a JSONL file.
+func WriteRunHeader(w io.Writer, h *RunHeader) error {
+	b, err := json.Marshal(struct {
+		Run *RunHeader `json:"llmmetrics_run"`
+	}{h})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
