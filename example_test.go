@@ -511,3 +511,23 @@ func ExampleClientSide_Lateness() {
 	fmt.Println(late, ok)
 	// Output: 250ms true
 }
+
+func ExampleWarmupRule_Detect() {
+	// 60 requests, one a second: the first 20 slow (a cold server), then
+	// steady at TTFT 100 ms and TPOT 20 ms.
+	var recs []llmmetrics.Record
+	for i := range 60 {
+		ttft := 100 * time.Millisecond
+		if i < 20 {
+			ttft = time.Duration(400-15*i) * time.Millisecond
+		}
+		recs = append(recs, llmmetrics.Record{Sent: time.Duration(i) * time.Second, FirstText: ttft,
+			LastText: ttft + 180*time.Millisecond, CompletionTokens: 10})
+	}
+	cut, _ := llmmetrics.LessonsWarmup.Detect(recs)
+	fmt.Println(cut.Steady, cut.Start)
+	fmt.Println(cut.Reason)
+	// Output:
+	// true 20s
+	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
+}

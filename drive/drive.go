@@ -1,0 +1,448 @@
+// Package drive sends a planned load of streaming requests to an LLM
+// endpoint and observes every one with the observe package: a closed loop
+// with exactly C requests in flight (the lessons' semaphore), or an open
+// loop of Poisson or gamma arrivals whose every request keeps its
+// scheduled time, so that a slow client or server cannot hide latency
+// (coordinated omission). A warm-up, by count, by duration or by the
+// lessons' rule, is sent first and marked; an interrupted run stops
+// sending, gives the requests in flight a grace period, and loses nothing it
+// measured.
+package drive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/observe"
+)
+
+// A Plan describes a run.
+type Plan struct {
+	URL       string      // the endpoint's full URL, e.g. http://127.0.0.1:8000/v1/chat/completions
+	API       observe.API // its wire format
+	Model     string
+	MaxTokens int                        // the requested output length; 0 leaves it to the server
+	Prompts   []string                   // used in turn; at least one
+	Extra     map[string]json.RawMessage // request fields merged over the defaults, such as ignore_eos
+	Header    http.Header                // extra request headers (an API key)
+
+	// The measured part: Requests requests, or as many as Duration allows.
+	Requests int
+	Duration time.Duration
+
+	// Concurrency is the closed loop's number of requests in flight. With
+	// Rate, it caps an open loop's requests in flight instead (0: no cap);
+	// a request that waits for a slot is late, and its lateness is kept.
+	Concurrency int
+	// Rate, when positive, makes an open loop of Rate arrivals a second,
+	// gamma distributed with shape Burstiness (0 or 1: Poisson).
+	Rate       float64
+	Burstiness float64
+	Seed       uint64
+
+	Warmup Warmup
+
+	Timeout time.Duration // for each request; 0: none
+	Grace   time.Duration // for requests in flight after an interrupt; 0: 10 s
+	Client  *http.Client  // nil: a client whose pool holds Concurrency connections
+
+	// Progress, when set, is called about four times a second.
+	Progress func(Progress)
+}
+
+// Warmup is the part of a run sent before the measured part: marked
+// warm-up in every record, counted, never measured.
+type Warmup struct {
+	Requests int           // a fixed count, or
+	Duration time.Duration // a fixed time, or
+	// Auto sends warm-up requests until Rule (LessonsWarmup when zero) finds
+	// steady state among them, for at most MaxRequests (default 500); every
+	// request sent before the rule fired is warm-up.
+	Auto        bool
+	Rule        llmmetrics.WarmupRule
+	MaxRequests int
+}
+
+// Progress is a run's state, for a progress line.
+type Progress struct {
+	Done, Total int // measured requests finished, and planned (0 for a duration)
+	Warmup      int // warm-up requests finished
+	Errors      int // measured requests that did not end ok
+	Elapsed     time.Duration
+	TTFTp50     time.Duration // running median TTFT of the measured ok requests
+}
+
+// An Outcome is a finished run: every request sent, in the order sent, each
+// exactly once.
+type Outcome struct {
+	Start   time.Time // the wall clock at the run's epoch (Sent 0)
+	Results []*observe.Result
+	// Interrupted is true when the run's context ended it early.
+	Interrupted bool
+	// Warmup says how the warm-up ended (for Auto: the rule's verdict).
+	Warmup string
+}
+
+// Run sends the plan's requests and observes them until the plan is done
+// or ctx ends; then it stops sending, waits up to Plan.Grace for the
+// requests in flight, cancels the rest (recorded as cancelled) and returns
+// everything sent. It returns an error only for a plan it cannot run.
+func Run(ctx context.Context, p Plan) (*Outcome, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(p)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx), nil
+}
+
+func (p *Plan) check() error {
+	u, err := url.Parse(p.URL)
+	switch {
+	case err != nil || !u.IsAbs():
+		return fmt.Errorf("drive: --url %q is not an absolute URL", p.URL)
+	case len(p.Prompts) == 0:
+		return errors.New("drive: no prompts")
+	case (p.Requests > 0) == (p.Duration > 0):
+		return errors.New("drive: give either a number of requests or a duration")
+	case p.Requests < 0 || p.Duration < 0 || p.Concurrency < 0 || p.Rate < 0 || p.MaxTokens < 0:
+		return errors.New("drive: a negative count, duration, concurrency, rate or max_tokens")
+	case p.Rate == 0 && p.Concurrency == 0:
+		return errors.New("drive: give a concurrency (closed loop) or a rate (open loop)")
+	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):
+		return errors.New("drive: give one warm-up: a count, a duration or auto")
+	}
+	return nil
+}
+
+// runner runs one plan.
+type runner struct {
+	p        Plan
+	obs      *observe.Observer
+	path     string
+	arrivals *arrivals
+	slots    chan struct{} // nil: no cap
+
+	mu        sync.Mutex
+	results   []*observe.Result
+	measured  int // measured requests finished
+	warmDone  int
+	errs      int
+	ttfts     []time.Duration
+	warmRecs  []llmmetrics.Record // finished warm-up records, for Auto
+	steady    chan struct{}       // closed when Auto found steady state
+	steadyMsg string
+}
+
+func newRunner(p Plan) (*runner, error) {
+	client := p.Client
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
+		client = &http.Client{Transport: tr}
+	}
+	u, _ := url.Parse(p.URL)
+	r := &runner{p: p, obs: &observe.Observer{Client: client}, path: u.Path, steady: make(chan struct{})}
+	if p.Rate > 0 {
+		a, err := newArrivals(p.Rate, p.Burstiness, p.Seed)
+		if err != nil {
+			return nil, err
+		}
+		r.arrivals = a
+	}
+	if p.Concurrency > 0 {
+		r.slots = make(chan struct{}, p.Concurrency)
+	}
+	if p.Warmup.Auto {
+		if p.Warmup.Rule == (llmmetrics.WarmupRule{}) {
+			r.p.Warmup.Rule = llmmetrics.LessonsWarmup
+		}
+		if p.Warmup.MaxRequests == 0 {
+			r.p.Warmup.MaxRequests = 500
+		}
+	}
+	return r, nil
+}
+
+func (r *runner) run(ctx context.Context) *Outcome {
+	grace := r.p.Grace
+	if grace == 0 {
+		grace = 10 * time.Second
+	}
+	// Requests run under hard, which ends Grace after ctx does.
+	hard, cancelHard := context.WithCancel(context.Background())
+	defer cancelHard()
+	go func() {
+		select {
+		case <-ctx.Done():
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				cancelHard()
+			case <-hard.Done():
+			}
+		case <-hard.Done():
+		}
+	}()
+	start := time.Now()
+	r.obs.Epoch = start
+	out := &Outcome{Start: start}
+	stopProgress := r.progress(start)
+	var wg sync.WaitGroup
+	out.Warmup = r.phase(ctx, hard, &wg, true)
+	if ctx.Err() == nil {
+		r.phase(ctx, hard, &wg, false)
+	}
+	wg.Wait()
+	stopProgress()
+	out.Interrupted = ctx.Err() != nil
+	out.Results = r.results
+	return out
+}
+
+// phase dispatches the warm-up or the measured requests; it returns how
+// the warm-up ended.
+func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool) string {
+	w := r.p.Warmup
+	count, dur := r.p.Requests, r.p.Duration
+	if warm {
+		switch {
+		case w.Auto:
+			count = w.MaxRequests
+		case w.Requests > 0 || w.Duration > 0:
+			count, dur = w.Requests, w.Duration
+		default:
+			return "no warm-up"
+		}
+	}
+	began := time.Now()
+	var next time.Duration // the open loop's next arrival, from the epoch
+	if r.arrivals != nil {
+		next = began.Sub(r.obs.Epoch)
+	}
+	for i := 0; count == 0 || i < count; i++ {
+		var sched *time.Duration
+		if r.arrivals != nil {
+			next += r.arrivals.next()
+			at := next
+			sched = &at
+			if dur > 0 && r.obs.Epoch.Add(at).Sub(began) > dur {
+				break
+			}
+			if !sleepUntil(ctx, r.obs.Epoch.Add(at)) {
+				break
+			}
+		} else if dur > 0 && time.Since(began) >= dur {
+			break
+		}
+		if warm && w.Auto && r.isSteady() {
+			break
+		}
+		if r.slots != nil && !r.acquire(ctx, warm) {
+			break
+		}
+		if ctx.Err() != nil || r.arrivals == nil && dur > 0 && time.Since(began) >= dur {
+			r.release() // the time ran out while waiting for a slot
+			break
+		}
+		res := r.reserve()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer r.release()
+			r.issue(hard, res, sched, warm)
+		}()
+	}
+	if warm && w.Auto {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.steadyMsg == "" {
+			return fmt.Sprintf("warm-up never reached steady state by the rule within %d requests; the measurement follows anyway", w.MaxRequests)
+		}
+		return r.steadyMsg
+	}
+	if warm {
+		if w.Requests > 0 {
+			return fmt.Sprintf("a fixed warm-up of %d requests", w.Requests)
+		}
+		return fmt.Sprintf("a fixed warm-up of %v", w.Duration)
+	}
+	return ""
+}
+
+// acquire takes a slot of the closed loop or of the open loop's cap. In
+// Auto warm-up it also gives up when the rule fires.
+func (r *runner) acquire(ctx context.Context, warm bool) bool {
+	var steady <-chan struct{}
+	if warm && r.p.Warmup.Auto {
+		steady = r.steady
+	}
+	select {
+	case r.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-steady:
+		return false
+	}
+}
+
+func (r *runner) release() {
+	if r.slots != nil {
+		<-r.slots
+	}
+}
+
+// reserve adds a result in send order and returns it, so that every
+// request dispatched is in the outcome exactly once.
+func (r *runner) reserve() *observe.Result {
+	res := &observe.Result{}
+	r.mu.Lock()
+	r.results = append(r.results, res)
+	res.Record.ID = strconv.Itoa(len(r.results))
+	r.mu.Unlock()
+	return res
+}
+
+// issue sends one request and fills res.
+func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Duration, warm bool) {
+	id := res.Record.ID
+	n, _ := strconv.Atoi(id)
+	prompt := r.p.Prompts[(n-1)%len(r.p.Prompts)]
+	b, err := body(r.p.API, r.path, r.p.Model, prompt, r.p.MaxTokens, r.p.Extra)
+	if err == nil {
+		if r.p.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.p.Timeout)
+			defer cancel()
+		}
+		var req *http.Request
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, r.p.URL, bytes.NewReader(b))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+			for k, vs := range r.p.Header {
+				req.Header[k] = slices.Clone(vs)
+			}
+			var got *observe.Result
+			if got, err = r.obs.Do(req, r.p.API, id); err == nil {
+				*res = *got
+			}
+		}
+	}
+	if err != nil {
+		res.Record.Status, res.Record.Message = llmmetrics.StatusError, err.Error()
+		res.Record.Sent = time.Since(r.obs.Epoch)
+	}
+	rec := &res.Record
+	rec.Warmup = warm
+	rec.MaxTokens = r.p.MaxTokens
+	rec.Client = &llmmetrics.ClientSide{Wait: res.Wait, FirstAnswer: res.FirstAnswer, HasAnswer: res.HasAnswer,
+		ReasoningTokens: res.ReasoningTokens, HasReasoning: res.HasReasoning}
+	if sched != nil {
+		// Its lateness is Sent − Wait − Scheduled: from when it was due to
+		// when the call began, after waiting for the goroutine and a slot.
+		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
+	}
+	r.done(res, warm)
+}
+
+// done counts a finished request and, in Auto warm-up, asks the rule
+// whether steady state has begun.
+func (r *runner) done(res *observe.Result, warm bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := res.Record
+	if warm {
+		r.warmDone++
+		if r.p.Warmup.Auto && r.steadyMsg == "" {
+			rec.Warmup = false
+			r.warmRecs = append(r.warmRecs, rec)
+			if cut, err := r.p.Warmup.Rule.Detect(r.warmRecs); err == nil && cut.Steady {
+				r.steadyMsg = fmt.Sprintf("warm-up ended after %d requests: %s", len(r.warmRecs), cut.Reason)
+				close(r.steady)
+			}
+		}
+		return
+	}
+	r.measured++
+	if rec.Status != llmmetrics.StatusOK {
+		r.errs++
+	} else if rec.CompletionTokens > 0 && len(rec.Chunks) > 0 {
+		r.ttfts = append(r.ttfts, rec.Chunks[0])
+	}
+}
+
+func (r *runner) isSteady() bool {
+	select {
+	case <-r.steady:
+		return true
+	default:
+		return false
+	}
+}
+
+// progress reports the run's state about four times a second until the
+// returned function is called.
+func (r *runner) progress(start time.Time) func() {
+	if r.p.Progress == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				r.p.Progress(r.snapshot(start))
+				return
+			case <-t.C:
+				r.p.Progress(r.snapshot(start))
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+func (r *runner) snapshot(start time.Time) Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := Progress{Done: r.measured, Total: r.p.Requests, Warmup: r.warmDone, Errors: r.errs, Elapsed: time.Since(start)}
+	if len(r.ttfts) > 0 {
+		xs := slices.Clone(r.ttfts)
+		slices.Sort(xs)
+		p.TTFTp50 = xs[(len(xs)-1)/2]
+	}
+	return p
+}
+
+// sleepUntil waits until t, or until ctx ends (false).
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,100 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// A WarmupRule decides from the records themselves where a run's steady
+// state begins, rather than by a fixed count. LessonsWarmup is the lessons'
+// rule, which they call an illustrative heuristic, not a validated
+// standard; its parameters are exposed so that a run can state, and vary,
+// the rule it used.
+//
+// The rule reads the ok requests with two or more output tokens in send
+// order, in consecutive windows of Window requests, and takes each window's
+// median TTFT and median TPOT. Steady state begins with the first window
+// after which Windows consecutive windows each change both medians by less
+// than Tolerance (relative) from the window before: with the lessons'
+// values, the medians of 10 requests move by under 2 % three times in a
+// row.
+type WarmupRule struct {
+	Window    int     // requests per window
+	Tolerance float64 // relative change of a median that counts as stable
+	Windows   int     // consecutive stable changes required
+}
+
+// LessonsWarmup is the lessons' illustrative rule: windows of 10 requests,
+// medians within 2 %, three times in a row.
+var LessonsWarmup = WarmupRule{Window: 10, Tolerance: 0.02, Windows: 3}
+
+// A WarmupCut is where a WarmupRule put the end of warm-up.
+type WarmupCut struct {
+	// Steady is false when the records never settled by the rule.
+	Steady bool
+	// Start is the send time of the first record of steady state: records
+	// sent before it are warm-up. With Steady false it is after every
+	// record.
+	Start time.Duration
+	// Reason says why, in a sentence for people.
+	Reason string
+}
+
+// Detect applies the rule to recs (in any order; they are taken in send
+// order). It returns an error for a rule with a parameter out of range.
+func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
+	if rule.Window < 1 || rule.Windows < 1 || !(rule.Tolerance > 0) {
+		return WarmupCut{}, fmt.Errorf("%w: warm-up rule %+v", ErrInvalidWindow, rule)
+	}
+	type sample struct{ sent, ttft, tpot time.Duration }
+	var ss []sample
+	last := time.Duration(-1 << 63)
+	for i := range recs {
+		r := &recs[i]
+		last = max(last, r.Sent)
+		if r.Warmup || r.validate() != nil || r.Category() != CategoryOK || r.CompletionTokens < 2 {
+			continue
+		}
+		ss = append(ss, sample{r.Sent, ttft(r), tpot(r)})
+	}
+	slices.SortStableFunc(ss, func(a, b sample) int { return int(min(max(a.sent-b.sent, -1), 1)) })
+	n := len(ss) / rule.Window
+	type medians struct{ ttft, tpot time.Duration }
+	ms := make([]medians, n)
+	for w := range n {
+		chunk := ss[w*rule.Window : (w+1)*rule.Window]
+		ttfts, tpots := make([]time.Duration, len(chunk)), make([]time.Duration, len(chunk))
+		for k, s := range chunk {
+			ttfts[k], tpots[k] = s.ttft, s.tpot
+		}
+		ms[w] = medians{lowerMedian(ttfts), lowerMedian(tpots)}
+	}
+	stable := func(a, b time.Duration) bool {
+		if a == 0 {
+			return b == 0
+		}
+		d := float64(b-a) / float64(a)
+		return d < rule.Tolerance && d > -rule.Tolerance
+	}
+	for start := 0; start+rule.Windows < n; start++ {
+		ok := true
+		for w := start + 1; w <= start+rule.Windows && ok; w++ {
+			ok = stable(ms[w-1].ttft, ms[w].ttft) && stable(ms[w-1].tpot, ms[w].tpot)
+		}
+		if ok {
+			return WarmupCut{Steady: true, Start: ss[start*rule.Window].sent,
+				Reason: fmt.Sprintf("the median TTFT and TPOT of windows %d to %d of %d requests each changed by less than %g%% (the lessons' illustrative rule)",
+					start+1, start+rule.Windows+1, rule.Window, 100*rule.Tolerance)}, nil
+		}
+	}
+	return WarmupCut{Start: last + 1, Reason: fmt.Sprintf("never steady: no %d consecutive windows of %d requests changed their medians by less than %g%% (%d windows read)",
+		rule.Windows+1, rule.Window, 100*rule.Tolerance, n)}, nil
+}
+
+// lowerMedian returns the lower median of xs (a real request's value),
+// which it sorts.
+func lowerMedian(xs []time.Duration) time.Duration {
+	slices.Sort(xs)
+	return xs[(len(xs)-1)/2]
+}
