@@ -74,7 +74,9 @@ func newFake(t *testing.T, ttft func(k int64) time.Duration, gap time.Duration) 
 	return f
 }
 
-func constant(d time.Duration) func(int64) time.Duration { return func(int64) time.Duration { return d } }
+func constant(d time.Duration) func(int64) time.Duration {
+	return func(int64) time.Duration { return d }
+}
 
 func plan(url string) Plan {
 	return Plan{URL: url + "/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 4, Prompts: []string{"hello"}}
