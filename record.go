@@ -322,12 +322,14 @@ func (r *Record) validTimes() bool {
 	return r.first() >= 0 && r.last() >= r.first()
 }
 
-// checkText validates r and reports ErrNoText unless it is in CategoryOK.
+// checkText validates r and reports ErrNoText unless it carries output
+// text (status ok, n ≥ 1). A warm-up record has its per-record metrics too:
+// warm-up is an accounting category, not a lack of text.
 func (r *Record) checkText() error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	if r.Category() != CategoryOK {
+	if r.Status != StatusOK || r.CompletionTokens == 0 {
 		return fmt.Errorf("%w (%s)", ErrNoText, r.Category())
 	}
 	return nil

@@ -58,6 +58,11 @@ type Plan struct {
 
 	// Progress, when set, is called about four times a second.
 	Progress func(Progress)
+	// OnMeasure, when set, is called as the measured part begins (every
+	// warm-up request has finished: the run drains between the two) and as
+	// it ends (every measured request has finished): where a caller scrapes
+	// the server, so that the scrapes bracket exactly the measured requests.
+	OnMeasure func(begin bool)
 }
 
 // Warmup is the part of a run sent before the measured part: marked
@@ -91,6 +96,10 @@ type Outcome struct {
 	Interrupted bool
 	// Warmup says how the warm-up ended (for Auto: the rule's verdict).
 	Warmup string
+	// MeasureStart and MeasureEnd bracket the measured part: from when its
+	// first request could be sent (the warm-up drained) to when its last
+	// finished.
+	MeasureStart, MeasureEnd time.Time
 }
 
 // Run sends the plan's requests and observes them until the plan is done
@@ -98,7 +107,7 @@ type Outcome struct {
 // requests in flight, cancels the rest (recorded as cancelled) and returns
 // everything sent. It returns an error only for a plan it cannot run.
 func Run(ctx context.Context, p Plan) (*Outcome, error) {
-	if err := p.check(); err != nil {
+	if err := Check(p); err != nil {
 		return nil, err
 	}
 	r, err := newRunner(p)
@@ -108,7 +117,9 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	return r.run(ctx), nil
 }
 
-func (p *Plan) check() error {
+// Check reports what makes a plan impossible to run, before anything is
+// sent.
+func Check(p Plan) error {
 	u, err := url.Parse(p.URL)
 	switch {
 	case err != nil || !u.IsAbs():
@@ -203,10 +214,19 @@ func (r *runner) run(ctx context.Context) *Outcome {
 	stopProgress := r.progress(start)
 	var wg sync.WaitGroup
 	out.Warmup = r.phase(ctx, hard, &wg, true)
+	wg.Wait() // the warm-up drains before the measured part
+	out.MeasureStart = time.Now()
+	if r.p.OnMeasure != nil {
+		r.p.OnMeasure(true)
+	}
 	if ctx.Err() == nil {
 		r.phase(ctx, hard, &wg, false)
 	}
 	wg.Wait()
+	out.MeasureEnd = time.Now()
+	if r.p.OnMeasure != nil {
+		r.p.OnMeasure(false)
+	}
 	stopProgress()
 	out.Interrupted = ctx.Err() != nil
 	out.Results = r.results

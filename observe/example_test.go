@@ -1,13 +1,16 @@
 package observe_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -108,4 +111,17 @@ func ExampleTransport_RoundTrip() {
 	r := <-results
 	fmt.Println(strings.Count(string(body), "data: "), r.Record.ID, r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
 	// Output: 6 1 ok 2 2
+}
+
+func ExampleWriteJSONL() {
+	srv := chatServer()
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{}`))
+	res, _ := (&observe.Observer{Epoch: time.Now()}).Do(req, observe.Chat, "r1")
+	res.UsageKnown = false // as if the server had sent no usage
+	var b strings.Builder
+	observe.WriteJSONL(&b, []*observe.Result{res})
+	_, err := llmmetrics.ReadJSONL(strings.NewReader(b.String()))
+	fmt.Println(strings.Contains(b.String(), "completion_tokens"), errors.Is(err, llmmetrics.ErrMissingField))
+	// Output: false true
 }

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +26,37 @@ func Run(results []*Result) *llmmetrics.Run {
 		run.Records = append(run.Records, r.Record)
 	}
 	return run
+}
+
+// WriteJSONL writes the results' records in llmmetrics' JSONL format, in
+// order. A successful record whose server reported no usage is written
+// without completion_tokens: reading the file back sets it aside as missing
+// its n, as Run does, rather than taking it for a zero-token reply.
+func WriteJSONL(w io.Writer, results []*Result) error {
+	var line bytes.Buffer
+	for _, r := range results {
+		line.Reset()
+		if err := llmmetrics.WriteJSONL(&line, []llmmetrics.Record{r.Record}); err != nil {
+			return err
+		}
+		b := line.Bytes()
+		if r.Record.Status == llmmetrics.StatusOK && !r.UsageKnown {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(b, &m); err != nil {
+				return err
+			}
+			delete(m, "completion_tokens")
+			out, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			b = append(out, '\n')
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteTimings writes, one JSON line per result that carried them, the

@@ -75,7 +75,27 @@ var Catalogue = []Metric{
 	{Name: "request_params_max_tokens", Kind: "histogram", Observation: PerRequest, Unit: "tokens",
 		Caveat: "the max_tokens parameter as sent: an upper bound, not an output length"},
 	{Name: "request_params_n", Kind: "histogram", Observation: PerRequest, Unit: "sequences"},
+
+	// llama.cpp's server (llama-server --metrics): counters and gauges, no
+	// histograms; names keep their "llamacpp:" prefix.
+	{Name: "llamacpp:tokens_predicted_total", Kind: "counter", Observation: Counts, Unit: "tokens",
+		Caveat: "llama.cpp's output-token counter: the known-output check reads it where a vLLM server has generation_tokens"},
+	{Name: "llamacpp:prompt_tokens_total", Kind: "counter", Observation: Counts, Unit: "tokens",
+		Caveat: "prompt tokens processed, cached prompt tokens excluded (see prompt_tokens_cached_total)"},
+	{Name: "llamacpp:prompt_tokens_cached_total", Kind: "counter", Observation: Counts, Unit: "tokens"},
+	{Name: "llamacpp:prompt_seconds_total", Kind: "counter", Observation: Counts, Unit: "seconds",
+		Caveat: "time spent on prompt processing, summed over requests"},
+	{Name: "llamacpp:tokens_predicted_seconds_total", Kind: "counter", Observation: Counts, Unit: "seconds",
+		Caveat: "time spent generating, summed over requests"},
+	{Name: "llamacpp:n_decode_total", Kind: "counter", Observation: Counts, Unit: "decode calls",
+		Caveat: "llama_decode calls (engine steps), not tokens"},
+	{Name: "llamacpp:requests_processing", Kind: "gauge", Unit: "requests", Caveat: "a gauge: its value at a scrape"},
+	{Name: "llamacpp:requests_deferred", Kind: "gauge", Unit: "requests", Caveat: "a gauge: its value at a scrape"},
 }
+
+// outputCounters are the servers' output-token counters, by short name,
+// in the order the known-output check looks for them.
+var outputCounters = []string{"generation_tokens", "llamacpp:tokens_predicted"}
 
 // Describe returns the catalogue entry of a metric, by its full or short
 // name, or an old name.

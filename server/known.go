@@ -21,14 +21,22 @@ type KnownOutput struct {
 	Causes         []string
 }
 
-// CheckKnownOutput compares the window's generation_tokens delta with the
+// CheckKnownOutput compares the window's output-token counter delta (vLLM's
+// generation_tokens, or llama.cpp's llamacpp:tokens_predicted) with the
 // completion tokens of the client records sent in that window. Records must
 // be valid; failed records add no client tokens but are counted, since the
-// server may have generated tokens for them.
+// server may have generated tokens for them. Warm-up records are left out:
+// the window is the measured part.
 func CheckKnownOutput(w *Window, recs []llmmetrics.Record) (KnownOutput, error) {
-	c, ok := w.Counters["generation_tokens"]
+	var c Counter
+	ok := false
+	for _, name := range outputCounters {
+		if c, ok = w.Counters[name]; ok {
+			break
+		}
+	}
 	if !ok {
-		return KnownOutput{}, fmt.Errorf("%w: generation_tokens", ErrMissing)
+		return KnownOutput{}, fmt.Errorf("%w: an output-token counter (generation_tokens, llamacpp:tokens_predicted_total)", ErrMissing)
 	}
 	k := KnownOutput{ServerTokens: c.Delta}
 	for _, n := range w.Finished {
@@ -39,7 +47,10 @@ func CheckKnownOutput(w *Window, recs []llmmetrics.Record) (KnownOutput, error) 
 		if err := r.Validate(); err != nil {
 			return KnownOutput{}, fmt.Errorf("record %d: %w", i, err)
 		}
-		if r.Category() == llmmetrics.CategoryFailed {
+		switch r.Category() {
+		case llmmetrics.CategoryWarmup:
+			continue
+		case llmmetrics.CategoryFailed:
 			k.Failed++
 			continue
 		}

@@ -4,6 +4,7 @@
 //
 // Usage:
 //
+//	llmmetrics run [flags]                take the measurement: drive a server and observe every stream
 //	llmmetrics report [flags] [FILE]      the client-side report of a run
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
@@ -50,7 +51,8 @@ func init() {
 	reconcileCommand.run = reconcile
 	serverCommand.run = serverReport
 	versionCommand.run = printVersion
-	commands = []*command{reportCommand, reconcileCommand, serverCommand, versionCommand}
+	runCommand.run = runLoad
+	commands = []*command{runCommand, reportCommand, reconcileCommand, serverCommand, versionCommand}
 }
 
 func lookup(name string) *command {

@@ -1,0 +1,535 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/observe"
+	"github.com/llmmetrics/llmmetrics/server"
+)
+
+var runCommand = &command{
+	name: "run",
+	synopsis: "llmmetrics run --url URL --model M [--api chat|completions|responses|ollama|tgi] (--requests N | --duration D)\n" +
+		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
+		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
+		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--json]",
+	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
+		"endpoint and records each with the lessons' client rules: the send stamped when the request was\n" +
+		"written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
+		"frames and [DONE] are not text); n from the server's usage, never a chunk count. A closed loop keeps\n" +
+		"exactly C requests in flight; an open loop draws Poisson (or gamma, --burstiness) arrivals and keeps\n" +
+		"each request's scheduled time, so its lateness shows what a slow client or server pushed back.\n" +
+		"The client's own waiting is reported apart, never inside TTFT. Warm-up requests are written and\n" +
+		"marked, and left out of the report. With --scrape, the server's /metrics is scraped as the measured\n" +
+		"part begins and ends, and the server side is reported with the known-output check. --out gets the\n" +
+		"JSONL records after a header line describing the run; the report follows on standard output.\n" +
+		"Ctrl-C stops sending, gives requests in flight --grace, records the rest as cancelled and writes\n" +
+		"everything. An API key is read from the environment variable --api-key-env names, never a flag.",
+	examples: []string{
+		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
+		"llmmetrics run --url http://127.0.0.1:8000/v1/completions --model m --duration 2m --rate 4 --burstiness 0.5 --warmup auto --prompts prompts.txt --max-tokens 256",
+		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
+}
+
+// runFlags are the flags of run.
+type runFlags struct {
+	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
+	requests, concurrency, promptTokens, maxTokens                                                              *int
+	duration, timeout, grace                                                                                    *time.Duration
+	rate, burstiness                                                                                            *float64
+	seed                                                                                                        *uint64
+	json                                                                                                        *bool
+	headers, env                                                                                                list
+}
+
+// list is a flag that may be given several times.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ", ") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+func newRunFlags() (*flag.FlagSet, *runFlags) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f := &runFlags{}
+	f.url = fs.String("url", "", "the endpoint's full `URL`, e.g. http://127.0.0.1:8000/v1/chat/completions")
+	f.model = fs.String("model", "", "the model `name` sent in each request")
+	f.api = fs.String("api", "", "the endpoint's wire format: chat, completions, responses, ollama or tgi (default: from the URL's path)")
+	f.requests = fs.Int("requests", 0, "measured requests to send (or --duration)")
+	f.duration = fs.Duration("duration", 0, "how long to send measured requests (or --requests)")
+	f.concurrency = fs.Int("concurrency", 0, "closed loop: requests in flight, exactly; with --rate: at most this many in flight (0: no cap)")
+	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
+	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
+	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
+	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the lessons' rule)")
+	f.promptTokens = fs.Int("prompt-tokens", 0, "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them)")
+	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
+	f.maxTokens = fs.Int("max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
+	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
+	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
+	f.timeout = fs.Duration("timeout", 0, "a deadline for each request (0: none); a request past it is a timeout")
+	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt, how long requests in flight may finish")
+	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
+	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")
+	f.timings = fs.String("timings", "", "write the server timings found in the streams (llama.cpp, Ollama, Groq) to `file`, for llmmetrics server --timings")
+	fs.Var(&f.env, "env", "an environment fact for the run header, `key=value` (repeatable): GPU, driver, server version, precision…")
+	f.envFile = fs.String("env-file", "", "a `file` of key=value lines for the run header's environment")
+	f.method = fs.String("method", "nearest-rank", "percentile `method` of the report: nearest-rank or linear")
+	f.percentiles = fs.String("percentiles", "50,90,95,99", "percentiles of the report")
+	f.slo = fs.String("slo", "", "an SLO for the report's goodput, e.g. `ttft=500ms,tpot=50ms`")
+	f.json = fs.Bool("json", false, "print the report as JSON ({\"client\": …, \"server\": …} with --scrape)")
+	return fs, f
+}
+
+func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
+	fs, f := newRunFlags()
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 0 {
+		return fmt.Errorf("%w: run takes no file arguments", errUsage)
+	}
+	p, opt, err := f.plan(fs)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	var notes []string
+	var preflight []*observe.Result
+	if *f.promptTokens > 0 {
+		n := 1000
+		if p.Requests > 0 {
+			n = p.Requests + p.Warmup.Requests
+		}
+		var note string
+		if p.Prompts, preflight, note, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
+			return err
+		}
+		notes = append(notes, note)
+	}
+	var before, after *server.Scrape
+	var scrapeErr error
+	if *f.scrape != "" {
+		p.OnMeasure = func(begin bool) {
+			s, err := scrape(*f.scrape)
+			if err != nil && scrapeErr == nil {
+				scrapeErr = err
+			}
+			if begin {
+				before = s
+			} else {
+				after = s
+			}
+		}
+	}
+	if isTerminal(os.Stderr) {
+		p.Progress = func(pr drive.Progress) {
+			fmt.Fprintf(os.Stderr, "\r%s", progressLine(pr))
+		}
+	}
+	out, err := drive.Run(ctx, p)
+	if p.Progress != nil {
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		return err
+	}
+	results := append(preflight, out.Results...)
+	header := f.header(fs, p, out)
+	if out.Warmup != "" {
+		notes = append(notes, "Warm-up: "+out.Warmup+".")
+	}
+	if out.Interrupted {
+		notes = append(notes, "The run was interrupted: sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
+	}
+	if err := writeRun(*f.out, *f.timings, header, results); err != nil {
+		return err
+	}
+	run := observe.Run(results)
+	run.Header = header
+	opt.Notes = notes
+	opt.Lenient = true // the unknown-n requests are set aside and counted, never lost
+	s, err := run.Summarize(opt)
+	if err != nil {
+		return err
+	}
+	var srv *server.Report
+	if *f.scrape != "" {
+		if srv, err = serverSide(before, after, scrapeErr, out, run.Records); err != nil {
+			return err
+		}
+	}
+	return writeRunReport(stdout, s, srv, *f.json)
+}
+
+// plan turns the flags into a drive plan and report options.
+func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error) {
+	var p drive.Plan
+	var opt llmmetrics.Options
+	if *f.url == "" {
+		return p, opt, fmt.Errorf("%w: run needs --url", errUsage)
+	}
+	u, err := url.Parse(*f.url)
+	if err != nil || !u.IsAbs() {
+		return p, opt, fmt.Errorf("%w: --url %q is not an absolute URL", errUsage, *f.url)
+	}
+	api, known := observe.APIOf(u.Path)
+	if *f.api != "" {
+		if api, err = observe.ParseAPI(*f.api); err != nil {
+			return p, opt, usageError("api", err)
+		}
+	} else if !known {
+		api = observe.Chat
+	}
+	p = drive.Plan{URL: *f.url, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Requests: *f.requests, Duration: *f.duration,
+		Concurrency: *f.concurrency, Rate: *f.rate, Burstiness: *f.burstiness, Seed: *f.seed, Timeout: *f.timeout, Grace: *f.grace,
+		Header: http.Header{}}
+	switch w := *f.warmup; {
+	case w == "":
+	case w == "auto":
+		p.Warmup.Auto = true
+	default:
+		if n, err := strconv.Atoi(w); err == nil && n >= 0 {
+			p.Warmup.Requests = n
+		} else if d, err := time.ParseDuration(w); err == nil && d > 0 {
+			p.Warmup.Duration = d
+		} else {
+			return p, opt, fmt.Errorf("%w: --warmup %q: want a count, a duration or auto", errUsage, w)
+		}
+	}
+	if (*f.promptTokens > 0) == (*f.prompts != "") {
+		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
+	}
+	if *f.prompts != "" {
+		if p.Prompts, err = readPrompts(*f.prompts); err != nil {
+			return p, opt, err
+		}
+	}
+	if *f.body != "" {
+		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
+			return p, opt, usageError("body", fmt.Errorf("not a JSON object: %v", err))
+		}
+	}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return p, opt, fmt.Errorf("%w: --header %q: want 'Name: value'", errUsage, k)
+		}
+		p.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if key := os.Getenv(*f.apiKeyEnv); key != "" && *f.apiKeyEnv != "" && p.Header.Get("Authorization") == "" {
+		p.Header.Set("Authorization", "Bearer "+key)
+	}
+	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
+		return p, opt, usageError("method", err)
+	}
+	if opt.Percentiles, err = llmmetrics.ParsePercentiles(*f.percentiles); err != nil {
+		return p, opt, usageError("percentiles", err)
+	}
+	if *f.slo != "" {
+		slo, err := llmmetrics.ParseSLO(*f.slo)
+		if err != nil {
+			return p, opt, usageError("slo", err)
+		}
+		opt.SLO = &slo
+	}
+	probe := p
+	probe.Prompts = []string{"x"}
+	if err := drive.Check(probe); err != nil {
+		return p, opt, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+	}
+	return p, opt, nil
+}
+
+func readPrompts(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if t := strings.TrimSpace(sc.Text()); t != "" {
+			out = append(out, t)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no prompts", path)
+	}
+	return out, nil
+}
+
+// header describes the run: the program, the target, the load, every flag
+// (header values left out), the environment log and what the server says
+// of itself.
+func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, out *drive.Outcome) *llmmetrics.RunHeader {
+	host, _ := os.Hostname()
+	h := &llmmetrics.RunHeader{Tool: version(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
+		Model: p.Model, Start: out.Start, Flags: map[string]string{}, Env: map[string]string{}, Load: map[string]string{}}
+	fs.Visit(func(fl *flag.Flag) {
+		v := fl.Value.String()
+		if fl.Name == "header" {
+			var names []string
+			for _, hv := range f.headers {
+				k, _, _ := strings.Cut(hv, ":")
+				names = append(names, strings.TrimSpace(k)+": …")
+			}
+			v = strings.Join(names, ", ")
+		}
+		h.Flags[fl.Name] = v
+	})
+	if p.Rate > 0 {
+		h.Load["loop"] = "open"
+		h.Load["rate_per_s"] = fmt.Sprint(p.Rate)
+		h.Load["burstiness"] = fmt.Sprint(p.Burstiness)
+		if p.Concurrency > 0 {
+			h.Load["max_in_flight"] = fmt.Sprint(p.Concurrency)
+		}
+	} else {
+		h.Load["loop"] = "closed"
+		h.Load["concurrency"] = fmt.Sprint(p.Concurrency)
+	}
+	if p.Requests > 0 {
+		h.Load["requests"] = fmt.Sprint(p.Requests)
+	} else {
+		h.Load["duration"] = p.Duration.String()
+	}
+	if p.MaxTokens > 0 {
+		h.Load["max_tokens"] = fmt.Sprint(p.MaxTokens)
+	}
+	if *f.promptTokens > 0 {
+		h.Load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
+	}
+	if out.Warmup != "" {
+		h.Load["warmup"] = *f.warmup
+	}
+	for k, v := range gpuFacts() {
+		h.Env[k] = v
+	}
+	if *f.envFile != "" {
+		if kv, err := readEnvFile(*f.envFile); err == nil {
+			for k, v := range kv {
+				h.Env[k] = v
+			}
+		}
+	}
+	for _, e := range f.env {
+		if k, v, ok := strings.Cut(e, "="); ok {
+			h.Env[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	h.Server = selfDescription(p)
+	return h
+}
+
+func readEnvFile(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return out, nil
+}
+
+// gpuFacts returns the GPU's name, driver and CUDA version where
+// nvidia-smi answers; nothing on a machine without it.
+func gpuFacts() map[string]string {
+	bin, err := exec.LookPath("nvidia-smi")
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out := map[string]string{}
+	if b, err := exec.CommandContext(ctx, bin, "--query-gpu=name,driver_version", "--format=csv,noheader").Output(); err == nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		if name, driver, ok := strings.Cut(first, ","); ok {
+			out["gpu"], out["gpu_driver"] = strings.TrimSpace(name), strings.TrimSpace(driver)
+		}
+	}
+	if b, err := exec.CommandContext(ctx, bin).Output(); err == nil {
+		if _, rest, ok := strings.Cut(string(b), "CUDA Version:"); ok {
+			out["cuda"] = strings.Fields(rest)[0]
+		}
+	}
+	return out
+}
+
+// selfDescription asks the server what it is, at /version and /v1/models,
+// keeping the JSON answers.
+func selfDescription(p drive.Plan) map[string]json.RawMessage {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return nil
+	}
+	out := map[string]json.RawMessage{}
+	client := &http.Client{Timeout: 3 * time.Second}
+	for _, path := range []string{"/version", "/v1/models"} {
+		req, err := http.NewRequest(http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
+		if err != nil {
+			continue
+		}
+		for k, vs := range p.Header {
+			req.Header[k] = vs
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && json.Valid(b) {
+			out[path] = b
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// writeRun writes the JSONL records after the header, and the timings.
+func writeRun(outPath, timingsPath string, h *llmmetrics.RunHeader, results []*observe.Result) error {
+	if outPath != "" {
+		f, err := os.Create(outPath)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		err = llmmetrics.WriteRunHeader(w, h)
+		if err == nil {
+			err = observe.WriteJSONL(w, results)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", outPath, err)
+		}
+	}
+	if timingsPath != "" {
+		f, err := os.Create(timingsPath)
+		if err != nil {
+			return err
+		}
+		_, err = observe.WriteTimings(f, results)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return nil
+}
+
+func scrape(u string) (*server.Scrape, error) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scraping %s: HTTP %d", u, resp.StatusCode)
+	}
+	return server.ParseScrape(resp.Body)
+}
+
+// serverSide builds the server report of the measured part, with the
+// known-output check on the measured records.
+func serverSide(before, after *server.Scrape, scrapeErr error, out *drive.Outcome, recs []llmmetrics.Record) (*server.Report, error) {
+	if scrapeErr != nil {
+		return nil, fmt.Errorf("--scrape: %w", scrapeErr)
+	}
+	if before == nil || after == nil {
+		return nil, errors.New("--scrape: the measured part was not scraped at both ends")
+	}
+	w, err := server.Diff(before, after, out.MeasureEnd.Sub(out.MeasureStart), nil)
+	if err != nil {
+		return nil, err
+	}
+	rep := &server.Report{Window: w}
+	if k, err := server.CheckKnownOutput(w, recs); err == nil {
+		rep.Known = &k
+	}
+	return rep, nil
+}
+
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, asJSON bool) error {
+	if asJSON {
+		b, err := s.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if srv != nil {
+			sb, err := srv.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			b = []byte(fmt.Sprintf(`{"client":%s,"server":%s}`, b, sb))
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	fmt.Fprint(w, "llmmetrics run\n\n")
+	if err := s.WriteTable(w); err != nil {
+		return err
+	}
+	if srv != nil {
+		fmt.Fprintln(w)
+		return srv.WriteTable(w)
+	}
+	return nil
+}
+
+func progressLine(p drive.Progress) string {
+	total := "?"
+	if p.Total > 0 {
+		total = fmt.Sprint(p.Total)
+	}
+	return fmt.Sprintf("%d/%s done, %d warm-up, %s elapsed, %d errors, p50 TTFT %v   ",
+		p.Done, total, p.Warmup, p.Elapsed.Round(time.Second), p.Errors, p.TTFTp50.Round(time.Millisecond))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
