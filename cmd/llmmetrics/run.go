@@ -53,12 +53,12 @@ var runCommand = &command{
 // runFlags are the flags of run.
 type runFlags struct {
 	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
-	requests, concurrency, promptTokens, maxTokens                                                              *int
-	duration, timeout, grace                                                                                    *time.Duration
-	rate, burstiness                                                                                            *float64
-	seed                                                                                                        *uint64
-	json                                                                                                        *bool
-	headers, env                                                                                                list
+	requests, concurrency, promptTokens, maxTokens                                                             *int
+	duration, timeout, grace                                                                                   *time.Duration
+	rate, burstiness                                                                                           *float64
+	seed                                                                                                       *uint64
+	json                                                                                                       *bool
+	headers, env                                                                                               list
 }
 
 // list is a flag that may be given several times.
