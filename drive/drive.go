@@ -356,6 +356,13 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 			for k, vs := range r.p.Header {
 				req.Header[k] = slices.Clone(vs)
 			}
+			// Replayable: when the server closed a kept-alive connection
+			// just as this request was written to it (llama.cpp's server
+			// does), nothing reached the server, and Go's transport sends it
+			// again on a new connection instead of failing it. An empty key
+			// marks the request so without sending a header; the send time
+			// is the write that got through.
+			req.Header["X-Idempotency-Key"] = nil
 			var got *observe.Result
 			if got, err = r.obs.Do(req, r.p.API, id); err == nil {
 				*res = *got

@@ -57,6 +57,7 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 		for k, vs := range p.Header {
 			req.Header[k] = vs
 		}
+		req.Header["X-Idempotency-Key"] = nil // replayable, as in issue
 		res, err := obs.Do(req, p.API, id)
 		if err != nil {
 			return 0, false

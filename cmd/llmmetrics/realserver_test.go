@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/observe"
+	"github.com/llmmetrics/llmmetrics/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// llamaServer starts llama.cpp's llama-server with the tiny generated model
+// on 127.0.0.1 and returns its base URL. .ci/run builds both (see
+// ../shared/realserver/README.md) and names them in LLMMETRICS_LLAMA_SERVER
+// and LLMMETRICS_TINY_MODEL; without them the test is skipped.
+func llamaServer(t *testing.T) string {
+	bin, model := os.Getenv("LLMMETRICS_LLAMA_SERVER"), os.Getenv("LLMMETRICS_TINY_MODEL")
+	if bin == "" || model == "" {
+		t.Skip("no real server: set LLMMETRICS_LLAMA_SERVER and LLMMETRICS_TINY_MODEL (.ci/run builds llama-server and the tiny model from ../shared/realserver and sets them)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--metrics",
+		"-a", "tiny", "-np", "2", "-c", "4096", "-n", "256", "-t", "2", "--no-webui")
+	logf, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	require.NoError(t, err)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logf.Name())
+			t.Fatalf("llama-server did not become healthy: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRealServer drives a real llama-server through the command and the
+// library: chat and completions, with and without include_usage, closed
+// and open loops, a timeout and a cancelled run. Every request sent is in
+// the output exactly once; the tiny model never stops early, so n equals
+// max_tokens; Σ usage completion tokens equals the delta of
+// llamacpp:tokens_predicted_total over the measured window (the known-output
+// check); and the streams' timings feed the TTFT decomposition.
+func TestRealServer(t *testing.T) {
+	base := llamaServer(t)
+	dir := t.TempDir()
+
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"chat closed loop", []string{"--url", base + "/v1/chat/completions", "--concurrency", "2", "--requests", "30"}},
+		{"completions closed loop", []string{"--url", base + "/v1/completions", "--concurrency", "2", "--requests", "30"}},
+		{"chat open loop", []string{"--url", base + "/v1/chat/completions", "--rate", "40", "--requests", "30", "--concurrency", "4"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, timings := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "timings.jsonl")
+			args := append([]string{"run", "--model", "tiny", "--warmup", "3", "--prompt-tokens", "64", "--max-tokens", "24",
+				"--body", `{"temperature":0,"seed":1}`, "--scrape", base + "/metrics", "--out", out, "--timings", timings, "--json"}, c.args...)
+			code, stdout, errs := runCLI(t, "", args...)
+			require.Equal(t, 0, code, errs)
+			var got struct {
+				Client struct {
+					Requests llmmetrics.Accounting `json:"requests"`
+				} `json:"client"`
+				Server struct {
+					Known struct {
+						Agree                bool    `json:"agree"`
+						ServerTokens         float64 `json:"server_generation_tokens"`
+						ClientTokens         int64   `json:"client_completion_tokens"`
+					} `json:"known_output"`
+				} `json:"server"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+			a := got.Client.Requests
+			assert.Equal(t, 30, a.OK, "%+v", a)
+			assert.Equal(t, 5, a.Warmup, "2 preflight and 3 warm-up requests")
+			assert.Equal(t, a.Offered, a.OK+a.Warmup)
+			assert.True(t, got.Server.Known.Agree, "%+v", got.Server.Known)
+			assert.Equal(t, float64(30*24), got.Server.Known.ServerTokens)
+
+			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+			require.NoError(t, err)
+			ids := map[string]bool{}
+			for _, r := range run.Records {
+				require.False(t, ids[r.ID], "id %s twice", r.ID)
+				ids[r.ID] = true
+				if !r.Warmup {
+					assert.Equal(t, 24, r.CompletionTokens, "the tiny model runs to max_tokens")
+					assert.Len(t, r.Chunks, 24, "one token per event")
+				}
+			}
+			assert.Len(t, ids, 35)
+
+			// The timings decompose TTFT: llama.cpp reports prefill (prompt_ms).
+			tm := readTimingsFile(t, timings)
+			assert.Len(t, tm, 35)
+			d := server.DecomposeAll(run.Records, tm, []int{128})
+			require.NotEmpty(t, d.Rows)
+			for _, row := range d.Rows {
+				assert.NotNil(t, row.Prefill, row.ID)
+			}
+		})
+	}
+
+	t.Run("chat without include_usage", func(t *testing.T) {
+		p := drive.Plan{URL: base + "/v1/chat/completions", API: observe.Chat, Model: "tiny", MaxTokens: 8, Prompts: []string{"hi"},
+			Requests: 4, Concurrency: 2, Extra: map[string]json.RawMessage{"stream_options": json.RawMessage(`{"include_usage":false}`)}}
+		out, err := drive.Run(context.Background(), p)
+		require.NoError(t, err)
+		require.Len(t, out.Results, 4)
+		for _, r := range out.Results {
+			assert.False(t, r.UsageKnown, "no usage: n unknown, never a chunk count")
+			assert.Len(t, r.Record.Chunks, 8)
+			assert.Equal(t, "llama.cpp", r.TimingsSource, "timings ride on the finish chunk")
+		}
+		run := observe.Run(out.Results)
+		assert.Equal(t, 4, run.RejectedCount())
+	})
+
+	t.Run("timeout and cancel", func(t *testing.T) {
+		p := drive.Plan{URL: base + "/v1/chat/completions", API: observe.Chat, Model: "tiny", MaxTokens: 200, Prompts: []string{"hi"},
+			Requests: 2, Concurrency: 2, Timeout: time.Millisecond}
+		out, err := drive.Run(context.Background(), p)
+		require.NoError(t, err)
+		for _, r := range out.Results {
+			assert.Equal(t, llmmetrics.StatusTimeout, r.Record.Status, r.Record.Message)
+		}
+		p.Timeout, p.Requests, p.Duration, p.Grace = 0, 0, time.Minute, time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		out, err = drive.Run(ctx, p)
+		require.NoError(t, err)
+		assert.True(t, out.Interrupted)
+		ok, cancelled := 0, 0
+		for _, r := range out.Results {
+			switch r.Record.Status {
+			case llmmetrics.StatusOK:
+				ok++
+			case llmmetrics.StatusCancelled:
+				cancelled++
+			}
+		}
+		assert.Equal(t, len(out.Results), ok+cancelled)
+		assert.Positive(t, cancelled, "the requests in flight at the interrupt")
+	})
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func readTimingsFile(t *testing.T, path string) map[string]server.Timings {
+	f := mustOpen(t, path)
+	out := map[string]server.Timings{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		id, tm, err := server.ParseTimingsLine(sc.Bytes())
+		require.NoError(t, err)
+		out[id] = tm
+	}
+	return out
+}
