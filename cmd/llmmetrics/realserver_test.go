@@ -92,9 +92,9 @@ func TestRealServer(t *testing.T) {
 				} `json:"client"`
 				Server struct {
 					Known struct {
-						Agree                bool    `json:"agree"`
-						ServerTokens         float64 `json:"server_generation_tokens"`
-						ClientTokens         int64   `json:"client_completion_tokens"`
+						Agree        bool    `json:"agree"`
+						ServerTokens float64 `json:"server_generation_tokens"`
+						ClientTokens int64   `json:"client_completion_tokens"`
 					} `json:"known_output"`
 				} `json:"server"`
 			}
