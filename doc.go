@@ -85,9 +85,27 @@
 //	zero_token  status ok and n = 0: no text, so no TTFT; counted apart
 //	failed      status error, timeout or cancelled: counted, never a sample
 //	rejected    invalid, set aside with its reason (lenient mode only)
+//	warmup      valid, sent during the run's warm-up: counted, never a sample
 //
-// and offered = ok + zero_token + failed + rejected always holds. Among the
-// ok requests, one_token counts those with n = 1.
+// and offered = ok + zero_token + failed + rejected + warmup always holds.
+// Among the ok requests, one_token counts those with n = 1. Warm-up records
+// (Record.Warmup) are also outside the derived window. Where steady state
+// begins can be measured rather than assumed: [WarmupRule.Detect] applies
+// the lessons' illustrative rule ([LessonsWarmup]: medians of TTFT and
+// TPOT over windows of 10 requests change by under 2 % three times in a
+// row), its parameters exposed.
+//
+// # Client-side facts and the run header
+//
+// A load generator records, per request, what the stream cannot show
+// ([ClientSide]): when an open loop's request was due (its lateness, from
+// due to begun, makes coordinated omission visible), the client's own wait
+// before the request was written (never inside TTFT), and the first answer
+// chunk after any reasoning. A Summary reports their distributions
+// (Summary.Client). A [RunHeader], the first line of a file written by
+// llmmetrics run, says how the run was taken — target, load, flags,
+// environment, what the server said of itself — and every report states it.
+// The sub-packages observe and drive take such runs.
 //
 // # Percentiles
 //
