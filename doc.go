@@ -105,7 +105,10 @@
 // (Summary.Client). A [RunHeader], the first line of a file written by
 // llmmetrics run, says how the run was taken — target, load, flags,
 // environment, what the server said of itself — and every report states it.
-// The sub-packages observe and drive take such runs.
+// The sub-packages observe and drive take such runs. [MergeRuns] puts the
+// files of one load taken by several machines on one clock, by their
+// headers' wall-clock starts, and says that the machines' clock offset is
+// unknown.
 //
 // # Percentiles
 //
@@ -156,7 +159,7 @@
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
 // [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
-// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected] and [ErrOutOfRange].
+// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected], [ErrOutOfRange] and [ErrMerge].
 //
 // A problem with one record is a [*RecordError] that names the record (its
 // index, id, and line and column when it came from a file) and the field.

@@ -531,3 +531,22 @@ func ExampleWarmupRule_Detect() {
 	// true 20s
 	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
 }
+
+func ExampleMergeRuns() {
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	a := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "a", Start: t0},
+		Records: []llmmetrics.Record{{ID: "r1", Sent: time.Second, Chunks: []time.Duration{100 * time.Millisecond}, CompletionTokens: 1}}}
+	// The second machine started 2.5 s later by its clock.
+	b := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "b", Start: t0.Add(2500 * time.Millisecond)},
+		Records: []llmmetrics.Record{{ID: "r1", Sent: time.Second, Chunks: []time.Duration{100 * time.Millisecond}, CompletionTokens: 1}}}
+	m, _ := llmmetrics.MergeRuns([]*llmmetrics.Run{a, b})
+	for _, r := range m.Records {
+		fmt.Println(r.ID, r.Sent)
+	}
+	s, _ := m.Summarize(llmmetrics.Options{})
+	fmt.Println(s.Throughput.Window.Length) // 1 s → 3.5 s + 100 ms
+	// Output:
+	// 1/r1 1s
+	// 2/r1 3.5s
+	// 2.6s
+}

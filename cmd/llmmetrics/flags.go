@@ -136,11 +136,17 @@ func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m
 // returns the summary options the flags ask for and the file's name ("" for
 // standard input).
 func (a *analysis) parseOne(fs *flag.FlagSet, args []string) (llmmetrics.Options, []string, error) {
+	return a.parseFiles(fs, args, 1)
+}
+
+// parseFiles is parseOne for a command that takes up to most files (0: any
+// number).
+func (a *analysis) parseFiles(fs *flag.FlagSet, args []string, most int) (llmmetrics.Options, []string, error) {
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return llmmetrics.Options{}, nil, err
 	}
-	if len(files) > 1 {
+	if most > 0 && len(files) > most {
 		return llmmetrics.Options{}, nil, fmt.Errorf("%w: one file at most, got %d", errUsage, len(files))
 	}
 	opt, err := a.options(fs)

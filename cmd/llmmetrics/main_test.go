@@ -107,7 +107,7 @@ func TestReportErrors(t *testing.T) {
 		{"", []string{"report", "--slo-strict"}, 2, "--slo-strict needs --slo"},
 		{"", []string{"report", "--window", "0s"}, 2, "--window"},
 		{"", []string{"report", "--window", "-1s"}, 2, "--window"},
-		{"", []string{"report", "a", "b"}, 2, "one file at most"},
+		{"", []string{"report", "a", "b"}, 1, "open a: no such file"},
 		{"", []string{"report", "--bogus"}, 2, "bogus"},
 		{"", []string{"frobnicate"}, 2, "unknown command"},
 		{"", nil, 2, "no command"},

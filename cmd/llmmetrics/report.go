@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
@@ -14,7 +15,7 @@ var reportCommand = &command{
 	name: "report",
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s]\n" +
-		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE]",
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
@@ -23,6 +24,9 @@ var reportCommand = &command{
 		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
 		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
 		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
+		"Several files of llmmetrics' JSONL, each with its run header, are one run taken by several machines:\n" +
+		"they are put on one clock by the headers' wall-clock starts (the machines' clock offset is unknown,\n" +
+		"and the report says so) and reported together.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.",
 	examples: []string{
@@ -50,9 +54,15 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 
 func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, f := newReportFlags()
-	opt, files, err := f.analysis.parseOne(fs, args)
+	opt, files, err := f.analysis.parseFiles(fs, args, 0)
 	if err != nil {
 		return err
+	}
+	if len(files) > 1 {
+		if f.tool != "" || *f.dialect != "" {
+			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
+		}
+		return reportMerged(stdout, files, opt, f.asJSON())
 	}
 	dialect, err := parseTool("dialect", *f.dialect)
 	if err != nil {
@@ -100,6 +110,34 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, a
 		return inFile(name, withLenientHint(err))
 	}
 	return writeSummary(w, name, s, asJSON)
+}
+
+// reportMerged reports the files of one run taken by several machines,
+// put on one clock by their run headers.
+func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, asJSON bool) error {
+	var runs []*llmmetrics.Run
+	for _, name := range files {
+		in, _, closeIn, err := open([]string{name}, nil)
+		if err != nil {
+			return err
+		}
+		run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+		closeIn()
+		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
+			return inFile(name, withLenientHint(err))
+		}
+		runs = append(runs, run)
+	}
+	merged, err := llmmetrics.MergeRuns(runs)
+	if err != nil {
+		return fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
+	}
+	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Ids are prefixed with the file's position.", len(files)))
+	s, err := merged.Summarize(opt)
+	if err != nil {
+		return withLenientHint(err)
+	}
+	return writeSummary(w, strings.Join(files, " + "), s, asJSON)
 }
 
 // reportImported reports another tool's file under llmmetrics'

@@ -142,3 +142,40 @@ func TestRunCommandErrors(t *testing.T) {
 		assert.Contains(t, errs, c.msg, c.args)
 	}
 }
+
+// Two machines' files of one run are reported together, on the clock of
+// the earlier start.
+func TestReportMergesFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, start string, sent int64) string {
+		path := filepath.Join(dir, name)
+		body := `{"llmmetrics_run":{"tool":"llmmetrics","start":"` + start + `"}}` + "\n" +
+			fmt.Sprintf(`{"id":"1","sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`, sent) + "\n"
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	a := write("a.jsonl", "2026-11-30T10:00:00Z", 0)
+	b := write("b.jsonl", "2026-11-30T10:00:01Z", 0)
+	code, out, errs := runCLI(t, "", "report", "--json", a, b)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Requests   llmmetrics.Accounting `json:"requests"`
+		Throughput struct {
+			Window float64 `json:"window_s"`
+		} `json:"throughput"`
+		Notes []string `json:"notes"`
+		TTFT  struct {
+			IDs map[string]string `json:"request_ids"`
+		} `json:"ttft_ms"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 2, got.Requests.OK)
+	// b's request went 1 s after a's: the window runs from 0 to 1.2 s.
+	assert.Equal(t, 1.2, got.Throughput.Window)
+	assert.Contains(t, strings.Join(got.Notes, " "), "clock offset is unknown")
+	assert.Equal(t, "1/1", got.TTFT.IDs["p50"])
+
+	code, _, errs = runCLI(t, "", "report", a, "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "no header with its start time")
+}
