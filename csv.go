@@ -60,7 +60,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 		lr.mark = cr.InputOffset()
 		row, err := cr.Read()
 		if err == io.EOF {
-			return o.finish(run)
+			return run, run.Err()
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
@@ -73,7 +73,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 					continue
 				}
 				// no progress: nothing more can be read
-				return o.finish(run)
+				return run, run.Err()
 			}
 			err = pe.Err
 		}

@@ -99,7 +99,7 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 			}
 		}
 		if err == io.EOF {
-			return o.finish(run)
+			return run, run.Err()
 		}
 	}
 }

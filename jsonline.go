@@ -48,7 +48,6 @@ type lineParser struct {
 	b    []byte
 	i    int
 	key  string // the key whose value is being read, for errors
-	at   int    // where that key began
 	seen [nKeys]bool
 }
 
@@ -294,7 +293,7 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 	for k < nKeys && jsonKeys[k] != name {
 		k++
 	}
-	p.key, p.at = name, at
+	p.key = name
 	if k == nKeys {
 		p.i = at
 		return p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", name)

@@ -63,14 +63,6 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 	return nil
 }
 
-// finish returns what a reader returns at the end of its input.
-func (o ReadOptions) finish(run *Run) (*Run, error) {
-	if err := run.Err(); err != nil {
-		return run, err
-	}
-	return run, nil
-}
-
 // Format is a per-request file format.
 type Format uint8
 

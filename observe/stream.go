@@ -19,16 +19,15 @@ type stream struct {
 	firstAnswer time.Duration   // the first text-bearing event that is not reasoning
 	hasAnswer   bool
 
-	usage                bool // the server reported the completion tokens
-	prompt, completion   int64
-	reasoning            int64
-	hasReasoning         bool
-	finished, done       bool // a finish was seen; the stream's end marker ([DONE]) was seen
-	finish               string
-	errMsg               string // an error the stream reported
-	timings              []byte // the server's timings object, copied
-	timingsSource        string
-	responsesEventTyping bool
+	usage              bool // the server reported the completion tokens
+	prompt, completion int64
+	reasoning          int64
+	hasReasoning       bool
+	finished, done     bool // a finish was seen; the stream's end marker ([DONE]) was seen
+	finish             string
+	errMsg             string // an error the stream reported
+	timings            []byte // the server's timings object, copied
+	timingsSource      string
 }
 
 func newStream(api API, sent time.Time) *stream {
