@@ -376,8 +376,9 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 	rec := &res.Record
 	rec.Warmup = warm
 	rec.MaxTokens = r.p.MaxTokens
-	rec.Client = &llmmetrics.ClientSide{Wait: res.Wait, FirstAnswer: res.FirstAnswer, HasAnswer: res.HasAnswer,
-		ReasoningTokens: res.ReasoningTokens, HasReasoning: res.HasReasoning}
+	if rec.Client == nil { // never sent: no observation
+		rec.Client = &llmmetrics.ClientSide{}
+	}
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to
 		// when the call began, after waiting for the goroutine and a slot.

@@ -7,8 +7,8 @@
 // The send time is stamped when the request has been written to the
 // connection (net/http/httptrace's WroteRequest), not when the call began:
 // the client's own waiting — a connection from the pool, a dial, a TLS
-// handshake, a semaphore the caller held — is kept apart in Result.Wait and
-// Result.ConnWait, never inside TTFT. Each event of the stream is stamped
+// handshake, a semaphore the caller held — is kept apart in the record's
+// ClientSide.Wait (and Result.ConnWait), never inside TTFT. Each event of the stream is stamped
 // when the read that delivered its last byte returned, before any JSON is
 // decoded.
 //
@@ -19,7 +19,7 @@
 // reasoning deltas, Ollama's thinking) or a tool call's name or argument
 // fragment. Role-only and empty deltas, usage-only chunks, content-filter
 // chunks, keep-alive comments and [DONE] are not. Record.Chunks holds the
-// arrivals of the text-bearing events; Result.FirstAnswer the first that is
+// arrivals of the text-bearing events; Record.Client.FirstAnswer the first that is
 // not reasoning, so that time to first answer can be reported beside TTFT.
 //
 // # Token counts

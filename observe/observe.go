@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -27,26 +28,20 @@ type Result struct {
 	Record llmmetrics.Record
 	API    API
 
-	// Started is when the call began (wall clock); Wait is the time from
-	// then until the request was written — the client's own waiting
-	// (a connection from the pool, a dial, TLS) — and ConnWait the part of
-	// it spent obtaining a connection. Neither is inside TTFT.
-	Started  time.Time
-	Wait     time.Duration
-	ConnWait time.Duration
+	// The observer always fills Record.Client: the client's own wait
+	// before the request was written (a connection from the pool, a dial,
+	// TLS; never inside TTFT), the first answer (non-reasoning) chunk, and
+	// the reasoning tokens where usage gave them.
 
-	// FirstAnswer is the arrival, from Sent, of the first text-bearing
-	// event that is not reasoning (HasAnswer false when none came): time
-	// to first answer token, beside TTFT, for reasoning models.
-	FirstAnswer time.Duration
-	HasAnswer   bool
+	// Started is when the call began (wall clock); ConnWait is the part of
+	// Record.Client.Wait spent obtaining a connection.
+	Started  time.Time
+	ConnWait time.Duration
 
 	// UsageKnown is false when the server reported no output token count:
 	// n is then unknown (never a chunk count), Record.CompletionTokens is 0
 	// and not a count, and Run sets the request aside with that reason.
-	UsageKnown      bool
-	ReasoningTokens int // from usage, where given (HasReasoning)
-	HasReasoning    bool
+	UsageKnown bool
 
 	HTTPStatus int
 	Finish     string // the finish reason the server gave
@@ -94,18 +89,11 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	res := &Result{API: api, Started: o.now(), Record: llmmetrics.Record{ID: id}}
-	var wrote, gotConn time.Time
-	trace := &httptrace.ClientTrace{
-		GotConn:      func(httptrace.GotConnInfo) { gotConn = o.now() },
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote = o.now() },
-	}
-	ctx := httptrace.WithClientTrace(req.Context(), trace)
+	res := newResult(api, id, o.now())
+	st := &sendTrace{now: o.now}
+	ctx := httptrace.WithClientTrace(req.Context(), st.hooks())
 	resp, err := client.Do(req.WithContext(ctx))
-	if wrote.IsZero() {
-		wrote = o.now() // never written: the failure is at the send
-	}
-	res.settle(o.Epoch, wrote, gotConn)
+	wrote := st.settle(res, o.Epoch)
 	if err != nil {
 		res.failed(ctx, err)
 		return res, nil
@@ -122,13 +110,50 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	return res, nil
 }
 
-// settle fills the send time and the client's wait.
-func (r *Result) settle(epoch, wrote, gotConn time.Time) {
-	r.Record.Sent = wrote.Sub(epoch)
-	r.Wait = wrote.Sub(r.Started)
-	if !gotConn.IsZero() {
-		r.ConnWait = gotConn.Sub(r.Started)
+// newResult returns the result of a call that began at started.
+func newResult(api API, id string, started time.Time) *Result {
+	return &Result{API: api, Started: started, Record: llmmetrics.Record{ID: id, Client: &llmmetrics.ClientSide{}}}
+}
+
+// sendTrace notes, through httptrace, when a call obtained its connection
+// and when its request was written (the last write, when the transport
+// re-sent it). The hooks may run on the transport's goroutines.
+type sendTrace struct {
+	now            func() time.Time
+	mu             sync.Mutex
+	wrote, gotConn time.Time
+}
+
+func (st *sendTrace) hooks() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) {
+			st.mu.Lock()
+			st.gotConn = st.now()
+			st.mu.Unlock()
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			st.mu.Lock()
+			st.wrote = st.now()
+			st.mu.Unlock()
+		},
 	}
+}
+
+// settle fills the send time and the client's wait once the round trip has
+// returned, and returns the send time: now, for a request never written
+// (the failure was at the send).
+func (st *sendTrace) settle(r *Result, epoch time.Time) time.Time {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.wrote.IsZero() {
+		st.wrote = st.now()
+	}
+	r.Record.Sent = st.wrote.Sub(epoch)
+	r.Record.Client.Wait = st.wrote.Sub(r.Started)
+	if !st.gotConn.IsZero() {
+		r.ConnWait = st.gotConn.Sub(r.Started)
+	}
+	return st.wrote
 }
 
 // read reads the stream's events into s until it ends.
@@ -178,9 +203,13 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 	if len(s.chunks) == 0 {
 		rec.Chunks = nil
 	}
-	r.FirstAnswer, r.HasAnswer = s.firstAnswer, s.hasAnswer
+	if rec.Client == nil {
+		rec.Client = &llmmetrics.ClientSide{}
+	}
+	c := rec.Client
+	c.FirstAnswer, c.HasAnswer = s.firstAnswer, s.hasAnswer
+	c.ReasoningTokens, c.HasReasoning = int(min(s.reasoning, llmmetrics.MaxCount)), s.hasReasoning
 	r.Finish = s.finish
-	r.ReasoningTokens, r.HasReasoning = int(s.reasoning), s.hasReasoning
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}

@@ -108,13 +108,13 @@ func TestRecordedStreams(t *testing.T) {
 					assert.Equal(t, w.n, rec.CompletionTokens, "exchange %d: n", i)
 				}
 				assert.Equal(t, w.prompt, rec.PromptTokens, "exchange %d: prompt tokens", i)
-				assert.Equal(t, w.answer, res.HasAnswer, "exchange %d: answer", i)
+				assert.Equal(t, w.answer, res.Record.Client.HasAnswer, "exchange %d: answer", i)
 				if w.answer {
-					assert.Equal(t, rec.Chunks[w.reasoning], res.FirstAnswer, "exchange %d: first answer after %d reasoning events", i, w.reasoning)
+					assert.Equal(t, rec.Chunks[w.reasoning], res.Record.Client.FirstAnswer, "exchange %d: first answer after %d reasoning events", i, w.reasoning)
 				}
-				assert.Equal(t, w.reasonToks >= 0, res.HasReasoning, "exchange %d", i)
+				assert.Equal(t, w.reasonToks >= 0, res.Record.Client.HasReasoning, "exchange %d", i)
 				if w.reasonToks >= 0 {
-					assert.Equal(t, w.reasonToks, res.ReasoningTokens, "exchange %d: reasoning tokens", i)
+					assert.Equal(t, w.reasonToks, res.Record.Client.ReasoningTokens, "exchange %d: reasoning tokens", i)
 				}
 				assert.Equal(t, w.finish, res.Finish, "exchange %d", i)
 				assert.Equal(t, w.timings, res.TimingsSource, "exchange %d", i)

@@ -75,25 +75,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.ID != nil {
 		id = t.ID(req)
 	}
-	res := &Result{API: api, Started: t.now(), Record: llmmetrics.Record{ID: id}}
-	var mu sync.Mutex // the trace hooks may run on the transport's goroutines
-	var wrote, gotConn time.Time
-	trace := &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { mu.Lock(); gotConn = t.now(); mu.Unlock() },
-		WroteRequest: func(httptrace.WroteRequestInfo) {
-			mu.Lock()
-			wrote = t.now()
-			mu.Unlock()
-		},
-	}
+	res := newResult(api, id, t.now())
+	st := &sendTrace{now: t.now}
 	ctx := req.Context()
-	resp, err := base.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
-	mu.Lock()
-	if wrote.IsZero() {
-		wrote = t.now()
-	}
-	res.settle(t.Epoch, wrote, gotConn)
-	mu.Unlock()
+	resp, err := base.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, st.hooks())))
+	wrote := st.settle(res, t.Epoch)
 	if err != nil {
 		res.failed(ctx, err)
 		t.OnResult(res)

@@ -51,7 +51,7 @@ func TestTransportMatchesObserver(t *testing.T) {
 				assert.Len(t, r.Record.Chunks, len(direct.Record.Chunks), rc.file)
 				assert.Equal(t, direct.Record.CompletionTokens, r.Record.CompletionTokens, rc.file)
 				assert.Equal(t, direct.UsageKnown, r.UsageKnown, rc.file)
-				assert.Equal(t, direct.HasAnswer, r.HasAnswer, rc.file)
+				assert.Equal(t, direct.Record.Client.HasAnswer, r.Record.Client.HasAnswer, rc.file)
 				assert.Equal(t, direct.Finish, r.Finish, rc.file)
 			}
 			srv.Close()
