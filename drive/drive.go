@@ -342,31 +342,16 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
 	prompt := r.p.Prompts[(n-1)%len(r.p.Prompts)]
-	b, err := body(r.p.API, r.path, r.p.Model, prompt, r.p.MaxTokens, r.p.Extra)
+	if r.p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.p.Timeout)
+		defer cancel()
+	}
+	req, err := newRequest(ctx, r.p, r.path, prompt, r.p.MaxTokens)
 	if err == nil {
-		if r.p.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, r.p.Timeout)
-			defer cancel()
-		}
-		var req *http.Request
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, r.p.URL, bytes.NewReader(b))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-			for k, vs := range r.p.Header {
-				req.Header[k] = slices.Clone(vs)
-			}
-			// Replayable: when the server closed a kept-alive connection
-			// just as this request was written to it (llama.cpp's server
-			// does), nothing reached the server, and Go's transport sends it
-			// again on a new connection instead of failing it. An empty key
-			// marks the request so without sending a header; the send time
-			// is the write that got through.
-			req.Header["X-Idempotency-Key"] = nil
-			var got *observe.Result
-			if got, err = r.obs.Do(req, r.p.API, id); err == nil {
-				*res = *got
-			}
+		var got *observe.Result
+		if got, err = r.obs.Do(req, r.p.API, id); err == nil {
+			*res = *got
 		}
 	}
 	if err != nil {
@@ -385,6 +370,30 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
 	}
 	r.done(res, warm)
+}
+
+// newRequest builds the streaming request of the plan for one prompt.
+func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
+	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, vs := range p.Header {
+		req.Header[k] = slices.Clone(vs)
+	}
+	// Replayable: when the server closed a kept-alive connection just as
+	// the request was written to it (llama.cpp's server does), nothing
+	// reached the server, and Go's transport sends it again on a new
+	// connection instead of failing it. An empty key marks the request so
+	// without sending a header; the send time is the write that got
+	// through.
+	req.Header["X-Idempotency-Key"] = nil
+	return req, nil
 }
 
 // done counts a finished request and, in Auto warm-up, asks the rule

@@ -1,12 +1,10 @@
 package drive
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -45,19 +43,10 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 		return nil, nil, "", err
 	}
 	count := func(words int, id string) (int, bool) {
-		b, err := body(p.API, u.Path, p.Model, synthetic(rng.Uint64(), words), 1, p.Extra)
+		req, err := newRequest(ctx, p, u.Path, synthetic(rng.Uint64(), words), 1)
 		if err != nil {
 			return 0, false
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(b))
-		if err != nil {
-			return 0, false
-		}
-		req.Header.Set("Content-Type", "application/json")
-		for k, vs := range p.Header {
-			req.Header[k] = vs
-		}
-		req.Header["X-Idempotency-Key"] = nil // replayable, as in issue
 		res, err := obs.Do(req, p.API, id)
 		if err != nil {
 			return 0, false

@@ -311,12 +311,12 @@ func (a *aiperfFile) dialectWith(opt DialectOptions) (*Dialect, error) {
 			}
 			switch tag {
 			case "inter_token_latency":
-				if osl := r.scalars["output_sequence_length"]; osl > 1 {
-					v = (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1)
+				if itl, ok := r.interTokenLatency(); ok {
+					v = itl
 				}
 			case "output_token_throughput_per_user":
-				if osl := r.scalars["output_sequence_length"]; osl > 1 {
-					v = 1000 / ((r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1))
+				if itl, ok := r.interTokenLatency(); ok {
+					v = 1000 / itl
 				}
 			case "ttst":
 				if icl := r.lists["inter_chunk_latency"]; len(icl) > 0 {
@@ -407,9 +407,7 @@ func (a *aiperfFile) goodput(d *Dialect, slo *llmmetrics.SLO, valid []*aiperfRec
 			}
 			v, has := r.scalars[c.tag]
 			if c.tag == "inter_token_latency" {
-				osl := r.scalars["output_sequence_length"]
-				has = osl > 1
-				v = (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1)
+				v, has = r.interTokenLatency()
 			}
 			if !has || v > float64(c.limit)/1e6 {
 				ok = false
@@ -427,6 +425,17 @@ func (a *aiperfFile) goodput(d *Dialect, slo *llmmetrics.SLO, valid []*aiperfRec
 		aggregate1("good_request_fraction", float64(good)/float64(n))
 	}
 	d.Rules = append(d.Rules, fmt.Sprintf("goodput against %s: a valid record is good when ttft, inter_token_latency (TPOT) and request_latency are each at most their limit (inclusive), and a record without a limited metric (inter_token_latency of a one-token output) is not good; goodput = good_request_count / benchmark_duration; good_request_fraction = good / (valid + error records)", slo))
+}
+
+// interTokenLatency is AIPerf's per-record inter_token_latency, in ms:
+// (request_latency − ttft)/(output_sequence_length − 1), what llmmetrics
+// calls TPOT; a record with fewer than two output tokens has none.
+func (r *aiperfRecord) interTokenLatency() (float64, bool) {
+	osl := r.scalars["output_sequence_length"]
+	if osl <= 1 {
+		return 0, false
+	}
+	return (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1), true
 }
 
 // extremes returns the smallest and largest value of a non-empty sample.

@@ -73,21 +73,28 @@ func conform(t *testing.T, name string, d *Dialect, summary []Figure) {
 	}
 }
 
+// vllmDialect reads a real vLLM file and computes its dialect.
+func vllmDialect(t *testing.T, path string) (*File, *Dialect) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	file, err := ReadVLLM(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	d, err := file.Dialect()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return file, d
+}
+
 func TestConformanceVLLM(t *testing.T) {
 	for _, path := range realFiles(t, "vllm", "*.json") {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := ReadVLLM(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		d, err := file.Dialect()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		file, d := vllmDialect(t, path)
 		conform(t, filepath.Base(path), d, file.Summary)
 	}
 }
@@ -207,19 +214,7 @@ func TestConformanceGuideLLM(t *testing.T) {
 func TestVLLMOrderStatisticsBitExact(t *testing.T) {
 	exact := 0
 	for _, path := range realFiles(t, "vllm", "*.json") {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := ReadVLLM(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := file.Dialect()
-		if err != nil {
-			t.Fatal(err)
-		}
+		file, d := vllmDialect(t, path)
 		got := map[string]DialectFigure{}
 		for _, x := range d.Figures {
 			got[x.Key] = x

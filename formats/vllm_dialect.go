@@ -95,8 +95,8 @@ func (v *serveFile) dialectOf(metrics []string, ps []float64, slo *llmmetrics.SL
 		itls = append(itls, v.gaps(i))
 		lat := latency(i)
 		e2els = append(e2els, lat)
-		if n := v.outputLens[i]; n > 1 {
-			tpots = append(tpots, (lat-v.ttfts[i])/(n-1))
+		if tpot, ok := v.tpot(i, lat); ok {
+			tpots = append(tpots, tpot)
 		}
 	}
 	add := func(key string, val float64, approx string) {
@@ -169,6 +169,16 @@ func (v *serveFile) dialectOf(metrics []string, ps []float64, slo *llmmetrics.SL
 	return d, nil
 }
 
+// tpot is vLLM's TPOT of request i whose latency is lat:
+// (latency − ttft)/(output_len − 1), for output_len > 1 only.
+func (v *serveFile) tpot(i int, lat float64) (float64, bool) {
+	n := v.outputLens[i]
+	if n <= 1 {
+		return 0, false
+	}
+	return (lat - v.ttfts[i]) / (n - 1), true
+}
+
 // goodput adds vLLM's request_goodput against slo, or lists it as not
 // reproducible without one: vLLM does not store its --goodput limits.
 func (v *serveFile) goodput(d *Dialect, slo *llmmetrics.SLO, latency func(int) float64, rebuilt string) {
@@ -185,10 +195,7 @@ func (v *serveFile) goodput(d *Dialect, slo *llmmetrics.SLO, latency func(int) f
 			continue
 		}
 		lat := latency(i)
-		tpot := 0.0 // vLLM counts TPOT as 0 for outputs of one token or none
-		if n := v.outputLens[i]; n > 1 {
-			tpot = (lat - v.ttfts[i]) / (n - 1)
-		}
+		tpot, _ := v.tpot(i, lat) // 0 for outputs of one token or none, as vLLM counts it for goodput
 		ok := true
 		for _, c := range []struct {
 			limit time.Duration
