@@ -327,7 +327,7 @@ func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, out *drive.Outcome) *l
 	if *f.promptTokens > 0 {
 		h.Load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
 	}
-	if out.Warmup != "" {
+	if *f.warmup != "" {
 		h.Load["warmup"] = *f.warmup
 	}
 	for k, v := range gpuFacts() {
@@ -384,7 +384,7 @@ func gpuFacts() map[string]string {
 		}
 	}
 	if b, err := exec.CommandContext(ctx, bin).Output(); err == nil {
-		if _, rest, ok := strings.Cut(string(b), "CUDA Version:"); ok {
+		if _, rest, ok := strings.Cut(string(b), "CUDA Version:"); ok && len(strings.Fields(rest)) > 0 {
 			out["cuda"] = strings.Fields(rest)[0]
 		}
 	}

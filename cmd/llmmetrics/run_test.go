@@ -95,6 +95,7 @@ func TestRunCommand(t *testing.T) {
 	assert.Equal(t, 96.0, got.Server.Known.ServerTokens)
 	h := got.Client.Run
 	assert.Equal(t, "closed", h.Load["loop"])
+	assert.Equal(t, "2", h.Load["warmup"])
 	assert.Equal(t, "none", h.Env["gpu"])
 	assert.Contains(t, string(h.Server["/v1/models"]), "tiny")
 	assert.NotContains(t, stdout, "hunter2", "a header's value never appears in the output")
