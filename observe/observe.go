@@ -46,9 +46,16 @@ type Result struct {
 	HTTPStatus int
 	Finish     string // the finish reason the server gave
 
+	// CachedTokens is how many of the prompt's tokens the server took
+	// from its prefix cache, where it said (usage's
+	// prompt_tokens_details.cached_tokens or input_tokens_details, or
+	// llama.cpp's timings.cache_n); CacheKnown is false where it did not.
+	CachedTokens int
+	CacheKnown   bool
+
 	// Timings is the server's own timing object where the stream carried
-	// one (llama.cpp's timings, Ollama's durations, Groq's x_groq.usage),
-	// with its source; see WriteTimings.
+	// one (vLLM's per-request metrics, llama.cpp's timings, Ollama's
+	// durations, Groq's x_groq.usage), with its source; see WriteTimings.
 	Timings       json.RawMessage
 	TimingsSource string
 }
@@ -214,6 +221,7 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}
 	rec.PromptTokens = int(s.prompt)
+	r.CachedTokens, r.CacheKnown = int(min(s.cached, llmmetrics.MaxCount)), s.hasCached
 	switch {
 	case readErr != nil:
 		rec.Status, rec.Message = outcome(ctx, readErr)

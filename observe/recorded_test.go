@@ -27,6 +27,8 @@ type want struct {
 	reasonToks int    // reasoning tokens from usage, -1 when not given
 	finish     string
 	timings    string
+	cacheKnown bool // the server said how many prompt tokens came from its cache:
+	cached     int  // usage's cached_tokens, llama.cpp's timings.cache_n
 }
 
 var recordings = []struct {
@@ -37,13 +39,13 @@ var recordings = []struct {
 	{"envoyproxy__ai-gateway__chat-streaming.yaml", []want{{chunks: 48, n: -1, answer: true, reasonToks: -1, finish: "stop"}}},
 	// 100 tokens of hidden reasoning and no text at all: no TTFT exists.
 	{"envoyproxy__ai-gateway__chat-streaming-detailed-usage.yaml", []want{{chunks: 0, n: 100, prompt: 12, status: llmmetrics.StatusError,
-		msg: "no text-bearing event, though usage reports 100 output tokens", reasonToks: 100, finish: "length"}}},
+		msg: "no text-bearing event, though usage reports 100 output tokens", reasonToks: 100, finish: "length", cacheKnown: true}}},
 	{"envoyproxy__ai-gateway__completion-streaming-usage.yaml", []want{{chunks: 25, n: 25, prompt: 31, answer: true, reasonToks: -1, finish: "length"}}},
-	{"tmc__langchaingo__openai-chat-stream-usage.httprr", []want{{chunks: 13, n: 13, prompt: 14, answer: true, reasonToks: 0, finish: "stop"}}},
+	{"tmc__langchaingo__openai-chat-stream-usage.httprr", []want{{chunks: 13, n: 13, prompt: 14, answer: true, reasonToks: 0, finish: "stop", cacheKnown: true}}},
 	// A comment line and three empty role chunks, then 3 tokens in one
 	// chunk; the second exchange is a 429.
 	{"tmc__langchaingo__openrouter-stream.httprr", []want{
-		{chunks: 1, n: 3, prompt: 586, answer: true, reasonToks: 0, finish: "stop"},
+		{chunks: 1, n: 3, prompt: 586, answer: true, reasonToks: 0, finish: "stop", cacheKnown: true},
 		{n: -1, status: llmmetrics.StatusError, msg: "HTTP 429: Rate limit exceeded", reasonToks: -1},
 	}},
 	// NDJSON: 21 content lines, eval_count 22 on the done line.
@@ -57,11 +59,11 @@ var recordings = []struct {
 	{"microsoft__semantic-kernel__tgi-chat-stream.txt", []want{{chunks: 100, n: -1, answer: true, reasonToks: -1, finish: "length"}}},
 	{"microsoft__semantic-kernel__tgi-generate-stream.txt", []want{{chunks: 150, n: 150, answer: true, reasonToks: -1, finish: "length"}}},
 	// vLLM 0.24: 13 content chunks for 14 tokens (EOS on the empty final chunk).
-	{"pydantic__pydantic-ai__vllm-crusoe-stream.yaml", []want{{chunks: 13, n: 14, prompt: 46, answer: true, reasonToks: -1, finish: "stop"}}},
+	{"pydantic__pydantic-ai__vllm-crusoe-stream.yaml", []want{{chunks: 13, n: 14, prompt: 46, answer: true, reasonToks: -1, finish: "stop", cacheKnown: true}}},
 	// Responses API: 5 argument deltas, then 7 text deltas; usage in response.completed.
 	{"pydantic__pydantic-ai__openai-responses-stream.yaml", []want{
-		{chunks: 5, n: 16, prompt: 255, answer: true, reasonToks: 0, finish: "completed"},
-		{chunks: 7, n: 9, prompt: 278, answer: true, reasonToks: 0, finish: "completed"},
+		{chunks: 5, n: 16, prompt: 255, answer: true, reasonToks: 0, finish: "completed", cacheKnown: true},
+		{chunks: 7, n: 9, prompt: 278, answer: true, reasonToks: 0, finish: "completed", cacheKnown: true},
 	}},
 	// Groq: 93 reasoning deltas then an error event after HTTP 200; then a
 	// tool call after reasoning; then reasoning and 11 content chunks.
@@ -71,13 +73,13 @@ var recordings = []struct {
 		{chunks: 48, n: 58, prompt: 339, reasoning: 37, answer: true, reasonToks: 38, finish: "stop", timings: "groq"},
 	}},
 	// DeepSeek: 198 reasoning_content chunks, then 11 content chunks; usage on the finish chunk.
-	{"pydantic__pydantic-ai__deepseek-reasoning-stream.yaml", []want{{chunks: 209, n: 212, prompt: 6, reasoning: 198, answer: true, reasonToks: 198, finish: "stop"}}},
+	{"pydantic__pydantic-ai__deepseek-reasoning-stream.yaml", []want{{chunks: 209, n: 212, prompt: 6, reasoning: 198, answer: true, reasonToks: 198, finish: "stop", cacheKnown: true}}},
 	// llama.cpp: 45 reasoning chunks and 2 content chunks for 57 tokens, timings on the usage chunk.
-	{"charmbracelet__fantasy__llamacpp-simple-streaming.yaml", []want{{chunks: 47, n: 57, prompt: 84, reasoning: 45, answer: true, reasonToks: -1, finish: "stop", timings: "llama.cpp"}}},
+	{"charmbracelet__fantasy__llamacpp-simple-streaming.yaml", []want{{chunks: 47, n: 57, prompt: 84, reasoning: 45, answer: true, reasonToks: -1, finish: "stop", timings: "llama.cpp", cacheKnown: true, cached: 83}}},
 	// 15 reasoning chunks and 8 tool-call chunks; then 14 content chunks.
 	{"charmbracelet__fantasy__llamacpp-tool-streaming.yaml", []want{
-		{chunks: 23, n: 41, prompt: 139, reasoning: 15, answer: true, reasonToks: -1, finish: "tool_calls", timings: "llama.cpp"},
-		{chunks: 14, n: 18, prompt: 196, answer: true, reasonToks: -1, finish: "stop", timings: "llama.cpp"},
+		{chunks: 23, n: 41, prompt: 139, reasoning: 15, answer: true, reasonToks: -1, finish: "tool_calls", timings: "llama.cpp", cacheKnown: true, cached: 138},
+		{chunks: 14, n: 18, prompt: 196, answer: true, reasonToks: -1, finish: "stop", timings: "llama.cpp", cacheKnown: true, cached: 160},
 	}},
 }
 
@@ -118,6 +120,8 @@ func TestRecordedStreams(t *testing.T) {
 				}
 				assert.Equal(t, w.finish, res.Finish, "exchange %d", i)
 				assert.Equal(t, w.timings, res.TimingsSource, "exchange %d", i)
+				assert.Equal(t, w.cacheKnown, res.CacheKnown, "exchange %d: cache known", i)
+				assert.Equal(t, w.cached, res.CachedTokens, "exchange %d: cached prompt tokens", i)
 				// Every event came in its own write, 2 ms apart: arrivals
 				// strictly increase, and after the send.
 				assert.True(t, slices.IsSorted(rec.Chunks), "exchange %d", i)

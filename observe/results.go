@@ -63,8 +63,9 @@ func WriteJSONL(w io.Writer, results []*Result) error {
 // server timings found in the streams, in the timings format the server
 // module reads (server.ParseTimingsLine), so that
 // llmmetrics server --records R --timings T decomposes the TTFT of a run
-// this package took: llama.cpp's timings and Ollama's final line as they
-// came; Groq's x_groq.usage (queue_time, prompt_time, completion_time, in
+// this package took: vLLM's per-request metrics object (server flag
+// --enable-per-request-metrics), llama.cpp's timings and Ollama's final
+// line as they came; Groq's x_groq.usage (queue_time, prompt_time, completion_time, in
 // seconds) as reported queue, prefill and decode times. It returns how many
 // lines it wrote.
 func WriteTimings(w io.Writer, results []*Result) (int, error) {
@@ -94,7 +95,7 @@ func WriteTimings(w io.Writer, results []*Result) (int, error) {
 // reads.
 func serverTimings(r *Result) (string, json.RawMessage, bool) {
 	switch r.TimingsSource {
-	case "llama.cpp", "ollama":
+	case "vllm", "llama.cpp", "ollama":
 		return r.TimingsSource, r.Timings, true
 	case "groq":
 		var g struct {

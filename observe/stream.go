@@ -28,6 +28,8 @@ type stream struct {
 	errMsg             string // an error the stream reported
 	timings            []byte // the server's timings object, copied
 	timingsSource      string
+	cached             int64 // prompt tokens the server took from its cache
+	hasCached          bool
 }
 
 func newStream(api API, sent time.Time) *stream {
@@ -126,6 +128,13 @@ func (s *stream) openAI(e event) {
 			}
 		case "timings":
 			s.setTimings("llama.cpp", v)
+			if n, ok := wholeNumber(field(v, "cache_n")); ok {
+				s.cached, s.hasCached = n, true
+			}
+		case "metrics":
+			if len(v) > 0 && v[0] == '{' {
+				s.setTimings("vllm", v)
+			}
 		case "x_groq":
 			if u := field(v, "usage"); !isNull(u) {
 				s.setTimings("groq", u)
@@ -177,6 +186,10 @@ func (s *stream) openAIUsage(u []byte, text bool) {
 			if r, ok := wholeNumber(field(v, "reasoning_tokens")); ok {
 				s.reasoning, s.hasReasoning = r, true
 			}
+		case "prompt_tokens_details":
+			if n, ok := wholeNumber(field(v, "cached_tokens")); ok {
+				s.cached, s.hasCached = n, true
+			}
 		}
 		return true
 	})
@@ -224,6 +237,12 @@ func (s *stream) responses(e event) {
 			if r, ok := wholeNumber(field(field(u, "output_tokens_details"), "reasoning_tokens")); ok {
 				s.reasoning, s.hasReasoning = r, true
 			}
+			if n, ok := wholeNumber(field(field(u, "input_tokens_details"), "cached_tokens")); ok {
+				s.cached, s.hasCached = n, true
+			}
+		}
+		if m := field(resp, "metrics"); len(m) > 0 && m[0] == '{' {
+			s.setTimings("vllm", m)
 		}
 	case "response.failed":
 		if msg := field(field(e.data, "response"), "error"); !isNull(msg) {

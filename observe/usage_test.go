@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +47,43 @@ data: [DONE]
 	res, err = (&Observer{}).Do(req, Chat, "w")
 	require.NoError(t, err)
 	assert.Nil(t, res.Record.ChunkTokens)
+}
+
+// vLLM started with --enable-per-request-metrics puts a top-level metrics
+// object on the final usage chunk (../shared/reference/ecosystem.md §2.2);
+// the observer keeps it as the request's server timings, and WriteTimings
+// passes it on as source vllm for the server module's decomposition.
+func TestVLLMPerRequestMetrics(t *testing.T) {
+	body := `data: {"choices":[{"delta":{"content":"a"}}]}
+
+data: {"choices":[{"delta":{"content":"b"},"finish_reason":"length"}]}
+
+data: {"choices":[],"usage":{"prompt_tokens":512,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":496}},"metrics":{"queue_time_ms":1.5,"time_to_first_token_ms":40.25,"generation_time_ms":9,"mean_itl_ms":9,"tokens_per_second":40.8}}
+
+data: [DONE]
+
+`
+	srv := replay(t, exchange{path: "/v1/chat/completions", status: 200, contentType: "text/event-stream", body: []byte(body)}, time.Millisecond)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", nil)
+	res, err := (&Observer{}).Do(req, Chat, "v1")
+	require.NoError(t, err)
+	assert.Equal(t, "vllm", res.TimingsSource)
+	assert.True(t, res.CacheKnown)
+	assert.Equal(t, 496, res.CachedTokens)
+	var b strings.Builder
+	n, err := WriteTimings(&b, []*Result{res})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.JSONEq(t, `{"id":"v1","source":"vllm","timings":{"queue_time_ms":1.5,"time_to_first_token_ms":40.25,"generation_time_ms":9,"mean_itl_ms":9,"tokens_per_second":40.8}}`, b.String())
+
+	// metrics: null (n > 1, say) is no timings.
+	body2 := strings.Replace(body, `"metrics":{"queue_time_ms":1.5,"time_to_first_token_ms":40.25,"generation_time_ms":9,"mean_itl_ms":9,"tokens_per_second":40.8}`, `"metrics":null`, 1)
+	srv2 := replay(t, exchange{path: "/v1/chat/completions", status: 200, contentType: "text/event-stream", body: []byte(body2)}, 0)
+	defer srv2.Close()
+	req, _ = http.NewRequest(http.MethodPost, srv2.URL+"/v1/chat/completions", nil)
+	res, err = (&Observer{}).Do(req, Chat, "v2")
+	require.NoError(t, err)
+	assert.Empty(t, res.TimingsSource)
+	assert.Nil(t, res.Timings)
 }
