@@ -1,0 +1,135 @@
+package drive_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/observe"
+)
+
+// server streams a chat completion of max_tokens one-token chunks, with
+// usage that counts a prompt's words plus 3 for the template, and no
+// prefix cache.
+func server() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages  []struct{ Content string }
+			MaxTokens int `json:"max_tokens"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &body)
+		n := max(body.MaxTokens, 1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range n {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t%d\"}}]}\n\n", i)
+		}
+		fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\n")
+		fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n",
+			len(strings.Fields(body.Messages[0].Content))+3, n)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+}
+
+func ExampleRun() {
+	srv := server()
+	defer srv.Close()
+	out, err := drive.Run(context.Background(), drive.Plan{
+		URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 4,
+		Prompts: []string{"Hello"}, Requests: 6, Concurrency: 2, Warmup: drive.Warmup{Requests: 2},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	warm, ok := 0, 0
+	for _, r := range out.Results {
+		if r.Record.Warmup {
+			warm++
+		} else if r.Record.Status == llmmetrics.StatusOK && r.Record.CompletionTokens == 4 {
+			ok++
+		}
+	}
+	fmt.Println(len(out.Results), "sent:", warm, "warm-up,", ok, "measured ok")
+	// Output: 8 sent: 2 warm-up, 6 measured ok
+}
+
+func ExampleCheck() {
+	err := drive.Check(drive.Plan{URL: "http://127.0.0.1:8000/v1/chat/completions", Prompts: []string{"Hi"}, Requests: 10})
+	fmt.Println(err)
+	// Output: drive: give a concurrency (closed loop) or a rate (open loop)
+}
+
+func ExampleSyntheticPrompts() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	prompts, preflight, _, err := drive.SyntheticPrompts(context.Background(), p, 100, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The server counts words + 3. The two preflight requests, of 100
+	// and 200 words after a salt word, got 104 and 204 prompt tokens: 1 a
+	// word and 4 for the template and salt, so a prompt of 100 tokens is
+	// a salt and 96 words.
+	fmt.Println(len(prompts), len(strings.Fields(prompts[0])), preflight[0].Record.PromptTokens, preflight[1].Record.PromptTokens)
+	// Output: 3 97 104 204
+}
+
+func ExampleBreakdown() {
+	srv := server()
+	defer srv.Close()
+	out, err := drive.Breakdown(context.Background(), drive.BreakdownPlan{
+		Plan:    drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 2},
+		Lengths: []int{512, 128}, Repeats: 2, Settle: time.Millisecond,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.SaltNote)
+	for _, l := range out.Lengths {
+		for _, r := range l.Results {
+			fmt.Println(l.Tokens, r.Record.ID, r.Record.PromptTokens, r.CachedTokens, r.Record.Status)
+		}
+	}
+	// Output:
+	// cache_salt field: a repeated prompt under a new salt had 0 of its 128 prompt tokens from the cache
+	// 128 len128-1 128 0 ok
+	// 128 len128-2 128 0 ok
+	// 512 len512-1 512 0 ok
+	// 512 len512-2 512 0 ok
+}
+
+func ExampleCheckBreakdown() {
+	err := drive.CheckBreakdown(drive.BreakdownPlan{Plan: drive.Plan{URL: "http://127.0.0.1:8000/v1/completions"}, Lengths: []int{128, 128}, Repeats: 5})
+	fmt.Println(err)
+	// Output: drive: prompt length 128 given twice
+}
+
+func ExampleSalt_String() {
+	fmt.Println(drive.SaltField, drive.SaltText)
+	// Output: cache_salt text
+}
+
+func ExampleBreakdownOutcome_Results() {
+	srv := server()
+	defer srv.Close()
+	out, _ := drive.Breakdown(context.Background(), drive.BreakdownPlan{
+		Plan:    drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m"},
+		Lengths: []int{64}, Repeats: 3, Settle: time.Millisecond,
+	})
+	for _, r := range out.Results() {
+		fmt.Print(r.Record.ID, " ")
+	}
+	fmt.Println()
+	// Output: preflight-1 preflight-2 salt-1 salt-2 len64-1 len64-2 len64-3
+}
