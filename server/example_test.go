@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 
 	"strings"
 	"time"
@@ -208,6 +210,44 @@ func ExampleDecomposeAll() {
 	rep := server.DecomposeAll(recs, map[string]server.Timings{"a": ta}, []int{512})
 	fmt.Println(len(rep.Rows), *rep.Rows[0].ClientOverhead, rep.Unmatched)
 	// Output: 1 15ms 1
+}
+
+func ExampleTTFTReport_WriteTable() {
+	recs := []llmmetrics.Record{
+		{ID: "a", PromptTokens: 128, FirstText: 60 * time.Millisecond, LastText: time.Second, CompletionTokens: 5},
+		{ID: "b", PromptTokens: 130, FirstText: 50 * time.Millisecond, LastText: time.Second, CompletionTokens: 5},
+	}
+	_, ta, _ := server.ParseTimingsLine([]byte(`{"id": "a", "source": "vllm", "timings": {"queue_time_ms": 5, "time_to_first_token_ms": 40}}`))
+	_, tb, _ := server.ParseTimingsLine([]byte(`{"id": "b", "source": "llama.cpp", "timings": {"prompt_ms": 30.5}}`))
+	rep := server.DecomposeAll(recs, map[string]server.Timings{"a": ta, "b": tb}, nil)
+	// a: vLLM's TTFT is queue + prefill, 45 ms, so 15 ms of the client's 60
+	// are overhead; b: llama.cpp reports the prefill alone.
+	rep.WriteTable(os.Stdout)
+	// Output:
+	// client TTFT = queue + prefill (produces token 1) + residual (sampling, detokenization, scheduling) + client overhead (network, HTTP server, client), in ms; — is unknown
+	//     request  prompt tokens  client TTFT  queue  prefill  residual  client overhead
+	//           a            128       60.000  5.000   40.000         —           15.000
+	//           b            130       50.000      —   30.500         —                —
+	//   all prompt lengths: 2 requests, 0 residuals clamped at 0
+	//             component  n  unknown    mean     p50     p95     p99     min     max
+	//           client_ttft  2        0  55.000  50.000  60.000  60.000  50.000  60.000
+	//                 queue  1        1   5.000   5.000   5.000   5.000   5.000   5.000
+	//               prefill  2        0  35.250  30.500  40.000  40.000  30.500  40.000
+	//              residual  0        2       —       —       —       —       —       —
+	//       client_overhead  1        1  15.000  15.000  15.000  15.000  15.000  15.000
+}
+
+func ExampleTTFTReport_MarshalJSON() {
+	recs := []llmmetrics.Record{{ID: "a", PromptTokens: 128, FirstText: 60 * time.Millisecond, LastText: time.Second, CompletionTokens: 5}}
+	_, ta, _ := server.ParseTimingsLine([]byte(`{"id": "a", "source": "llama.cpp", "timings": {"prompt_ms": 41.25}}`))
+	rep := server.DecomposeAll(recs, map[string]server.Timings{"a": ta}, nil)
+	b, _ := rep.MarshalJSON()
+	var v struct {
+		Rows []map[string]any
+	}
+	json.Unmarshal(b, &v)
+	fmt.Println(v.Rows[0]["client_ttft_ms"], v.Rows[0]["prefill_ms"], v.Rows[0]["queue_ms"])
+	// Output: 60 41.25 <nil>
 }
 
 // fakePrometheus answers the instant queries of Prometheus.Window: the

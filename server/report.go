@@ -272,9 +272,51 @@ func (r *Report) WriteTable(out io.Writer) error {
 	return err
 }
 
+// MarshalJSON writes the decomposition as one object: "rows" (one a
+// request: id, prompt_tokens, client_ttft_ms, queue_ms, prefill_ms,
+// residual_ms, client_overhead_ms, clamped; null where unknown), "buckets"
+// (per prompt-length bucket: requests, clamped, and per component n,
+// unknown, mean_ms, p50_ms, p95_ms, p99_ms, min_ms, max_ms), "unmatched"
+// and a "note" stating the decomposition.
+func (d *TTFTReport) MarshalJSON() ([]byte, error) {
+	return json.Marshal(decompositionJSON(d))
+}
+
+// WriteTable writes the decomposition as text, in milliseconds: a row for
+// each request (— where a part is unknown), then the summary of each
+// prompt-length bucket (mean, nearest-rank p50, p95 and p99, min, max).
+func (d *TTFTReport) WriteTable(out io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("client TTFT = queue + prefill (produces token 1) + residual (sampling, detokenization, scheduling) + client overhead (network, HTTP server, client), in ms; — is unknown\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  request\tprompt tokens\tclient TTFT\tqueue\tprefill\tresidual\tclient overhead\t\n")
+	msp := func(p *time.Duration) string {
+		if p == nil {
+			return "—"
+		}
+		return fmt.Sprintf("%.3f", float64(*p)/1e6)
+	}
+	for _, r := range d.Rows {
+		res := msp(r.Residual)
+		if r.Clamped {
+			res += " (clamped)"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.PromptTokens, msp(&r.ClientTTFT), msp(r.Queue), msp(r.Prefill), res, msp(r.ClientOverhead))
+	}
+	tw.Flush()
+	writeBuckets(&b, d)
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
 func writeDecomposition(b *bytes.Buffer, d *TTFTReport) {
 	b.WriteString("\nclient TTFT decomposed with the server's per-request timings (ms):\n")
 	b.WriteString("  client TTFT = queue + prefill (produces token 1) + residual (sampling, detokenization, scheduling) + client overhead (network, HTTP server, client)\n")
+	writeBuckets(b, d)
+}
+
+// writeBuckets writes the summary of each bucket of a decomposition.
+func writeBuckets(b *bytes.Buffer, d *TTFTReport) {
 	for _, bk := range d.Buckets {
 		lo, hi := "", ""
 		if bk.MinTokens != math.MinInt {
@@ -283,7 +325,11 @@ func writeDecomposition(b *bytes.Buffer, d *TTFTReport) {
 		if bk.MaxTokens != math.MaxInt {
 			hi = fmt.Sprintf(" ≤ %d", bk.MaxTokens)
 		}
-		fmt.Fprintf(b, "  prompt tokens %sn%s: %d requests, %d residuals clamped at 0\n", lo, hi, bk.Requests, bk.Clamped)
+		which := fmt.Sprintf("prompt tokens %sn%s", lo, hi)
+		if lo == "" && hi == "" {
+			which = "all prompt lengths"
+		}
+		fmt.Fprintf(b, "  %s: %d requests, %d residuals clamped at 0\n", which, bk.Requests, bk.Clamped)
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    component\tn\tunknown\tmean\tp50\tp95\tp99\tmin\tmax\t\n")
 		for _, c := range bk.Components {
