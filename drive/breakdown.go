@@ -60,6 +60,11 @@ func (s Salt) String() string {
 type LengthOutcome struct {
 	Tokens  int // the length asked for; each record has the server's count
 	Results []*observe.Result
+	// Begin and End are the wall-clock times when the length's first
+	// request began and its last ended (zero when none was sent): the
+	// window for what was sampled beside the requests, such as GPU
+	// telemetry.
+	Begin, End time.Time
 	// Failed describes the first request at this length that did not end
 	// ok, which stopped the run; empty when none did.
 	Failed string
@@ -169,7 +174,11 @@ func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) 
 				lo.Skipped, lo.SkipReason = p.Repeats-k, stopped
 				break
 			}
+			if lo.Begin.IsZero() {
+				lo.Begin = time.Now()
+			}
 			res := b.send(ctx, out.Salt, prompt, sz.words(n), fmt.Sprintf("len%d-%d", n, k+1), false)
+			lo.End = time.Now()
 			lo.Results = append(lo.Results, res)
 			switch {
 			case ctx.Err() != nil:

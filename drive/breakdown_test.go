@@ -168,6 +168,9 @@ func TestBreakdownStopsAfterFailure(t *testing.T) {
 	require.Len(t, out.Lengths, 3)
 	l128, l512, l2048 := out.Lengths[0], out.Lengths[1], out.Lengths[2]
 	assert.Len(t, l128.Results, 3)
+	assert.True(t, l128.Begin.Before(l128.End))
+	assert.False(t, l128.End.After(l512.Begin), "one length after the other")
+	assert.True(t, l2048.Begin.IsZero(), "nothing sent")
 	assert.Empty(t, l128.Failed)
 	assert.Zero(t, l128.Skipped)
 
