@@ -130,6 +130,55 @@ func TestRealServer(t *testing.T) {
 		})
 	}
 
+	// The lessons' TTFT breakdown: llama-server ignores cache_salt and says
+	// so through timings.cache_n, so each prompt begins with its own text;
+	// prompt_ms grows with the prompt; a prompt longer than a slot's
+	// context (-c 4096 over -np 2 slots) fails, and what follows is
+	// skipped.
+	t.Run("ttft breakdown", func(t *testing.T) {
+		out := filepath.Join(dir, "breakdown.jsonl")
+		code, stdout, errs := runCLI(t, "", "run", "--ttft-breakdown", "--url", base+"/v1/chat/completions", "--model", "tiny",
+			"--prompt-lengths", "128,1024,3000,3500", "--repeats", "3", "--settle", "100ms", "--out", out, "--json")
+		require.Equal(t, 0, code, errs)
+		var got breakdownJSON
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+		b := got.B
+		assert.Equal(t, "text", b.Salt, b.SaltNote)
+		assert.Contains(t, b.SaltNote, "ignores cache_salt")
+		require.Len(t, b.Lengths, 4)
+		prefill := func(i int) float64 {
+			l := b.Lengths[i]
+			require.Equal(t, 3, l.Decomposed, "%+v", l)
+			var sum float64
+			for k, r := range l.Decomposition.Rows {
+				require.NotNil(t, r.Prefill)
+				assert.Less(t, *r.Prefill, r.ClientTTFT, "the prefill is inside the client's TTFT")
+				// The tiny model counts 6 tokens a word ("hello" and its space, one a
+				// character), so the nearest size is within 3 tokens.
+				assert.InDelta(t, l.Asked, l.ServerPrompt[k], 3, "sized as the server counts")
+				require.NotNil(t, l.Cached[k])
+				assert.Less(t, *l.Cached[k], 16, "cold: at most the chat template's start is reused")
+				sum += *r.Prefill
+			}
+			return sum / 3
+		}
+		short, long := prefill(0), prefill(1)
+		assert.Greater(t, long, short, "prompt_ms grows with prompt_n")
+		failedAt := -1
+		for i, l := range b.Lengths {
+			if l.Failed > 0 {
+				failedAt = i
+				break
+			}
+		}
+		require.GreaterOrEqual(t, failedAt, 2, "a prompt beyond the slot's 2048 tokens fails: %s", stdout)
+		assert.NotEmpty(t, b.Lengths[failedAt].Failure)
+		for _, l := range b.Lengths[failedAt+1:] {
+			assert.Equal(t, 3, l.Skipped)
+			assert.Equal(t, fmt.Sprintf("after the failure at %d tokens", b.Lengths[failedAt].Asked), l.SkipReason)
+		}
+	})
+
 	t.Run("chat without include_usage", func(t *testing.T) {
 		p := drive.Plan{URL: base + "/v1/chat/completions", API: observe.Chat, Model: "tiny", MaxTokens: 8, Prompts: []string{"hi"},
 			Requests: 4, Concurrency: 2, Extra: map[string]json.RawMessage{"stream_options": json.RawMessage(`{"include_usage":false}`)}}

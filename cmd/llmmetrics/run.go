@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -29,7 +29,9 @@ var runCommand = &command{
 	synopsis: "llmmetrics run --url URL --model M [--api chat|completions|responses|ollama|tgi] (--requests N | --duration D)\n" +
 		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
 		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
-		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--json]",
+		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
+		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
+		"                 [--max-tokens 16] [--gpu-telemetry] [--out FILE] [--timings FILE] [--json]",
 	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
 		"endpoint and records each with the lessons' client rules: the send stamped when the request was\n" +
 		"written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
@@ -41,11 +43,24 @@ var runCommand = &command{
 		"part begins and ends, and the server side is reported with the known-output check. --out gets the\n" +
 		"JSONL records after a header line describing the run; the report follows on standard output.\n" +
 		"Ctrl-C stops sending, gives requests in flight --grace, records the rest as cancelled and writes\n" +
-		"everything. An API key is read from the environment variable --api-key-env names, never a flag.",
+		"everything. An API key is read from the environment variable --api-key-env names, never a flag.\n" +
+		"With --gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the\n" +
+		"measured part.\n\n" +
+		"--ttft-breakdown runs the lessons' TTFT breakdown instead of a load: for each prompt length, from the\n" +
+		"shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size the\n" +
+		"prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
+		"(used when the server accepts it and reports no cached tokens for a repeated prompt under a new salt;\n" +
+		"otherwise each prompt begins with random text), and the report says which and why. Each request's\n" +
+		"client TTFT is decomposed with the timings the server sent in the stream (vLLM's per-request metrics,\n" +
+		"llama.cpp's timings, Ollama's durations): queue, prefill, residual and client overhead, each unknown\n" +
+		"where the server did not report it; per length, every row and a summary (mean, p50, p95, p99, min,\n" +
+		"max). The first request that fails (out of memory, say) is recorded, and every later one is skipped\n" +
+		"and counted with the reason. With --gpu-telemetry the samples are summarized per length.",
 	examples: []string{
 		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
 		"llmmetrics run --url http://127.0.0.1:8000/v1/completions --model m --duration 2m --rate 4 --burstiness 0.5 --warmup auto --prompts prompts.txt --max-tokens 256",
 		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
+		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
 }
@@ -59,6 +74,11 @@ type runFlags struct {
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
 	headers, env                                                                                               list
+
+	ttftBreakdown, gpuTelemetry *bool
+	promptLengths               *string
+	repeats                     *int
+	settle, gpuInterval         *time.Duration
 }
 
 // list is a flag that may be given several times.
@@ -97,6 +117,12 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.percentiles = fs.String("percentiles", "50,90,95,99", "percentiles of the report")
 	f.slo = fs.String("slo", "", "an SLO for the report's goodput, e.g. `ttft=500ms,tpot=50ms`")
 	f.json = fs.Bool("json", false, "print the report as JSON ({\"client\": …, \"server\": …} with --scrape)")
+	f.gpuTelemetry = fs.Bool("gpu-telemetry", false, "sample GPU utilisation, memory and power with nvidia-smi during the run, and summarize them per level (per prompt length with --ttft-breakdown)")
+	f.gpuInterval = fs.Duration("gpu-interval", 200*time.Millisecond, "with --gpu-telemetry: the time between samples")
+	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the lessons' TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
+	f.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
+	f.repeats = fs.Int("repeats", 5, "with --ttft-breakdown: requests per prompt length")
+	f.settle = fs.Duration("settle", 500*time.Millisecond, "with --ttft-breakdown: the pause before each request")
 	return fs, f
 }
 
@@ -108,6 +134,18 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	if len(files) > 0 {
 		return fmt.Errorf("%w: run takes no file arguments", errUsage)
+	}
+	if *f.ttftBreakdown {
+		return runBreakdown(fs, f, stdout)
+	}
+	var breakdownOnly []string
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "prompt-lengths" || fl.Name == "repeats" || fl.Name == "settle" {
+			breakdownOnly = append(breakdownOnly, "--"+fl.Name)
+		}
+	})
+	if len(breakdownOnly) > 0 {
+		return fmt.Errorf("%w: %s belong to --ttft-breakdown", errUsage, strings.Join(breakdownOnly, ", "))
 	}
 	p, opt, err := f.plan(fs)
 	if err != nil {
@@ -149,15 +187,29 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			fmt.Fprintf(os.Stderr, "\r%s", progressLine(pr))
 		}
 	}
+	var sampler *gpu.Sampler
+	if *f.gpuTelemetry {
+		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
+			return fmt.Errorf("--gpu-telemetry: %w", err)
+		}
+	}
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
+	}
+	var tele *telemetry
+	if sampler != nil {
+		samples, serr := sampler.Stop()
+		tele = &telemetry{Level: levelName(p), GPUs: gpu.Summarize(samples, out.MeasureStart, out.MeasureEnd)}
+		if serr != nil {
+			tele.Note = serr.Error()
+		}
 	}
 	if err != nil {
 		return err
 	}
 	results := append(preflight, out.Results...)
-	header := f.header(fs, p, out)
+	header := f.header(fs, p, out.Start, f.load(p))
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
 	}
@@ -181,31 +233,17 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			return err
 		}
 	}
-	return writeRunReport(stdout, s, srv, *f.json)
+	return writeRunReport(stdout, s, srv, tele, *f.json)
 }
 
 // plan turns the flags into a drive plan and report options.
 func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error) {
-	var p drive.Plan
 	var opt llmmetrics.Options
-	if *f.url == "" {
-		return p, opt, fmt.Errorf("%w: run needs --url", errUsage)
+	p, err := f.target()
+	if err != nil {
+		return p, opt, err
 	}
-	u, err := url.Parse(*f.url)
-	if err != nil || !u.IsAbs() {
-		return p, opt, fmt.Errorf("%w: --url %q is not an absolute URL", errUsage, *f.url)
-	}
-	api, known := observe.APIOf(u.Path)
-	if *f.api != "" {
-		if api, err = observe.ParseAPI(*f.api); err != nil {
-			return p, opt, usageError("api", err)
-		}
-	} else if !known {
-		api = observe.Chat
-	}
-	p = drive.Plan{URL: *f.url, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Requests: *f.requests, Duration: *f.duration,
-		Concurrency: *f.concurrency, Rate: *f.rate, Burstiness: *f.burstiness, Seed: *f.seed, Timeout: *f.timeout, Grace: *f.grace,
-		Header: http.Header{}}
+	p.Requests, p.Duration, p.Concurrency, p.Rate, p.Burstiness, p.Grace = *f.requests, *f.duration, *f.concurrency, *f.rate, *f.burstiness, *f.grace
 	switch w := *f.warmup; {
 	case w == "":
 	case w == "auto":
@@ -227,21 +265,6 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			return p, opt, err
 		}
 	}
-	if *f.body != "" {
-		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
-			return p, opt, usageError("body", fmt.Errorf("not a JSON object: %v", err))
-		}
-	}
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return p, opt, fmt.Errorf("%w: --header %q: want 'Name: value'", errUsage, k)
-		}
-		p.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-	}
-	if key := os.Getenv(*f.apiKeyEnv); key != "" && *f.apiKeyEnv != "" && p.Header.Get("Authorization") == "" {
-		p.Header.Set("Authorization", "Bearer "+key)
-	}
 	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
 		return p, opt, usageError("method", err)
 	}
@@ -261,6 +284,45 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		return p, opt, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
 	}
 	return p, opt, nil
+}
+
+// target turns the flags every run shares into a plan without a load:
+// the endpoint, its API, the model, the request's fields and headers, the
+// timeout and the seed.
+func (f *runFlags) target() (drive.Plan, error) {
+	var p drive.Plan
+	if *f.url == "" {
+		return p, fmt.Errorf("%w: run needs --url", errUsage)
+	}
+	u, err := url.Parse(*f.url)
+	if err != nil || !u.IsAbs() {
+		return p, fmt.Errorf("%w: --url %q is not an absolute URL", errUsage, *f.url)
+	}
+	api, known := observe.APIOf(u.Path)
+	if *f.api != "" {
+		if api, err = observe.ParseAPI(*f.api); err != nil {
+			return p, usageError("api", err)
+		}
+	} else if !known {
+		api = observe.Chat
+	}
+	p = drive.Plan{URL: *f.url, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: *f.timeout, Header: http.Header{}}
+	if *f.body != "" {
+		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
+			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
+		}
+	}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return p, fmt.Errorf("%w: --header %q: want 'Name: value'", errUsage, k)
+		}
+		p.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if key := os.Getenv(*f.apiKeyEnv); key != "" && *f.apiKeyEnv != "" && p.Header.Get("Authorization") == "" {
+		p.Header.Set("Authorization", "Bearer "+key)
+	}
+	return p, nil
 }
 
 func readPrompts(path string) ([]string, error) {
@@ -289,10 +351,10 @@ func readPrompts(path string) ([]string, error) {
 // header describes the run: the program, the target, the load, every flag
 // (header values left out), the environment log and what the server says
 // of itself.
-func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, out *drive.Outcome) *llmmetrics.RunHeader {
+func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
 	host, _ := os.Hostname()
 	h := &llmmetrics.RunHeader{Tool: version(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
-		Model: p.Model, Start: out.Start, Flags: map[string]string{}, Env: map[string]string{}, Load: map[string]string{}}
+		Model: p.Model, Start: start, Flags: map[string]string{}, Env: map[string]string{}, Load: load}
 	fs.Visit(func(fl *flag.Flag) {
 		v := fl.Value.String()
 		if fl.Name == "header" {
@@ -305,32 +367,7 @@ func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, out *drive.Outcome) *l
 		}
 		h.Flags[fl.Name] = v
 	})
-	if p.Rate > 0 {
-		h.Load["loop"] = "open"
-		h.Load["rate_per_s"] = fmt.Sprint(p.Rate)
-		h.Load["burstiness"] = fmt.Sprint(p.Burstiness)
-		if p.Concurrency > 0 {
-			h.Load["max_in_flight"] = fmt.Sprint(p.Concurrency)
-		}
-	} else {
-		h.Load["loop"] = "closed"
-		h.Load["concurrency"] = fmt.Sprint(p.Concurrency)
-	}
-	if p.Requests > 0 {
-		h.Load["requests"] = fmt.Sprint(p.Requests)
-	} else {
-		h.Load["duration"] = p.Duration.String()
-	}
-	if p.MaxTokens > 0 {
-		h.Load["max_tokens"] = fmt.Sprint(p.MaxTokens)
-	}
-	if *f.promptTokens > 0 {
-		h.Load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
-	}
-	if *f.warmup != "" {
-		h.Load["warmup"] = *f.warmup
-	}
-	for k, v := range gpuFacts() {
+	for k, v := range gpu.Facts(context.Background(), "") {
 		h.Env[k] = v
 	}
 	if *f.envFile != "" {
@@ -349,6 +386,37 @@ func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, out *drive.Outcome) *l
 	return h
 }
 
+// load describes a load run's load for its header.
+func (f *runFlags) load(p drive.Plan) map[string]string {
+	load := map[string]string{}
+	if p.Rate > 0 {
+		load["loop"] = "open"
+		load["rate_per_s"] = fmt.Sprint(p.Rate)
+		load["burstiness"] = fmt.Sprint(p.Burstiness)
+		if p.Concurrency > 0 {
+			load["max_in_flight"] = fmt.Sprint(p.Concurrency)
+		}
+	} else {
+		load["loop"] = "closed"
+		load["concurrency"] = fmt.Sprint(p.Concurrency)
+	}
+	if p.Requests > 0 {
+		load["requests"] = fmt.Sprint(p.Requests)
+	} else {
+		load["duration"] = p.Duration.String()
+	}
+	if p.MaxTokens > 0 {
+		load["max_tokens"] = fmt.Sprint(p.MaxTokens)
+	}
+	if *f.promptTokens > 0 {
+		load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
+	}
+	if *f.warmup != "" {
+		load["warmup"] = *f.warmup
+	}
+	return load
+}
+
 func readEnvFile(path string) (map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -365,30 +433,6 @@ func readEnvFile(path string) (map[string]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// gpuFacts returns the GPU's name, driver and CUDA version where
-// nvidia-smi answers; nothing on a machine without it.
-func gpuFacts() map[string]string {
-	bin, err := exec.LookPath("nvidia-smi")
-	if err != nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out := map[string]string{}
-	if b, err := exec.CommandContext(ctx, bin, "--query-gpu=name,driver_version", "--format=csv,noheader").Output(); err == nil {
-		first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-		if name, driver, ok := strings.Cut(first, ","); ok {
-			out["gpu"], out["gpu_driver"] = strings.TrimSpace(name), strings.TrimSpace(driver)
-		}
-	}
-	if b, err := exec.CommandContext(ctx, bin).Output(); err == nil {
-		if _, rest, ok := strings.Cut(string(b), "CUDA Version:"); ok && len(strings.Fields(rest)) > 0 {
-			out["cuda"] = strings.Fields(rest)[0]
-		}
-	}
-	return out
 }
 
 // selfDescription asks the server what it is, at /version and /v1/models,
@@ -493,18 +537,42 @@ func serverSide(before, after *server.Scrape, scrapeErr error, out *drive.Outcom
 	return rep, nil
 }
 
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, asJSON bool) error {
+// telemetry is the GPU telemetry of a load run's measured part: one
+// level.
+type telemetry struct {
+	Level string        `json:"level"`
+	GPUs  []gpu.Summary `json:"gpus"`
+	Note  string        `json:"note,omitempty"`
+}
+
+// levelName names a run's load level.
+func levelName(p drive.Plan) string {
+	if p.Rate > 0 {
+		return fmt.Sprintf("open loop, %v requests/s", p.Rate)
+	}
+	return fmt.Sprintf("closed loop, concurrency %d", p.Concurrency)
+}
+
+// writeRunReport writes the client report, then the server side and the
+// GPU telemetry where there are any; as JSON, the client report alone, or
+// {"client": …, "server": …, "gpu": …} with the others.
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
 			return err
 		}
-		if srv != nil {
-			sb, err := srv.MarshalJSON()
-			if err != nil {
+		if srv != nil || tele != nil {
+			obj := map[string]any{"client": json.RawMessage(b)}
+			if srv != nil {
+				obj["server"] = srv
+			}
+			if tele != nil {
+				obj["gpu"] = tele
+			}
+			if b, err = json.Marshal(obj); err != nil {
 				return err
 			}
-			b = []byte(fmt.Sprintf(`{"client":%s,"server":%s}`, b, sb))
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
@@ -515,7 +583,21 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, asJS
 	}
 	if srv != nil {
 		fmt.Fprintln(w)
-		return srv.WriteTable(w)
+		if err := srv.WriteTable(w); err != nil {
+			return err
+		}
+	}
+	if tele != nil {
+		fmt.Fprintf(w, "\nGPU telemetry over the measured part (%s):\n", tele.Level)
+		if len(tele.GPUs) == 0 {
+			fmt.Fprintln(w, "  no samples in the measured part")
+		}
+		for _, g := range tele.GPUs {
+			fmt.Fprintf(w, "  %s\n", g)
+		}
+		if tele.Note != "" {
+			fmt.Fprintf(w, "  %s\n", tele.Note)
+		}
 	}
 	return nil
 }

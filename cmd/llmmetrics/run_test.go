@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -137,6 +138,12 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"run", "--url", "http://h/v1/chat/completions", "--requests", "3", "--concurrency", "1"}, "--prompt-tokens or --prompts"},
 		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--warmup", "soon"}, "--warmup"},
 		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--body", "[1]"}, "--body"},
+		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--requests", "3", "--concurrency", "2"}, "--concurrency, --requests belong to a load run"},
+		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--prompt-lengths", "128,x"}, `"x" is not a token count`},
+		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--prompt-lengths", "128,128"}, "given twice"},
+		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--repeats", "0"}, "at least one request per length"},
+		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--settle", "0s"}, "--settle must be positive"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--repeats", "3"}, "--repeats belong to --ttft-breakdown"},
 	} {
 		code, _, errs := runCLI(t, "", c.args...)
 		assert.Equal(t, 2, code, c.args)
@@ -179,4 +186,186 @@ func TestReportMergesFiles(t *testing.T) {
 	code, _, errs = runCLI(t, "", "report", a, "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no header with its start time")
+}
+
+// breakdownJSON is the JSON report of run --ttft-breakdown.
+type breakdownJSON struct {
+	B struct {
+		Salt      string
+		SaltNote  string `json:"salt_note"`
+		Sent      int
+		Preflight int
+		Skipped   int
+		MaxTokens int `json:"max_tokens"`
+		Lengths   []struct {
+			Asked         int `json:"prompt_tokens_asked"`
+			Sent          int
+			Decomposed    int
+			Failed        int
+			Skipped       int
+			Failure       string
+			SkipReason    string `json:"skip_reason"`
+			ServerPrompt  []int  `json:"server_prompt_tokens"`
+			Cached        []*int `json:"cached_prompt_tokens"`
+			Decomposition struct {
+				Rows []struct {
+					ClientTTFT     float64  `json:"client_ttft_ms"`
+					Queue          *float64 `json:"queue_ms"`
+					Prefill        *float64 `json:"prefill_ms"`
+					ClientOverhead *float64 `json:"client_overhead_ms"`
+				}
+			}
+			GPU []map[string]any
+		}
+	} `json:"ttft_breakdown"`
+}
+
+// standInGPU puts the gpu package's stand-in nvidia-smi first on PATH.
+func standInGPU(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "gpu", "testdata", "nvidia-smi"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-smi"), src, 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// oomAbove wraps a server so that a chat request whose prompt has more
+// than words words is answered HTTP 500, out of memory.
+func oomAbove(t *testing.T, next http.Handler, words int) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/v1/chat/completions" {
+			var body struct {
+				Messages []struct{ Content string }
+			}
+			require.NoError(t, json.Unmarshal(b, &body))
+			if len(strings.Fields(body.Messages[0].Content)) > words {
+				http.Error(w, `{"error":{"code":500,"message":"failed to allocate KV cache: out of memory"}}`, http.StatusInternalServerError)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		next.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The TTFT breakdown against a llama.cpp-like server: its timings give the
+// prefill, the rest is unknown; a length that runs out of memory stops the
+// run, and the longer one is skipped with the reason; the GPU telemetry is
+// summarized per length.
+func TestRunBreakdown(t *testing.T) {
+	standInGPU(t)
+	llama, served := fakeLlama(t)
+	srv := oomAbove(t, llama.Config.Handler, 150)
+	dir := t.TempDir()
+	out, timings := filepath.Join(dir, "bd.jsonl"), filepath.Join(dir, "timings.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--ttft-breakdown", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny",
+		"--prompt-lengths", "512,64,128", "--repeats", "3", "--settle", "30ms", "--gpu-telemetry", "--gpu-interval", "5ms", "--out", out, "--timings", timings, "--json")
+	require.Equal(t, 0, code, errs)
+	var got breakdownJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	b := got.B
+	// The fake reports no cached tokens: the text salt.
+	assert.Equal(t, "text", b.Salt)
+	assert.Contains(t, b.SaltNote, "does not report cached prompt tokens")
+	assert.Equal(t, 16, b.MaxTokens, "the breakdown's default")
+	// 2 sizing + 2 salt preflight requests, 3 + 3 at 64 and 128, then the
+	// first at 512 fails (its prompt has more than 150 words) and the
+	// other 2 are skipped.
+	assert.Equal(t, 4, b.Preflight)
+	assert.Equal(t, 4+3+3+1, b.Sent)
+	assert.Equal(t, int64(b.Sent), served.Load()+1, "the failed request never reached the fake")
+	assert.Equal(t, 2, b.Skipped)
+	require.Len(t, b.Lengths, 3)
+	for i, want := range []int{64, 128} {
+		l := b.Lengths[i]
+		assert.Equal(t, want, l.Asked)
+		assert.Equal(t, 3, l.Decomposed)
+		// The fake counts words + 20 and the salt is one word: the two
+		// sizing requests found 1 token a word and 21 fixed.
+		assert.Equal(t, []int{want, want, want}, l.ServerPrompt)
+		assert.Equal(t, []*int{nil, nil, nil}, l.Cached, "the server did not say")
+		for _, r := range l.Decomposition.Rows {
+			require.NotNil(t, r.Prefill)
+			assert.Equal(t, 1.5, *r.Prefill, "llama.cpp's prompt_ms")
+			assert.Nil(t, r.Queue)
+			assert.Nil(t, r.ClientOverhead)
+			assert.Positive(t, r.ClientTTFT)
+		}
+		require.NotEmpty(t, l.GPU, "samples during the length's requests")
+		assert.Equal(t, 0.0, l.GPU[0]["index"])
+		assert.Equal(t, 300.5, l.GPU[0]["power_max_w"])
+		assert.Equal(t, 0.0, l.GPU[1]["power_n"], "GPU 1 reports no power")
+	}
+	l := b.Lengths[2]
+	assert.Equal(t, 512, l.Asked)
+	assert.Equal(t, 1, l.Sent)
+	assert.Equal(t, 1, l.Failed)
+	assert.Contains(t, l.Failure, "request len512-1: error: HTTP 500")
+	assert.Contains(t, l.Failure, "out of memory")
+	assert.Equal(t, 2, l.Skipped)
+	assert.Equal(t, "after the failure at 512 tokens", l.SkipReason)
+
+	// Every request sent is in the file after its header, and the timings
+	// file feeds the server command.
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	assert.Len(t, run.Records, b.Sent)
+	assert.Equal(t, "ttft-breakdown", run.Header.Load["mode"])
+	assert.Equal(t, "text", run.Header.Load["salt"])
+	assert.Equal(t, "NVIDIA H100 80GB HBM3", run.Header.Env["gpu"])
+	code, stdout, errs = runCLI(t, "", "server", "--records", out, "--timings", timings, "--json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, `"prefill_ms":1.5`)
+
+	// The table says the same.
+	code, stdout, errs = runCLI(t, "", "run", "--ttft-breakdown", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny",
+		"--prompt-lengths", "64,512", "--repeats", "2", "--settle", "1ms")
+	require.Equal(t, 0, code, errs)
+	for _, want := range []string{
+		"cache isolation: text salt: the server does not report cached prompt tokens",
+		"prompt length 64 tokens: 2 sent: 2 decomposed, 0 failed, 0 left out",
+		"prompt tokens as the server counted them: 64, 64; cached prompt tokens: unknown, unknown",
+		"prompt length 512 tokens: 1 sent: 0 decomposed, 1 failed, 0 left out (no text to time); 1 skipped: after the failure at 512 tokens",
+		"failed: request len512-1: error: HTTP 500",
+		"requests: 7 sent (4 preflight, marked warm-up), 1 skipped",
+	} {
+		assert.Contains(t, stdout, want)
+	}
+}
+
+// --gpu-telemetry on a load run summarizes the samples of the measured
+// part; without nvidia-smi it is refused before anything is sent.
+func TestRunGPUTelemetry(t *testing.T) {
+	srv, served := fakeLlama(t)
+	t.Setenv("PATH", t.TempDir())
+	args := []string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--requests", "20", "--concurrency", "2",
+		"--prompts", promptsFile(t), "--max-tokens", "4", "--gpu-telemetry", "--gpu-interval", "5ms"}
+	code, _, errs := runCLI(t, "", args...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "--gpu-telemetry: gpu: nvidia-smi not found")
+	assert.Zero(t, served.Load())
+
+	standInGPU(t)
+	code, stdout, errs := runCLI(t, "", append(args, "--json")...)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		GPU struct {
+			Level string
+			GPUs  []map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	assert.Equal(t, "closed loop, concurrency 2", got.GPU.Level)
+	code, stdout, errs = runCLI(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "GPU telemetry over the measured part (closed loop, concurrency 2):")
+}
+
+func promptsFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "prompts.txt")
+	require.NoError(t, os.WriteFile(p, []byte("hello there\n"), 0o644))
+	return p
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +21,8 @@ import (
 var serverCommand = &command{
 	name: "server",
 	synopsis: "llmmetrics server (--before A.prom --after B.prom --elapsed 60s | --prometheus URL --start T --end T)\n" +
-		"                    [--select name=value,...] [--records FILE [--timings FILE] [--buckets 128,512,2048]] [--json]",
+		"                    [--select name=value,...] [--records FILE [--timings FILE] [--buckets 128,512,2048]] [--json]\n" +
+		"  llmmetrics server --records FILE --timings FILE [--buckets 128,512,2048] [--json]",
 	about: "Server prints what a vLLM server did over a window: the delta and rate of every counter (output\n" +
 		"and prompt tokens/s apart), finished requests by reason, and each histogram's delta with its mean\n" +
 		"and PromQL histogram_quantile p50/p95/p99, every figure labelled as a server figure. The window is\n" +
@@ -28,11 +30,12 @@ var serverCommand = &command{
 		"restart between the ends, a series at one end only, or a selector that picks nothing is an error.\n" +
 		"With --records, the client's records are checked against the server's token counter (the known-\n" +
 		"output check); with --timings too, each request's client TTFT is decomposed with the server's\n" +
-		"per-request timings.",
+		"per-request timings. --records and --timings alone, without a window, give the decomposition only.",
 	examples: []string{
 		"llmmetrics server --before before.prom --after after.prom --elapsed 60s --select model_name=Qwen/Qwen2.5-3B-Instruct",
 		"llmmetrics server --before a.prom --after b.prom --elapsed 60s --records run.jsonl --timings timings.jsonl --json",
 		"llmmetrics server --prometheus http://127.0.0.1:9090 --start 2026-11-29T10:00:00Z --end 2026-11-29T10:01:00Z",
+		"llmmetrics server --records run.jsonl --timings timings.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newServerFlags(); return fs },
 }
@@ -107,8 +110,10 @@ func serverReport(args []string, _ io.Reader, stdout io.Writer) error {
 		if w, err = (&server.Prometheus{URL: *promURL}).Window(ctx, start, end, sel); err != nil {
 			return err
 		}
+	case *beforePath == "" && *afterPath == "" && *timingsPath != "":
+		return decomposeOnly(*records, *timingsPath, bounds, *asJSON, stdout)
 	case *beforePath == "" || *afterPath == "":
-		return fmt.Errorf("%w: server needs --before and --after scrapes, or --prometheus with --start and --end", errUsage)
+		return fmt.Errorf("%w: server needs --before and --after scrapes, or --prometheus with --start and --end (or only --records and --timings, for the TTFT decomposition alone)", errUsage)
 	case *elapsed <= 0:
 		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
 	default:
@@ -171,6 +176,35 @@ func serverReport(args []string, _ io.Reader, stdout io.Writer) error {
 	return rep.WriteTable(stdout)
 }
 
+// decomposeOnly decomposes the TTFT of the records with the timings,
+// without a window of server metrics.
+func decomposeOnly(records, timingsPath string, bounds []int, asJSON bool, stdout io.Writer) error {
+	in, err := os.Open(records)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	run, _, err := llmmetrics.Read(in)
+	if err != nil {
+		return inFile(records, err)
+	}
+	timings, err := readTimings(timingsPath)
+	if err != nil {
+		return err
+	}
+	rep := server.DecomposeAll(run.Records, timings, bounds)
+	if asJSON {
+		b, err := json.Marshal(map[string]any{"side": "server", "ttft_decomposition": rep})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	fmt.Fprint(stdout, "client TTFT decomposed with the server's per-request timings\n")
+	return rep.WriteTable(stdout)
+}
+
 // parseTime reads a time as RFC 3339 or as Unix seconds.
 func parseTime(s string) (time.Time, error) {
 	if s == "" {
@@ -195,8 +229,14 @@ func readTimings(path string) (map[string]server.Timings, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseTimings(f, path)
+}
+
+// parseTimings reads the lines of a timings file from r, named name in
+// errors.
+func parseTimings(r io.Reader, path string) (map[string]server.Timings, error) {
 	out := map[string]server.Timings{}
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if t := strings.TrimSpace(string(b)); t != "" {

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/gpu"
+	"github.com/llmmetrics/llmmetrics/observe"
+	"github.com/llmmetrics/llmmetrics/server"
+)
+
+// breakdownMaxTokens is max_tokens of a breakdown's requests when
+// --max-tokens is not given: the breakdown times the first token, and a
+// few more show the request ended normally.
+const breakdownMaxTokens = 16
+
+// runBreakdown is run --ttft-breakdown: the lessons' TTFT breakdown
+// (cold, sequential requests per prompt length), each request's TTFT
+// decomposed with the server's own timings by the server module.
+func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
+	p, err := f.breakdownPlan(fs)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var sampler *gpu.Sampler
+	if *f.gpuTelemetry {
+		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
+			return fmt.Errorf("--gpu-telemetry: %w", err)
+		}
+	}
+	out, err := drive.Breakdown(ctx, p)
+	var samples []gpu.Sample
+	var sampleErr error
+	if sampler != nil {
+		samples, sampleErr = sampler.Stop()
+	}
+	if err != nil {
+		return err
+	}
+	results := out.Results()
+	load := map[string]string{"mode": "ttft-breakdown", "prompt_lengths": *f.promptLengths, "repeats": strconv.Itoa(p.Repeats),
+		"settle": p.Settle.String(), "max_tokens": strconv.Itoa(p.MaxTokens), "salt": out.Salt.String()}
+	if err := writeRun(*f.out, *f.timings, f.header(fs, p.Plan, out.Start, load), results); err != nil {
+		return err
+	}
+	rep, err := assembleBreakdown(p, out, samples, sampleErr, *f.gpuTelemetry)
+	if err != nil {
+		return err
+	}
+	if *f.json {
+		b, err := json.Marshal(map[string]any{"ttft_breakdown": rep})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	return rep.writeTable(stdout)
+}
+
+// breakdownPlan turns the flags into a breakdown plan, refusing the flags
+// of a load run.
+func (f *runFlags) breakdownPlan(fs *flag.FlagSet) (drive.BreakdownPlan, error) {
+	var bp drive.BreakdownPlan
+	var load []string
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "requests", "duration", "concurrency", "rate", "burstiness", "warmup", "prompt-tokens", "prompts", "scrape",
+			"grace", "method", "percentiles", "slo":
+			load = append(load, "--"+fl.Name)
+		}
+	})
+	if len(load) > 0 {
+		return bp, fmt.Errorf("%w: --ttft-breakdown sends its own cold requests, one at a time: %s belong to a load run", errUsage, strings.Join(load, ", "))
+	}
+	p, err := f.target()
+	if err != nil {
+		return bp, err
+	}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = breakdownMaxTokens
+	}
+	bp = drive.BreakdownPlan{Plan: p, Repeats: *f.repeats, Settle: *f.settle}
+	for _, s := range strings.Split(*f.promptLengths, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return bp, fmt.Errorf("%w: --prompt-lengths %q: %q is not a token count", errUsage, *f.promptLengths, strings.TrimSpace(s))
+		}
+		bp.Lengths = append(bp.Lengths, n)
+	}
+	if *f.settle == 0 {
+		return bp, fmt.Errorf("%w: --settle must be positive (the lesson uses 0.5s)", errUsage)
+	}
+	if err := drive.CheckBreakdown(bp); err != nil {
+		return bp, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+	}
+	return bp, nil
+}
+
+// breakdownReport is the report of a TTFT breakdown run.
+type breakdownReport struct {
+	Repeats    int            `json:"repeats"`
+	SettleS    float64        `json:"settle_s"`
+	MaxTokens  int            `json:"max_tokens"`
+	Salt       string         `json:"salt"`
+	SaltNote   string         `json:"salt_note"`
+	SizeNote   string         `json:"size_note"`
+	Sent       int            `json:"sent"`
+	Preflight  int            `json:"preflight"`
+	Skipped    int            `json:"skipped"`
+	Interrupt  bool           `json:"interrupted"`
+	GPUNote    string         `json:"gpu_note,omitempty"`
+	Lengths    []lengthReport `json:"lengths"`
+	Percentile string         `json:"percentiles"`
+}
+
+// lengthReport is one prompt length of a breakdown: every request sent
+// ends in one of decomposed, failed and left out; the requests not sent
+// are skipped, with the reason.
+type lengthReport struct {
+	Asked        int                `json:"prompt_tokens_asked"`
+	Sent         int                `json:"sent"`
+	Decomposed   int                `json:"decomposed"`
+	FailedN      int                `json:"failed"`
+	LeftOut      int                `json:"left_out"` // ok, but no text to time
+	Failure      string             `json:"failure,omitempty"`
+	Skipped      int                `json:"skipped"`
+	SkipReason   string             `json:"skip_reason,omitempty"`
+	ServerPrompt []int              `json:"server_prompt_tokens"`
+	Cached       []*int             `json:"cached_prompt_tokens"` // null where the server did not say
+	TTFT         *server.TTFTReport `json:"decomposition"`
+	GPU          []gpu.Summary      `json:"gpu,omitempty"`
+}
+
+// assembleBreakdown decomposes each length's requests with the server's
+// timings, through the same timings format the server command reads, and
+// summarizes the GPU samples over each length's window.
+func assembleBreakdown(p drive.BreakdownPlan, out *drive.BreakdownOutcome, samples []gpu.Sample, sampleErr error, telemetry bool) (*breakdownReport, error) {
+	rep := &breakdownReport{Repeats: p.Repeats, SettleS: p.Settle.Seconds(), MaxTokens: p.MaxTokens, Salt: out.Salt.String(),
+		SaltNote: out.SaltNote, SizeNote: out.SizeNote, Preflight: len(out.Preflight), Interrupt: out.Interrupted,
+		Percentile: "nearest rank"}
+	rep.Sent = rep.Preflight
+	if sampleErr != nil {
+		rep.GPUNote = sampleErr.Error()
+	}
+	for _, l := range out.Lengths {
+		lr := lengthReport{Asked: l.Tokens, Sent: len(l.Results), Failure: l.Failed, Skipped: l.Skipped, SkipReason: l.SkipReason,
+			ServerPrompt: []int{}, Cached: []*int{}}
+		rep.Sent += lr.Sent
+		rep.Skipped += lr.Skipped
+		timings, err := serverTimings(l.Results)
+		if err != nil {
+			return nil, err
+		}
+		var recs []llmmetrics.Record
+		for _, r := range l.Results {
+			rec := r.Record
+			if rec.Status != llmmetrics.StatusOK {
+				lr.FailedN++
+				continue
+			}
+			lr.ServerPrompt = append(lr.ServerPrompt, rec.PromptTokens)
+			if r.CacheKnown {
+				lr.Cached = append(lr.Cached, &r.CachedTokens)
+			} else {
+				lr.Cached = append(lr.Cached, nil)
+			}
+			if !r.UsageKnown {
+				// n is unknown, but the first token's time is not: the
+				// decomposition needs no n. One token stands for "some".
+				rec.CompletionTokens = max(rec.CompletionTokens, 1)
+			}
+			if _, ok := timings[rec.ID]; !ok {
+				timings[rec.ID] = server.Timings{} // every part unknown, the client TTFT still shown
+			}
+			recs = append(recs, rec)
+		}
+		lr.TTFT = server.DecomposeAll(recs, timings, nil)
+		lr.Decomposed = len(lr.TTFT.Rows)
+		lr.LeftOut = lr.Sent - lr.FailedN - lr.Decomposed
+		if telemetry && !l.Begin.IsZero() {
+			lr.GPU = gpu.Summarize(samples, l.Begin, l.End)
+		}
+		rep.Lengths = append(rep.Lengths, lr)
+	}
+	return rep, nil
+}
+
+// serverTimings reads the server timings the observer found in the
+// results, through the timings format of the server command.
+func serverTimings(results []*observe.Result) (map[string]server.Timings, error) {
+	var buf bytes.Buffer
+	if _, err := observe.WriteTimings(&buf, results); err != nil {
+		return nil, err
+	}
+	return parseTimings(&buf, "the streams' timings")
+}
+
+func (r *breakdownReport) writeTable(w io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("llmmetrics run --ttft-breakdown\n\n")
+	fmt.Fprintf(&b, "cold requests, one at a time, %v apart, %d a prompt length, max_tokens %d; percentiles by nearest rank\n", time.Duration(r.SettleS*1e9), r.Repeats, r.MaxTokens)
+	fmt.Fprintf(&b, "cache isolation: %s\n", r.SaltNote)
+	fmt.Fprintf(&b, "prompt sizing: %s\n", r.SizeNote)
+	fmt.Fprintf(&b, "requests: %d sent (%d preflight, marked warm-up), %d skipped", r.Sent, r.Preflight, r.Skipped)
+	if r.Interrupt {
+		b.WriteString("; the run was interrupted")
+	}
+	b.WriteString("\n")
+	if r.GPUNote != "" {
+		fmt.Fprintf(&b, "GPU telemetry: %s\n", r.GPUNote)
+	}
+	for _, l := range r.Lengths {
+		fmt.Fprintf(&b, "\nprompt length %d tokens: %d sent: %d decomposed, %d failed, %d left out (no text to time)", l.Asked, l.Sent, l.Decomposed, l.FailedN, l.LeftOut)
+		if l.Skipped > 0 {
+			fmt.Fprintf(&b, "; %d skipped: %s", l.Skipped, l.SkipReason)
+		}
+		b.WriteString("\n")
+		if l.Failure != "" {
+			fmt.Fprintf(&b, "  failed: %s\n", l.Failure)
+		}
+		if len(l.ServerPrompt) > 0 {
+			fmt.Fprintf(&b, "  prompt tokens as the server counted them: %s; cached prompt tokens: %s\n", joinInts(l.ServerPrompt), joinCached(l.Cached))
+		}
+		if len(l.TTFT.Rows) > 0 {
+			var t bytes.Buffer
+			if err := l.TTFT.WriteTable(&t); err != nil {
+				return err
+			}
+			for _, line := range strings.SplitAfter(t.String(), "\n") {
+				if line != "" {
+					b.WriteString("  " + line)
+				}
+			}
+		}
+		for _, g := range l.GPU {
+			fmt.Fprintf(&b, "  %s\n", g)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinCached(v []*int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = "unknown"
+		if x != nil {
+			s[i] = strconv.Itoa(*x)
+		}
+	}
+	return strings.Join(s, ", ")
+}
