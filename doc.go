@@ -93,7 +93,30 @@
 // begins can be measured rather than assumed: [WarmupRule.Detect] applies
 // the lessons' illustrative rule ([LessonsWarmup]: medians of TTFT and
 // TPOT over windows of 10 requests change by under 2 % three times in a
-// row), its parameters exposed.
+// row), its parameters exposed. Options.Warmup ([WarmupSpec]) marks more
+// records warm-up before a summary — the first N in send order, those sent
+// within a duration of the first, or those the rule finds — on a copy,
+// and Summary.Warmup says where the cut fell and why. A cut is a send time:
+// records sent at the same instant as the first measured one are measured.
+//
+// # Workload
+//
+// Every latency depends on what was asked, so a Summary describes the
+// workload of its measured requests ([Workload], [DescribeWorkload]):
+//
+//	prompt, output    token counts of the ok requests: nearest-rank p50 and
+//	                  p95, max, and 8 equal bins of whole tokens (gonum's
+//	                  stat.Histogram)
+//	arrivals          gaps g between consecutive sends (all measured
+//	                  requests, in send order): mean and CV = σ(g)/mean(g),
+//	                  population σ; read as paced (CV < 0.8), Poisson-like
+//	                  (0.8 ≤ CV ≤ 1.2) or bursty (CV > 1.2)
+//	in flight         ok requests in flight, each over [t_sent, t_last),
+//	                  weighted by time over first send → last text: the
+//	                  time-weighted mean, the smallest count held for at
+//	                  least half the span (p50), and the maximum
+//	early stop        ok requests with n < max_tokens among those whose
+//	                  max_tokens is known
 //
 // # Client-side facts and the run header
 //

@@ -288,8 +288,15 @@ func ExampleSummary_WriteTable() {
 	})
 	s.WriteTable(os.Stdout)
 	// Output:
+	// environment: not recorded (the records carry no run header)
+	//
 	// requests: 1 offered = 1 ok + 0 zero-token + 0 failed + 0 rejected
 	//           failed: 0 error, 0 timeout, 0 cancelled; 0 ok requests had one token (no TPOT)
+	//
+	// workload of the measured requests:
+	//   prompt tokens: n 1, p50 512, p95 512, max 512; histogram from 512 by 1: 1
+	//   output tokens: n 1, p50 5, p95 5, max 5; histogram from 5 by 1: 1
+	//   in flight (ok requests, send → last text, time-weighted over 0.265 s): mean 1.00, p50 1, max 1
 	//
 	//   metric (ms)       n     mean    std      min      p50      max
 	//   TTFT              1  120.000  0.000  120.000  120.000  120.000
@@ -306,6 +313,8 @@ func ExampleSummary_WriteTable() {
 	//   output  18.868 tokens/s (5 tokens)
 	//   prompt  1932.075 tokens/s (512 tokens), a separate figure: never add the two
 	//   requests  3.774 /s
+	//
+	// absent:
 }
 
 func ExampleSummary_MarshalJSON() {
@@ -530,6 +539,59 @@ func ExampleWarmupRule_Detect() {
 	// Output:
 	// true 20s
 	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
+}
+
+func ExampleWarmupSpec_Cut() {
+	// Five requests sent at 0, 1, 1, 2 and 3 s.
+	var recs []llmmetrics.Record
+	for i, sec := range []int{0, 1, 1, 2, 3} {
+		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint("r", i), Sent: time.Duration(sec) * time.Second,
+			FirstText: 50 * time.Millisecond, LastText: 90 * time.Millisecond, CompletionTokens: 3})
+	}
+	for _, w := range []llmmetrics.WarmupSpec{{Requests: 1}, {Requests: 2}, {Duration: 1500 * time.Millisecond}} {
+		cut, _ := w.Cut(recs)
+		fmt.Println(cut.Start, "-", cut.Reason)
+	}
+	// Output:
+	// 1s - the first 1 requests in send order
+	// 1s - the first 1 requests in send order (2 asked: a cut is a send time, and a request sent at the same instant as the first one measured is measured too)
+	// 1.5s - the 3 requests sent within 1.5s of the first
+}
+
+func ExampleWarmupCut_Apply() {
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+		{ID: "b", Sent: 2 * time.Second, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+	}
+	marked := llmmetrics.WarmupCut{Steady: true, Start: time.Second}.Apply(recs)
+	fmt.Println(marked[0].Warmup, marked[1].Warmup, recs[0].Warmup)
+	s, _ := llmmetrics.Summarize(marked, llmmetrics.Options{})
+	fmt.Println(s.Requests.Offered, s.Requests.OK, s.Requests.Warmup)
+	// Output:
+	// true false false
+	// 2 1 1
+}
+
+func ExampleDescribeWorkload() {
+	// Three ok requests sent a second apart, each 1.5 s long, asking for
+	// up to 100 tokens; the second stopped early.
+	var recs []llmmetrics.Record
+	for i, n := range []int{100, 40, 100} {
+		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, PromptTokens: 500 + i,
+			FirstText: 200 * time.Millisecond, LastText: 1500 * time.Millisecond, CompletionTokens: n, MaxTokens: 100})
+	}
+	w, _ := llmmetrics.DescribeWorkload(recs)
+	fmt.Println("output p50", w.Output.P50, "max", w.Output.Max)
+	fmt.Println("arrivals", w.Arrivals.Mean, w.Arrivals.Reading)
+	// In flight: 1 over [0, 1), 2 over [1, 1.5), 1 over [1.5, 2), 2 over
+	// [2, 2.5), 1 over [2.5, 3.5): 4.5 request-seconds over 3.5 s.
+	fmt.Printf("in flight mean %.3f, max %d\n", w.Concurrency.Mean, w.Concurrency.Max)
+	fmt.Printf("early stop %d of %d\n", w.EarlyStop.Early, w.EarlyStop.Known)
+	// Output:
+	// output p50 100 max 100
+	// arrivals 1s paced
+	// in flight mean 1.286, max 2
+	// early stop 1 of 3
 }
 
 func ExampleMergeRuns() {

@@ -154,10 +154,57 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if len(s.Notes) > 0 {
 		o = append(o, field{"notes", s.Notes})
 	}
+	if wl := s.Workload; wl != nil {
+		o = append(o, field{"workload", workloadObject(wl)})
+	}
+	if c := s.Warmup; c != nil {
+		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
+	}
 	if s.Header != nil {
 		o = append(o, field{"run", s.Header})
+	} else {
+		o = append(o, field{"environment", "not recorded (the records carry no run header)"})
 	}
 	return json.Marshal(o)
+}
+
+// namedLengths is a length distribution of a workload and its name.
+type namedLengths struct {
+	name string
+	l    *Lengths
+}
+
+// lengths returns the workload's known length distributions.
+func (wl *Workload) lengths() []namedLengths {
+	var out []namedLengths
+	for _, l := range []namedLengths{{"prompt tokens", wl.Prompt}, {"output tokens", wl.Output}} {
+		if l.l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func workloadObject(wl *Workload) object {
+	o := object{}
+	for _, l := range wl.lengths() {
+		bins := make([]object, len(l.l.Histogram))
+		for i, bin := range l.l.Histogram {
+			bins[i] = object{{"from", bin.Lo}, {"below", bin.Hi}, {"count", bin.Count}}
+		}
+		o = append(o, field{strings.ReplaceAll(l.name, " ", "_"), object{{"n", l.l.N}, {"p50", l.l.P50}, {"p95", l.l.P95}, {"max", l.l.Max}, {"histogram", bins}}})
+	}
+	if a := wl.Arrivals; a != nil {
+		o = append(o, field{"arrivals", object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"cv", a.CV}, {"reading", a.Reading}}})
+	}
+	if c := wl.Concurrency; c != nil {
+		o = append(o, field{"in_flight", object{{"span_s", c.Span.Seconds()}, {"time_weighted_mean", c.Mean}, {"time_weighted_p50", c.P50}, {"max", c.Max},
+			{"over", "ok requests, send to last text chunk"}}})
+	}
+	if e := wl.EarlyStop; e != nil {
+		o = append(o, field{"early_stop", object{{"known_max_tokens", e.Known}, {"early", e.Early}, {"rate", e.Rate}}})
+	}
+	return o
 }
 
 func distObject(d *Distribution, extra object) object {
@@ -187,14 +234,27 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if h := s.Header; h != nil {
 		writeHeader(&b, h)
+	} else {
+		b.WriteString("environment: not recorded (the records carry no run header)\n\n")
 	}
 	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected", a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
 	if a.Warmup > 0 {
 		fmt.Fprintf(&b, " + %d warm-up (not measured)", a.Warmup)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n\n",
+	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
 		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
+	switch c := s.Warmup; {
+	case c == nil:
+	case !c.Steady && a.Warmup == 0:
+		fmt.Fprintf(&b, "WARM-UP NOT FOUND: %s; nothing was set aside, so the figures below may include a warm-up\n", c.Reason)
+	default:
+		fmt.Fprintf(&b, "warm-up: %s\n", c.Reason)
+	}
+	b.WriteString("\n")
+	if wl := s.Workload; wl != nil {
+		writeWorkload(&b, wl)
+	}
 
 	type row struct {
 		name string
@@ -320,6 +380,30 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeWorkload writes the workload description, before the latencies.
+func writeWorkload(b *bytes.Buffer, wl *Workload) {
+	b.WriteString("workload of the measured requests:\n")
+	for _, l := range wl.lengths() {
+		fmt.Fprintf(b, "  %s: n %d, p50 %d, p95 %d, max %d; histogram from %d by %d:", l.name, l.l.N, l.l.P50, l.l.P95, l.l.Max,
+			l.l.Histogram[0].Lo, l.l.Histogram[0].Hi-l.l.Histogram[0].Lo)
+		for _, bin := range l.l.Histogram {
+			fmt.Fprintf(b, " %d", bin.Count)
+		}
+		b.WriteString("\n")
+	}
+	if a := wl.Arrivals; a != nil {
+		fmt.Fprintf(b, "  arrivals: %d gaps between sends, mean %.3f ms, CV %.2f (%s; Poisson gives 1)\n", a.Gaps, millis(a.Mean), a.CV, a.Reading)
+	}
+	if c := wl.Concurrency; c != nil {
+		fmt.Fprintf(b, "  in flight (ok requests, send → last text, time-weighted over %.3f s): mean %.2f, p50 %d, max %d\n",
+			c.Span.Seconds(), c.Mean, c.P50, c.Max)
+	}
+	if e := wl.EarlyStop; e != nil {
+		fmt.Fprintf(b, "  early stop: %d of %d ok requests with a known max_tokens ended before it (%.1f%%)\n", e.Early, e.Known, 100*e.Rate)
+	}
+	b.WriteString("\n")
 }
 
 // writeHeader writes how the run was taken, before its figures.

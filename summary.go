@@ -27,6 +27,13 @@ type Options struct {
 	// Notes are carried into the Summary and its output: what the source of
 	// the records could not tell, for instance.
 	Notes []string
+	// Warmup, when set, marks more records warm-up before anything is
+	// computed (a copy is marked; the records are not modified): they are
+	// counted in the warm-up category and the window is derived from the
+	// rest. Summary.Warmup says where the cut fell and why. When a rule
+	// finds no steady state, nothing is set aside, and the summary says
+	// that its figures may include the warm-up.
+	Warmup *WarmupSpec
 }
 
 // Accounting counts where every offered record ended. It always holds that
@@ -91,6 +98,10 @@ type Summary struct {
 	Client *ClientStats
 	// Header is how the run was taken, where its file said (Run.Header).
 	Header *RunHeader
+	// Warmup is the cut Options.Warmup made, when it was set.
+	Warmup *WarmupCut
+	// Workload describes what the measured requests asked of the server.
+	Workload *Workload
 
 	Rejected []*RecordError // the first MaxReasons records set aside in lenient mode; Requests.Rejected counts them all
 	Notes    []string       // Options.Notes
@@ -147,6 +158,16 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	}
 
 	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
+	if opt.Warmup != nil {
+		cut, err := opt.Warmup.Cut(recs)
+		if err != nil {
+			return nil, err
+		}
+		if cut.Steady || opt.Warmup.Rule == nil {
+			recs = cut.Apply(recs)
+		}
+		s.Warmup = &cut
+	}
 	cat, bad := classify(recs, lines)
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {
@@ -201,6 +222,12 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 			}
 		}
 		wb.offered(r)
+	}
+
+	var absent map[string]string
+	s.Workload, absent = describeWorkload(recs, cat)
+	for k, v := range absent {
+		s.Absent[k] = v
 	}
 
 	// Gather the per-request samples, one buffer each; the pooled gaps

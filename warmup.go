@@ -98,3 +98,71 @@ func lowerMedian(xs []time.Duration) time.Duration {
 	slices.Sort(xs)
 	return xs[(len(xs)-1)/2]
 }
+
+// A WarmupSpec says which records of a run are warm-up, besides those its
+// records already mark: the first Requests in send order, those sent
+// within Duration of the first send, or those before the steady state that
+// Rule detects. Exactly one is set.
+type WarmupSpec struct {
+	Requests int
+	Duration time.Duration
+	Rule     *WarmupRule
+}
+
+// Cut applies the spec to recs (in any order) and returns where warm-up
+// ends. It returns an error for a spec with none or several of its fields
+// set, or a negative one.
+func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
+	set := 0
+	for _, b := range []bool{w.Requests != 0, w.Duration != 0, w.Rule != nil} {
+		if b {
+			set++
+		}
+	}
+	if set != 1 || w.Requests < 0 || w.Duration < 0 {
+		return WarmupCut{}, fmt.Errorf("%w: warm-up %+v: give one of a count, a duration or a rule", ErrInvalidWindow, w)
+	}
+	if w.Rule != nil {
+		return w.Rule.Detect(recs)
+	}
+	sent := make([]time.Duration, 0, len(recs))
+	for i := range recs {
+		if !recs[i].Warmup {
+			sent = append(sent, recs[i].Sent)
+		}
+	}
+	slices.Sort(sent)
+	if len(sent) == 0 {
+		return WarmupCut{Steady: true, Reason: "no record to cut"}, nil
+	}
+	if w.Requests > 0 {
+		if w.Requests >= len(sent) {
+			return WarmupCut{Start: sent[len(sent)-1] + 1, Reason: fmt.Sprintf("the first %d requests, which is all %d of them", w.Requests, len(sent))}, nil
+		}
+		// Ties at the boundary stay measured: a cut is a send time.
+		start := sent[w.Requests]
+		n, _ := slices.BinarySearch(sent, start)
+		reason := fmt.Sprintf("the first %d requests in send order", n)
+		if n != w.Requests {
+			reason += fmt.Sprintf(" (%d asked: a cut is a send time, and a request sent at the same instant as the first one measured is measured too)", w.Requests)
+		}
+		return WarmupCut{Steady: true, Start: start, Reason: reason}, nil
+	}
+	start := sent[0] + w.Duration
+	n, _ := slices.BinarySearch(sent, start)
+	return WarmupCut{Steady: n < len(sent), Start: start, Reason: fmt.Sprintf("the %d requests sent within %v of the first", n, w.Duration)}, nil
+}
+
+// Apply returns a copy of recs in which every record sent before the cut's
+// Start is marked warm-up; recs is not modified, and the copy shares the
+// records' chunk arrivals. Every record is kept: a warm-up record is
+// counted in its own category, never dropped.
+func (c WarmupCut) Apply(recs []Record) []Record {
+	out := slices.Clone(recs)
+	for i := range out {
+		if out[i].Sent < c.Start {
+			out[i].Warmup = true
+		}
+	}
+	return out
+}

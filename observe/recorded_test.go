@@ -123,11 +123,11 @@ func TestRecordedStreams(t *testing.T) {
 				assert.Equal(t, w.cacheKnown, res.CacheKnown, "exchange %d: cache known", i)
 				assert.Equal(t, w.cached, res.CachedTokens, "exchange %d: cached prompt tokens", i)
 				// Every event came in its own write, 2 ms apart: arrivals
-				// strictly increase, and after the send.
+				// never go back, and come after the send. (On a loaded
+				// machine two writes can reach one read and share a stamp,
+				// so equal stamps are allowed; TestStampAccuracy checks the
+				// gaps themselves.)
 				assert.True(t, slices.IsSorted(rec.Chunks), "exchange %d", i)
-				for k := 1; k < len(rec.Chunks); k++ {
-					require.Greater(t, rec.Chunks[k], rec.Chunks[k-1], "exchange %d chunk %d", i, k)
-				}
 				if len(rec.Chunks) > 0 {
 					assert.Positive(t, rec.Chunks[0])
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -15,23 +16,24 @@ import (
 // analysis holds the flags report and reconcile share: how to summarize,
 // and where the records come from.
 type analysis struct {
-	method, percentiles, slo, from *string
-	sloStrict, lenient, strict     *bool
-	window                         *time.Duration
-	json                           *bool
-	tool                           formats.Tool // --from, parsed by options
+	method, percentiles, slo, from, warmup *string
+	sloStrict, lenient, strict             *bool
+	window                                 *time.Duration
+	json                                   *bool
+	tool                                   formats.Tool // --from, parsed by options
 }
 
 // define defines the flags; report has them all, reconcile (full false)
 // not those that choose which figures are computed.
 func (a *analysis) define(fs *flag.FlagSet, full bool) {
 	none, no := "", false
-	a.percentiles, a.slo, a.sloStrict, a.lenient = &none, &none, &no, &no
+	a.percentiles, a.slo, a.sloStrict, a.lenient, a.warmup = &none, &none, &no, &no, &none
 	a.method = fs.String("method", "nearest-rank", "percentile `method`: nearest-rank (a real request, named in the output) or linear (Hyndman–Fan type 7, numpy's default)")
 	if full {
 		a.percentiles = fs.String("percentiles", "50,90,95,99", "comma-separated `list` of percentiles to report, each in [0, 100] with at most 4 decimals, e.g. 50,99,99.9")
 		a.slo = fs.String("slo", "", "per-request SLO for goodput, any subset of ttft, tpot, e2e and max_gap, e.g. `ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s`; a request is good when it meets every limit")
 		a.sloStrict = fs.Bool("slo-strict", false, "a value meets an SLO limit only below it (<), not at it (≤)")
+		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the lessons' illustrative rule)")
 		a.lenient = fs.Bool("lenient", false, "set invalid records aside as rejected, counted and listed, instead of failing (the default for other tools' files)")
 	}
 	a.window = fs.Duration("window", 0, "declared `duration` of the run for throughput and goodput, e.g. 10m (default: first send → last text chunk)")
@@ -74,8 +76,29 @@ func (a *analysis) options(fs *flag.FlagSet) (llmmetrics.Options, error) {
 	case *a.sloStrict:
 		return opt, fmt.Errorf("%w: --slo-strict needs --slo", errUsage)
 	}
+	if opt.Warmup, err = parseWarmup(*a.warmup); err != nil {
+		return opt, err
+	}
 	a.tool, err = parseTool("from", *a.from)
 	return opt, err
+}
+
+// parseWarmup reads --warmup: a count, a duration or auto.
+func parseWarmup(v string) (*llmmetrics.WarmupSpec, error) {
+	switch {
+	case v == "":
+		return nil, nil
+	case v == "auto":
+		rule := llmmetrics.LessonsWarmup
+		return &llmmetrics.WarmupSpec{Rule: &rule}, nil
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return &llmmetrics.WarmupSpec{Requests: n}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return &llmmetrics.WarmupSpec{Duration: d}, nil
+	}
+	return nil, fmt.Errorf("%w: --warmup %q: want a positive count, a positive duration or auto", errUsage, v)
 }
 
 // usageError reports a bad flag value: the flag, and the library's reason

@@ -140,6 +140,25 @@ func TestReportSampleRun(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "requests: 240 offered")
 	assert.Contains(t, out, "ITL (chunk gaps)")
+	assert.Contains(t, out, "workload of the measured requests:")
+	assert.Contains(t, out, "environment: not recorded")
+}
+
+// --warmup sets requests aside as a counted category; a rule that finds
+// no steady state sets nothing aside and says so.
+func TestReportWarmup(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "--warmup", "40", "--json", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `"offered":240,`)
+	assert.Contains(t, out, `"warmup":40`)
+	assert.Contains(t, out, `"reason":"the first 40 requests in send order"`)
+	code, out, errs = runCLI(t, "", "report", "--warmup", "auto", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "requests: 240 offered = 234 ok")
+	assert.Contains(t, out, "WARM-UP NOT FOUND: never steady")
+	code, _, errs = runCLI(t, "", "report", "--warmup", "soon", "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `--warmup "soon"`)
 }
 
 const smallVLLM = `{"backend": "vllm", "duration": 2.0, "completed": 2,

@@ -14,7 +14,7 @@ import (
 var reportCommand = &command{
 	name: "report",
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
-		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s]\n" +
+		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
@@ -27,12 +27,17 @@ var reportCommand = &command{
 		"Several files of llmmetrics' JSONL, each with its run header, are one run taken by several machines:\n" +
 		"they are put on one clock by the headers' wall-clock starts (the machines' clock offset is unknown,\n" +
 		"and the report says so) and reported together.\n" +
+		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
+		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
+		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
+		"window is derived from the rest.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
 		"llmmetrics report --from vllm --dialect vllm vllm-result.json",
+		"llmmetrics report --warmup auto run.jsonl",
 		"cat run.jsonl | llmmetrics report --method linear -",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newReportFlags(); return fs },

@@ -1,0 +1,247 @@
+package llmmetrics
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// A Workload describes what a run asked of the server, which every latency
+// figure depends on (the lessons' §1): the prompt and output lengths, the
+// arrival process, the concurrency the server saw, and how often requests
+// stopped before max_tokens. A nil part had no data; Summary.Absent says
+// why.
+type Workload struct {
+	Prompt      *Lengths     // prompt tokens of the ok requests that carry a count
+	Output      *Lengths     // output tokens (n, from usage) of the ok requests
+	Arrivals    *Arrivals    // gaps between consecutive sends of the measured requests
+	Concurrency *Concurrency // requests in flight over time
+	EarlyStop   *EarlyStop   // ok requests that ended before max_tokens
+}
+
+// Lengths is a distribution of token counts: nearest-rank p50 and p95,
+// the maximum, and a compact histogram.
+type Lengths struct {
+	N             int
+	P50, P95, Max int
+	Histogram     []Bin
+}
+
+// A Bin counts the lengths in [Lo, Hi).
+type Bin struct {
+	Lo, Hi int
+	Count  int
+}
+
+// Arrivals describes the arrival process by the gaps between consecutive
+// sends, in send order: their mean and coefficient of variation (standard
+// deviation over mean). CV near 1 is what Poisson arrivals give; above it
+// the arrivals are burstier, below it more evenly paced (a closed loop
+// usually is).
+type Arrivals struct {
+	Gaps    int
+	Mean    time.Duration
+	CV      float64
+	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2) or "paced" (CV < 0.8)
+}
+
+// Concurrency describes how many ok requests were in flight, from each
+// one's send to its last text chunk, weighted by time over the span from
+// the first send to the last text: the time-weighted mean, the
+// time-weighted median (the smallest count the run spent at least half its
+// span at or below) and the most at once. Failed requests have no last
+// text and are not counted.
+type Concurrency struct {
+	Span time.Duration
+	Mean float64
+	P50  int
+	Max  int
+}
+
+// EarlyStop counts the ok requests whose max_tokens is known (Known) and
+// those of them that ended with fewer output tokens (Early): the output
+// length was not fixed, so latency per request varies with it.
+type EarlyStop struct {
+	Known, Early int
+	Rate         float64 // Early / Known
+}
+
+// DescribeWorkload describes the workload of the valid, measured records
+// of recs (warm-up and invalid records are left out). It returns
+// ErrNoRecords when none is left. It does not modify recs.
+func DescribeWorkload(recs []Record) (*Workload, error) {
+	cat, _ := classify(recs, nil)
+	w, _ := describeWorkload(recs, cat)
+	if w == nil {
+		return nil, ErrNoRecords
+	}
+	return w, nil
+}
+
+// describeWorkload describes the records by their categories, and says why
+// each absent part is absent. It returns nil when no record is measured.
+func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
+	absent := map[string]string{}
+	var prompts, outputs []int
+	var sends []time.Duration
+	var spans [][2]time.Duration
+	es := EarlyStop{}
+	for i := range recs {
+		r := &recs[i]
+		switch cat[i] {
+		case CategoryRejected, CategoryWarmup:
+			continue
+		case CategoryOK:
+			outputs = append(outputs, r.CompletionTokens)
+			if r.PromptTokens > 0 {
+				prompts = append(prompts, r.PromptTokens)
+			}
+			spans = append(spans, [2]time.Duration{r.Sent, r.Sent + r.last()})
+			if r.MaxTokens > 0 {
+				es.Known++
+				if r.CompletionTokens < r.MaxTokens {
+					es.Early++
+				}
+			}
+		}
+		sends = append(sends, r.Sent)
+	}
+	if len(sends) == 0 {
+		return nil, absent
+	}
+	w := &Workload{Prompt: lengths(prompts), Output: lengths(outputs), Arrivals: arrivals(sends), Concurrency: concurrency(spans)}
+	if w.Prompt == nil {
+		absent["workload.prompt"] = "no ok request carries a prompt token count"
+	}
+	if w.Output == nil {
+		absent["workload.output"] = "no ok request"
+	}
+	if w.Arrivals == nil {
+		absent["workload.arrivals"] = "fewer than three measured requests"
+	}
+	if w.Concurrency == nil {
+		absent["workload.concurrency"] = "no ok request spans any time"
+	}
+	if es.Known > 0 {
+		es.Rate = float64(es.Early) / float64(es.Known)
+		w.EarlyStop = &es
+	} else {
+		absent["workload.early_stop"] = "no ok request says its max_tokens"
+	}
+	return w, absent
+}
+
+// histogramBins is the number of bins of a length histogram.
+const histogramBins = 8
+
+// lengths describes token counts, or returns nil for none.
+func lengths(xs []int) *Lengths {
+	if len(xs) == 0 {
+		return nil
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	rank := func(p float64) int { return xs[max(int(math.Ceil(p*float64(len(xs))/100)), 1)-1] }
+	l := &Lengths{N: len(xs), P50: rank(50), P95: rank(95), Max: xs[len(xs)-1]}
+	// Bins of equal width over [min, max+1), their edges whole tokens.
+	lo, hi := xs[0], xs[len(xs)-1]+1
+	width := max(1, (hi-lo+histogramBins-1)/histogramBins)
+	var div []float64
+	for e := lo; ; e += width {
+		div = append(div, float64(e))
+		if e >= hi {
+			break
+		}
+	}
+	x := make([]float64, len(xs))
+	for i, v := range xs {
+		x[i] = float64(v)
+	}
+	counts := stat.Histogram(nil, div, x, nil)
+	for i, c := range counts {
+		l.Histogram = append(l.Histogram, Bin{Lo: int(div[i]), Hi: int(div[i+1]), Count: int(c)})
+	}
+	return l
+}
+
+// arrivals describes the gaps between consecutive sends, or returns nil
+// for fewer than two gaps.
+func arrivals(sends []time.Duration) *Arrivals {
+	if len(sends) < 3 {
+		return nil
+	}
+	sends = slices.Clone(sends)
+	slices.Sort(sends)
+	gaps := make([]float64, len(sends)-1)
+	for i := range gaps {
+		gaps[i] = float64(sends[i+1] - sends[i])
+	}
+	mean, std := stat.PopMeanStdDev(gaps, nil)
+	a := &Arrivals{Gaps: len(gaps), Mean: time.Duration(math.Round(mean))}
+	switch {
+	case mean == 0:
+		a.Reading = "all at once"
+		return a
+	default:
+		a.CV = std / mean
+	}
+	switch {
+	case a.CV > 1.2:
+		a.Reading = "bursty"
+	case a.CV < 0.8:
+		a.Reading = "paced"
+	default:
+		a.Reading = "Poisson-like"
+	}
+	return a
+}
+
+// concurrency describes the requests in flight over the spans, or returns
+// nil when they cover no time.
+func concurrency(spans [][2]time.Duration) *Concurrency {
+	type edge struct {
+		at time.Duration
+		d  int
+	}
+	edges := make([]edge, 0, 2*len(spans))
+	for _, s := range spans {
+		edges = append(edges, edge{s[0], +1}, edge{s[1], -1})
+	}
+	// At one instant, ends before starts: a request that ends as another
+	// begins does not overlap it.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return int(min(max(a.at-b.at, -1), 1))
+		}
+		return a.d - b.d
+	})
+	if len(edges) == 0 || edges[len(edges)-1].at == edges[0].at {
+		return nil
+	}
+	timeAt := map[int]time.Duration{} // how long the run spent at each count
+	c := &Concurrency{Span: edges[len(edges)-1].at - edges[0].at}
+	n := 0
+	var area float64
+	for i, e := range edges {
+		n += e.d
+		c.Max = max(c.Max, n)
+		if i+1 < len(edges) {
+			dt := edges[i+1].at - e.at
+			timeAt[n] += dt
+			area += float64(n) * float64(dt)
+		}
+	}
+	c.Mean = area / float64(c.Span)
+	var cum time.Duration
+	for _, k := range slices.Sorted(maps.Keys(timeAt)) {
+		cum += timeAt[k]
+		if 2*cum >= c.Span {
+			c.P50 = k
+			break
+		}
+	}
+	return c
+}

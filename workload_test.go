@@ -1,0 +1,125 @@
+package llmmetrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// A workload worked by hand. Sends at 0, 1, 2 and 3 s; three ok requests
+// in flight over [0, 4), [1, 3) and [2, 6) s; the fourth failed.
+func TestDescribeWorkload(t *testing.T) {
+	s := time.Second
+	recs := []Record{
+		{ID: "a", Sent: 0, FirstText: s, LastText: 4 * s, CompletionTokens: 10, MaxTokens: 10, PromptTokens: 100},
+		{ID: "b", Sent: s, FirstText: s / 2, LastText: 2 * s, CompletionTokens: 5, MaxTokens: 10, PromptTokens: 200},
+		{ID: "c", Sent: 2 * s, FirstText: s, LastText: 4 * s, CompletionTokens: 10},
+		{ID: "d", Sent: 3 * s, Status: StatusError, Message: "boom"},
+		{ID: "w", Sent: -5 * s, FirstText: s, LastText: 2 * s, CompletionTokens: 3, Warmup: true}, // left out
+	}
+	w, err := DescribeWorkload(recs)
+	require.NoError(t, err)
+	// Prompts 100 and 200: nearest-rank p50 is rank ⌈0.5·2⌉ = 1 (100), p95
+	// rank ⌈1.9⌉ = 2 (200). Eight bins of ⌈(201 − 100)/8⌉ = 13 tokens from
+	// 100: 100 falls in the first, 200 in [191, 204), the last.
+	require.NotNil(t, w.Prompt)
+	assert.Equal(t, 2, w.Prompt.N)
+	assert.Equal(t, [3]int{100, 200, 200}, [3]int{w.Prompt.P50, w.Prompt.P95, w.Prompt.Max})
+	require.Len(t, w.Prompt.Histogram, 8)
+	assert.Equal(t, Bin{Lo: 100, Hi: 113, Count: 1}, w.Prompt.Histogram[0])
+	assert.Equal(t, Bin{Lo: 191, Hi: 204, Count: 1}, w.Prompt.Histogram[7])
+	// Outputs 5, 10, 10: p50 rank 2 (10), p95 rank 3 (10).
+	assert.Equal(t, [4]int{3, 10, 10, 10}, [4]int{w.Output.N, w.Output.P50, w.Output.P95, w.Output.Max})
+	// Gaps 1, 1, 1 s: mean 1 s, CV 0, paced.
+	assert.Equal(t, Arrivals{Gaps: 3, Mean: s, CV: 0, Reading: "paced"}, *w.Arrivals)
+	// In flight: 1 over [0,1), 2 over [1,2), 3 over [2,3), 2 over [3,4),
+	// 1 over [4,6): area 1+2+3+2+2 = 10 over 6 s, mean 5/3; 3 s at 1, so
+	// the time-weighted median is 1; at most 3.
+	c := w.Concurrency
+	assert.Equal(t, 6*s, c.Span)
+	assert.InDelta(t, 10.0/6, c.Mean, 1e-12)
+	assert.Equal(t, 1, c.P50)
+	assert.Equal(t, 3, c.Max)
+	// a and b say max_tokens 10; b stopped at 5.
+	assert.Equal(t, EarlyStop{Known: 2, Early: 1, Rate: 0.5}, *w.EarlyStop)
+
+	// The same through Summarize, and unchanged by a shift of every send.
+	sum, err := Summarize(recs, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, w, sum.Workload)
+	shifted := make([]Record, len(recs))
+	for i, r := range recs {
+		r.Sent += time.Hour
+		shifted[i] = r
+	}
+	w2, err := DescribeWorkload(shifted)
+	require.NoError(t, err)
+	assert.Equal(t, w, w2)
+}
+
+func TestWorkloadEdges(t *testing.T) {
+	_, err := DescribeWorkload(nil)
+	assert.ErrorIs(t, err, ErrNoRecords)
+
+	// One request: no arrival process, a concurrency of 1.
+	one := []Record{{ID: "a", Sent: 0, FirstText: time.Second, LastText: 2 * time.Second, CompletionTokens: 2}}
+	s, err := Summarize(one, Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Workload.Arrivals)
+	assert.Contains(t, s.Absent["workload.arrivals"], "fewer than three")
+	assert.Equal(t, Concurrency{Span: 2 * time.Second, Mean: 1, P50: 1, Max: 1}, *s.Workload.Concurrency)
+	assert.Nil(t, s.Workload.EarlyStop)
+	assert.Nil(t, s.Workload.Prompt)
+
+	// Sends at one instant: the gaps are all 0.
+	same := []Record{
+		{ID: "a", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+		{ID: "b", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+		{ID: "c", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+	}
+	w, err := DescribeWorkload(same)
+	require.NoError(t, err)
+	assert.Equal(t, "all at once", w.Arrivals.Reading)
+	// Back to back: one ends as the next begins, never two in flight.
+	chain := []Record{
+		{ID: "a", Sent: 0, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+		{ID: "b", Sent: time.Second, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+	}
+	w, err = DescribeWorkload(chain)
+	require.NoError(t, err)
+	assert.Equal(t, 1, w.Concurrency.Max)
+	assert.InDelta(t, 1.0, w.Concurrency.Mean, 1e-12)
+}
+
+// A warm-up cut never loses a record: whatever the spec, every record
+// offered is counted once, in the same offered total, and the warm-up
+// count only grows.
+func TestWarmupCutLosesNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		recs := genRecords(t, false)
+		before, err := Summarize(recs, Options{Lenient: true})
+		if err != nil {
+			t.Skip(err)
+		}
+		specs := []WarmupSpec{
+			{Requests: rapid.IntRange(1, len(recs)+2).Draw(t, "n")},
+			{Duration: time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "d"))},
+			{Rule: &WarmupRule{Window: rapid.IntRange(1, 5).Draw(t, "window"), Tolerance: 0.5, Windows: 1}},
+		}
+		w := specs[rapid.IntRange(0, 2).Draw(t, "spec")]
+		after, err := Summarize(recs, Options{Lenient: true, Warmup: &w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := after.Requests, before.Requests
+		if a.Offered != b.Offered || a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected+a.Warmup {
+			t.Fatalf("accounting: before %+v after %+v", b, a)
+		}
+		if a.Warmup < b.Warmup || a.Rejected != b.Rejected {
+			t.Fatalf("warm-up %d → %d, rejected %d → %d", b.Warmup, a.Warmup, b.Rejected, a.Rejected)
+		}
+	})
+}
