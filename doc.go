@@ -118,6 +118,12 @@
 //	early stop        ok requests with n < max_tokens among those whose
 //	                  max_tokens is known
 //
+// Output length is not fixed, so one latency distribution mixes short and
+// long replies: [Stratify] (or Options.Stratify) summarizes the ok
+// requests apart in strata of output length n (or prompt length), each
+// (lo, hi] at the given bounds; requests that are not ok have no observed
+// length and are counted as unstratified.
+//
 // # Client-side facts and the run header
 //
 // A load generator records, per request, what the stream cannot show
@@ -182,7 +188,8 @@
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
 // [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
-// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected], [ErrOutOfRange] and [ErrMerge].
+// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
+// [ErrInvalidOption].
 //
 // A problem with one record is a [*RecordError] that names the record (its
 // index, id, and line and column when it came from a file) and the field.

@@ -69,6 +69,11 @@ var (
 	// further than 2⁶¹ ns (about 73 years) from its boundary, beyond which
 	// sums of times could overflow.
 	ErrOutOfRange = errors.New("llmmetrics: value out of range")
+	// ErrInvalidOption means an analysis was asked for with settings that
+	// make no sense: a warm-up spec with none or several ways set, strata
+	// bounds that do not ascend, a gate condition that cannot be read, a
+	// sweep with no levels.
+	ErrInvalidOption = errors.New("llmmetrics: invalid option")
 	// ErrNoChunks means a metric needs per-chunk arrival times and the
 	// record has none. It wraps ErrMissingField.
 	ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)

@@ -314,7 +314,7 @@ func ExampleSummary_WriteTable() {
 	//   prompt  1932.075 tokens/s (512 tokens), a separate figure: never add the two
 	//   requests  3.774 /s
 	//
-	// absent:
+	// absent: workload.arrivals (fewer than three measured requests); workload.early_stop (no ok request says its max_tokens);
 }
 
 func ExampleSummary_MarshalJSON() {
@@ -592,6 +592,37 @@ func ExampleDescribeWorkload() {
 	// arrivals 1s paced
 	// in flight mean 1.286, max 2
 	// early stop 1 of 3
+}
+
+func ExampleParseStrata() {
+	spec, err := llmmetrics.ParseStrata("output=16,64,256")
+	fmt.Println(spec.By, spec.Bounds, err)
+	_, err = llmmetrics.ParseStrata("output=64,16")
+	fmt.Println(err)
+	// Output:
+	// output [16 64 256] <nil>
+	// llmmetrics: invalid option: strata bounds [64 16] must ascend
+}
+
+func ExampleStratify() {
+	var recs []llmmetrics.Record
+	for i, n := range []int{8, 12, 40, 200} {
+		ttft := time.Duration(100+10*i) * time.Millisecond
+		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), FirstText: ttft, LastText: ttft + time.Duration(n)*20*time.Millisecond, CompletionTokens: n})
+	}
+	st, _ := llmmetrics.Stratify(recs, llmmetrics.StrataSpec{By: "output", Bounds: []int{16, 64}}, llmmetrics.Options{})
+	for _, s := range st.Strata {
+		fmt.Printf("%s: %d requests, E2E max %v\n", s, s.Requests, s.Summary.E2E.Max)
+	}
+	// Output:
+	// n ≤ 16: 2 requests, E2E max 350ms
+	// 16 < n ≤ 64: 1 requests, E2E max 920ms
+	// n > 64: 1 requests, E2E max 4.13s
+}
+
+func ExampleStratum_String() {
+	fmt.Println(llmmetrics.Stratum{Above: 16, AtMost: 64})
+	// Output: 16 < n ≤ 64
 }
 
 func ExampleMergeRuns() {

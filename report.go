@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -157,6 +158,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if wl := s.Workload; wl != nil {
 		o = append(o, field{"workload", workloadObject(wl)})
 	}
+	if st := s.Strata; st != nil {
+		o = append(o, field{"strata", strataObject(st)})
+	}
 	if c := s.Warmup; c != nil {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
@@ -183,6 +187,63 @@ func (wl *Workload) lengths() []namedLengths {
 		}
 	}
 	return out
+}
+
+func strataObject(st *Strata) object {
+	list := make([]object, len(st.Strata))
+	for i, x := range st.Strata {
+		o := object{{"range", x.String()}, {"requests", x.Requests}}
+		if x.Above != math.MinInt {
+			o = append(o, field{"above", x.Above})
+		}
+		if x.AtMost != math.MaxInt {
+			o = append(o, field{"at_most", x.AtMost})
+		}
+		if sum := x.Summary; sum != nil {
+			if sum.TTFT != nil {
+				o = append(o, field{"ttft_ms", distObject(sum.TTFT, nil)})
+			}
+			if sum.TPOT != nil {
+				o = append(o, field{"tpot_ms", distObject(&sum.TPOT.Distribution, nil)})
+			}
+			if sum.E2E != nil {
+				o = append(o, field{"e2e_ms", distObject(sum.E2E, nil)})
+			}
+		}
+		list[i] = o
+	}
+	return object{{"by", st.By}, {"of", "ok requests"}, {"unstratified", st.Unstratified}, {"strata", list}}
+}
+
+// writeStrata writes the latencies of each stratum: n and, for TTFT, TPOT
+// and E2E, the first and last percentile asked.
+func writeStrata(b *bytes.Buffer, st *Strata, ps []Percentile) {
+	lo, hi := ps[0], ps[len(ps)-1]
+	fmt.Fprintf(b, "\nlatency by %s length, over ok requests (%d measured requests that are not ok are in no stratum), ms:\n", st.By, st.Unstratified)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  stratum\tn\tTTFT %s\tTTFT %s\tTPOT %s\tTPOT %s\tE2E %s\tE2E %s\t\n", lo.Key(), hi.Key(), lo.Key(), hi.Key(), lo.Key(), hi.Key())
+	at := func(d *Distribution, p Percentile) string {
+		if d == nil {
+			return "—"
+		}
+		v, _ := d.At(p)
+		return fmt.Sprintf("%.3f", millis(v))
+	}
+	for _, x := range st.Strata {
+		cells := []string{x.String(), fmt.Sprint(x.Requests)}
+		var tt, tp, ee *Distribution
+		if sum := x.Summary; sum != nil {
+			tt, ee = sum.TTFT, sum.E2E
+			if sum.TPOT != nil {
+				tp = &sum.TPOT.Distribution
+			}
+		}
+		for _, d := range []*Distribution{tt, tp, ee} {
+			cells = append(cells, at(d, lo), at(d, hi))
+		}
+		fmt.Fprintf(tw, "  %s\t\n", strings.Join(cells, "\t"))
+	}
+	tw.Flush()
 }
 
 func workloadObject(wl *Workload) object {
@@ -354,14 +415,18 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "  failing: ttft %d, tpot %d, e2e %d, max_gap %d; TPOT limit not applicable to %d one-token requests\n",
 			g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap, g.TPOTNotApplicable)
 	}
-	if len(s.Absent) > 0 {
-		b.WriteString("\nabsent:")
-		for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput", "prompt_tokens_per_s"} {
-			if why, ok := s.Absent[k]; ok {
-				fmt.Fprintf(&b, " %s (%s);", k, why)
-			}
+	if st := s.Strata; st != nil {
+		writeStrata(&b, st, s.Percentiles)
+	}
+	var absent []string
+	for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput", "prompt_tokens_per_s",
+		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop"} {
+		if why, ok := s.Absent[k]; ok {
+			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))
 		}
-		b.WriteString("\n")
+	}
+	if len(absent) > 0 {
+		b.WriteString("\nabsent:" + strings.Join(absent, "") + "\n")
 	}
 	for i, e := range s.Rejected {
 		if i == 0 {

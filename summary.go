@@ -34,6 +34,9 @@ type Options struct {
 	// finds no steady state, nothing is set aside, and the summary says
 	// that its figures may include the warm-up.
 	Warmup *WarmupSpec
+	// Stratify, when set, also summarizes the ok requests by output or
+	// prompt length, in Summary.Strata.
+	Stratify *StrataSpec
 }
 
 // Accounting counts where every offered record ended. It always holds that
@@ -102,6 +105,8 @@ type Summary struct {
 	Warmup *WarmupCut
 	// Workload describes what the measured requests asked of the server.
 	Workload *Workload
+	// Strata are the ok requests by length, when Options.Stratify asked.
+	Strata *Strata
 
 	Rejected []*RecordError // the first MaxReasons records set aside in lenient mode; Requests.Rejected counts them all
 	Notes    []string       // Options.Notes
@@ -152,6 +157,11 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	}
 	if opt.Window < 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidWindow, opt.Window)
+	}
+	if opt.Stratify != nil {
+		if err := opt.Stratify.check(); err != nil {
+			return nil, err
+		}
 	}
 	if len(recs)+read.RejectedCount() == 0 {
 		return nil, ErrNoRecords
@@ -346,6 +356,13 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	if opt.SLO != nil {
 		g := slo.finish(*opt.SLO, a.Offered, w, werr)
 		s.Goodput = &g
+	}
+	if opt.Stratify != nil {
+		st, err := stratify(recs, cat, *opt.Stratify, opt)
+		if err != nil {
+			return nil, err
+		}
+		s.Strata = st
 	}
 	return s, nil
 }

@@ -120,7 +120,7 @@ func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
 		}
 	}
 	if set != 1 || w.Requests < 0 || w.Duration < 0 {
-		return WarmupCut{}, fmt.Errorf("%w: warm-up %+v: give one of a count, a duration or a rule", ErrInvalidWindow, w)
+		return WarmupCut{}, fmt.Errorf("%w: warm-up %+v: give one of a count, a duration or a rule", ErrInvalidOption, w)
 	}
 	if w.Rule != nil {
 		return w.Rule.Detect(recs)

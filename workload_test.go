@@ -123,3 +123,52 @@ func TestWarmupCutLosesNothing(t *testing.T) {
 		}
 	})
 }
+
+// Strata worked by hand: n = 10, 1, 20, 70 and 300 at bounds 16, 64, 256.
+func TestStratify(t *testing.T) {
+	ms := time.Millisecond
+	rec := func(id string, n int, ttft time.Duration) Record {
+		return Record{ID: id, FirstText: ttft, LastText: ttft + time.Duration(n)*ms, CompletionTokens: n, PromptTokens: 100 * n}
+	}
+	recs := []Record{rec("a", 10, 100*ms), rec("b", 1, 50*ms), rec("c", 20, 70*ms), rec("d", 70, 80*ms), rec("e", 300, 90*ms),
+		{ID: "f", Status: StatusTimeout}, {ID: "w", Warmup: true, FirstText: ms, LastText: ms, CompletionTokens: 1}}
+	st, err := Stratify(recs, StrataSpec{By: "output", Bounds: []int{16, 64, 256}}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Unstratified, "the timeout; the warm-up is not measured")
+	require.Len(t, st.Strata, 4)
+	var got []int
+	for _, s := range st.Strata {
+		got = append(got, s.Requests)
+	}
+	assert.Equal(t, []int{2, 1, 1, 1}, got)
+	assert.Equal(t, "n ≤ 16", st.Strata[0].String())
+	assert.Equal(t, "16 < n ≤ 64", st.Strata[1].String())
+	assert.Equal(t, "n > 256", st.Strata[3].String())
+	// The first stratum's TTFTs are 50 and 100 ms: nearest-rank p50 is
+	// rank 1, 50 ms (request b).
+	p50, _ := st.Strata[0].Summary.TTFT.At(MustPercentile(50))
+	assert.Equal(t, 50*ms, p50)
+
+	// By prompt length (100·n), and an empty stratum.
+	st, err = Stratify(recs, StrataSpec{By: "prompt", Bounds: []int{500, 1000, 1500}}, Options{})
+	require.NoError(t, err)
+	got = got[:0]
+	for _, s := range st.Strata {
+		got = append(got, s.Requests)
+	}
+	assert.Equal(t, []int{1, 1, 0, 3}, got) // 100 | 1000 | — | 2000, 7000, 30000
+	assert.Nil(t, st.Strata[2].Summary)
+
+	// Through Summarize.
+	s, err := Summarize(recs, Options{Stratify: &StrataSpec{By: "output", Bounds: []int{16}}})
+	require.NoError(t, err)
+	require.NotNil(t, s.Strata)
+	assert.Equal(t, 2, s.Strata.Strata[0].Requests)
+
+	for _, bad := range []string{"latency=1,2", "output=64,16", "output=x", "output"} {
+		_, err := ParseStrata(bad)
+		assert.ErrorIs(t, err, ErrInvalidOption, bad)
+	}
+	_, err = Summarize(recs, Options{Stratify: &StrataSpec{By: "size"}})
+	assert.ErrorIs(t, err, ErrInvalidOption)
+}

@@ -16,24 +16,25 @@ import (
 // analysis holds the flags report and reconcile share: how to summarize,
 // and where the records come from.
 type analysis struct {
-	method, percentiles, slo, from, warmup *string
-	sloStrict, lenient, strict             *bool
-	window                                 *time.Duration
-	json                                   *bool
-	tool                                   formats.Tool // --from, parsed by options
+	method, percentiles, slo, from, warmup, stratify *string
+	sloStrict, lenient, strict                       *bool
+	window                                           *time.Duration
+	json                                             *bool
+	tool                                             formats.Tool // --from, parsed by options
 }
 
 // define defines the flags; report has them all, reconcile (full false)
 // not those that choose which figures are computed.
 func (a *analysis) define(fs *flag.FlagSet, full bool) {
 	none, no := "", false
-	a.percentiles, a.slo, a.sloStrict, a.lenient, a.warmup = &none, &none, &no, &no, &none
+	a.percentiles, a.slo, a.sloStrict, a.lenient, a.warmup, a.stratify = &none, &none, &no, &no, &none, &none
 	a.method = fs.String("method", "nearest-rank", "percentile `method`: nearest-rank (a real request, named in the output) or linear (Hyndman–Fan type 7, numpy's default)")
 	if full {
 		a.percentiles = fs.String("percentiles", "50,90,95,99", "comma-separated `list` of percentiles to report, each in [0, 100] with at most 4 decimals, e.g. 50,99,99.9")
 		a.slo = fs.String("slo", "", "per-request SLO for goodput, any subset of ttft, tpot, e2e and max_gap, e.g. `ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s`; a request is good when it meets every limit")
 		a.sloStrict = fs.Bool("slo-strict", false, "a value meets an SLO limit only below it (<), not at it (≤)")
 		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the lessons' illustrative rule)")
+		a.stratify = fs.String("stratify", "", "also report latency per output or prompt length stratum of the ok requests, e.g. `output=16,64,256` or prompt=512,2048")
 		a.lenient = fs.Bool("lenient", false, "set invalid records aside as rejected, counted and listed, instead of failing (the default for other tools' files)")
 	}
 	a.window = fs.Duration("window", 0, "declared `duration` of the run for throughput and goodput, e.g. 10m (default: first send → last text chunk)")
@@ -78,6 +79,13 @@ func (a *analysis) options(fs *flag.FlagSet) (llmmetrics.Options, error) {
 	}
 	if opt.Warmup, err = parseWarmup(*a.warmup); err != nil {
 		return opt, err
+	}
+	if *a.stratify != "" {
+		spec, err := llmmetrics.ParseStrata(*a.stratify)
+		if err != nil {
+			return opt, usageError("stratify", err)
+		}
+		opt.Stratify = &spec
 	}
 	a.tool, err = parseTool("from", *a.from)
 	return opt, err

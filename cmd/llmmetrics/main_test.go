@@ -161,6 +161,22 @@ func TestReportWarmup(t *testing.T) {
 	assert.Contains(t, errs, `--warmup "soon"`)
 }
 
+// --stratify adds a table of latencies per output length.
+func TestReportStratify(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "--stratify", "output=16,64,256", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "latency by output length, over ok requests (6 measured requests that are not ok are in no stratum)")
+	for _, s := range []string{"n ≤ 16", "16 < n ≤ 64", "64 < n ≤ 256", "n > 256"} {
+		assert.Contains(t, out, s)
+	}
+	code, out, errs = runCLI(t, "", "report", "--json", "--stratify", "prompt=1000", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `"strata":{"by":"prompt","of":"ok requests","unstratified":6`)
+	code, _, errs = runCLI(t, "", "report", "--stratify", "output=64,16", "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "must ascend")
+}
+
 const smallVLLM = `{"backend": "vllm", "duration": 2.0, "completed": 2,
  "input_lens": [10, 20, 30], "output_lens": [3, 0, 1],
  "ttfts": [0.1, 0.0, 0.3], "itls": [[0.02, 0.04], [], []],

@@ -15,6 +15,7 @@ var reportCommand = &command{
 	name: "report",
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
+		"                    [--stratify output=16,64,256|prompt=512,2048]\n" +
 		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
@@ -30,7 +31,8 @@ var reportCommand = &command{
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
 		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
-		"window is derived from the rest.\n" +
+		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
+		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.",
 	examples: []string{
