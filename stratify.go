@@ -90,14 +90,9 @@ func Stratify(recs []Record, spec StrataSpec, opt Options) (*Strata, error) {
 	if err := spec.check(); err != nil {
 		return nil, err
 	}
-	if opt.Warmup != nil {
-		cut, err := opt.Warmup.Cut(recs)
-		if err != nil {
-			return nil, err
-		}
-		if cut.Steady || opt.Warmup.Rule == nil {
-			recs = cut.Apply(recs)
-		}
+	recs, _, err := opt.Warmup.mark(recs)
+	if err != nil {
+		return nil, err
 	}
 	cat, _ := classify(recs, nil)
 	return stratify(recs, cat, spec, opt)

@@ -168,15 +168,9 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	}
 
 	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
-	if opt.Warmup != nil {
-		cut, err := opt.Warmup.Cut(recs)
-		if err != nil {
-			return nil, err
-		}
-		if cut.Steady || opt.Warmup.Rule == nil {
-			recs = cut.Apply(recs)
-		}
-		s.Warmup = &cut
+	var err error
+	if recs, s.Warmup, err = opt.Warmup.mark(recs); err != nil {
+		return nil, err
 	}
 	cat, bad := classify(recs, lines)
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}

@@ -166,3 +166,20 @@ func (c WarmupCut) Apply(recs []Record) []Record {
 	}
 	return out
 }
+
+// mark applies the spec to recs: it returns recs with the cut applied
+// (a copy, when it marks anything) and the cut. A rule that finds no
+// steady state marks nothing.
+func (w *WarmupSpec) mark(recs []Record) ([]Record, *WarmupCut, error) {
+	if w == nil {
+		return recs, nil, nil
+	}
+	cut, err := w.Cut(recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cut.Steady || w.Rule == nil {
+		recs = cut.Apply(recs)
+	}
+	return recs, &cut, nil
+}
