@@ -124,6 +124,14 @@
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.
 //
+// # Gates
+//
+// A [Condition] ("p99(ttft)>500ms", "error_rate>0.01", "attainment<0.95")
+// is a threshold on one figure of a Summary, for a gate in CI;
+// [Condition.Check] reads the figure and says whether the run crosses it.
+// A figure the summary lacks is an error wrapping [ErrInvalidOption],
+// never a pass.
+//
 // # Client-side facts and the run header
 //
 // A load generator records, per request, what the stream cannot show

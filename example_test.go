@@ -625,6 +625,24 @@ func ExampleStratum_String() {
 	// Output: 16 < n ≤ 64
 }
 
+func ExampleParseCondition() {
+	c, err := llmmetrics.ParseCondition("p99(ttft)>500ms")
+	fmt.Println(c.Stat, c.Metric, c.Op, time.Duration(c.Limit), err)
+	// Output: p99 ttft > 500ms <nil>
+}
+
+func ExampleCondition_Check() {
+	recs := []llmmetrics.Record{
+		{ID: "a", FirstText: 300 * time.Millisecond, LastText: time.Second, CompletionTokens: 8},
+		{ID: "b", FirstText: 700 * time.Millisecond, LastText: 2 * time.Second, CompletionTokens: 8},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	c, _ := llmmetrics.ParseCondition("p99(ttft)>500ms")
+	failed, value, err := c.Check(s)
+	fmt.Println(failed, value, err)
+	// Output: true 700ms <nil>
+}
+
 func ExampleMergeRuns() {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	a := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "a", Start: t0},

@@ -17,7 +17,9 @@
 // input. The format is detected from the content.
 //
 // On bad input the command prints one line to standard error and exits
-// with status 1; on a bad command line, with status 2.
+// with status 1; on a bad command line, with status 2; when report's gate
+// (--fail-below, --fail-if) finds the run crossing a condition, with
+// status 3, after printing the report.
 package main
 
 import (
@@ -85,6 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "llmmetrics: %v\n%s", strings.TrimPrefix(err.Error(), "usage: "), synopses())
 		return 2
+	case errors.Is(err, errGate):
+		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
+		return 3
 	default:
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 1

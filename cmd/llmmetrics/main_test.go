@@ -353,3 +353,39 @@ func TestServerFromPrometheus(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", args)
 	}
 }
+
+// The gate: status 3 with a one-line reason after the report, 0 when the
+// run passes, 1 for a figure the run lacks, 2 for a bad condition. The
+// sample run's TTFT ranges from 41.477 to 350.264 ms (its report).
+func TestReportGate(t *testing.T) {
+	sample := "../../testdata/sample_run.jsonl"
+	code, out, errs := runCLI(t, "", "report", "--fail-if", "max(ttft)>350ms", "--fail-if", "min(ttft)<40ms", sample)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, out, "requests: 240 offered", "the report is printed first")
+	assert.Equal(t, "llmmetrics: gate failed: max(ttft)>350ms (it is 350.264ms)\n", errs)
+
+	code, _, errs = runCLI(t, "", "report", "--fail-if", "max(ttft)>351ms", "--fail-if", "p99.9(ttft)>1s", sample)
+	assert.Equal(t, 0, code, errs)
+
+	// Every ok request meets a TTFT limit of 351 ms; the 6 that are not ok
+	// stay in the denominator: attainment 234/240 = 0.975.
+	code, _, errs = runCLI(t, "", "report", "--slo", "ttft=351ms", "--fail-below", "0.97", sample)
+	assert.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "", "report", "--slo", "ttft=351ms", "--fail-below", "0.98", sample)
+	assert.Equal(t, 3, code)
+	assert.Equal(t, "llmmetrics: gate failed: attainment<0.98 (it is 0.975)\n", errs)
+
+	// A figure the run lacks fails the command (status 1), never passes:
+	// one request of one token has no TPOT.
+	one := `{"id":"a","status":"ok","sent_ns":0,"chunk_arrivals_ns":[100000000],"completion_tokens":1}` + "\n"
+	code, _, errs = runCLI(t, one, "report", "--fail-if", "p99(tpot)>1s", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "the run has no tpot distribution")
+
+	code, _, errs = runCLI(t, "", "report", "--fail-below", "0.9", sample)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--fail-below needs --slo")
+	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)", sample)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "no comparison")
+}

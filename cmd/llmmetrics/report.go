@@ -15,7 +15,7 @@ var reportCommand = &command{
 	name: "report",
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
-		"                    [--stratify output=16,64,256|prompt=512,2048]\n" +
+		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
 		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
@@ -33,6 +33,9 @@ var reportCommand = &command{
 		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
 		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
 		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
+		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
+		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
+		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.",
 	examples: []string{
@@ -40,6 +43,7 @@ var reportCommand = &command{
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
 		"llmmetrics report --from vllm --dialect vllm vllm-result.json",
 		"llmmetrics report --warmup auto run.jsonl",
+		"llmmetrics report --slo ttft=500ms,tpot=50ms --fail-below 0.95 --fail-if 'p99(ttft)>800ms' --fail-if 'error_rate>0.01' run.jsonl",
 		"cat run.jsonl | llmmetrics report --method linear -",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newReportFlags(); return fs },
@@ -49,6 +53,7 @@ var reportCommand = &command{
 type reportFlags struct {
 	analysis
 	dialect *string
+	gate    gate
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -56,6 +61,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f := &reportFlags{}
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
+	f.gate.define(fs)
 	return fs, f
 }
 
@@ -65,11 +71,14 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := f.gate.parse(&opt); err != nil {
+		return err
+	}
 	if len(files) > 1 {
 		if f.tool != "" || *f.dialect != "" {
 			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
 		}
-		return reportMerged(stdout, files, opt, f.asJSON())
+		return reportMerged(stdout, files, opt, f)
 	}
 	dialect, err := parseTool("dialect", *f.dialect)
 	if err != nil {
@@ -91,7 +100,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	if tool == "" {
-		return reportOwn(stdout, in, name, opt, f.asJSON())
+		return reportOwn(stdout, in, name, opt, f)
 	}
 	file, err := formats.Read(in, tool)
 	if err != nil {
@@ -107,7 +116,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // reportOwn reports a file in llmmetrics' own CSV or JSONL.
-func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, asJSON bool) error {
+func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 		return inFile(name, withLenientHint(err))
@@ -116,12 +125,12 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, a
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
-	return writeSummary(w, name, s, asJSON)
+	return f.writeSummary(w, name, s)
 }
 
 // reportMerged reports the files of one run taken by several machines,
 // put on one clock by their run headers.
-func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, asJSON bool) error {
+func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *reportFlags) error {
 	var runs []*llmmetrics.Run
 	for _, name := range files {
 		in, _, closeIn, err := open([]string{name}, nil)
@@ -144,7 +153,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, asJSON bo
 	if err != nil {
 		return withLenientHint(err)
 	}
-	return writeSummary(w, strings.Join(files, " + "), s, asJSON)
+	return f.writeSummary(w, strings.Join(files, " + "), s)
 }
 
 // reportImported reports another tool's file under llmmetrics'
@@ -170,20 +179,25 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
-	return writeSummary(w, name, s, f.asJSON())
+	return f.writeSummary(w, name, s)
 }
 
-func writeSummary(w io.Writer, name string, s *llmmetrics.Summary, asJSON bool) error {
-	if asJSON {
-		b, err := s.MarshalJSON()
-		if err != nil {
-			return err
+// writeSummary writes the report, then applies the gate's conditions.
+func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summary) error {
+	var err error
+	if f.asJSON() {
+		var b []byte
+		if b, err = s.MarshalJSON(); err == nil {
+			_, err = fmt.Fprintf(w, "%s\n", b)
 		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
+	} else {
+		fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
+		err = s.WriteTable(w)
+	}
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
-	return s.WriteTable(w)
+	return f.gate.check(s)
 }
 
 // detect tells which tool wrote the input, "" for llmmetrics' own

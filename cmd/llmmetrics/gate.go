@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// errGate marks a run that crossed a gate's condition: it exits with
+// status 3, apart from bad input (1) and bad usage (2).
+var errGate = errors.New("gate failed")
+
+// gate holds report's CI conditions: --fail-below and --fail-if.
+type gate struct {
+	failBelow  *float64
+	failIf     list
+	conditions []llmmetrics.Condition
+}
+
+func (g *gate) define(fs *flag.FlagSet) {
+	g.failBelow = fs.Float64("fail-below", 0, "exit with status 3 when the attainment against --slo is below this `fraction`, e.g. 0.95")
+	fs.Var(&g.failIf, "fail-if", "exit with status 3 when the run meets this `condition`, e.g. 'p99(ttft)>500ms', 'mean(tpot)>=40ms', 'error_rate>0.01' (repeatable)")
+}
+
+// parse reads the conditions, and adds the percentiles they name to the
+// report's.
+func (g *gate) parse(opt *llmmetrics.Options) error {
+	if b := *g.failBelow; b != 0 {
+		if !(b > 0 && b <= 1) {
+			return fmt.Errorf("%w: --fail-below %v: want a fraction in (0, 1]", errUsage, b)
+		}
+		if opt.SLO == nil {
+			return fmt.Errorf("%w: --fail-below needs --slo: attainment is judged against an SLO", errUsage)
+		}
+		g.conditions = append(g.conditions, llmmetrics.Condition{Text: "attainment<" + strconv.FormatFloat(b, 'g', -1, 64),
+			Metric: "attainment", Op: "<", Limit: b})
+	}
+	for _, text := range g.failIf {
+		c, err := llmmetrics.ParseCondition(text)
+		if err != nil {
+			return usageError("fail-if", err)
+		}
+		if c.Metric == "attainment" && opt.SLO == nil {
+			return fmt.Errorf("%w: --fail-if %q needs --slo", errUsage, text)
+		}
+		if strings.HasPrefix(c.Stat, "p") {
+			p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
+			if opt.Percentiles == nil {
+				opt.Percentiles = slices.Clone(llmmetrics.DefaultPercentiles)
+			}
+			if !slices.Contains(opt.Percentiles, p) {
+				opt.Percentiles = append(opt.Percentiles, p)
+			}
+		}
+		g.conditions = append(g.conditions, c)
+	}
+	return nil
+}
+
+// check returns an errGate naming every condition the summary crosses.
+func (g *gate) check(s *llmmetrics.Summary) error {
+	var failed []string
+	for _, c := range g.conditions {
+		bad, value, err := c.Check(s)
+		if err != nil {
+			return err
+		}
+		if bad {
+			failed = append(failed, fmt.Sprintf("%s (it is %s)", c.Text, value))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%w: %s", errGate, strings.Join(failed, "; "))
+	}
+	return nil
+}
