@@ -124,6 +124,20 @@
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.
 //
+// # Comparing runs
+//
+// [DiffRuns] compares two sets of runs, A and B, as benchstat compares
+// benchmarks. Latency rows are percentiles of the per-request values
+// pooled over each side's runs (never averages of per-run percentiles);
+// their p50 is tested with the Mann–Whitney U test on those values
+// ([MannWhitney]: exact for samples of at most 20 values, from the
+// distribution of A's rank sum over every split, ties given average ranks;
+// otherwise the normal approximation with the tie correction and a
+// continuity correction of ½). Rate rows (output and prompt tokens/s,
+// requests/s, attainment, error rate) are medians over runs, tested on the
+// per-run values. A change is significant when p < α (0.05 by default);
+// with fewer than 3 runs a side a rate's change never is.
+//
 // # Gates
 //
 // A [Condition] ("p99(ttft)>500ms", "error_rate>0.01", "attainment<0.95")

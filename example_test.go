@@ -1,6 +1,7 @@
 package llmmetrics_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -641,6 +642,75 @@ func ExampleCondition_Check() {
 	failed, value, err := c.Check(s)
 	fmt.Println(failed, value, err)
 	// Output: true 700ms <nil>
+}
+
+func ExampleMannWhitney() {
+	// Three runs a side, every B run faster: the most extreme of the 20
+	// ways to split six values, so p = 2/20.
+	a := []float64{612, 598, 605}
+	b := []float64{650, 660, 655}
+	t, _ := llmmetrics.MannWhitney(a, b)
+	fmt.Println(t.U, t.P, t.Exact)
+	// Output: 0 0.1 true
+}
+
+// diffRuns makes runs of 40 requests whose TTFT is base + i ms.
+func diffRuns(base time.Duration, runs int) []*llmmetrics.Run {
+	var out []*llmmetrics.Run
+	for range runs {
+		var recs []llmmetrics.Record
+		for i := range 40 {
+			ttft := base + time.Duration(i)*time.Millisecond
+			recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * 100 * time.Millisecond,
+				FirstText: ttft, LastText: ttft + 400*time.Millisecond, CompletionTokens: 21})
+		}
+		out = append(out, &llmmetrics.Run{Records: recs})
+	}
+	return out
+}
+
+func ExampleDiffRuns() {
+	a, b := diffRuns(100*time.Millisecond, 3), diffRuns(130*time.Millisecond, 3)
+	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
+	for _, r := range d.Rows[:2] {
+		fmt.Printf("%s: %.0f → %.0f %s, significant %v\n", r.Name, r.A, r.B, r.Unit, r.Significant)
+	}
+	// Output:
+	// ttft p50: 119 → 149 ms, significant true
+	// tpot p50: 20 → 20 ms, significant false
+}
+
+func ExampleDiff_WriteTable() {
+	a, b := diffRuns(100*time.Millisecond, 1), diffRuns(130*time.Millisecond, 1)
+	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
+	d.Rows = d.Rows[:3] // the latencies
+	d.WriteTable(os.Stdout)
+	// Output:
+	// A: 1 run(s), B: 1 run(s); significance level α = 0.05
+	// latencies: percentiles of the per-request values pooled over each side's runs; p50 tested with Mann–Whitney U on them
+	// rates: median over runs, tested with Mann–Whitney U on the per-run values
+	// fewer than 3 runs a side: a rate's change cannot be significant (the lessons ask for ≥ 3 repeats)
+	//
+	//                    A    B                       vs A
+	//   ttft p50 (ms)  119  149  +25.21% (p=0.000 n=40+40)
+	//   tpot p50 (ms)   20   20        ~ (p=1.000 n=40+40)
+	//   e2e p50 (ms)   519  549   +5.78% (p=0.000 n=40+40)
+}
+
+func ExampleDiff_MarshalJSON() {
+	a, b := diffRuns(100*time.Millisecond, 1), diffRuns(100*time.Millisecond, 1)
+	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{})
+	j, _ := d.MarshalJSON()
+	var v struct {
+		Rows []struct {
+			Name        string
+			Change      float64
+			Significant bool
+		}
+	}
+	json.Unmarshal(j, &v)
+	fmt.Println(v.Rows[0].Name, v.Rows[0].Change, v.Rows[0].Significant)
+	// Output: ttft p50 0 false
 }
 
 func ExampleMergeRuns() {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
 )
 
 // open opens the named file, or standard input when there is none or it
@@ -55,4 +56,36 @@ func oneLine(s string) string {
 		s = "llmmetrics: " + s
 	}
 	return s
+}
+
+// loadRun reads one file of records, in llmmetrics' formats or another
+// tool's (detected), for the commands that take several runs. Invalid
+// records of llmmetrics' formats are an error unless lenient; another
+// tool's invalid requests are set aside and counted, as report does.
+func loadRun(name string, lenient bool) (*llmmetrics.Run, error) {
+	in, _, closeIn, err := open([]string{name}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	tool, in, err := detect(in)
+	if err != nil {
+		return nil, inFile(name, err)
+	}
+	if tool == "" {
+		run, _, err := llmmetrics.ReadOptions{Lenient: lenient}.Read(in)
+		if err != nil && !(lenient && errors.Is(err, llmmetrics.ErrRejected)) {
+			return nil, inFile(name, withLenientHint(err))
+		}
+		return run, nil
+	}
+	file, err := formats.Read(in, tool)
+	if err != nil {
+		return nil, inFile(name, err)
+	}
+	run, err := file.Records()
+	if err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
+		return nil, inFile(name, err)
+	}
+	return run, nil
 }

@@ -6,6 +6,7 @@
 //
 //	llmmetrics run [flags]                take the measurement: drive a server and observe every stream
 //	llmmetrics report [flags] [FILE]      the client-side report of a run
+//	llmmetrics diff [flags] A B           did B change from A: each figure's change and its significance
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
 //	llmmetrics version                    the version of this build
@@ -54,7 +55,8 @@ func init() {
 	serverCommand.run = serverReport
 	versionCommand.run = printVersion
 	runCommand.run = runLoad
-	commands = []*command{runCommand, reportCommand, reconcileCommand, serverCommand, versionCommand}
+	diffCommand.run = diffRuns
+	commands = []*command{runCommand, reportCommand, diffCommand, reconcileCommand, serverCommand, versionCommand}
 }
 
 func lookup(name string) *command {
@@ -113,7 +115,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "-version", "--version":
 		return versionCommand.run(nil, stdin, stdout)
 	case "compare":
-		return fmt.Errorf("%w: compare is now called reconcile (it puts another tool's figures beside llmmetrics'); to compare two runs, use a two-run diff", errUsage)
+		return fmt.Errorf("%w: compare is now called reconcile (it puts another tool's figures beside llmmetrics'); to compare two runs, use diff", errUsage)
 	}
 	c := lookup(args[0])
 	if c == nil {
