@@ -124,6 +124,21 @@
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.
 //
+// # Sweeps and capacity
+//
+// [SweepRuns] groups runs by load level (a concurrency or a rate, from the
+// run header with [LevelOf], or given) and reports each figure per level
+// as median ± MAD across the level's repeats (the lessons ask for at least
+// 3; fewer is warned about). Each percentile is computed per run over its
+// own requests; the sweep's figure is the median of those per-run
+// percentiles, which is not the percentile of the pooled requests and is
+// named so. [Sweep.Capacity] reads the highest level whose median
+// attainment meets a target (0.9 by default) with every level below it,
+// and the first that misses it — a bracket, with the crossing linear
+// between the two, never extrapolated beyond the levels measured
+// (DistServe's framing: the largest load at which the attainment goal
+// holds).
+//
 // # Comparing runs
 //
 // [DiffRuns] compares two sets of runs, A and B, as benchstat compares

@@ -713,6 +713,108 @@ func ExampleDiff_MarshalJSON() {
 	// Output: ttft p50 0 false
 }
 
+// sweepRun makes a run at a concurrency whose requests all take ttft to
+// their first token, good of 10 of them, the rest 1 s.
+func sweepRun(c float64, ttft time.Duration, good int) llmmetrics.LevelRun {
+	var recs []llmmetrics.Record
+	for i := range 10 {
+		t := ttft
+		if i >= good {
+			t = time.Second
+		}
+		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, FirstText: t,
+			LastText: t + 80*time.Millisecond, CompletionTokens: 5})
+	}
+	return llmmetrics.LevelRun{Kind: "concurrency", Level: c, Name: fmt.Sprint("c", c), Run: &llmmetrics.Run{Records: recs}}
+}
+
+func sweepExample() *llmmetrics.Sweep {
+	ms := time.Millisecond
+	runs := []llmmetrics.LevelRun{
+		sweepRun(1, 100*ms, 10), sweepRun(1, 110*ms, 10), sweepRun(1, 130*ms, 10),
+		sweepRun(4, 150*ms, 9), sweepRun(4, 160*ms, 9), sweepRun(4, 150*ms, 10),
+		sweepRun(16, 190*ms, 6), sweepRun(16, 180*ms, 5), sweepRun(16, 185*ms, 7),
+	}
+	slo := llmmetrics.SLO{TTFT: 200 * ms}
+	sw, _ := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	return sw
+}
+
+func ExampleLevelOf() {
+	run := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "closed", "concurrency": "8"}}}
+	fmt.Println(llmmetrics.LevelOf(run))
+	// Output: concurrency 8 true
+}
+
+func ExampleSweepRuns() {
+	sw := sweepExample()
+	for _, lv := range sw.Levels {
+		f, _ := lv.Figure("ttft p50")
+		fmt.Printf("concurrency %g: %d runs, TTFT p50 %g ±%g ms\n", lv.Level, lv.Runs, f.Spread.Median, f.Spread.MAD)
+	}
+	// Output:
+	// concurrency 1: 3 runs, TTFT p50 110 ±10 ms
+	// concurrency 4: 3 runs, TTFT p50 150 ±0 ms
+	// concurrency 16: 3 runs, TTFT p50 185 ±5 ms
+}
+
+func ExampleSweepLevel_Figure() {
+	f, ok := sweepExample().Levels[1].Figure("attainment")
+	fmt.Println(f.Spread.Median, ok)
+	// Output: 0.9 true
+}
+
+func ExampleSweep_Capacity() {
+	// Attainment 1, 0.9 and 0.6 at concurrency 1, 4 and 16.
+	c, _ := sweepExample().Capacity(0.9)
+	fmt.Println(c)
+	// Output: 90% attainment holds up to concurrency 4 and fails at 16; linear between them, it crosses at 4
+}
+
+func ExampleCapacity_String() {
+	c, _ := sweepExample().Capacity(0.95)
+	fmt.Println(c)
+	// Output: 95% attainment holds up to concurrency 1 and fails at 4; linear between them, it crosses at 2.5
+}
+
+func ExampleSweep_WriteTable() {
+	sweepExample().WriteTable(os.Stdout)
+	// Output:
+	// per concurrency level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests
+	// attainment: good / offered against SLO ttft=200ms (inclusive ≤), a percentage goodput
+	//
+	//   concurrency                                 1        4        16
+	//   runs                                        3        3         3
+	//   ttft p50 (ms)                         110 ±10   150 ±0    185 ±5
+	//   ttft p95 (ms)                         110 ±10  1000 ±0   1000 ±0
+	//   ttft p99 (ms)                         110 ±10  1000 ±0   1000 ±0
+	//   tpot p50 (ms)                           20 ±0    20 ±0     20 ±0
+	//   tpot p95 (ms)                           20 ±0    20 ±0     20 ±0
+	//   tpot p99 (ms)                           20 ±0    20 ±0     20 ±0
+	//   e2e p50 (ms)                          190 ±10   230 ±0    265 ±5
+	//   e2e p95 (ms)                          190 ±10  1080 ±0   1080 ±0
+	//   e2e p99 (ms)                          190 ±10  1080 ±0   1080 ±0
+	//   user_tps p50 (tokens/s)                 50 ±0    50 ±0     50 ±0
+	//   output_tokens_per_s (tokens/s)  5.441 ±0.0059  4.96 ±0   4.96 ±0
+	//   prompt_tokens_per_s (tokens/s)              —        —         —
+	//   attainment (fraction)                    1 ±0   0.9 ±0  0.6 ±0.1
+	//
+	// environment: not recorded
+}
+
+func ExampleSweep_MarshalJSON() {
+	b, _ := sweepExample().MarshalJSON()
+	var v struct {
+		Levels []struct {
+			Level   float64
+			Figures map[string]struct{ Median, Mad float64 }
+		}
+	}
+	json.Unmarshal(b, &v)
+	fmt.Println(v.Levels[2].Level, v.Levels[2].Figures["attainment"].Median)
+	// Output: 16 0.6
+}
+
 func ExampleMergeRuns() {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	a := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "a", Start: t0},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,4 +56,81 @@ func TestDiffCommand(t *testing.T) {
 	}
 	code, _, _ = runCLI(t, "", "diff", a1, filepath.Join(dir, "missing.jsonl"))
 	assert.Equal(t, 1, code)
+}
+
+// A sweep of runs taken by llmmetrics run at two concurrencies, three
+// repeats each, read from their headers; every request of the fake meets
+// a generous SLO, so the capacity is bounded below only.
+func TestSweepCommand(t *testing.T) {
+	srv, _ := fakeLlama(t)
+	dir := t.TempDir()
+	var files []string
+	for _, c := range []string{"1", "4"} {
+		for k := range 3 {
+			out := filepath.Join(dir, fmt.Sprintf("c%s-%d.jsonl", c, k))
+			code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "8",
+				"--concurrency", c, "--prompts", promptsFile(t), "--max-tokens", "4", "--out", out, "--env", "gpu=none")
+			require.Equal(t, 0, code, errs)
+			files = append(files, out)
+		}
+	}
+	code, out, errs := runCLI(t, "", append([]string{"sweep", "--slo", "ttft=10s"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `concurrency\s+1\s+4`, out)
+	assert.Regexp(t, `runs\s+3\s+3`, out)
+	assert.Contains(t, out, "environment: gpu=none")
+	assert.NotContains(t, out, "warning:")
+	assert.Contains(t, out, "the capacity is at least concurrency 4, the highest measured (not extrapolated)")
+
+	code, out, errs = runCLI(t, "", append([]string{"sweep", "--json"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `{"sweep":{"kind":"concurrency"`)
+
+	// A file without a level in a header needs --level.
+	plain := writeRunFile(t, dir, "plain.jsonl", 100)
+	code, _, errs = runCLI(t, "", "sweep", plain)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "give --level")
+	code, out, errs = runCLI(t, "", "sweep", "--level", plain+"=2", plain)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "warning: concurrency 2 has 1 run(s)")
+	assert.Contains(t, out, "environment: not recorded")
+}
+
+// Real vLLM result files as the levels of a rate sweep.
+func TestSweepRealVLLM(t *testing.T) {
+	dir := "../../../shared/realdata/vllm"
+	a := filepath.Join(dir, "surajssd__llm-k8s__llama33-70b-tp8-qps01.json")
+	b := filepath.Join(dir, "surajssd__llm-k8s__deepseek-v25-qps16.json")
+	if _, err := os.Stat(a); err != nil {
+		t.Skip("../shared/realdata is absent: the vLLM files of the sweep test live there")
+	}
+	code, out, errs := runCLI(t, "", "sweep", "--kind", "rate", "--level", a+"=1", "--level", b+"=16", "--slo", "ttft=300ms", a, b)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `rate\s+1\s+16`, out)
+	assert.Contains(t, out, "capacity")
+
+	// With vLLM's percentile method, a level of one run gives that run's
+	// percentiles: they match the p50 and p99 TTFT vLLM wrote in its file.
+	code, out, errs = runCLI(t, "", "sweep", "--json", "--method", "linear", "--kind", "rate", "--level", a+"=1", "--level", b+"=16", a, b)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Sweep struct {
+			Levels []struct {
+				Figures map[string]struct{ Median float64 }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	for i, file := range []string{a, b} {
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var v struct {
+			Median float64 `json:"median_ttft_ms"`
+			P99    float64 `json:"p99_ttft_ms"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &v))
+		assert.InDelta(t, v.Median, got.Sweep.Levels[i].Figures["ttft p50"].Median, 1e-6, file)
+		assert.InDelta(t, v.P99, got.Sweep.Levels[i].Figures["ttft p99"].Median, 1e-6, file)
+	}
 }

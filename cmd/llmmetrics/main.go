@@ -7,6 +7,7 @@
 //	llmmetrics run [flags]                take the measurement: drive a server and observe every stream
 //	llmmetrics report [flags] [FILE]      the client-side report of a run
 //	llmmetrics diff [flags] A B           did B change from A: each figure's change and its significance
+//	llmmetrics sweep [flags] FILE...      runs at several load levels: median ±MAD per level, and the capacity
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
 //	llmmetrics version                    the version of this build
@@ -56,7 +57,8 @@ func init() {
 	versionCommand.run = printVersion
 	runCommand.run = runLoad
 	diffCommand.run = diffRuns
-	commands = []*command{runCommand, reportCommand, diffCommand, reconcileCommand, serverCommand, versionCommand}
+	sweepCommand.run = sweepReport
+	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, versionCommand}
 }
 
 func lookup(name string) *command {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+var sweepCommand = &command{
+	name: "sweep",
+	synopsis: "llmmetrics sweep [--level FILE=VALUE ...] [--kind concurrency|rate] [--slo ...] [--target 0.9]\n" +
+		"                   [--warmup N|D|auto] [--method ...] [--json] FILE...",
+	about: "Sweep reports runs taken at several load levels, each level run several times (the lessons ask\n" +
+		"for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
+		"the level's runs — TTFT, TPOT and E2E p50/p95/p99, per-request User TPS, output and prompt tokens/s\n" +
+		"apart, and with --slo the attainment (a percentage goodput). Percentiles are computed per run over\n" +
+		"its own requests and never averaged or subtracted across runs: a row is the median of per-run\n" +
+		"percentiles, and says so. A run's level comes from its header (llmmetrics run writes the\n" +
+		"concurrency or rate), or from --level FILE=VALUE. With --slo, the capacity is the highest level\n" +
+		"whose median attainment meets --target and the first that misses it, a bracket interpolated only\n" +
+		"between measured levels (DistServe's framing: the largest load at which the attainment goal holds).\n" +
+		"The environment the runs' headers agree on is printed, with the keys on which they differ.",
+	examples: []string{
+		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
+		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newSweepFlags(); return fs },
+}
+
+type sweepFlags struct {
+	analysis
+	levels list
+	kind   *string
+	target *float64
+}
+
+func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	f := &sweepFlags{}
+	f.analysis.define(fs, true)
+	fs.Var(&f.levels, "level", "a run's level, `FILE=VALUE`, where its header does not say (repeatable)")
+	f.kind = fs.String("kind", "concurrency", "what --level values are: concurrency or rate (requests a second)")
+	f.target = fs.Float64("target", 0.9, "with --slo: the attainment `fraction` the capacity must meet")
+	return fs, f
+}
+
+func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
+	fs, f := newSweepFlags()
+	opt, files, err := f.parseFiles(fs, args, 0)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%w: sweep needs the files of the runs", errUsage)
+	}
+	if f.tool != "" || flagSet(fs, "window") {
+		return fmt.Errorf("%w: sweep reads each file's own format and derives each run's window", errUsage)
+	}
+	if *f.kind != "concurrency" && *f.kind != "rate" {
+		return fmt.Errorf("%w: --kind %q: want concurrency or rate", errUsage, *f.kind)
+	}
+	given := map[string]float64{}
+	for _, l := range f.levels {
+		name, v, ok := strings.Cut(l, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(x >= 0) {
+			return fmt.Errorf("%w: --level %q: want FILE=VALUE", errUsage, l)
+		}
+		given[name] = x
+	}
+	var runs []llmmetrics.LevelRun
+	for _, name := range files {
+		run, err := loadRun(name, opt.Lenient)
+		if err != nil {
+			return err
+		}
+		lr := llmmetrics.LevelRun{Name: name, Run: run}
+		if v, ok := given[name]; ok {
+			lr.Kind, lr.Level = *f.kind, v
+			delete(given, name)
+		} else if lr.Kind, lr.Level, ok = llmmetrics.LevelOf(run); !ok {
+			return fmt.Errorf("%w: %s has no level in a run header: give --level %s=VALUE", errUsage, name, name)
+		}
+		runs = append(runs, lr)
+	}
+	for name := range given {
+		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
+	}
+	sw, err := llmmetrics.SweepRuns(runs, opt)
+	if err != nil {
+		return err
+	}
+	var capacity *llmmetrics.Capacity
+	if opt.SLO != nil {
+		if capacity, err = sw.Capacity(*f.target); err != nil {
+			return usageError("target", err)
+		}
+	}
+	if f.asJSON() {
+		b, err := sw.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if capacity != nil {
+			b = []byte(fmt.Sprintf(`{"sweep":%s,"capacity":{"target":%g,"reason":%q%s}}`, b, capacity.Target, capacity.Reason, capacityFields(capacity)))
+		} else {
+			b = []byte(fmt.Sprintf(`{"sweep":%s}`, b))
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(stdout, "llmmetrics sweep: %d runs\n\n", len(runs))
+	if err := sw.WriteTable(stdout); err != nil {
+		return err
+	}
+	if capacity != nil {
+		fmt.Fprintf(stdout, "\ncapacity (DistServe's framing, median attainment ≥ %g): %s\n", capacity.Target, capacity)
+		for _, m := range capacity.Margins {
+			fmt.Fprintf(stdout, "  %s %g: attainment %.4g, margin %+.4g\n", capacity.Kind, m.Level, m.Attainment, m.Margin)
+		}
+	}
+	return nil
+}
+
+func capacityFields(c *llmmetrics.Capacity) string {
+	var b strings.Builder
+	for _, kv := range []struct {
+		key string
+		v   *float64
+	}{{"passing", c.Passing}, {"failing", c.Failing}, {"crossing", c.Crossing}} {
+		if kv.v != nil {
+			fmt.Fprintf(&b, `,%q:%g`, kv.key, *kv.v)
+		}
+	}
+	return b.String()
+}
