@@ -783,21 +783,23 @@ func ExampleSweep_WriteTable() {
 	// per concurrency level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests
 	// attainment: good / offered against SLO ttft=200ms (inclusive ≤), a percentage goodput
 	//
-	//   concurrency                                 1        4        16
-	//   runs                                        3        3         3
-	//   ttft p50 (ms)                         110 ±10   150 ±0    185 ±5
-	//   ttft p95 (ms)                         110 ±10  1000 ±0   1000 ±0
-	//   ttft p99 (ms)                         110 ±10  1000 ±0   1000 ±0
-	//   tpot p50 (ms)                           20 ±0    20 ±0     20 ±0
-	//   tpot p95 (ms)                           20 ±0    20 ±0     20 ±0
-	//   tpot p99 (ms)                           20 ±0    20 ±0     20 ±0
-	//   e2e p50 (ms)                          190 ±10   230 ±0    265 ±5
-	//   e2e p95 (ms)                          190 ±10  1080 ±0   1080 ±0
-	//   e2e p99 (ms)                          190 ±10  1080 ±0   1080 ±0
-	//   user_tps p50 (tokens/s)                 50 ±0    50 ±0     50 ±0
-	//   output_tokens_per_s (tokens/s)  5.441 ±0.0059  4.96 ±0   4.96 ±0
-	//   prompt_tokens_per_s (tokens/s)              —        —         —
-	//   attainment (fraction)                    1 ±0   0.9 ±0  0.6 ±0.1
+	//   concurrency                                 1               4             16
+	//   runs                                        3               3              3
+	//   ttft p50 (ms)                         110 ±10          150 ±0         185 ±5
+	//   ttft p95 (ms)                         110 ±10         1000 ±0        1000 ±0
+	//   ttft p99 (ms)                         110 ±10         1000 ±0        1000 ±0
+	//   tpot p50 (ms)                           20 ±0           20 ±0          20 ±0
+	//   tpot p95 (ms)                           20 ±0           20 ±0          20 ±0
+	//   tpot p99 (ms)                           20 ±0           20 ±0          20 ±0
+	//   e2e p50 (ms)                          190 ±10          230 ±0         265 ±5
+	//   e2e p95 (ms)                          190 ±10         1080 ±0        1080 ±0
+	//   e2e p99 (ms)                          190 ±10         1080 ±0        1080 ±0
+	//   user_tps p50 (tokens/s)                 50 ±0           50 ±0          50 ±0
+	//   output_tokens_per_s (tokens/s)  5.441 ±0.0059         4.96 ±0        4.96 ±0
+	//   attainment (fraction)                    1 ±0          0.9 ±0       0.6 ±0.1
+	//   in_flight mean (requests)       0.2067 ±0.011  0.3125 ±0.0089  0.5893 ±0.075
+	//   arrival_cv (ratio)                       0 ±0            0 ±0           0 ±0
+	//   output_tokens p50 (tokens)               5 ±0            5 ±0           5 ±0
 	//
 	// environment: not recorded
 }

@@ -155,6 +155,37 @@ var sweepFigures = []struct {
 		}
 		return s.Goodput.Attainment, true
 	}},
+	// The workload each level put on the server.
+	{"in_flight mean", "requests", func(s *Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Concurrency == nil {
+			return 0, false
+		}
+		return s.Workload.Concurrency.Mean, true
+	}},
+	{"arrival_cv", "ratio", func(s *Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Arrivals == nil {
+			return 0, false
+		}
+		return s.Workload.Arrivals.CV, true
+	}},
+	{"prompt_tokens p50", "tokens", func(s *Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Prompt == nil {
+			return 0, false
+		}
+		return float64(s.Workload.Prompt.P50), true
+	}},
+	{"output_tokens p50", "tokens", func(s *Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Output == nil {
+			return 0, false
+		}
+		return float64(s.Workload.Output.P50), true
+	}},
+	{"early_stop_rate", "fraction", func(s *Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.EarlyStop == nil {
+			return 0, false
+		}
+		return s.Workload.EarlyStop.Rate, true
+	}},
 }
 
 func percentileOf(metric string, p float64) func(*Summary, []float64) (float64, bool) {
@@ -370,6 +401,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	}
 	tw.Write([]byte("\t\n"))
 	for _, f := range sweepFigures {
+		if !slices.ContainsFunc(sw.Levels, func(lv SweepLevel) bool { _, ok := lv.Figure(f.name); return ok }) {
+			continue // no level has it: say nothing rather than a row of dashes
+		}
 		fmt.Fprintf(tw, "%-*s", width, f.name+" ("+f.unit+")")
 		for _, lv := range sw.Levels {
 			if x, ok := lv.Figure(f.name); ok {
