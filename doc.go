@@ -137,7 +137,8 @@
 // and the first that misses it — a bracket, with the crossing linear
 // between the two, never extrapolated beyond the levels measured
 // (DistServe's framing: the largest load at which the attainment goal
-// holds).
+// holds). The sub-package drive searches for that bracket by measurement
+// (drive.SearchCapacity).
 //
 // # Comparing runs
 //

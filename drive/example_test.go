@@ -133,3 +133,41 @@ func ExampleBreakdownOutcome_Results() {
 	fmt.Println()
 	// Output: preflight-1 preflight-2 salt-1 salt-2 len64-1 len64-2 len64-3
 }
+
+func ExampleSearchCapacity() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 2, Prompts: []string{"hi"}, Requests: 5}
+	// A fast server meets a 1 s TTFT at every level up to the ceiling.
+	out, _ := drive.SearchCapacity(context.Background(), p, drive.Search{Kind: "concurrency", Max: 4, Repeats: 2,
+		SLO: llmmetrics.SLO{TTFT: time.Second}})
+	var levels []float64
+	for _, pr := range out.Probes {
+		levels = append(levels, pr.Level)
+	}
+	fmt.Println(levels)
+	fmt.Println(*out.Passing, out.Failing == nil)
+	// Output:
+	// [1 2 4 4]
+	// 4 true
+}
+
+func ExampleSearchOutcome_Results() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Prompts: []string{"hi"}, Requests: 3}
+	out, _ := drive.SearchCapacity(context.Background(), p, drive.Search{Kind: "concurrency", Max: 2, Repeats: 1,
+		SLO: llmmetrics.SLO{TTFT: time.Second}})
+	fmt.Println(len(out.Probes), "probes,", len(out.Results()), "requests")
+	// Output: 2 probes, 6 requests
+}
+
+func ExampleSearchOutcome_MedianAttainment() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Prompts: []string{"hi"}, Requests: 3}
+	out, _ := drive.SearchCapacity(context.Background(), p, drive.Search{Kind: "rate", From: 50, Max: 50, Repeats: 3,
+		SLO: llmmetrics.SLO{TTFT: time.Second}})
+	fmt.Println(out.MedianAttainment(50))
+	// Output: 1 3
+}

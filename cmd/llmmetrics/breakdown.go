@@ -93,7 +93,11 @@ func (f *runFlags) breakdownPlan(fs *flag.FlagSet) (drive.BreakdownPlan, error) 
 	if p.MaxTokens == 0 {
 		p.MaxTokens = breakdownMaxTokens
 	}
-	bp = drive.BreakdownPlan{Plan: p, Repeats: *f.repeats, Settle: *f.settle}
+	repeats := *f.repeats
+	if !flagSet(fs, "repeats") {
+		repeats = 5
+	}
+	bp = drive.BreakdownPlan{Plan: p, Repeats: repeats, Settle: *f.settle}
 	for _, s := range strings.Split(*f.promptLengths, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {

@@ -179,6 +179,30 @@ func TestRealServer(t *testing.T) {
 		}
 	})
 
+	// The capacity search runs its probes against the real server, and
+	// every probe's requests are answered.
+	t.Run("capacity search", func(t *testing.T) {
+		code, stdout, errs := runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=30s", "--search-max", "2", "--repeats", "1",
+			"--url", base+"/v1/chat/completions", "--model", "tiny", "--requests", "4", "--prompt-tokens", "64", "--max-tokens", "8", "--json")
+		require.Equal(t, 0, code, errs)
+		var got struct {
+			Search struct {
+				Probes []struct {
+					Level      float64
+					Attainment float64
+				}
+				Passing *float64
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+		require.Len(t, got.Search.Probes, 2)
+		for _, p := range got.Search.Probes {
+			assert.Equal(t, 1.0, p.Attainment, "the tiny model answers within 30 s")
+		}
+		require.NotNil(t, got.Search.Passing)
+		assert.Equal(t, 2.0, *got.Search.Passing)
+	})
+
 	t.Run("chat without include_usage", func(t *testing.T) {
 		p := drive.Plan{URL: base + "/v1/chat/completions", API: observe.Chat, Model: "tiny", MaxTokens: 8, Prompts: []string{"hi"},
 			Requests: 4, Concurrency: 2, Extra: map[string]json.RawMessage{"stream_options": json.RawMessage(`{"include_usage":false}`)}}

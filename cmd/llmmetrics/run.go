@@ -30,6 +30,8 @@ var runCommand = &command{
 		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
 		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
 		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
+		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
+		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
 		"                 [--max-tokens 16] [--gpu-telemetry] [--out FILE] [--timings FILE] [--json]",
 	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
@@ -46,6 +48,12 @@ var runCommand = &command{
 		"everything. An API key is read from the environment variable --api-key-env names, never a flag.\n" +
 		"With --gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the\n" +
 		"measured part.\n\n" +
+		"--search concurrency (or rate) looks for the capacity: the highest level at which --target of the\n" +
+		"requests meet --slo (DistServe's framing). Each probe is one run of the plan; the level doubles from\n" +
+		"--search-from until a probe misses the target, then is bisected until the bracket is within 5% (or\n" +
+		"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
+		"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
+		"records go to their own file, named by level, for llmmetrics sweep.\n\n" +
 		"--ttft-breakdown runs the lessons' TTFT breakdown instead of a load: for each prompt length, from the\n" +
 		"shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size the\n" +
 		"prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
@@ -60,6 +68,7 @@ var runCommand = &command{
 		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
 		"llmmetrics run --url http://127.0.0.1:8000/v1/completions --model m --duration 2m --rate 4 --burstiness 0.5 --warmup auto --prompts prompts.txt --max-tokens 256",
 		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
+		"llmmetrics run --search concurrency --slo ttft=500ms,tpot=50ms --target 0.9 --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --prompt-tokens 512 --max-tokens 128 --out probe.jsonl",
 		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
@@ -76,9 +85,11 @@ type runFlags struct {
 	headers, env                                                                                               list
 
 	ttftBreakdown, gpuTelemetry *bool
-	promptLengths               *string
+	promptLengths, search       *string
 	repeats                     *int
 	settle, gpuInterval         *time.Duration
+	searchFrom, searchMax       *float64
+	attainTarget                *float64
 }
 
 // list is a flag that may be given several times.
@@ -121,7 +132,11 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.gpuInterval = fs.Duration("gpu-interval", 200*time.Millisecond, "with --gpu-telemetry: the time between samples")
 	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the lessons' TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
 	f.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
-	f.repeats = fs.Int("repeats", 5, "with --ttft-breakdown: requests per prompt length")
+	f.repeats = fs.Int("repeats", 0, "with --ttft-breakdown: requests per prompt length (default 5); with --search: runs at each end of the bracket (default 3)")
+	f.search = fs.String("search", "", "search for the capacity: the highest `concurrency` (or rate) at which --target of the requests meet --slo; each probe is a run of --requests or --duration")
+	f.searchFrom = fs.Float64("search-from", 1, "with --search: the first level probed")
+	f.searchMax = fs.Float64("search-max", 1024, "with --search: the highest level probed")
+	f.attainTarget = fs.Float64("target", 0.9, "with --search: the attainment `fraction` the capacity must meet")
 	f.settle = fs.Duration("settle", 500*time.Millisecond, "with --ttft-breakdown: the pause before each request")
 	return fs, f
 }
@@ -135,17 +150,34 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if len(files) > 0 {
 		return fmt.Errorf("%w: run takes no file arguments", errUsage)
 	}
-	if *f.ttftBreakdown {
-		return runBreakdown(fs, f, stdout)
-	}
-	var breakdownOnly []string
+	var breakdownOnly, searchOnly []string
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "prompt-lengths" || fl.Name == "repeats" || fl.Name == "settle" {
+		switch fl.Name {
+		case "prompt-lengths", "settle":
 			breakdownOnly = append(breakdownOnly, "--"+fl.Name)
+		case "search-from", "search-max", "target":
+			searchOnly = append(searchOnly, "--"+fl.Name)
 		}
 	})
-	if len(breakdownOnly) > 0 {
+	switch {
+	case *f.ttftBreakdown && *f.search != "":
+		return fmt.Errorf("%w: --ttft-breakdown and --search are two different runs", errUsage)
+	case *f.ttftBreakdown:
+		if len(searchOnly) > 0 {
+			return fmt.Errorf("%w: %s belong to --search", errUsage, strings.Join(searchOnly, ", "))
+		}
+		return runBreakdown(fs, f, stdout)
+	case len(breakdownOnly) > 0:
 		return fmt.Errorf("%w: %s belong to --ttft-breakdown", errUsage, strings.Join(breakdownOnly, ", "))
+	case *f.search != "":
+		if *f.repeats == 0 {
+			*f.repeats = 3
+		}
+		return runSearch(fs, f, stdout)
+	case len(searchOnly) > 0:
+		return fmt.Errorf("%w: %s belong to --search", errUsage, strings.Join(searchOnly, ", "))
+	case flagSet(fs, "repeats"):
+		return fmt.Errorf("%w: --repeats belongs to --search or --ttft-breakdown", errUsage)
 	}
 	p, opt, err := f.plan(fs)
 	if err != nil {

@@ -143,7 +143,12 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--prompt-lengths", "128,128"}, "given twice"},
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--repeats", "0"}, "at least one request per length"},
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--settle", "0s"}, "--settle must be positive"},
-		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--repeats", "3"}, "--repeats belong to --ttft-breakdown"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--repeats", "3"}, "--repeats belongs to --search or --ttft-breakdown"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--prompt-tokens", "8", "--search", "concurrency"}, "--search needs --slo"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--prompt-tokens", "8", "--search", "qps", "--slo", "ttft=1s"}, `--search "qps"`},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "2", "--prompt-tokens", "8", "--search", "concurrency", "--slo", "ttft=1s"}, "leave --concurrency and --rate out"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--prompt-tokens", "8", "--search", "concurrency", "--slo", "ttft=1s", "--ttft-breakdown"}, "two different runs"},
+		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--target", "0.5"}, "--target belong to --search"},
 	} {
 		code, _, errs := runCLI(t, "", c.args...)
 		assert.Equal(t, 2, code, c.args)
@@ -368,4 +373,33 @@ func promptsFile(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "prompts.txt")
 	require.NoError(t, os.WriteFile(p, []byte("hello there\n"), 0o644))
 	return p
+}
+
+// The capacity search through the command: the fake meets a 10 s TTFT at
+// every level, so the search doubles to --search-max and repeats it; each
+// probe's file, with its level in the header, feeds sweep.
+func TestRunSearch(t *testing.T) {
+	srv, served := fakeLlama(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "probe.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=10s", "--search-max", "4", "--repeats", "2",
+		"--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
+	require.Equal(t, 0, code, errs)
+	for _, want := range []string{
+		" 1. concurrency 1        attainment 1: meets the target",
+		" 3. concurrency 4        attainment 1: meets the target",
+		" 4. concurrency 4        attainment 1: meets the target (repeat)",
+		"every level up to the highest allowed, concurrency 4, meets the target (median attainment 1 over 2 runs)",
+		"DistServe's framing",
+	} {
+		assert.Contains(t, stdout, want)
+	}
+	assert.Equal(t, int64(4*6), served.Load())
+	files, err := filepath.Glob(filepath.Join(dir, "probe-concurrency*.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, files, 4)
+	code, stdout, errs = runCLI(t, "", append([]string{"sweep", "--slo", "ttft=10s"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `concurrency\s+1\s+2\s+4`, stdout)
+	assert.Regexp(t, `runs\s+1\s+1\s+2`, stdout)
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+)
+
+// runSearch is run --search: the capacity search over one load level,
+// each probe a run of the plan the other flags describe.
+func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
+	kind := *f.search
+	if kind != "concurrency" && kind != "rate" {
+		return fmt.Errorf("%w: --search %q: want concurrency or rate", errUsage, kind)
+	}
+	if *f.slo == "" {
+		return fmt.Errorf("%w: --search needs --slo: the capacity is the highest level that meets it", errUsage)
+	}
+	if kind == "concurrency" && (flagSet(fs, "concurrency") || flagSet(fs, "rate")) {
+		return fmt.Errorf("%w: --search concurrency sets each probe's concurrency: leave --concurrency and --rate out", errUsage)
+	}
+	if kind == "rate" && flagSet(fs, "rate") {
+		return fmt.Errorf("%w: --search rate sets each probe's rate: leave --rate out (--concurrency caps the requests in flight)", errUsage)
+	}
+	if flagSet(fs, "scrape") {
+		return fmt.Errorf("%w: --search runs many probes: scrape them with a Prometheus server instead of --scrape", errUsage)
+	}
+	// The level is each probe's; a placeholder lets the plan be checked.
+	placeholder := 1.0
+	if kind == "concurrency" {
+		*f.concurrency = 1
+	} else {
+		*f.rate = placeholder
+	}
+	p, opt, err := f.plan(fs)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *f.promptTokens > 0 {
+		n := 1000
+		if p.Requests > 0 {
+			n = p.Requests + p.Warmup.Requests
+		}
+		if p.Prompts, _, _, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
+			return err
+		}
+	}
+	s := drive.Search{Kind: kind, From: *f.searchFrom, Max: *f.searchMax, Target: *f.attainTarget, SLO: *opt.SLO, Repeats: *f.repeats}
+	out, err := drive.SearchCapacity(ctx, p, s)
+	if err != nil {
+		return fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+	}
+	files, err := f.writeProbes(fs, p, kind, out)
+	if err != nil {
+		return err
+	}
+	return writeSearch(stdout, kind, s, out, files, *f.json)
+}
+
+// writeProbes writes each probe's records, with a header naming its
+// level, to --out with the level and the probe's number before the
+// extension, so that sweep reads them.
+func (f *runFlags) writeProbes(fs *flag.FlagSet, p drive.Plan, kind string, out *drive.SearchOutcome) ([]string, error) {
+	if *f.out == "" {
+		return nil, nil
+	}
+	base := strings.TrimSuffix(*f.out, ".jsonl")
+	var files []string
+	for i, pr := range out.Probes {
+		q := p
+		if kind == "concurrency" {
+			q.Concurrency = int(pr.Level)
+		} else {
+			q.Rate = pr.Level
+		}
+		name := fmt.Sprintf("%s-%s%g-%d.jsonl", base, kind, pr.Level, i+1)
+		if err := writeRun(name, "", f.header(fs, q, pr.Outcome.Start, f.load(q)), pr.Outcome.Results); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, asJSON bool) error {
+	if asJSON {
+		type probe struct {
+			Level      float64 `json:"level"`
+			Attainment float64 `json:"attainment"`
+			Pass       bool    `json:"pass"`
+			Repeat     bool    `json:"repeat"`
+			File       string  `json:"file,omitempty"`
+		}
+		var probes []probe
+		for i, pr := range out.Probes {
+			p := probe{pr.Level, pr.Attainment, pr.Pass, pr.Repeat, ""}
+			if files != nil {
+				p.File = files[i]
+			}
+			probes = append(probes, p)
+		}
+		b, err := json.Marshal(map[string]any{"search": map[string]any{"kind": kind, "target": s.Target, "slo": s.SLO.String(),
+			"probes": probes, "passing": out.Passing, "failing": out.Failing, "reason": out.Reason, "interrupted": out.Interrupted}})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(w, "llmmetrics run --search %s\n\n", kind)
+	fmt.Fprintf(w, "probes (attainment against SLO %s; target %g):\n", s.SLO, s.Target)
+	for i, pr := range out.Probes {
+		verdict := "meets"
+		if !pr.Pass {
+			verdict = "misses"
+		}
+		note := ""
+		if pr.Repeat {
+			note = " (repeat)"
+		}
+		fmt.Fprintf(w, "  %2d. %s %-8g attainment %.4g: %s the target%s\n", i+1, kind, pr.Level, pr.Attainment, verdict, note)
+	}
+	fmt.Fprintf(w, "\n%s\n", out.Reason)
+	if out.Interrupted {
+		fmt.Fprintln(w, "the search was interrupted: the bracket is from the probes run so far")
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(w, "\nthe probes' records are in %s … %s; llmmetrics sweep --slo '%s' reports them per level\n", files[0], files[len(files)-1], sloFlag(s.SLO))
+	}
+	return nil
+}
+
+// sloFlag writes an SLO as --slo reads it.
+func sloFlag(slo llmmetrics.SLO) string {
+	var parts []string
+	for _, kv := range []struct {
+		k string
+		v interface{ String() string }
+	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"e2e", slo.E2E}, {"max_gap", slo.MaxGap}} {
+		if kv.v.String() != "0s" {
+			parts = append(parts, kv.k+"="+kv.v.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
