@@ -796,7 +796,9 @@ func ExampleSweep_WriteTable() {
 	//   e2e p99 (ms)                          190 ±10         1080 ±0        1080 ±0
 	//   user_tps p50 (tokens/s)                 50 ±0           50 ±0          50 ±0
 	//   output_tokens_per_s (tokens/s)  5.441 ±0.0059         4.96 ±0        4.96 ±0
+	//   requests_per_s (requests/s)     1.088 ±0.0012       0.9921 ±0      0.9921 ±0
 	//   attainment (fraction)                    1 ±0          0.9 ±0       0.6 ±0.1
+	//   error_rate (fraction)                    0 ±0            0 ±0           0 ±0
 	//   in_flight mean (requests)       0.2067 ±0.011  0.3125 ±0.0089  0.5893 ±0.075
 	//   arrival_cv (ratio)                       0 ±0            0 ±0           0 ±0
 	//   output_tokens p50 (tokens)               5 ±0            5 ±0           5 ±0

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // A LevelRun is one run of a sweep, taken at one load level: a
@@ -20,7 +21,14 @@ type LevelRun struct {
 	Kind  string  // "concurrency" or "rate"
 	Level float64 // the concurrency, or the rate in requests a second
 	Name  string  // where the run came from, for messages
-	Run   *Run
+	Run   *Run    // the run's records; nil for a run known by a tool's summary alone
+	// Figures are figures of the run that its records do not give, by the
+	// names a sweep uses ("ttft p99" in ms, "server ttft p50",
+	// "output_tokens_per_s", …): another tool's summary of a run whose
+	// requests it did not keep, or the server's figures for it. They are
+	// taken as given; where the records give a figure too, the records'
+	// value is used.
+	Figures map[string]float64
 }
 
 // LevelOf reads a run's level from its header's load (as llmmetrics run
@@ -76,6 +84,14 @@ type SweepFigure struct {
 	Spread Spread[float64]
 }
 
+// header returns the run's header, or nil.
+func (r LevelRun) header() *RunHeader {
+	if r.Run == nil {
+		return nil
+	}
+	return r.Run.Header
+}
+
 // Figure returns the level's figure by name.
 func (l SweepLevel) Figure(name string) (SweepFigure, bool) {
 	for _, f := range l.Figures {
@@ -105,6 +121,9 @@ func SweepRuns(runs []LevelRun, opt Options) (*Sweep, error) {
 		}
 		if !(r.Level >= 0) {
 			return nil, fmt.Errorf("%w: %s: level %v", ErrInvalidOption, r.Name, r.Level)
+		}
+		if r.Run == nil && len(r.Figures) == 0 {
+			return nil, fmt.Errorf("%w: %s has neither records nor figures", ErrInvalidOption, r.Name)
 		}
 		byLevel[r.Level] = append(byLevel[r.Level], r)
 	}
@@ -149,11 +168,17 @@ var sweepFigures = []struct {
 		_, absent := s.Absent["prompt_tokens_per_s"]
 		return float64(s.throughput().PromptTokensPerSecond), s.Throughput != nil && !absent
 	}},
+	{"requests_per_s", "requests/s", func(s *Summary, _ []float64) (float64, bool) {
+		return float64(s.throughput().RequestsPerSecond), s.Throughput != nil
+	}},
 	{"attainment", "fraction", func(s *Summary, _ []float64) (float64, bool) {
 		if s.Goodput == nil {
 			return 0, false
 		}
 		return s.Goodput.Attainment, true
+	}},
+	{"error_rate", "fraction", func(s *Summary, _ []float64) (float64, bool) {
+		return float64(s.Requests.Failed) / float64(max(s.Requests.Offered, 1)), s.Requests.Offered > 0
 	}},
 	// The workload each level put on the server.
 	{"in_flight mean", "requests", func(s *Summary, _ []float64) (float64, bool) {
@@ -200,6 +225,54 @@ func percentileOf(metric string, p float64) func(*Summary, []float64) (float64, 
 	}
 }
 
+// figureUnit returns the unit of a figure by its name.
+func figureUnit(name string) string {
+	for _, f := range sweepFigures {
+		if f.name == name {
+			return f.unit
+		}
+	}
+	name = strings.TrimPrefix(name, "server ")
+	metric, _, _ := strings.Cut(name, " ")
+	switch {
+	case metric == "ttft" || metric == "tpot" || metric == "e2e" || metric == "itl":
+		return "ms"
+	case strings.HasSuffix(name, "tokens_per_s"):
+		return "tokens/s"
+	case name == "requests_per_s":
+		return "requests/s"
+	case strings.HasSuffix(name, "_rate") || name == "attainment":
+		return "fraction"
+	}
+	return ""
+}
+
+// runValues returns the figures of one run by name: those its records
+// give, over those given with it.
+func runValues(r LevelRun, opt Options) (map[string]float64, error) {
+	vals := map[string]float64{}
+	for k, v := range r.Figures {
+		vals[k] = v
+	}
+	if r.Run == nil {
+		return vals, nil
+	}
+	s, err := r.Run.Summarize(opt)
+	if err != nil {
+		return nil, err
+	}
+	user, err := userTPS(r.Run.Records, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range sweepFigures {
+		if v, ok := f.value(s, user); ok {
+			vals[f.name] = v
+		}
+	}
+	return vals, nil
+}
+
 // sweepLevel summarizes the runs of one level.
 func sweepLevel(level float64, runs []LevelRun, opt Options) (SweepLevel, error) {
 	ps := opt.Percentiles
@@ -213,34 +286,47 @@ func sweepLevel(level float64, runs []LevelRun, opt Options) (SweepLevel, error)
 	}
 	opt.Percentiles = ps
 	lv := SweepLevel{Level: level, Runs: len(runs)}
-	values := make([][]float64, len(sweepFigures))
+	values := map[string][]float64{}
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		s, err := r.Run.Summarize(opt)
+		vals, err := runValues(r, opt)
 		if err != nil {
 			return lv, fmt.Errorf("%s: %w", r.Name, err)
 		}
-		user, err := userTPS(r.Run.Records, opt)
-		if err != nil {
-			return lv, fmt.Errorf("%s: %w", r.Name, err)
-		}
-		for k, f := range sweepFigures {
-			if v, ok := f.value(s, user); ok {
-				values[k] = append(values[k], v)
-			}
+		for k, v := range vals {
+			values[k] = append(values[k], v)
 		}
 	}
-	for k, f := range sweepFigures {
-		if len(values[k]) != len(runs) {
+	for _, name := range figureOrder(maps.Keys(values)) {
+		if len(values[name]) != len(runs) {
 			continue // a figure some runs lack is not given
 		}
-		sp, err := MedianMAD(values[k])
+		sp, err := MedianMAD(values[name])
 		if err != nil {
-			return lv, err
+			return lv, fmt.Errorf("%s %g: %s: %w", "level", level, name, err)
 		}
-		lv.Figures = append(lv.Figures, SweepFigure{Name: f.name, Unit: f.unit, Spread: sp})
+		lv.Figures = append(lv.Figures, SweepFigure{Name: name, Unit: figureUnit(name), Spread: sp})
 	}
 	return lv, nil
+}
+
+// figureOrder puts figure names in the order a sweep prints them: its
+// own figures first, then the others (a server's, say) by name.
+func figureOrder(names func(func(string) bool)) []string {
+	rank := func(n string) int {
+		for i, f := range sweepFigures {
+			if f.name == n {
+				return i
+			}
+		}
+		return len(sweepFigures)
+	}
+	return slices.SortedFunc(names, func(a, b string) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // userTPS returns the sorted per-request User TPS, (n − 1)/(t_last −
@@ -271,12 +357,12 @@ func (sw *Sweep) environment(runs []LevelRun) {
 	seen := map[string]map[string]bool{}
 	withEnv := 0
 	for _, r := range runs {
-		if r.Run.Header == nil || len(r.Run.Header.Env) == 0 {
+		if h := r.header(); h == nil || len(h.Env) == 0 {
 			sw.EnvMissing++
 			continue
 		}
 		withEnv++
-		for k, v := range r.Run.Header.Env {
+		for k, v := range r.header().Env {
 			if seen[k] == nil {
 				seen[k] = map[string]bool{}
 			}
@@ -287,8 +373,8 @@ func (sw *Sweep) environment(runs []LevelRun) {
 		vs := seen[k]
 		count := 0
 		for _, r := range runs {
-			if r.Run.Header != nil {
-				if _, ok := r.Run.Header.Env[k]; ok {
+			if h := r.header(); h != nil {
+				if _, ok := h.Env[k]; ok {
 					count++
 				}
 			}
@@ -391,6 +477,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("prompt_tokens_per_s (tokens/s)")
+	for _, name := range sw.figureNames() {
+		width = max(width, utf8.RuneCountInString(name+" ("+figureUnit(name)+")"))
+	}
 	fmt.Fprintf(tw, "%-*s", width, sw.Kind)
 	for _, lv := range sw.Levels {
 		fmt.Fprintf(tw, "\t%g", lv.Level)
@@ -400,13 +489,10 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "\t%d", lv.Runs)
 	}
 	tw.Write([]byte("\t\n"))
-	for _, f := range sweepFigures {
-		if !slices.ContainsFunc(sw.Levels, func(lv SweepLevel) bool { _, ok := lv.Figure(f.name); return ok }) {
-			continue // no level has it: say nothing rather than a row of dashes
-		}
-		fmt.Fprintf(tw, "%-*s", width, f.name+" ("+f.unit+")")
+	for _, name := range sw.figureNames() {
+		fmt.Fprintf(tw, "%-*s", width, name+" ("+figureUnit(name)+")")
 		for _, lv := range sw.Levels {
-			if x, ok := lv.Figure(f.name); ok {
+			if x, ok := lv.Figure(name); ok {
 				fmt.Fprintf(tw, "\t%s ±%s", figure(x.Spread.Median, 4), figure(x.Spread.MAD, 2))
 			} else {
 				tw.Write([]byte("\t—"))
@@ -437,6 +523,17 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// figureNames returns the names of the figures any level has, in order.
+func (sw *Sweep) figureNames() []string {
+	seen := map[string]bool{}
+	for _, lv := range sw.Levels {
+		for _, f := range lv.Figures {
+			seen[f.Name] = true
+		}
+	}
+	return figureOrder(maps.Keys(seen))
 }
 
 // MarshalJSON writes the sweep as {"kind", "levels": [{"level", "runs",

@@ -251,3 +251,33 @@ func ExampleFile_DialectWith() {
 	// request_goodput 1
 	// formats: the tool offers no such choice: vLLM's goodput has no limit on the largest gap (max_gap)
 }
+
+// stageReport is the start of an inference-perf client stage report.
+const stageReport = `{"load_summary": {"count": 60, "requested_rate": 1.0},
+ "successes": {"count": 60,
+  "latency": {"time_to_first_token": {"mean": 0.031, "median": 0.03103, "p90": 0.0354, "p95": 0.0362, "p99": 0.0397}},
+  "throughput": {"output_tokens_per_sec": 64.2, "requests_per_sec": 1.01}},
+ "failures": {"count": 0}}`
+
+func ExampleIsStage() {
+	fmt.Println(formats.IsStage([]byte(stageReport)), formats.IsStage([]byte(`{"ttfts": []}`)))
+	// Output: true false
+}
+
+func ExampleReadStage() {
+	st, err := formats.ReadStage(strings.NewReader(stageReport))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.Side, st.RequestedRate, st.Figures["ttft p99"], st.Figures["error_rate"])
+	// Output: client 1 39.7 0
+}
+
+func ExampleStageName() {
+	fmt.Println(formats.StageName("results/stage_2_lifecycle_metrics.json"))
+	fmt.Println(formats.StageName("results/stage_2_prometheus_metrics.json"))
+	// Output:
+	// results/stage_2
+	// results/stage_2
+}

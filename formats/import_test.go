@@ -204,3 +204,27 @@ func TestGuideLLMZeroWeights(t *testing.T) {
 	_, ok = d.Lookup("time_to_first_token_ms.successful.percentiles.p99")
 	assert.True(t, ok)
 }
+
+// FuzzReadStage: an inference-perf stage report is read or refused, and
+// every figure read is finite and not negative.
+func FuzzReadStage(f *testing.F) {
+	for _, s := range []string{
+		`{"load_summary": {"requested_rate": 2}, "successes": {"count": 3, "latency": {"time_to_first_token": {"median": 0.03, "p99": 0.05}}}, "failures": {"count": 1}}`,
+		`{"load_summary": {}, "successes": {"rate": 9.5, "time_to_first_token": {"mean": 0.02, "median": 0.019}}, "failures": {}}`,
+		`{"load_summary": {}, "successes": {}}`,
+		`{"load_summary": 1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := ReadStage(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for k, v := range st.Figures {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Fatalf("%s = %v", k, v)
+			}
+		}
+	})
+}

@@ -134,3 +134,62 @@ func TestSweepRealVLLM(t *testing.T) {
 		assert.InDelta(t, v.P99, got.Sweep.Levels[i].Figures["ttft p99"].Median, 1e-6, file)
 	}
 }
+
+// inference-perf's stage reports as the levels of a rate sweep: each
+// stage's client and server reports are one run at its requested rate,
+// their figures as the files give them (seconds there, ms here).
+func TestSweepInferencePerf(t *testing.T) {
+	prefix := "../../../shared/realdata/prometheus/kubernetes-sigs__inference-perf__vllm_stage_"
+	if _, err := os.Stat(prefix + "2_lifecycle_metrics.json"); err != nil {
+		t.Skip("../shared/realdata is absent: the inference-perf stage reports live there")
+	}
+	var files []string
+	for _, n := range []string{"0", "2", "4"} {
+		files = append(files, prefix+n+"_lifecycle_metrics.json", prefix+n+"_prometheus_metrics.json")
+	}
+	code, out, errs := runCLI(t, "", append([]string{"sweep", "--json"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Sweep struct {
+			Kind   string
+			Levels []struct {
+				Level   float64
+				Runs    int
+				Figures map[string]struct{ Median float64 }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "rate", got.Sweep.Kind)
+	require.Len(t, got.Sweep.Levels, 3)
+	for i, n := range []string{"0", "2", "4"} {
+		var client, server struct {
+			Load struct {
+				Rate float64 `json:"requested_rate"`
+			} `json:"load_summary"`
+			Successes struct {
+				Latency struct {
+					TTFT struct{ P99 float64 } `json:"time_to_first_token"`
+				}
+				TTFT struct{ Median float64 } `json:"time_to_first_token"`
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    any
+		}{{"_lifecycle_metrics.json", &client}, {"_prometheus_metrics.json", &server}} {
+			b, err := os.ReadFile(prefix + n + f.name)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, f.v))
+		}
+		lv := got.Sweep.Levels[i]
+		assert.Equal(t, client.Load.Rate, lv.Level)
+		assert.Equal(t, 1, lv.Runs, "a stage's two reports are one run")
+		// To the nanosecond: durations are whole nanoseconds.
+		assert.InDelta(t, 1000*client.Successes.Latency.TTFT.P99, lv.Figures["ttft p99"].Median, 1e-6)
+		assert.InDelta(t, 1000*server.Successes.TTFT.Median, lv.Figures["server ttft p50"].Median, 1e-6)
+	}
+	code, out, errs = runCLI(t, "", append([]string{"sweep"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "may include traffic from outside the stage")
+}

@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
 )
 
 var sweepCommand = &command{
@@ -23,7 +25,9 @@ var sweepCommand = &command{
 		"concurrency or rate), or from --level FILE=VALUE. With --slo, the capacity is the highest level\n" +
 		"whose median attainment meets --target and the first that misses it, a bracket interpolated only\n" +
 		"between measured levels (DistServe's framing: the largest load at which the attainment goal holds).\n" +
-		"The environment the runs' headers agree on is printed, with the keys on which they differ.",
+		"The environment the runs' headers agree on is printed, with the keys on which they differ.\n" +
+		"inference-perf's stage reports (stage_N_lifecycle_metrics.json, and stage_N_prometheus_metrics.json\n" +
+		"for the server's figures) are read as one run a stage, at its requested rate, their figures as given.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
@@ -73,7 +77,40 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		given[name] = x
 	}
 	var runs []llmmetrics.LevelRun
+	var notes []string
+	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
 	for _, name := range files {
+		st, err := readStage(name)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			// A stage's client and server reports are one run.
+			key := formats.StageName(name)
+			i, seen := stageAt[key]
+			if !seen {
+				i = len(runs)
+				stageAt[key] = i
+				runs = append(runs, llmmetrics.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
+			}
+			lr := &runs[i]
+			for _, n := range st.Notes {
+				if !slices.Contains(notes, n) {
+					notes = append(notes, n)
+				}
+			}
+			for k, v := range st.Figures {
+				lr.Figures[k] = v
+			}
+			if st.RequestedRate > 0 {
+				lr.Level = st.RequestedRate
+			}
+			if v, ok := given[name]; ok {
+				lr.Kind, lr.Level = *f.kind, v
+				delete(given, name)
+			}
+			continue
+		}
 		run, err := loadRun(name, opt.Lenient)
 		if err != nil {
 			return err
@@ -86,6 +123,11 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("%w: %s has no level in a run header: give --level %s=VALUE", errUsage, name, name)
 		}
 		runs = append(runs, lr)
+	}
+	for _, r := range runs {
+		if r.Level < 0 {
+			return fmt.Errorf("%w: the inference-perf stage %s has no requested rate (only its server report was given): give --level", errUsage, r.Name)
+		}
 	}
 	for name := range given {
 		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
@@ -117,6 +159,12 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	if err := sw.WriteTable(stdout); err != nil {
 		return err
 	}
+	for i, n := range notes {
+		if i == 0 {
+			fmt.Fprintln(stdout, "\nnotes:")
+		}
+		fmt.Fprintf(stdout, "  - %s\n", n)
+	}
 	if capacity != nil {
 		fmt.Fprintf(stdout, "\ncapacity (DistServe's framing, median attainment ≥ %g): %s\n", capacity.Target, capacity)
 		for _, m := range capacity.Margins {
@@ -137,4 +185,23 @@ func capacityFields(c *llmmetrics.Capacity) string {
 		}
 	}
 	return b.String()
+}
+
+// readStage reads an inference-perf stage report, or returns nil for a
+// file that is not one.
+func readStage(name string) (*formats.Stage, error) {
+	in, _, closeIn, err := open([]string{name}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	in, head := formats.Peek(in)
+	if !formats.IsStage(head) {
+		return nil, nil
+	}
+	st, err := formats.ReadStage(in)
+	if err != nil {
+		return nil, inFile(name, err)
+	}
+	return st, nil
 }

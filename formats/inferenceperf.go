@@ -1,0 +1,187 @@
+package formats
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// InferencePerf is kubernetes-sigs/inference-perf. Its per-stage reports
+// hold summaries, not requests: they are read as a sweep level's figures
+// (ReadStage), never as records.
+const InferencePerf Tool = "inference-perf"
+
+// A Stage is one load stage of an inference-perf run, as one of its two
+// reports gives it: the client's (stage_N_lifecycle_metrics.json, from
+// per-request lifecycles) or the server's (stage_N_prometheus_metrics.json,
+// from vLLM's Prometheus series over the stage window).
+type Stage struct {
+	Side string // "client" or "server"
+	// RequestedRate is the stage's arrival rate in requests a second
+	// (client reports only; 0 when absent).
+	RequestedRate float64
+	// Figures are the report's figures under the names llmmetrics' sweep
+	// uses: "ttft p50", "tpot p99", "e2e p95" (ms), "output_tokens_per_s",
+	// "prompt_tokens_per_s", "requests_per_s", "error_rate",
+	// "prompt_tokens p50", "output_tokens p50"; a server report's names
+	// begin with "server ", and its p50 is the report's median.
+	Figures map[string]float64
+	Notes   []string
+}
+
+// stageDist is a distribution as inference-perf writes it, in seconds (or
+// tokens).
+type stageDist struct {
+	Mean   *float64 `json:"mean"`
+	Median *float64 `json:"median"`
+	P90    *float64 `json:"p90"`
+	P95    *float64 `json:"p95"`
+	P99    *float64 `json:"p99"`
+}
+
+// IsStage reports whether the head of a file is an inference-perf stage
+// report: a load_summary and a successes object at its top.
+func IsStage(head []byte) bool {
+	keys, top := headKeys(head)
+	return top == '{' && keys["load_summary"] && keys["successes"]
+}
+
+// ReadStage reads an inference-perf stage report, client or server. Its
+// percentiles are inference-perf's own (numpy's linear interpolation for
+// the client report; PromQL's histogram_quantile over the stage for the
+// server's), and are taken as given. A figure the report does not hold is
+// left out, never set to 0.
+func ReadStage(r io.Reader) (*Stage, error) {
+	var doc struct {
+		Load struct {
+			RequestedRate *float64 `json:"requested_rate"`
+		} `json:"load_summary"`
+		Successes struct {
+			Count   *float64 `json:"count"`
+			Rate    *float64 `json:"rate"`
+			Latency *struct {
+				E2E  *stageDist `json:"request_latency"`
+				TTFT *stageDist `json:"time_to_first_token"`
+				TPOT *stageDist `json:"time_per_output_token"`
+			} `json:"latency"`
+			E2E        *stageDist `json:"request_latency"`
+			TTFT       *stageDist `json:"time_to_first_token"`
+			TPOT       *stageDist `json:"time_per_output_token"`
+			Throughput *struct {
+				Input    *float64 `json:"input_tokens_per_sec"`
+				Output   *float64 `json:"output_tokens_per_sec"`
+				Requests *float64 `json:"requests_per_sec"`
+			} `json:"throughput"`
+			PromptLen *stageDist `json:"prompt_len"`
+			OutputLen *stageDist `json:"output_len"`
+		} `json:"successes"`
+		Failures struct {
+			Count *float64 `json:"count"`
+		} `json:"failures"`
+	}
+	if err := decodeDocument(InferencePerf, r, &doc); err != nil {
+		return nil, err
+	}
+	st := &Stage{Side: "server", Figures: map[string]float64{}}
+	s := doc.Successes
+	set := func(name string, v *float64, scale float64) error {
+		if v == nil {
+			return nil
+		}
+		if math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 {
+			return &FieldError{Tool: InferencePerf, Field: name, Err: fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)}
+		}
+		if scale == 1000 {
+			// Seconds to milliseconds through whole nanoseconds, as a
+			// duration would hold them: 0.0397 s is 39.7 ms, not
+			// 39.699999999999996.
+			st.Figures[name] = math.Round(*v*1e9) / 1e6
+			return nil
+		}
+		st.Figures[name] = *v * scale
+		return nil
+	}
+	dists := []struct {
+		name string
+		d    *stageDist
+	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}}
+	if l := s.Latency; l != nil {
+		st.Side = "client"
+		dists = []struct {
+			name string
+			d    *stageDist
+		}{{"ttft", l.TTFT}, {"tpot", l.TPOT}, {"e2e", l.E2E}}
+	}
+	prefix := ""
+	if st.Side == "server" {
+		prefix = "server "
+	}
+	for _, x := range dists {
+		if x.d == nil {
+			continue
+		}
+		for _, p := range []struct {
+			key string
+			v   *float64
+		}{{"p50", x.d.Median}, {"p90", x.d.P90}, {"p95", x.d.P95}, {"p99", x.d.P99}, {"mean", x.d.Mean}} {
+			if err := set(prefix+x.name+" "+p.key, p.v, 1000); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t := s.Throughput; t != nil {
+		for _, f := range []struct {
+			name string
+			v    *float64
+		}{{"output_tokens_per_s", t.Output}, {"prompt_tokens_per_s", t.Input}, {"requests_per_s", t.Requests}} {
+			if err := set(f.name, f.v, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if st.Side == "server" {
+		if err := set("server requests_per_s", s.Rate, 1); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range []struct {
+		name string
+		d    *stageDist
+	}{{"prompt_tokens p50", s.PromptLen}, {"output_tokens p50", s.OutputLen}} {
+		if l.d != nil && st.Side == "client" {
+			if err := set(l.name, l.d.Median, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if st.Side == "client" && s.Count != nil && doc.Failures.Count != nil && *s.Count+*doc.Failures.Count > 0 {
+		st.Figures["error_rate"] = *doc.Failures.Count / (*s.Count + *doc.Failures.Count)
+	}
+	if v := doc.Load.RequestedRate; v != nil && *v > 0 && !math.IsInf(*v, 0) {
+		st.RequestedRate = *v
+	}
+	if st.Side == "client" {
+		st.Notes = append(st.Notes, "inference-perf's client percentiles (numpy's linear method) over the stage's requests, taken as given")
+	} else {
+		st.Notes = append(st.Notes, "inference-perf's server figures from vLLM's Prometheus series over the stage window: aggregate histograms, which may include traffic from outside the stage")
+	}
+	if len(st.Figures) == 0 {
+		return nil, &FieldError{Tool: InferencePerf, Field: "successes", Err: fmt.Errorf("%w: a stage report with no figures", llmmetrics.ErrMissingField)}
+	}
+	return st, nil
+}
+
+// StageName returns the name shared by a stage's two reports
+// (".../stage_2" for both stage_2_lifecycle_metrics.json and
+// stage_2_prometheus_metrics.json), so that a sweep reads them as one run.
+func StageName(path string) string {
+	for _, suffix := range []string{"_lifecycle_metrics.json", "_prometheus_metrics.json"} {
+		if strings.HasSuffix(path, suffix) {
+			return strings.TrimSuffix(path, suffix)
+		}
+	}
+	return path
+}
