@@ -69,7 +69,7 @@ func TestSweepCommand(t *testing.T) {
 		for k := range 3 {
 			out := filepath.Join(dir, fmt.Sprintf("c%s-%d.jsonl", c, k))
 			code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "8",
-				"--concurrency", c, "--prompts", promptsFile(t), "--max-tokens", "4", "--out", out, "--env", "gpu=none")
+				"--concurrency", c, "--prompts", promptsFile(t), "--max-tokens", "4", "--out", out, "--env", "gpu=none", "--scrape", srv.URL+"/metrics")
 			require.Equal(t, 0, code, errs)
 			files = append(files, out)
 		}
@@ -81,6 +81,9 @@ func TestSweepCommand(t *testing.T) {
 	assert.Contains(t, out, "environment: gpu=none")
 	assert.NotContains(t, out, "warning:")
 	assert.Contains(t, out, "the capacity is at least concurrency 4, the highest measured (not extrapolated)")
+	// The scrapes kept beside each run give the server's token rate.
+	assert.FileExists(t, filepath.Join(dir, "c1-0.before.prom"))
+	assert.Regexp(t, `server output_tokens_per_s \(tokens/s\)\s+\S+ ±\S+\s+\S+ ±\S+`, out)
 
 	code, out, errs = runCLI(t, "", append([]string{"sweep", "--json"}, files...)...)
 	require.Equal(t, 0, code, errs)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -200,17 +202,18 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		notes = append(notes, note)
 	}
 	var before, after *server.Scrape
+	var rawBefore, rawAfter []byte
 	var scrapeErr error
 	if *f.scrape != "" {
 		p.OnMeasure = func(begin bool) {
-			s, err := scrape(*f.scrape)
+			s, raw, err := scrape(*f.scrape)
 			if err != nil && scrapeErr == nil {
 				scrapeErr = err
 			}
 			if begin {
-				before = s
+				before, rawBefore = s, raw
 			} else {
-				after = s
+				after, rawAfter = s, raw
 			}
 		}
 	}
@@ -242,6 +245,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	results := append(preflight, out.Results...)
 	header := f.header(fs, p, out.Start, f.load(p))
+	if err := writeScrapes(*f.out, rawBefore, rawAfter, out, header); err != nil {
+		return err
+	}
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
 	}
@@ -536,17 +542,45 @@ func writeRun(outPath, timingsPath string, h *llmmetrics.RunHeader, results []*o
 	return nil
 }
 
-func scrape(u string) (*server.Scrape, error) {
+// scrape fetches and parses the server's metrics, keeping the raw text.
+func scrape(u string) (*server.Scrape, []byte, error) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Get(u)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scraping %s: HTTP %d", u, resp.StatusCode)
+		return nil, nil, fmt.Errorf("scraping %s: HTTP %d", u, resp.StatusCode)
 	}
-	return server.ParseScrape(resp.Body)
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := server.ParseScrape(bytes.NewReader(raw))
+	return s, raw, err
+}
+
+// writeScrapes writes the two scrapes of the measured part beside the
+// records (out without .jsonl, then .before.prom and .after.prom) and names
+// them in the header's load with the time between them, so that sweep
+// reports the server's figures of the run.
+func writeScrapes(out string, before, after []byte, o *drive.Outcome, h *llmmetrics.RunHeader) error {
+	if out == "" || before == nil || after == nil {
+		return nil
+	}
+	base := strings.TrimSuffix(out, ".jsonl")
+	for _, f := range []struct {
+		suffix, key string
+		raw         []byte
+	}{{".before.prom", "scrape_before", before}, {".after.prom", "scrape_after", after}} {
+		if err := os.WriteFile(base+f.suffix, f.raw, 0o644); err != nil {
+			return err
+		}
+		h.Load[f.key] = filepath.Base(base + f.suffix)
+	}
+	h.Load["scrape_elapsed"] = o.MeasureEnd.Sub(o.MeasureStart).String()
+	return nil
 }
 
 // serverSide builds the server report of the measured part, with the

@@ -4,12 +4,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
+	"github.com/llmmetrics/llmmetrics/server"
 )
 
 var sweepCommand = &command{
@@ -27,7 +31,9 @@ var sweepCommand = &command{
 		"between measured levels (DistServe's framing: the largest load at which the attainment goal holds).\n" +
 		"The environment the runs' headers agree on is printed, with the keys on which they differ.\n" +
 		"inference-perf's stage reports (stage_N_lifecycle_metrics.json, and stage_N_prometheus_metrics.json\n" +
-		"for the server's figures) are read as one run a stage, at its requested rate, their figures as given.",
+		"for the server's figures) are read as one run a stage, at its requested rate, their figures as given.\n" +
+		"A run llmmetrics run took with --scrape and --out keeps its two scrapes beside its file; sweep reports\n" +
+		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
@@ -116,6 +122,9 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 			return err
 		}
 		lr := llmmetrics.LevelRun{Name: name, Run: run}
+		if lr.Figures, err = serverFigures(name, run.Header); err != nil {
+			return err
+		}
 		if v, ok := given[name]; ok {
 			lr.Kind, lr.Level = *f.kind, v
 			delete(given, name)
@@ -204,4 +213,70 @@ func readStage(name string) (*formats.Stage, error) {
 		return nil, inFile(name, err)
 	}
 	return st, nil
+}
+
+// serverHistograms are the server histograms a sweep reports, by the
+// short name of their figure.
+var serverHistograms = []struct{ figure, histogram string }{
+	{"ttft", "time_to_first_token_seconds"},
+	{"tpot", "time_per_output_token_seconds"},
+	{"e2e", "e2e_request_latency_seconds"},
+}
+
+// serverFigures returns the server's figures of a run that llmmetrics run
+// took with --scrape: its two scrapes, named in the header's load, beside
+// the run's file. It returns nil for a run without them.
+func serverFigures(runFile string, h *llmmetrics.RunHeader) (map[string]float64, error) {
+	if h == nil || h.Load["scrape_before"] == "" || h.Load["scrape_after"] == "" {
+		return nil, nil
+	}
+	elapsed, err := time.ParseDuration(h.Load["scrape_elapsed"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: its header's scrape_elapsed %q: %v", runFile, h.Load["scrape_elapsed"], err)
+	}
+	dir := filepath.Dir(runFile)
+	var scrapes [2]*server.Scrape
+	for i, key := range []string{"scrape_before", "scrape_after"} {
+		path := filepath.Join(dir, filepath.Base(h.Load[key]))
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: its scrape: %w", runFile, err)
+		}
+		scrapes[i], err = server.ParseScrape(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	w, err := server.Diff(scrapes[0], scrapes[1], elapsed, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: its scrapes: %w", runFile, err)
+	}
+	out := map[string]float64{}
+	for _, sh := range serverHistograms {
+		hist, ok := w.Histograms[sh.histogram]
+		if !ok {
+			continue
+		}
+		if m, err := hist.Mean(); err == nil {
+			out["server "+sh.figure+" mean"] = 1000 * m
+		}
+		for _, q := range []struct {
+			key string
+			q   float64
+		}{{"p50", 0.5}, {"p99", 0.99}} {
+			if v, _, err := hist.Quantile(q.q); err == nil {
+				out["server "+sh.figure+" "+q.key] = 1000 * v
+			}
+		}
+	}
+	for _, c := range []struct{ figure, counter string }{
+		{"server output_tokens_per_s", "generation_tokens"}, {"server output_tokens_per_s", "llamacpp:tokens_predicted"},
+		{"server prompt_tokens_per_s", "prompt_tokens"}, {"server prompt_tokens_per_s", "llamacpp:prompt_tokens"},
+	} {
+		if v, err := w.Rate(c.counter); err == nil {
+			out[c.figure] = v
+		}
+	}
+	return out, nil
 }
