@@ -1,12 +1,15 @@
 package llmmetrics
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // levelRun makes a run of 10 requests of which good have TTFT ttft and the
@@ -133,4 +136,37 @@ func TestLevelOf(t *testing.T) {
 	assert.Equal(t, 2.5, level)
 	_, _, ok = LevelOf(&Run{})
 	assert.False(t, ok)
+}
+
+// Whatever the attainments, the capacity's bracket and crossing lie among
+// the measured levels: never extrapolated.
+func TestCapacityWithinLevels(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 5).Draw(t, "levels")
+		var runs []LevelRun
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			level := float64(rapid.IntRange(1, 64).Draw(t, fmt.Sprint("level", i)))
+			good := rapid.IntRange(0, 10).Draw(t, fmt.Sprint("good", i))
+			runs = append(runs, levelRun(level, 100*time.Millisecond, good, nil))
+			lo, hi = min(lo, level), max(hi, level)
+		}
+		slo := SLO{TTFT: 200 * time.Millisecond}
+		sw, err := SweepRuns(runs, Options{SLO: &slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := sw.Capacity(rapid.Float64Range(0.05, 1).Draw(t, "target"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*float64{c.Passing, c.Failing, c.Crossing} {
+			if p != nil && (*p < lo || *p > hi) {
+				t.Fatalf("%v outside [%v, %v]: %s", *p, lo, hi, c.Reason)
+			}
+		}
+		if c.Passing != nil && c.Failing != nil && *c.Passing >= *c.Failing {
+			t.Fatalf("passing %v ≥ failing %v", *c.Passing, *c.Failing)
+		}
+	})
 }
