@@ -124,6 +124,14 @@
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.
 //
+// # Percentile spectrum
+//
+// [Spectrum] and [WriteSpectrum] give a sample's values at quantiles
+// 1 − 2^(−k/5), k = 0, 1, … (the layout of HdrHistogram's percentile
+// distribution, which its plotter and hdrplot-style tools read), each a
+// real sample by nearest rank, up to the maximum: for people who plot the
+// tail elsewhere.
+//
 // # Sweeps and capacity
 //
 // [SweepRuns] groups runs by load level (a concurrency or a rate, from the

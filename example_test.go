@@ -819,6 +819,42 @@ func ExampleSweep_MarshalJSON() {
 	// Output: 16 0.6
 }
 
+func ExampleSpectrum() {
+	xs := []time.Duration{40 * time.Millisecond, 42 * time.Millisecond, 45 * time.Millisecond, 300 * time.Millisecond}
+	sp, _ := llmmetrics.Spectrum(xs)
+	for _, p := range sp {
+		fmt.Printf("%.4f %v %d\n", p.Quantile, p.Value, p.Count)
+	}
+	// Output:
+	// 0.0000 40ms 1
+	// 0.1294 40ms 1
+	// 0.2421 40ms 1
+	// 0.3402 42ms 2
+	// 0.4257 42ms 2
+	// 0.5000 42ms 2
+	// 0.5647 45ms 3
+	// 0.6211 45ms 3
+	// 0.6701 45ms 3
+	// 0.7128 45ms 3
+	// 1.0000 300ms 4
+}
+
+func ExampleWriteSpectrum() {
+	llmmetrics.WriteSpectrum(os.Stdout, []time.Duration{40 * time.Millisecond, 300 * time.Millisecond})
+	// Output:
+	//        Value     Percentile TotalCount 1/(1-Percentile)
+	//
+	//       40.000 0.000000000000          1           1.00
+	//       40.000 0.129449436704          1           1.15
+	//       40.000 0.242141716745          1           1.32
+	//       40.000 0.340246044614          1           1.52
+	//       40.000 0.425650822501          1           1.74
+	//      300.000 1.000000000000          2            inf
+	// #[Mean    =      170.000, StdDeviation   =      130.000]
+	// #[Max     =      300.000, Total count    =            2]
+	// #[values in milliseconds; each a real sample (nearest rank)]
+}
+
 func ExampleMergeRuns() {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	a := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "a", Start: t0},
