@@ -14,18 +14,19 @@ import (
 	"golang.org/x/mod/zip"
 )
 
-// The repository's three modules, with their directories from here. They
-// are tagged together: vX.Y.Z for the library, server/vX.Y.Z and
-// cmd/llmmetrics/vX.Y.Z for the nested modules.
+// The repository's four modules, with their directories from here. They
+// are tagged together: vX.Y.Z for the library, server/vX.Y.Z,
+// charts/vX.Y.Z and cmd/llmmetrics/vX.Y.Z for the nested modules.
 var published = []struct{ path, dir string }{
 	{"github.com/llmmetrics/llmmetrics", "../.."},
 	{"github.com/llmmetrics/llmmetrics/server", "../../server"},
+	{"github.com/llmmetrics/llmmetrics/charts", "../../charts"},
 	{"github.com/llmmetrics/llmmetrics/cmd/llmmetrics", "."},
 }
 
 // TestPublishedInstall proves that the modules can be installed once
 // published, as a user would, outside the workspace: it writes the three
-// modules, at the version the command's go.mod requires of the other two,
+// modules, at the version the command's go.mod requires of the others,
 // into a module proxy on the file system (the layout the go command reads:
 // @v/list, .info, .mod, .zip), then runs
 // go install github.com/llmmetrics/llmmetrics/cmd/llmmetrics@VERSION in an
@@ -82,6 +83,7 @@ func requiredVersion(t *testing.T) string {
 	v := versions["github.com/llmmetrics/llmmetrics"]
 	require.NotEmpty(t, v)
 	require.Equal(t, v, versions["github.com/llmmetrics/llmmetrics/server"], "the modules are tagged together")
+	require.Equal(t, v, versions["github.com/llmmetrics/llmmetrics/charts"], "the modules are tagged together")
 	return v
 }
 

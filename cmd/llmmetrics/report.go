@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ var reportCommand = &command{
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
+		"                    [--plot DIR] [--html FILE] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
 		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
@@ -33,6 +35,10 @@ var reportCommand = &command{
 		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
 		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
 		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
+		"--plot DIR writes the charts (latency CDFs, a line per file; the gaps with each request's largest;\n" +
+		"the timeline; with --timings, the TTFT decomposition) as SVG and PNG; --html FILE writes one page of\n" +
+		"the tables and the charts, inline, that opens offline. --spectrum METRIC prints only the metric's\n" +
+		"percentile spectrum in HdrHistogram's layout.\n" +
 		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
 		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
 		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
@@ -43,6 +49,8 @@ var reportCommand = &command{
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
 		"llmmetrics report --from vllm --dialect vllm vllm-result.json",
 		"llmmetrics report --warmup auto run.jsonl",
+		"llmmetrics report --plot charts/ --html report.html --timings timings.jsonl run.jsonl",
+		"llmmetrics report --spectrum ttft run.jsonl > ttft.hgrm",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --fail-below 0.95 --fail-if 'p99(ttft)>800ms' --fail-if 'error_rate>0.01' run.jsonl",
 		"cat run.jsonl | llmmetrics report --method linear -",
 	},
@@ -54,6 +62,7 @@ type reportFlags struct {
 	analysis
 	dialect *string
 	gate    gate
+	pics    pictures
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -62,6 +71,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
 	f.gate.define(fs)
+	f.pics.define(fs, true)
 	return fs, f
 }
 
@@ -73,6 +83,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	if err := f.gate.parse(&opt); err != nil {
 		return err
+	}
+	if *f.pics.timings != "" && !f.pics.wanted() {
+		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
 	}
 	if len(files) > 1 {
 		if f.tool != "" || *f.dialect != "" {
@@ -125,13 +138,14 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
-	return f.writeSummary(w, name, s)
+	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
 // reportMerged reports the files of one run taken by several machines,
 // put on one clock by their run headers.
 func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *reportFlags) error {
 	var runs []*llmmetrics.Run
+	var named []namedRun
 	for _, name := range files {
 		in, _, closeIn, err := open([]string{name}, nil)
 		if err != nil {
@@ -143,6 +157,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			return inFile(name, withLenientHint(err))
 		}
 		runs = append(runs, run)
+		named = append(named, namedRun{name, run})
 	}
 	merged, err := llmmetrics.MergeRuns(runs)
 	if err != nil {
@@ -153,7 +168,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return withLenientHint(err)
 	}
-	return f.writeSummary(w, strings.Join(files, " + "), s)
+	return f.writeSummary(w, strings.Join(files, " + "), s, named)
 }
 
 // reportImported reports another tool's file under llmmetrics'
@@ -179,11 +194,15 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
-	return f.writeSummary(w, name, s)
+	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
-// writeSummary writes the report, then applies the gate's conditions.
-func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summary) error {
+// writeSummary writes the report (or only the spectrum, with --spectrum),
+// then the charts and the page, then applies the gate's conditions.
+func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summary, runs []namedRun) error {
+	if m := *f.pics.spectrum; m != "" {
+		return writeSpectrum(w, m, runs, s)
+	}
 	var err error
 	if f.asJSON() {
 		var b []byte
@@ -196,6 +215,19 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	}
 	if err != nil {
 		return err
+	}
+	if f.pics.wanted() {
+		var table bytes.Buffer
+		if err := s.WriteTable(&table); err != nil {
+			return err
+		}
+		cs, err := reportCharts(runs, s, *f.pics.timings)
+		if err != nil {
+			return err
+		}
+		if err := f.pics.write("llmmetrics report: "+name, table.String(), cs); err != nil {
+			return err
+		}
 	}
 	return f.gate.check(s)
 }

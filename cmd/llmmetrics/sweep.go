@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ import (
 var sweepCommand = &command{
 	name: "sweep",
 	synopsis: "llmmetrics sweep [--level FILE=VALUE ...] [--kind concurrency|rate] [--slo ...] [--target 0.9]\n" +
-		"                   [--warmup N|D|auto] [--method ...] [--json] FILE...",
+		"                   [--warmup N|D|auto] [--method ...] [--plot DIR] [--html FILE] [--json] FILE...",
 	about: "Sweep reports runs taken at several load levels, each level run several times (the lessons ask\n" +
 		"for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
 		"the level's runs — TTFT, TPOT and E2E p50/p95/p99, per-request User TPS, output and prompt tokens/s\n" +
@@ -33,7 +34,10 @@ var sweepCommand = &command{
 		"inference-perf's stage reports (stage_N_lifecycle_metrics.json, and stage_N_prometheus_metrics.json\n" +
 		"for the server's figures) are read as one run a stage, at its requested rate, their figures as given.\n" +
 		"A run llmmetrics run took with --scrape and --out keeps its two scrapes beside its file; sweep reports\n" +
-		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.",
+		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.\n" +
+		"--plot DIR draws TTFT and TPOT p50/p99 against the level (±MAD bars), output tokens/s against p99\n" +
+		"E2E, and the attainment with its target and the capacity bracket; --html FILE writes them with the\n" +
+		"table into one page that opens offline.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
@@ -46,6 +50,7 @@ type sweepFlags struct {
 	levels list
 	kind   *string
 	target *float64
+	pics   pictures
 }
 
 func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
@@ -55,6 +60,7 @@ func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
 	fs.Var(&f.levels, "level", "a run's level, `FILE=VALUE`, where its header does not say (repeatable)")
 	f.kind = fs.String("kind", "concurrency", "what --level values are: concurrency or rate (requests a second)")
 	f.target = fs.Float64("target", 0.9, "with --slo: the attainment `fraction` the capacity must meet")
+	f.pics.define(fs, false)
 	return fs, f
 }
 
@@ -149,6 +155,22 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	if opt.SLO != nil {
 		if capacity, err = sw.Capacity(*f.target); err != nil {
 			return usageError("target", err)
+		}
+	}
+	if f.pics.wanted() {
+		var table bytes.Buffer
+		if err := sw.WriteTable(&table); err != nil {
+			return err
+		}
+		if capacity != nil {
+			fmt.Fprintf(&table, "\ncapacity: %s\n", capacity)
+		}
+		cs, err := sweepCharts(sw, capacity)
+		if err != nil {
+			return err
+		}
+		if err := f.pics.write(fmt.Sprintf("llmmetrics sweep: %d runs", len(runs)), table.String(), cs); err != nil {
+			return err
 		}
 	}
 	if f.asJSON() {

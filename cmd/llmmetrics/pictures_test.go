@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// report --plot and --html on the sample run: every chart as SVG and PNG,
+// and one page holding them inline.
+func TestReportPictures(t *testing.T) {
+	dir := t.TempDir()
+	html := filepath.Join(dir, "report.html")
+	code, out, errs := runCLI(t, "", "report", "--plot", filepath.Join(dir, "charts"), "--html", html, "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "requests: 240 offered", "the report is printed as usual")
+	for _, name := range []string{"ttft_cdf", "tpot_cdf", "e2e_cdf", "gaps", "timeline"} {
+		for _, ext := range []string{".svg", ".png"} {
+			st, err := os.Stat(filepath.Join(dir, "charts", name+ext))
+			require.NoError(t, err, name+ext)
+			assert.Positive(t, st.Size())
+		}
+	}
+	b, err := os.ReadFile(html)
+	require.NoError(t, err)
+	page := string(b)
+	assert.Equal(t, 5, strings.Count(page, "<svg"))
+	assert.Contains(t, page, "requests: 240 offered")
+	assert.NotContains(t, page, "<script")
+
+	code, _, errs = runCLI(t, "", "report", "--timings", "x.jsonl", "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--timings draws the decomposition chart")
+}
+
+// --spectrum prints the metric's spectrum alone: the sample run's TTFT
+// runs from 41.477 ms (its minimum, at quantile 0) to 350.264 ms (its
+// maximum, at 1), over its 234 ok requests (the report's figures).
+func TestReportSpectrum(t *testing.T) {
+	code, out, errs := runCLI(t, "", "report", "--spectrum", "ttft", "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.Equal(t, "# llmmetrics ttft spectrum over 234 ok requests, ms", lines[0])
+	assert.Equal(t, "      41.477 0.000000000000          1           1.00", lines[3])
+	assert.Contains(t, out, "     350.264 1.000000000000        234            inf")
+	code, _, errs = runCLI(t, "", "report", "--spectrum", "itl", "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "want ttft, tpot, e2e or max_gap")
+}
+
+// A run's timings draw the decomposition chart: the fake's llama.cpp
+// timings give the prefill alone.
+func TestReportDecompositionChart(t *testing.T) {
+	srv, _ := fakeLlama(t)
+	dir := t.TempDir()
+	out, timings := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "timings.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
+		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "4", "--out", out, "--timings", timings)
+	require.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "", "report", "--plot", dir, "--timings", timings, out)
+	require.Equal(t, 0, code, errs)
+	svg, err := os.ReadFile(filepath.Join(dir, "decomposition.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "prefill")
+	assert.Contains(t, string(svg), "unknown, so not drawn: [queue residual client overhead]")
+}
+
+// sweep --plot and --html draw the level charts, with the attainment and
+// its capacity bracket under an SLO.
+func TestSweepPictures(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, level := range []string{"1", "2"} {
+		f := writeRunFile(t, dir, "c"+level+".jsonl", 100)
+		files = append(files, "--level", f+"="+level, f)
+	}
+	// --level must come before the files: rebuild the argument order.
+	args := []string{"sweep", "--slo", "ttft=200ms", "--plot", filepath.Join(dir, "charts"), "--html", filepath.Join(dir, "sweep.html")}
+	var names []string
+	for i := 0; i < len(files); i += 3 {
+		args = append(args, files[i], files[i+1])
+		names = append(names, files[i+2])
+	}
+	code, _, errs := runCLI(t, "", append(args, names...)...)
+	require.Equal(t, 0, code, errs)
+	for _, name := range []string{"sweep_ttft", "sweep_tpot", "throughput_latency", "attainment"} {
+		_, err := os.Stat(filepath.Join(dir, "charts", name+".svg"))
+		assert.NoError(t, err, name)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sweep.html"))
+	require.NoError(t, err)
+	assert.Equal(t, 4, strings.Count(string(b), "<svg"))
+	assert.Contains(t, string(b), "capacity:")
+}
