@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // ErrNoData is the error of a chart with nothing to draw.
@@ -34,14 +37,23 @@ const (
 	Height = 10 * vg.Centimeter
 )
 
-// Render writes the chart in format "svg" or "png" at Width × Height.
+// Render writes the chart in format "svg" or "png" at Width × Height. An
+// SVG carries its font (as an inline data URL), so that a browser without
+// it lays the text out as it was measured, never clipped.
 func (c Chart) Render(format string) ([]byte, error) {
-	if format != "svg" && format != "png" {
+	var w io.WriterTo
+	switch format {
+	case "svg":
+		canvas := vgsvg.NewWith(vgsvg.UseWH(Width, Height), vgsvg.EmbedFonts(true))
+		c.Plot.Draw(draw.New(canvas))
+		w = canvas
+	case "png":
+		var err error
+		if w, err = c.Plot.WriterTo(Width, Height, format); err != nil {
+			return nil, fmt.Errorf("charts: %s: %w", c.Name, err)
+		}
+	default:
 		return nil, fmt.Errorf("charts: format %q: want svg or png", format)
-	}
-	w, err := c.Plot.WriterTo(Width, Height, format)
-	if err != nil {
-		return nil, fmt.Errorf("charts: %s: %w", c.Name, err)
 	}
 	var b bytes.Buffer
 	if _, err := w.WriteTo(&b); err != nil {

@@ -201,7 +201,10 @@ func TestWriteHTML(t *testing.T) {
 	assert.NotContains(t, html, "<?xml")
 	assert.Contains(t, html, "run &lt;1&gt;")
 	assert.Contains(t, html, "a &lt;b&gt; table")
-	for _, bad := range []string{"<script", "<link", "src=", "@import", "url("} {
+	for _, bad := range []string{"<script", "<link", "src=\"", "@import", "url(http", "url(/", "url(."} {
 		assert.NotContains(t, html, bad)
 	}
+	// The font travels once, inline.
+	assert.Equal(t, 1, strings.Count(html, "@font-face"))
+	assert.Contains(t, html, "url(data:font/ttf")
 }

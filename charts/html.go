@@ -66,6 +66,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		Title    string
 		Sections []section
 	}{Title: p.Title}
+	fonts := map[string]bool{} // the font blocks already in the page
 	for _, s := range p.Sections {
 		sec := section{Heading: s.Heading, Text: s.Text}
 		for _, c := range s.Charts {
@@ -78,6 +79,7 @@ func WriteHTML(w io.Writer, p Page) error {
 			if i := bytes.Index(svg, []byte("<svg")); i > 0 {
 				svg = svg[i:]
 			}
+			svg = dropRepeatedFonts(svg, fonts)
 			sec.Figures = append(sec.Figures, figure{ID: c.Name, Title: c.Title, Caption: c.Caption,
 				SVG: template.HTML(svg)}) // our own renderer's output, not user text
 		}
@@ -89,4 +91,22 @@ func WriteHTML(w io.Writer, p Page) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// dropRepeatedFonts removes an SVG's embedded font block when an earlier
+// chart of the page carried the same one: a style in an inline SVG applies
+// to the whole page, so each font is needed once.
+func dropRepeatedFonts(svg []byte, seen map[string]bool) []byte {
+	i := bytes.Index(svg, []byte("<defs>"))
+	j := bytes.Index(svg, []byte("</defs>"))
+	if i < 0 || j < i {
+		return svg
+	}
+	j += len("</defs>")
+	block := string(svg[i:j])
+	if !seen[block] {
+		seen[block] = true
+		return svg
+	}
+	return append(svg[:i:i], svg[j:]...)
 }
