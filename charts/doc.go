@@ -10,6 +10,12 @@
 // carries a caption that states its units, the percentile method and the
 // window it covers.
 //
+// The drawing library is gonum.org/v1/plot: the companion of the gonum
+// numerics the project is built on, pure Go (no cgo), with SVG and PNG
+// back ends. go-echarts was weighed and set aside because its charts are
+// drawn by JavaScript, and the page must read without it; svgo alone would
+// mean writing axes, ticks and legends by hand.
+//
 // It is a module of its own, so that importers of llmmetrics do not carry
 // the plotting library.
 package charts
