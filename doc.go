@@ -75,7 +75,8 @@
 //	goodput    = good / W                good requests per second
 //
 // Failed, timed-out, cancelled, zero-token and rejected requests stay in the
-// offered count and are never good, so they lower attainment.
+// offered count and are never good, so they lower attainment. Warm-up
+// requests are not measured, so they are neither good nor offered here.
 //
 // # Accounting
 //

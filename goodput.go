@@ -171,7 +171,8 @@ func (s SLO) Meets(r *Record) (bool, error) {
 // figures: Attainment, a fraction of the offered requests, and
 // RequestsPerSecond, good requests per second of the window. Failed,
 // timed-out, zero-token and rejected requests stay in the offered count and
-// are never good.
+// are never good; warm-up requests are not measured, and so not judged:
+// Offered is every offered request but warm-up.
 type Goodput struct {
 	SLO     SLO
 	Good    int

@@ -348,8 +348,13 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		s.Absent["throughput"] = werr.Error()
 	}
 	if opt.SLO != nil {
-		g := slo.finish(*opt.SLO, a.Offered, w, werr)
-		s.Goodput = &g
+		// Warm-up requests are counted, never measured: they are not judged.
+		if measured := a.Offered - a.Warmup; measured > 0 {
+			g := slo.finish(*opt.SLO, measured, w, werr)
+			s.Goodput = &g
+		} else {
+			s.Absent["goodput"] = "every request was warm-up: none was judged"
+		}
 	}
 	if opt.Stratify != nil {
 		st, err := stratify(recs, cat, *opt.Stratify, opt)

@@ -127,7 +127,13 @@ func TestSummarizeProperties(t *testing.T) {
 			t.Fatalf("accounting does not add up: %+v", a)
 		}
 		g := s.Goodput
-		if g.Attainment < 0 || g.Attainment > 1 || g.Good > a.OK {
+		if a.Offered == a.Warmup {
+			if g != nil {
+				t.Fatal("goodput of warm-up requests alone")
+			}
+			return
+		}
+		if g.Offered != a.Offered-a.Warmup || g.Attainment < 0 || g.Attainment > 1 || g.Good > a.OK {
 			t.Fatalf("goodput %+v", g)
 		}
 		if s.Throughput != nil && float64(g.RequestsPerSecond) > float64(s.Throughput.RequestsPerSecond) {
@@ -355,4 +361,29 @@ func TestNoSendTimes(t *testing.T) {
 	s, err = Summarize(recs, Options{NoSendTimes: true, Window: time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, OutputTokenRate(5), s.Throughput.OutputTokensPerSecond)
+}
+
+// Warm-up requests are not judged: of two measured requests, one meets
+// the SLO and one fails, whatever the warm-up did: attainment 1/2.
+func TestGoodputLeavesWarmupOut(t *testing.T) {
+	recs := []Record{
+		{ID: "w1", Warmup: true, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
+		{ID: "w2", Warmup: true, Status: StatusError},
+		{ID: "a", Sent: time.Second, FirstText: 100 * time.Millisecond, LastText: 200 * time.Millisecond, CompletionTokens: 2},
+		{ID: "b", Sent: time.Second, Status: StatusTimeout},
+	}
+	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: 500 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Goodput; g.Good != 1 || g.Offered != 2 || g.Attainment != 0.5 {
+		t.Fatalf("goodput %d/%d = %v, want 1/2", g.Good, g.Offered, g.Attainment)
+	}
+	all, err := Summarize(recs[:2], Options{SLO: &SLO{TTFT: 500 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Goodput != nil || all.Absent["goodput"] == "" {
+		t.Fatalf("every request warm-up: goodput %+v, absent %q", all.Goodput, all.Absent["goodput"])
+	}
 }

@@ -121,6 +121,9 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 		if err != nil {
 			return false, fmt.Errorf("drive: probe at %s %g: %w", s.Kind, level, err)
 		}
+		if sum.Goodput == nil {
+			return false, fmt.Errorf("drive: probe at %s %g: %s", s.Kind, level, sum.Absent["goodput"])
+		}
 		pr := Probe{Level: level, Attainment: sum.Goodput.Attainment, Repeat: repeat, Outcome: o}
 		pr.Pass = pr.Attainment >= s.Target
 		out.Probes = append(out.Probes, pr)
