@@ -1,0 +1,87 @@
+package live
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/prometheus/client_golang/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+)
+
+// benchRecord is an ok request of n one-token chunks 20 ms apart.
+func benchRecord(n int) *llmmetrics.Record {
+	r := &llmmetrics.Record{ID: "r", CompletionTokens: n, PromptTokens: 512}
+	for k := range n {
+		r.Chunks = append(r.Chunks, 100*ms+time.Duration(k)*20*ms+time.Duration(k%7)*ms)
+	}
+	return r
+}
+
+func sinks(b *testing.B, which string) []Sink {
+	switch which {
+	case "prometheus":
+		s, err := NewPrometheusSink(prometheus.NewRegistry(), PrometheusOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return []Sink{s}
+	case "otel":
+		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())).Meter("b"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return []Sink{s}
+	}
+	return nil
+}
+
+// BenchmarkRecord measures recording one finished request of 1 and of 129
+// chunks: the difference over 128 is the cost per chunk, the rest the
+// cost per request. It runs with no sink, with the Prometheus sink and
+// with the OpenTelemetry sink.
+func BenchmarkRecord(b *testing.B) {
+	slo := llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * ms}
+	for _, which := range []string{"none", "prometheus", "otel"} {
+		for _, chunks := range []int{1, 129} {
+			b.Run(fmt.Sprintf("sink=%s/chunks=%d", which, chunks), func(b *testing.B) {
+				rec, err := NewRecorder(Options{SLO: &slo, Sinks: sinks(b, which)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := benchRecord(chunks)
+				rec.Record(chat, r) // the label set's first record creates its state
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					rec.Record(chat, r)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRecordParallel records from GOMAXPROCS goroutines at once into
+// one label set (run it with -cpu 1,2,N), without a sink and with the
+// Prometheus sink: with more goroutines the time per record (wall time
+// over all of them) should fall, not rise.
+func BenchmarkRecordParallel(b *testing.B) {
+	for _, which := range []string{"none", "prometheus"} {
+		b.Run("sink="+which, func(b *testing.B) {
+			rec, err := NewRecorder(Options{Sinks: sinks(b, which)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := benchRecord(33)
+			rec.Record(chat, r)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					rec.Record(chat, r)
+				}
+			})
+		})
+	}
+}

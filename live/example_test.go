@@ -1,0 +1,216 @@
+package live_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/live"
+	"github.com/llmmetrics/llmmetrics/observe"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+const ms = time.Millisecond
+
+var key = live.Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "127.0.0.1:8000"}
+
+// request is an ok request: first text at ttft, then one token every 20 ms.
+func request(id string, ttft time.Duration, tokens int) *llmmetrics.Record {
+	r := &llmmetrics.Record{ID: id, CompletionTokens: tokens, PromptTokens: 50}
+	for k := range tokens {
+		r.Chunks = append(r.Chunks, ttft+time.Duration(k)*20*ms)
+	}
+	return r
+}
+
+// Example shows a Go gateway measuring its own traffic: its HTTP client
+// goes through observe.Transport, whose records go to a Recorder, whose
+// Prometheus sink serves /metrics under the GenAI names.
+func Example() {
+	// A local streaming server standing in for the model server.
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range []string{`{"choices":[{"delta":{"content":"Hel"}}]}`, `{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
+			`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2}}`, `[DONE]`} {
+			fmt.Fprintf(w, "data: %s\n\n", e)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer upstream.Close()
+
+	// The gateway's few lines: a registry, a sink, a recorder, a client.
+	reg := prometheus.NewRegistry()
+	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
+	slo := llmmetrics.SLO{TTFT: time.Second}
+	rec, _ := live.NewRecorder(live.Options{SLO: &slo, Sinks: []live.Sink{sink}})
+	done := make(chan struct{}, 3)
+	client := &http.Client{Transport: &observe.Transport{OnResult: func(r *observe.Result) {
+		rec.Record(live.Key{Operation: "chat", Provider: "openai", Model: "tiny", Endpoint: "upstream"}, &r.Record)
+		done <- struct{}{}
+	}}}
+	for range 3 {
+		resp, _ := client.Post(upstream.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+		io.Copy(io.Discard, resp.Body) // the gateway's own use of the stream
+		resp.Body.Close()
+		<-done
+	}
+
+	// What Prometheus scrapes.
+	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer metrics.Close()
+	resp, _ := http.Get(metrics.URL)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "gen_ai_client_operation_time_to_first_chunk_seconds_count") ||
+			strings.HasPrefix(line, "llmmetrics_goodput_") || strings.HasPrefix(line, "llmmetrics_output_tokens_total") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// gen_ai_client_operation_time_to_first_chunk_seconds_count{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
+	// llmmetrics_goodput_good_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
+	// llmmetrics_goodput_offered_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
+	// llmmetrics_output_tokens_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 6
+}
+
+func ExampleNewRecorder() {
+	slo := llmmetrics.SLO{TTFT: 500 * ms}
+	rec, err := live.NewRecorder(live.Options{SLO: &slo, Window: 5 * time.Minute, Slots: 10})
+	fmt.Println(rec != nil, err)
+	// Output: true <nil>
+}
+
+func ExampleRecorder_Record() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.Record(key, request("a", 100*ms, 5))
+	rec.Record(key, &llmmetrics.Record{ID: "b", Status: llmmetrics.StatusTimeout})
+	c := rec.Snapshots(false)[0].Counts
+	fmt.Println(c.Offered, c.OK, c.Timeouts, c.OutputTokens)
+	// Output: 2 1 1 5
+}
+
+func ExampleRecorder_Snapshots() {
+	now := time.Unix(0, 0)
+	rec, _ := live.NewRecorder(live.Options{Window: time.Minute, Now: func() time.Time { return now }})
+	rec.Record(key, request("a", 100*ms, 3))
+	now = now.Add(2 * time.Minute)
+	rec.Record(key, request("b", 200*ms, 3))
+	fmt.Println(rec.Snapshots(false)[0].Counts.OK, rec.Snapshots(true)[0].Counts.OK)
+	// Output: 2 1
+}
+
+func ExampleRecorder_Summary() {
+	rec, _ := live.NewRecorder(live.Options{KeepRecords: true})
+	rec.Record(key, request("a", 100*ms, 3))
+	rec.Record(key, request("b", 300*ms, 3))
+	s, _ := rec.Summary(key, llmmetrics.Options{})
+	fmt.Println(s.TTFT.Mean, s.TPOT.Mean)
+	// Output: 200ms 20ms
+}
+
+func ExampleCounts_Attainment() {
+	slo := llmmetrics.SLO{TTFT: 150 * ms}
+	rec, _ := live.NewRecorder(live.Options{SLO: &slo})
+	rec.Record(key, request("a", 100*ms, 3))
+	rec.Record(key, request("b", 300*ms, 3))
+	fmt.Println(rec.Snapshots(false)[0].Counts.Attainment())
+	// Output: 0.5 true
+}
+
+func ExampleDist_Count() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.Record(key, request("a", 100*ms, 4))
+	s := rec.Snapshots(false)[0]
+	fmt.Println(s.TTFT.Count(), s.Gap.Count())
+	// Output: 1 3
+}
+
+func ExampleDist_Quantile() {
+	rec, _ := live.NewRecorder(live.Options{Accuracy: 0.01})
+	for i := 1; i <= 100; i++ {
+		rec.Record(key, request(fmt.Sprint(i), time.Duration(i)*ms, 2))
+	}
+	// The exact p99 is 99 ms; the sketch's is within 1 % of it.
+	p99, _ := rec.Snapshots(false)[0].TTFT.Quantile(0.99)
+	fmt.Println(p99 > 98*ms && p99 < 100*ms)
+	// Output: true
+}
+
+func ExampleDist_Mean() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.Record(key, request("a", 100*ms, 2))
+	rec.Record(key, request("b", 201*ms, 2))
+	m, _ := rec.Snapshots(false)[0].TTFT.Mean()
+	fmt.Println(m)
+	// Output: 150.5ms
+}
+
+func ExampleMerge() {
+	a, _ := live.NewRecorder(live.Options{})
+	b, _ := live.NewRecorder(live.Options{})
+	a.Record(key, request("1", 100*ms, 2))
+	b.Record(key, request("2", 300*ms, 2))
+	fleet := live.Merge(a.Snapshots(false)[0], b.Snapshots(false)[0])
+	m, _ := fleet.TTFT.Mean()
+	fmt.Println(fleet.Counts.OK, m)
+	// Output: 2 200ms
+}
+
+func ExampleNewPrometheusSink() {
+	reg := prometheus.NewRegistry()
+	_, err := live.NewPrometheusSink(reg, live.PrometheusOptions{NativeFactor: 1.1})
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+func ExamplePrometheusSink_Prepare() {
+	reg := prometheus.NewRegistry()
+	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
+	sink.Prepare(key)
+	mfs, _ := reg.Gather()
+	fmt.Println(len(mfs) > 0)
+	// Output: true
+}
+
+func ExamplePrometheusSink_Observe() {
+	reg := prometheus.NewRegistry()
+	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
+	sink.Observe(key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "gen_ai_client_operation_duration_seconds" {
+			fmt.Println(mf.GetMetric()[0].GetHistogram().GetSampleSum())
+		}
+	}
+	// Output: 0.3
+}
+
+func ExampleNewOTelSink() {
+	provider := sdkmetric.NewMeterProvider()
+	_, err := live.NewOTelSink(provider.Meter("gateway"))
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+func ExampleOTelSink_Observe() {
+	reader := sdkmetric.NewManualReader()
+	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("gateway"))
+	sink.Observe(key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
+	var rm metricdata.ResourceMetrics
+	reader.Collect(context.Background(), &rm)
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if m.Name == "gen_ai.client.operation.time_to_first_chunk" {
+			fmt.Println(m.Unit, m.Data.(metricdata.Histogram[float64]).DataPoints[0].Sum)
+		}
+	}
+	// Output: s 0.1
+}

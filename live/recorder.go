@@ -1,0 +1,500 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// Options configure a Recorder. The zero Options is useful: no SLO, a
+// sliding window of one minute in six slots, sketches with 1 % relative
+// accuracy, no records kept, no sinks.
+type Options struct {
+	// SLO, when set, judges every request for goodput.
+	SLO *llmmetrics.SLO
+	// Window is the sliding window's length and Slots the number of
+	// sub-windows it moves by: the sliding figures cover the last Window,
+	// to within one slot.
+	Window time.Duration
+	Slots  int
+	// Accuracy is the sketches' relative accuracy α: a quantile q of a
+	// sketch is within α·x of a value x of the sample whose rank is that
+	// of q.
+	Accuracy float64
+	// KeepRecords keeps a copy of every record (its chunk arrivals shared,
+	// never modified), so that Summary gives llmmetrics' exact figures.
+	// Memory grows with the traffic.
+	KeepRecords bool
+	// Sinks receive every observation, in order.
+	Sinks []Sink
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// A Sink receives the observation of every record, by value (so that
+// recording allocates nothing), from the goroutine that recorded it: it
+// must be safe for concurrent use.
+type Sink interface {
+	Observe(k Key, o Observation)
+}
+
+// shards is the number of independent states a series records into, so
+// that goroutines recording the same label set rarely wait for each other.
+const shards = 8
+
+// A Recorder keeps, per label set, the accounting of every outcome, the
+// token counters, goodput counters and mergeable latency sketches (TTFT,
+// TPOT, E2E, per-chunk gaps, the largest gap per request), cumulative and
+// over a sliding window. It is safe for concurrent use.
+type Recorder struct {
+	opt    Options
+	series sync.Map // Key → *series
+	start  time.Time
+}
+
+// NewRecorder returns a Recorder. It returns an error for options out of
+// range.
+func NewRecorder(opt Options) (*Recorder, error) {
+	if opt.Window == 0 {
+		opt.Window = time.Minute
+	}
+	if opt.Slots == 0 {
+		opt.Slots = 6
+	}
+	if opt.Accuracy == 0 {
+		opt.Accuracy = 0.01
+	}
+	switch {
+	case opt.Window < 0 || opt.Slots < 1:
+		return nil, fmt.Errorf("live: window %v in %d slots", opt.Window, opt.Slots)
+	case !(opt.Accuracy > 0 && opt.Accuracy < 1):
+		return nil, fmt.Errorf("live: sketch accuracy %v: want a fraction in (0, 1)", opt.Accuracy)
+	}
+	if opt.SLO != nil {
+		if _, err := opt.SLO.Meets(&llmmetrics.Record{ID: "probe", FirstText: 1, LastText: 1, CompletionTokens: 1}); err != nil &&
+			!errors.Is(err, llmmetrics.ErrNoChunks) {
+			return nil, fmt.Errorf("live: %w", err)
+		}
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Recorder{opt: opt, start: opt.Now()}, nil
+}
+
+// Record takes one finished request's record: it counts it, adds its
+// latencies to the sketches and hands its observation to the sinks. The
+// record is not modified; with KeepRecords a copy is kept.
+func (rec *Recorder) Record(k Key, r *llmmetrics.Record) {
+	o := observe(r, rec.opt.SLO)
+	s := rec.seriesOf(k)
+	now := rec.opt.Now()
+	sh := &s.shards[s.next.Add(1)%shards]
+	sh.mu.Lock()
+	sh.rotate(now, rec.opt)
+	sh.slots[sh.current].add(&o) // the cumulative figures are retired + every slot
+	if rec.opt.KeepRecords {
+		sh.records = append(sh.records, *r)
+	}
+	sh.mu.Unlock()
+	for _, sink := range rec.opt.Sinks {
+		sink.Observe(k, o)
+	}
+}
+
+// series is one label set's state.
+type series struct {
+	next   atomic.Uint32
+	shards [shards]shard
+}
+
+type shard struct {
+	mu sync.Mutex
+	// retired holds what the slots held when they left the window: the
+	// cumulative figures are retired merged with every slot, so that a
+	// record is added to one state only.
+	retired   state
+	slots     []state
+	slotStart []time.Time
+	current   int
+	records   []llmmetrics.Record
+}
+
+func (rec *Recorder) seriesOf(k Key) *series {
+	if s, ok := rec.series.Load(k); ok {
+		return s.(*series)
+	}
+	s := &series{}
+	now := rec.opt.Now()
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.retired = newState(rec.opt.Accuracy)
+		sh.slots = make([]state, rec.opt.Slots)
+		sh.slotStart = make([]time.Time, rec.opt.Slots)
+		for j := range sh.slots {
+			sh.slots[j] = newState(rec.opt.Accuracy)
+		}
+		sh.slotStart[0] = now
+	}
+	got, _ := rec.series.LoadOrStore(k, s)
+	return got.(*series)
+}
+
+// rotate moves the shard's current slot on to the slot that holds now,
+// clearing the slots it passes.
+func (sh *shard) rotate(now time.Time, opt Options) {
+	width := opt.Window / time.Duration(opt.Slots)
+	if width <= 0 {
+		return
+	}
+	for now.Sub(sh.slotStart[sh.current]) >= width {
+		next := (sh.current + 1) % len(sh.slots)
+		start := sh.slotStart[sh.current].Add(width)
+		if now.Sub(start) >= opt.Window {
+			// Idle for a whole window: start afresh at now.
+			for i := range sh.slots {
+				sh.retire(i)
+				sh.slotStart[i] = time.Time{}
+			}
+			sh.current, sh.slotStart[next] = next, now
+			continue
+		}
+		sh.retire(next)
+		sh.current, sh.slotStart[next] = next, start
+	}
+}
+
+// retire moves slot i's figures into the retired state and empties it.
+func (sh *shard) retire(i int) {
+	sh.retired.merge(&sh.slots[i])
+	sh.slots[i].reset()
+}
+
+// Counts is the accounting of a label set. It always holds that
+//
+//	Offered = OK + ZeroToken + Failed + Rejected + Warmup
+//	Failed  = Errors + Timeouts + Cancelled
+//
+// Judged counts the requests in the goodput denominator (every offered
+// request but warm-up, when an SLO is set) and Good those that met it.
+type Counts struct {
+	Offered, OK, ZeroToken, Failed, Rejected, Warmup int64
+	Errors, Timeouts, Cancelled                      int64
+	OneToken                                         int64 // ok requests with n = 1: no TPOT
+	TokenBasis, ChunkBasis                           int64 // ok requests with ≥ 2 chunks, by gap basis
+	OutputTokens, PromptTokens                       int64 // of ok requests; never to be added together
+	Judged, Good                                     int64
+}
+
+func (c *Counts) add(o *Observation) {
+	c.Offered++
+	switch o.Outcome {
+	case OutcomeOK:
+		c.OK++
+		if o.OutputTokens == 1 {
+			c.OneToken++
+		}
+		if o.HasMaxGap {
+			if o.TokenBasis {
+				c.TokenBasis++
+			} else {
+				c.ChunkBasis++
+			}
+		}
+		c.OutputTokens += int64(o.OutputTokens)
+		c.PromptTokens += int64(o.PromptTokens)
+	case OutcomeZeroToken:
+		c.ZeroToken++
+	case OutcomeFailed:
+		c.Failed++
+		switch o.ErrorType {
+		case "timeout":
+			c.Timeouts++
+		case "cancelled":
+			c.Cancelled++
+		default:
+			c.Errors++
+		}
+	case OutcomeRejected:
+		c.Rejected++
+	case OutcomeWarmup:
+		c.Warmup++
+	}
+	if o.Judged {
+		c.Judged++
+		if o.Good {
+			c.Good++
+		}
+	}
+}
+
+func (c *Counts) merge(d Counts) {
+	c.Offered += d.Offered
+	c.OK += d.OK
+	c.ZeroToken += d.ZeroToken
+	c.Failed += d.Failed
+	c.Rejected += d.Rejected
+	c.Warmup += d.Warmup
+	c.Errors += d.Errors
+	c.Timeouts += d.Timeouts
+	c.Cancelled += d.Cancelled
+	c.OneToken += d.OneToken
+	c.TokenBasis += d.TokenBasis
+	c.ChunkBasis += d.ChunkBasis
+	c.OutputTokens += d.OutputTokens
+	c.PromptTokens += d.PromptTokens
+	c.Judged += d.Judged
+	c.Good += d.Good
+}
+
+// Attainment returns Good / Judged, and false when nothing was judged.
+func (c Counts) Attainment() (float64, bool) {
+	if c.Judged == 0 {
+		return 0, false
+	}
+	return float64(c.Good) / float64(c.Judged), true
+}
+
+// state is one window's counts and sketches (in seconds), with each
+// sketch's exact sum.
+type state struct {
+	counts                        Counts
+	ttft, tpot, e2e, gap, maxGaps *ddsketch.DDSketch
+	sums                          [5]time.Duration // ttft, tpot, e2e, gap, maxGaps
+}
+
+func newState(accuracy float64) state {
+	mk := func() *ddsketch.DDSketch {
+		s, err := ddsketch.NewDefaultDDSketch(accuracy)
+		if err != nil {
+			panic(err) // accuracy was checked in NewRecorder
+		}
+		return s
+	}
+	return state{ttft: mk(), tpot: mk(), e2e: mk(), gap: mk(), maxGaps: mk()}
+}
+
+func (st *state) add(o *Observation) {
+	st.counts.add(o)
+	if o.HasTTFT {
+		st.ttft.Add(o.TTFT.Seconds())
+		st.e2e.Add(o.E2E.Seconds())
+		st.sums[0] += o.TTFT
+		st.sums[2] += o.E2E
+	}
+	if o.HasTPOT {
+		st.tpot.Add(o.TPOT.Seconds())
+		st.sums[1] += o.TPOT
+	}
+	if o.HasMaxGap {
+		st.maxGaps.Add(o.MaxGap.Seconds())
+		st.sums[4] += o.MaxGap
+		for i := 1; i < len(o.Chunks); i++ {
+			g := o.Chunks[i] - o.Chunks[i-1]
+			st.gap.Add(g.Seconds())
+			st.sums[3] += g
+		}
+	}
+}
+
+// merge adds another state's figures to st.
+func (st *state) merge(o *state) {
+	st.counts.merge(o.counts)
+	for i, p := range [][2]*ddsketch.DDSketch{{st.ttft, o.ttft}, {st.tpot, o.tpot}, {st.e2e, o.e2e}, {st.gap, o.gap}, {st.maxGaps, o.maxGaps}} {
+		if !p[1].IsEmpty() {
+			p[0].MergeWith(p[1])
+		}
+		st.sums[i] += o.sums[i]
+	}
+}
+
+func (st *state) reset() {
+	st.counts = Counts{}
+	st.sums = [5]time.Duration{}
+	for _, s := range []*ddsketch.DDSketch{st.ttft, st.tpot, st.e2e, st.gap, st.maxGaps} {
+		s.Clear()
+	}
+}
+
+// A Snapshot is a label set's figures over a window: cumulative (Window
+// 0, since Since) or sliding (the last Window, to within one slot).
+type Snapshot struct {
+	Key    Key
+	Window time.Duration
+	Since  time.Time
+	Counts Counts
+	// The latency distributions, mergeable sketches of relative accuracy
+	// Accuracy.
+	TTFT, TPOT, E2E, Gap, MaxGap Dist
+}
+
+// A Dist is a latency distribution kept as a DDSketch: any quantile is
+// within a relative Accuracy of a sample value of the right rank, and
+// distributions merge exactly (the merge of two sketches is the sketch of
+// the two samples together).
+type Dist struct {
+	Accuracy float64
+	sketch   *ddsketch.DDSketch
+	sum      time.Duration // exact
+}
+
+// Count returns the number of values.
+func (d Dist) Count() int64 {
+	if d.sketch == nil {
+		return 0
+	}
+	return int64(d.sketch.GetCount())
+}
+
+// Quantile returns the value at quantile q in [0, 1]. It returns
+// llmmetrics.ErrNoSamples for an empty distribution.
+func (d Dist) Quantile(q float64) (time.Duration, error) {
+	if d.Count() == 0 {
+		return 0, llmmetrics.ErrNoSamples
+	}
+	if !(q >= 0 && q <= 1) {
+		return 0, fmt.Errorf("live: quantile %v outside [0, 1]", q)
+	}
+	v, err := d.sketch.GetValueAtQuantile(q)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(v * 1e9), nil
+}
+
+// Mean returns the mean of the values: their exact sum, kept beside the
+// sketch, over their count, to the nearest nanosecond.
+func (d Dist) Mean() (time.Duration, error) {
+	n := d.Count()
+	if n == 0 {
+		return 0, llmmetrics.ErrNoSamples
+	}
+	q, r := d.sum/time.Duration(n), d.sum%time.Duration(n)
+	if 2*r >= time.Duration(n) {
+		q++
+	}
+	return q, nil
+}
+
+func (d *Dist) merge(s *ddsketch.DDSketch, sum time.Duration) {
+	d.sum += sum
+	if d.sketch == nil {
+		d.sketch = s.Copy()
+		return
+	}
+	d.sketch.MergeWith(s)
+}
+
+// Snapshots returns every label set's figures, cumulative when window is
+// false and over the sliding window when true, in key order.
+func (rec *Recorder) Snapshots(window bool) []Snapshot {
+	var out []Snapshot
+	now := rec.opt.Now()
+	rec.series.Range(func(k, v any) bool {
+		s := v.(*series)
+		snap := Snapshot{Key: k.(Key), Since: rec.start}
+		for _, d := range []*Dist{&snap.TTFT, &snap.TPOT, &snap.E2E, &snap.Gap, &snap.MaxGap} {
+			d.Accuracy = rec.opt.Accuracy
+		}
+		if window {
+			snap.Window, snap.Since = rec.opt.Window, now.Add(-rec.opt.Window)
+		}
+		for i := range s.shards {
+			sh := &s.shards[i]
+			sh.mu.Lock()
+			sh.rotate(now, rec.opt)
+			if !window {
+				snap.add(&sh.retired)
+				for j := range sh.slots {
+					snap.add(&sh.slots[j])
+				}
+			} else {
+				for j := range sh.slots {
+					if !sh.slotStart[j].IsZero() && now.Sub(sh.slotStart[j]) < rec.opt.Window {
+						snap.add(&sh.slots[j])
+					}
+				}
+			}
+			sh.mu.Unlock()
+		}
+		out = append(out, snap)
+		return true
+	})
+	slices.SortFunc(out, func(a, b Snapshot) int { return compareKeys(a.Key, b.Key) })
+	return out
+}
+
+func (s *Snapshot) add(st *state) {
+	s.Counts.merge(st.counts)
+	s.TTFT.merge(st.ttft, st.sums[0])
+	s.TPOT.merge(st.tpot, st.sums[1])
+	s.E2E.merge(st.e2e, st.sums[2])
+	s.Gap.merge(st.gap, st.sums[3])
+	s.MaxGap.merge(st.maxGaps, st.sums[4])
+}
+
+func compareKeys(a, b Key) int {
+	for _, p := range [][2]string{{a.Operation, b.Operation}, {a.Provider, b.Provider}, {a.Model, b.Model}, {a.Endpoint, b.Endpoint}} {
+		if p[0] != p[1] {
+			if p[0] < p[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// Merge merges snapshots of the same window, from several label sets or
+// several recorders (replicas), into one: counts add, sketches merge. The
+// result's Key is the first's.
+func Merge(snaps ...Snapshot) Snapshot {
+	var out Snapshot
+	for i, s := range snaps {
+		if i == 0 {
+			out.Key, out.Window, out.Since = s.Key, s.Window, s.Since
+		}
+		out.Counts.merge(s.Counts)
+		for _, p := range [][2]*Dist{{&out.TTFT, &s.TTFT}, {&out.TPOT, &s.TPOT}, {&out.E2E, &s.E2E}, {&out.Gap, &s.Gap}, {&out.MaxGap, &s.MaxGap}} {
+			p[0].Accuracy = max(p[0].Accuracy, p[1].Accuracy)
+			if p[1].sketch != nil {
+				p[0].merge(p[1].sketch, p[1].sum)
+			}
+		}
+	}
+	return out
+}
+
+// Summary summarizes the records kept for a label set with llmmetrics'
+// exact figures. It returns ErrNotKept when the Recorder does not keep
+// records, and llmmetrics.ErrNoRecords when the label set has none.
+func (rec *Recorder) Summary(k Key, opt llmmetrics.Options) (*llmmetrics.Summary, error) {
+	if !rec.opt.KeepRecords {
+		return nil, ErrNotKept
+	}
+	v, ok := rec.series.Load(k)
+	if !ok {
+		return nil, llmmetrics.ErrNoRecords
+	}
+	s := v.(*series)
+	var recs []llmmetrics.Record
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		recs = append(recs, sh.records...)
+		sh.mu.Unlock()
+	}
+	if opt.SLO == nil {
+		opt.SLO = rec.opt.SLO
+	}
+	return llmmetrics.Summarize(recs, opt)
+}
+
+// ErrNotKept is the error of Summary on a Recorder that keeps no records.
+var ErrNotKept = errors.New("live: the recorder keeps no records (Options.KeepRecords)")
