@@ -2,6 +2,8 @@ package live
 
 import (
 	"fmt"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -63,12 +65,12 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 // BenchmarkRecordParallel records from GOMAXPROCS goroutines at once into
-// one label set (run it with -cpu 1,2,N), without a sink and with the
-// Prometheus sink: with more goroutines the time per record (wall time
-// over all of them) should fall, not rise.
+// one label set (run it with -cpu 1,2,N), without a sink (what a Collector
+// exports from) and with the Prometheus sink: with more goroutines the
+// time per record (wall time over all of them) should fall, not rise.
 func BenchmarkRecordParallel(b *testing.B) {
 	for _, which := range []string{"none", "prometheus"} {
-		b.Run("sink="+which, func(b *testing.B) {
+		b.Run("sink="+which, func(b *testing.B) { // none: the Collector's path
 			rec, err := NewRecorder(Options{Sinks: sinks(b, which)})
 			if err != nil {
 				b.Fatal(err)
@@ -84,4 +86,26 @@ func BenchmarkRecordParallel(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkLabelSetMemory reports the heap a label set costs: its first
+// record creates 8 shards of 7 states (the retired figures and 6 slots),
+// each with 5 sketches and 7 bucket arrays; the sketches grow with the
+// spread of the values they hold (here one request of 33 chunks).
+func BenchmarkLabelSetMemory(b *testing.B) {
+	r := benchRecord(33)
+	var before, after runtime.MemStats
+	const sets = 200
+	for b.Loop() {
+		rec, _ := NewRecorder(Options{})
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range sets {
+			rec.Record(Key{Model: strconv.Itoa(i)}, r)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(rec)
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/sets, "B/labelset")
 }

@@ -214,3 +214,38 @@ func ExampleOTelSink_Observe() {
 	}
 	// Output: s 0.1
 }
+
+func ExampleNewCollector() {
+	rec, _ := live.NewRecorder(live.Options{})
+	reg := prometheus.NewRegistry()
+	fmt.Println(reg.Register(live.NewCollector(rec)))
+	// Output: <nil>
+}
+
+func ExampleCollector_Collect() {
+	rec, _ := live.NewRecorder(live.Options{})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(live.NewCollector(rec))
+	rec.Record(key, request("a", 100*ms, 3))
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "gen_ai_client_operation_time_to_first_chunk_seconds" {
+			h := mf.GetMetric()[0].GetHistogram()
+			fmt.Println(h.GetSampleCount(), h.GetSampleSum())
+		}
+	}
+	// Output: 1 0.1
+}
+
+func ExampleCollector_Describe() {
+	rec, _ := live.NewRecorder(live.Options{})
+	ch := make(chan *prometheus.Desc, 32)
+	live.NewCollector(rec).Describe(ch)
+	close(ch)
+	n := 0
+	for range ch {
+		n++
+	}
+	fmt.Println(n, "metrics")
+	// Output: 12 metrics
+}

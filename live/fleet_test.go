@@ -83,12 +83,22 @@ func TestFleet(t *testing.T) {
 	var fleet []*replica
 	var all []llmmetrics.Record
 	for i := range 3 {
+		// Two replicas export through a Collector, one through a
+		// PrometheusSink: the same series either way.
 		reg := prometheus.NewRegistry()
-		sink, err := NewPrometheusSink(reg, PrometheusOptions{})
+		var sinks []Sink
+		if i == 2 {
+			sink, err := NewPrometheusSink(reg, PrometheusOptions{})
+			require.NoError(t, err)
+			sink.Prepare(chat)
+			sinks = append(sinks, sink)
+		}
+		rec, err := NewRecorder(Options{SLO: &slo, Sinks: sinks})
 		require.NoError(t, err)
-		sink.Prepare(chat)
-		rec, err := NewRecorder(Options{SLO: &slo, Sinks: []Sink{sink}})
-		require.NoError(t, err)
+		if i != 2 {
+			require.NoError(t, reg.Register(NewCollector(rec)))
+			rec.Record(chat, &llmmetrics.Record{ID: "warm-up", Warmup: true}) // the label set exists from the start
+		}
 		srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		t.Cleanup(srv.Close)
 		r := &replica{rec: rec, srv: srv, before: scrapeOf(t, srv.URL)}

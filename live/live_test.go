@@ -304,3 +304,44 @@ func TestOTelSink(t *testing.T) {
 	}
 	assert.False(t, math.IsNaN(dp.Sum))
 }
+
+// The Collector exports what PrometheusSink exports: the same families,
+// series, counts and buckets, for the same records.
+func TestCollectorMatchesSink(t *testing.T) {
+	sinkReg, colReg := prometheus.NewRegistry(), prometheus.NewRegistry()
+	sink, err := NewPrometheusSink(sinkReg, PrometheusOptions{})
+	require.NoError(t, err)
+	slo := llmmetrics.SLO{TTFT: 300 * ms}
+	rec, _ := NewRecorder(Options{SLO: &slo, Sinks: []Sink{sink}})
+	require.NoError(t, colReg.Register(NewCollector(rec)))
+	recs := mixed(300)
+	for i := range recs {
+		rec.Record(chat, &recs[i])
+	}
+	a, err := sinkReg.Gather()
+	require.NoError(t, err)
+	b, err := colReg.Gather()
+	require.NoError(t, err)
+	require.Equal(t, len(a), len(b))
+	for i := range a {
+		assert.Equal(t, a[i].GetName(), b[i].GetName())
+		assert.Equal(t, a[i].GetType(), b[i].GetType(), a[i].GetName())
+		require.Equal(t, len(a[i].GetMetric()), len(b[i].GetMetric()), a[i].GetName())
+		for k, m := range a[i].GetMetric() {
+			n := b[i].GetMetric()[k]
+			assert.Equal(t, fmt.Sprint(m.GetLabel()), fmt.Sprint(n.GetLabel()), a[i].GetName())
+			if m.GetCounter() != nil {
+				assert.Equal(t, m.GetCounter().GetValue(), n.GetCounter().GetValue(), "%s %v", a[i].GetName(), m.GetLabel())
+			}
+			if h := m.GetHistogram(); h != nil {
+				g := n.GetHistogram()
+				assert.Equal(t, h.GetSampleCount(), g.GetSampleCount(), a[i].GetName())
+				assert.InDelta(t, h.GetSampleSum(), g.GetSampleSum(), 1e-9*max(1, h.GetSampleSum()), a[i].GetName())
+				for j, bk := range h.GetBucket() {
+					assert.Equal(t, bk.GetUpperBound(), g.GetBucket()[j].GetUpperBound())
+					assert.Equal(t, bk.GetCumulativeCount(), g.GetBucket()[j].GetCumulativeCount(), "%s le=%v", a[i].GetName(), bk.GetUpperBound())
+				}
+			}
+		}
+	}
+}

@@ -267,6 +267,7 @@ type state struct {
 	counts                        Counts
 	ttft, tpot, e2e, gap, maxGaps *ddsketch.DDSketch
 	sums                          [5]time.Duration // ttft, tpot, e2e, gap, maxGaps
+	hist                          [numHists]buckets
 }
 
 func newState(accuracy float64) state {
@@ -277,7 +278,11 @@ func newState(accuracy float64) state {
 		}
 		return s
 	}
-	return state{ttft: mk(), tpot: mk(), e2e: mk(), gap: mk(), maxGaps: mk()}
+	st := state{ttft: mk(), tpot: mk(), e2e: mk(), gap: mk(), maxGaps: mk()}
+	for i := range st.hist {
+		st.hist[i].counts = make([]uint64, len(histBounds[i])+1)
+	}
+	return st
 }
 
 func (st *state) add(o *Observation) {
@@ -287,18 +292,27 @@ func (st *state) add(o *Observation) {
 		st.e2e.Add(o.E2E.Seconds())
 		st.sums[0] += o.TTFT
 		st.sums[2] += o.E2E
+		st.hist[histTTFC].observe(histTTFC, o.TTFT.Seconds())
+		st.hist[histDuration].observe(histDuration, o.E2E.Seconds())
+		st.hist[histOutput].observe(histOutput, float64(o.OutputTokens))
+		if o.PromptTokens > 0 {
+			st.hist[histInput].observe(histInput, float64(o.PromptTokens))
+		}
 	}
 	if o.HasTPOT {
 		st.tpot.Add(o.TPOT.Seconds())
 		st.sums[1] += o.TPOT
+		st.hist[histTPOT].observe(histTPOT, o.TPOT.Seconds())
 	}
 	if o.HasMaxGap {
 		st.maxGaps.Add(o.MaxGap.Seconds())
 		st.sums[4] += o.MaxGap
+		st.hist[histMaxGap].observe(histMaxGap, o.MaxGap.Seconds())
 		for i := 1; i < len(o.Chunks); i++ {
 			g := o.Chunks[i] - o.Chunks[i-1]
 			st.gap.Add(g.Seconds())
 			st.sums[3] += g
+			st.hist[histPerChunk].observe(histPerChunk, g.Seconds())
 		}
 	}
 }
@@ -312,11 +326,18 @@ func (st *state) merge(o *state) {
 		}
 		st.sums[i] += o.sums[i]
 	}
+	for i := range st.hist {
+		st.hist[i].merge(&o.hist[i])
+	}
 }
 
 func (st *state) reset() {
 	st.counts = Counts{}
 	st.sums = [5]time.Duration{}
+	for i := range st.hist {
+		clear(st.hist[i].counts)
+		st.hist[i].sum = 0
+	}
 	for _, s := range []*ddsketch.DDSketch{st.ttft, st.tpot, st.e2e, st.gap, st.maxGaps} {
 		s.Clear()
 	}
@@ -332,6 +353,8 @@ type Snapshot struct {
 	// The latency distributions, mergeable sketches of relative accuracy
 	// Accuracy.
 	TTFT, TPOT, E2E, Gap, MaxGap Dist
+
+	hist [numHists]buckets // the classic buckets the Collector exports
 }
 
 // A Dist is a latency distribution kept as a DDSketch: any quantile is
@@ -431,6 +454,12 @@ func (rec *Recorder) Snapshots(window bool) []Snapshot {
 }
 
 func (s *Snapshot) add(st *state) {
+	for i := range s.hist {
+		if s.hist[i].counts == nil {
+			s.hist[i].counts = make([]uint64, len(histBounds[i])+1)
+		}
+		s.hist[i].merge(&st.hist[i])
+	}
 	s.Counts.merge(st.counts)
 	s.TTFT.merge(st.ttft, st.sums[0])
 	s.TPOT.merge(st.tpot, st.sums[1])
@@ -461,6 +490,12 @@ func Merge(snaps ...Snapshot) Snapshot {
 			out.Key, out.Window, out.Since = s.Key, s.Window, s.Since
 		}
 		out.Counts.merge(s.Counts)
+		for h := range out.hist {
+			if out.hist[h].counts == nil {
+				out.hist[h].counts = make([]uint64, len(histBounds[h])+1)
+			}
+			out.hist[h].merge(&s.hist[h])
+		}
 		for _, p := range [][2]*Dist{{&out.TTFT, &s.TTFT}, {&out.TPOT, &s.TPOT}, {&out.E2E, &s.E2E}, {&out.Gap, &s.Gap}, {&out.MaxGap, &s.MaxGap}} {
 			p[0].Accuracy = max(p[0].Accuracy, p[1].Accuracy)
 			if p[1].sketch != nil {
