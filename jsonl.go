@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-
-	"github.com/llmmetrics/llmmetrics/internal/lineio"
+	"time"
 )
 
 // The JSONL format holds one request per line as a JSON object. Times are
@@ -77,47 +77,83 @@ func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
 // or, with Lenient, is set aside in the Run, which is then returned with
 // Run.Err. An unreadable input, or a line longer than 256 MiB, is an error.
 func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	next, stop := parseBlocks(r, parseJSONLBlock)
+	defer stop()
 	run := &Run{}
-	var buf []byte
-	for line := 1; ; line++ {
-		b, err := lineio.Read(br, buf[:0], maxLine)
-		buf = b
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", line, err)
+	// The blocks' records, joined once at the end: appending record by
+	// record would copy the records over and over as the slice grows.
+	var parts [][]Record
+	var lines [][]int
+	n := 0
+	for {
+		pb, ok := next()
+		if !ok {
+			break
 		}
-		body := bytes.TrimPrefix(b, bom)
-		lead := len(b) - len(body) // bytes before the line's text starts
-		if t := bytes.TrimSpace(body); len(t) > 0 {
-			lead += len(body) - len(bytes.TrimLeft(body, " \t\r\n"))
-			if isHeader(t) {
-				if herr := readHeader(run, t, line); herr != nil {
+		var blockLines []int
+		for _, it := range pb.items {
+			switch {
+			case it.header != nil:
+				if herr := readHeader(run, it.header, it.line); herr != nil {
 					return nil, herr
 				}
-			} else if rerr := o.readRecord(run, t, line, lead); rerr != nil {
-				return nil, rerr
+			case it.err != nil:
+				if err := o.reject(run, it.err); err != nil {
+					return nil, err
+				}
+			default:
+				blockLines = append(blockLines, it.line)
 			}
 		}
-		if err == io.EOF {
-			return run, run.Err()
+		parts, lines = append(parts, pb.recs), append(lines, blockLines)
+		n += len(pb.recs)
+		if pb.err != nil {
+			line := pb.lastLine
+			var long *longLine
+			if errors.As(pb.err, &long) {
+				line = long.line
+			}
+			return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", line, pb.err)
 		}
 	}
+	run.Records, run.Lines = make([]Record, 0, n), make([]int, 0, n)
+	for i := range parts {
+		run.Records = append(run.Records, parts[i]...)
+		run.Lines = append(run.Lines, lines[i]...)
+		parts[i] = nil
+	}
+	return run, run.Err()
 }
 
-// readRecord parses one line into the run: a record, or, in lenient mode, a
-// row set aside; in strict mode a bad line is the error returned.
-func (o ReadOptions) readRecord(run *Run, t []byte, line, lead int) error {
-	rec, rerr := parseJSONLine(t)
-	if rerr == nil {
-		run.Records = append(run.Records, rec)
-		run.Lines = append(run.Lines, line)
-		return nil
-	}
-	rerr.Line = line
-	if rerr.Column > 0 {
-		rerr.Column += lead
-	}
-	return o.reject(run, rerr)
+// parseJSONLBlock parses a block of JSONL lines, the records' chunk
+// arrivals in one arena.
+func parseJSONLBlock(b block) parsedBlock {
+	pb := parsedBlock{seq: b.seq, err: b.err}
+	// One arena for the block, sized by its commas: at least one a number
+	// in the arrays, so that one slab usually holds them all.
+	arena := make([]time.Duration, 0, bytes.Count(b.data, []byte{','})+1)
+	lines := bytes.Count(b.data, []byte{'\n'}) + 1
+	pb.recs, pb.items = make([]Record, 0, lines), make([]lineItem, 0, lines)
+	p := &lineParser{arena: &arena}
+	pb.lastLine = splitLines(b.data, b.firstLine, func(t []byte, line, lead int) {
+		if isHeader(t) {
+			pb.items = append(pb.items, lineItem{line: line, header: t})
+			return
+		}
+		*p = lineParser{b: t, arena: &arena}
+		rec, rerr := p.object()
+		if rerr != nil {
+			rerr.ID, rerr.Line = rec.ID, line
+			if rerr.Column > 0 {
+				rerr.Column += lead
+			}
+			pb.items = append(pb.items, lineItem{line: line, rec: -1, err: rerr})
+			return
+		}
+		pb.items = append(pb.items, lineItem{line: line, rec: len(pb.recs)})
+		pb.recs = append(pb.recs, rec)
+	})
+	return pb
 }
 
 // WriteJSONL writes records in the JSONL format, one object a line. Reading

@@ -49,7 +49,15 @@ type lineParser struct {
 	i    int
 	key  string // the key whose value is being read, for errors
 	seen [nKeys]bool
+	// arena, when not nil, holds the chunk arrivals of the records parsed
+	// one after another: each record's Chunks is a slice of it (its
+	// capacity capped), so that reading allocates a slab per many records
+	// rather than a growing slice per record.
+	arena *[]time.Duration
 }
+
+// arenaSlab is the length of a fresh arena slab.
+const arenaSlab = 1 << 16
 
 // fail returns an error at the current key (or, outside any key, at the
 // current byte) wrapping sentinel.
@@ -169,11 +177,12 @@ func (p *lineParser) int(lo, hi int64) (int64, *RecordError) {
 	var u uint64
 	digits, over := 0, false
 	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
-		d := uint64(p.b[p.i] - '0')
-		if u > (math.MaxUint64-d)/10 {
-			over = true
+		// 19 digits cannot overflow a uint64; with no leading zero, 20 or
+		// more are beyond any int64, so they need no arithmetic.
+		if digits < 19 {
+			u = u*10 + uint64(p.b[p.i]-'0')
 		} else {
-			u = u*10 + d
+			over = true
 		}
 		digits++
 	}
@@ -206,6 +215,44 @@ func (p *lineParser) int(lo, hi int64) (int64, *RecordError) {
 }
 
 // ints reads an array of whole numbers in [lo, hi], calling add with each.
+// arrivals reads an array of chunk arrivals onto the end of the arena a,
+// as ints does (without a call per value), and returns the arena and where
+// the array's values begin in it. When a is full it moves on to a fresh
+// slab, carrying the array's values read so far.
+func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordError) {
+	start := len(a)
+	if err := p.expect('['); err != nil {
+		return a, start, err
+	}
+	if p.next() == ']' {
+		p.i++
+		return a, start, nil
+	}
+	for {
+		v, err := p.int(-maxTime, maxTime)
+		if err != nil {
+			return a, start, err
+		}
+		if len(a) == cap(a) {
+			slab := make([]time.Duration, len(a)-start, max(arenaSlab, 2*(len(a)-start)))
+			copy(slab, a[start:])
+			a, start = slab, 0
+		}
+		a = append(a, time.Duration(v))
+		switch p.next() {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return a, start, nil
+		case 0:
+			return a, start, p.fail(ErrSyntax, "the line ends inside an array")
+		default:
+			return a, start, p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
+		}
+	}
+}
+
 func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
 	if err := p.expect('['); err != nil {
 		return err
@@ -232,18 +279,6 @@ func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
 			return p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
 		}
 	}
-}
-
-// parseJSONLine parses one non-blank line into a record. The record is not
-// validated here beyond what the format itself requires.
-func parseJSONLine(b []byte) (Record, *RecordError) {
-	p := &lineParser{b: b}
-	rec, err := p.object()
-	if err != nil {
-		err.ID = rec.ID
-		return Record{}, err
-	}
-	return rec, nil
 }
 
 func (p *lineParser) object() (rec Record, err *RecordError) {
@@ -371,12 +406,23 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 		c := client(rec)
 		c.ReasoningTokens, c.HasReasoning = int(v), true
 	case keyChunks:
-		chunks := make([]time.Duration, 0, 16)
-		if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {
+		if p.arena == nil {
+			chunks := make([]time.Duration, 0, 16)
+			if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {
+				return err
+			}
+			if len(chunks) > 0 {
+				rec.Chunks = chunks[:len(chunks):len(chunks)]
+			}
+			break
+		}
+		a, start, err := p.arrivals(*p.arena)
+		*p.arena = a
+		if err != nil {
 			return err
 		}
-		if len(chunks) > 0 {
-			rec.Chunks = chunks[:len(chunks):len(chunks)]
+		if len(a) > start {
+			rec.Chunks = a[start:len(a):len(a)]
 		}
 	case keyChunkTokens:
 		var counts []int32

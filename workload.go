@@ -85,9 +85,8 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 // each absent part is absent. It returns nil when no record is measured.
 func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
 	absent := map[string]string{}
-	var prompts, outputs []int
-	var sends []time.Duration
-	var spans [][2]time.Duration
+	prompts, outputs := make([]int, 0, len(recs)), make([]int, 0, len(recs))
+	sends, spans := make([]time.Duration, 0, len(recs)), make([][2]time.Duration, 0, len(recs))
 	es := EarlyStop{}
 	for i := range recs {
 		r := &recs[i]
@@ -206,18 +205,19 @@ func concurrency(spans [][2]time.Duration) *Concurrency {
 		at time.Duration
 		d  int
 	}
-	edges := make([]edge, 0, 2*len(spans))
+	// Each edge as one integer, 2·t for an end and 2·t + 1 for a start, so
+	// that a plain sort puts them in time order with, at one instant, ends
+	// before starts: a request that ends as another begins does not
+	// overlap it. Times are within ±2⁶¹ ns, so 2·t cannot overflow.
+	codes := make([]int64, 0, 2*len(spans))
 	for _, s := range spans {
-		edges = append(edges, edge{s[0], +1}, edge{s[1], -1})
+		codes = append(codes, 2*int64(s[0])+1, 2*int64(s[1]))
 	}
-	// At one instant, ends before starts: a request that ends as another
-	// begins does not overlap it.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			return int(min(max(a.at-b.at, -1), 1))
-		}
-		return a.d - b.d
-	})
+	slices.Sort(codes)
+	edges := make([]edge, len(codes))
+	for i, c := range codes {
+		edges[i] = edge{time.Duration(c >> 1), int(c&1)*2 - 1}
+	}
 	if len(edges) == 0 || edges[len(edges)-1].at == edges[0].at {
 		return nil
 	}
