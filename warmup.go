@@ -39,6 +39,9 @@ type WarmupCut struct {
 	Start time.Duration
 	// Reason says why, in a sentence for people.
 	Reason string
+	// keepAll is set by WarmupSpec.Cut when its rule found no steady
+	// state: Apply then sets nothing aside, rather than every record.
+	keepAll bool
 }
 
 // Detect applies the rule to recs (in any order; they are taken in send
@@ -110,8 +113,10 @@ type WarmupSpec struct {
 }
 
 // Cut applies the spec to recs (in any order) and returns where warm-up
-// ends. It returns an error for a spec with none or several of its fields
-// set, or a negative one.
+// ends. When its rule finds no steady state, the cut sets nothing aside
+// (its Apply marks no record): the figures then include any warm-up, and
+// its Reason says why. It returns an error for a spec with none or several
+// of its fields set, or a negative one.
 func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
 	set := 0
 	for _, b := range []bool{w.Requests != 0, w.Duration != 0, w.Rule != nil} {
@@ -123,7 +128,9 @@ func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
 		return WarmupCut{}, fmt.Errorf("%w: warm-up %+v: give one of a count, a duration or a rule", ErrInvalidOption, w)
 	}
 	if w.Rule != nil {
-		return w.Rule.Detect(recs)
+		cut, err := w.Rule.Detect(recs)
+		cut.keepAll = err == nil && !cut.Steady
+		return cut, err
 	}
 	sent := make([]time.Duration, 0, len(recs))
 	for i := range recs {
@@ -159,6 +166,9 @@ func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
 // counted in its own category, never dropped.
 func (c WarmupCut) Apply(recs []Record) []Record {
 	out := slices.Clone(recs)
+	if c.keepAll {
+		return out
+	}
 	for i := range out {
 		if out[i].Sent < c.Start {
 			out[i].Warmup = true
@@ -167,9 +177,8 @@ func (c WarmupCut) Apply(recs []Record) []Record {
 	return out
 }
 
-// mark applies the spec to recs: it returns recs with the cut applied
-// (a copy, when it marks anything) and the cut. A rule that finds no
-// steady state marks nothing.
+// mark applies the spec to recs: it returns recs with the cut applied (a
+// copy) and the cut; recs as they are for no spec.
 func (w *WarmupSpec) mark(recs []Record) ([]Record, *WarmupCut, error) {
 	if w == nil {
 		return recs, nil, nil
@@ -178,8 +187,5 @@ func (w *WarmupSpec) mark(recs []Record) ([]Record, *WarmupCut, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if cut.Steady || w.Rule == nil {
-		recs = cut.Apply(recs)
-	}
-	return recs, &cut, nil
+	return cut.Apply(recs), &cut, nil
 }

@@ -42,7 +42,7 @@ type namedRun struct {
 
 // marked returns the run's records with the summary's warm-up cut applied.
 func marked(r namedRun, s *llmmetrics.Summary) []llmmetrics.Record {
-	if s.Warmup != nil && (s.Warmup.Steady || s.Requests.Warmup > 0) {
+	if s.Warmup != nil {
 		return s.Warmup.Apply(r.run.Records)
 	}
 	return r.run.Records
@@ -86,14 +86,17 @@ func reportCharts(runs []namedRun, s *llmmetrics.Summary, timingsPath string) ([
 		out = append(out, c)
 		return nil
 	}
+	// Each run's records with the warm-up cut applied, once.
+	recs := make([][]llmmetrics.Record, len(runs))
 	var all []llmmetrics.Record
-	for _, r := range runs {
-		all = append(all, marked(r, s)...)
+	for i, r := range runs {
+		recs[i] = marked(r, s)
+		all = append(all, recs[i]...)
 	}
 	for _, metric := range []string{"ttft", "tpot", "e2e"} {
 		var series []charts.Series
-		for _, r := range runs {
-			series = append(series, charts.Series{Name: r.name, Values: charts.Samples(marked(r, s), metric)})
+		for i, r := range runs {
+			series = append(series, charts.Series{Name: r.name, Values: charts.Samples(recs[i], metric)})
 		}
 		if err := keep(charts.LatencyCDF(metric, series, s.Method, window)); err != nil {
 			return nil, err
@@ -108,7 +111,7 @@ func reportCharts(runs []namedRun, s *llmmetrics.Summary, timingsPath string) ([
 	}
 	first := runs[0]
 	caption := fmt.Sprintf("%s: %d requests, bars from send to last text chunk", first.name, len(first.run.Records))
-	if err := keep(charts.Timeline(charts.TimelineOf(marked(first, s), cut), caption)); err != nil {
+	if err := keep(charts.Timeline(charts.TimelineOf(recs[0], cut), caption)); err != nil {
 		return nil, err
 	}
 	if timingsPath != "" {
