@@ -154,55 +154,6 @@ func diffSide(runs []*Run, side string, opt Options) ([]*Summary, map[string][]t
 	return sums, pooled, nil
 }
 
-// runFigure is a figure with one value per run.
-type runFigure struct {
-	name, unit string
-	value      func(s *Summary) (float64, bool)
-}
-
-func (f runFigure) values(sums []*Summary) []float64 {
-	var out []float64
-	for _, s := range sums {
-		if v, ok := f.value(s); ok {
-			out = append(out, v)
-		}
-	}
-	if len(out) != len(sums) {
-		return nil // a figure some runs lack is not compared
-	}
-	return out
-}
-
-var runFigures = []runFigure{
-	{"output_tokens_per_s", "tokens/s", func(s *Summary) (float64, bool) {
-		return float64(s.throughput().OutputTokensPerSecond), s.Throughput != nil
-	}},
-	{"prompt_tokens_per_s", "tokens/s", func(s *Summary) (float64, bool) {
-		_, absent := s.Absent["prompt_tokens_per_s"]
-		return float64(s.throughput().PromptTokensPerSecond), s.Throughput != nil && !absent
-	}},
-	{"requests_per_s", "requests/s", func(s *Summary) (float64, bool) {
-		return float64(s.throughput().RequestsPerSecond), s.Throughput != nil
-	}},
-	{"attainment", "fraction", func(s *Summary) (float64, bool) {
-		if s.Goodput == nil {
-			return 0, false
-		}
-		return s.Goodput.Attainment, true
-	}},
-	{"error_rate", "fraction", func(s *Summary) (float64, bool) {
-		return float64(s.Requests.Failed) / float64(max(s.Requests.Offered, 1)), s.Requests.Offered > 0
-	}},
-}
-
-// throughput returns the summary's throughput, or a zero one.
-func (s *Summary) throughput() Throughput {
-	if s.Throughput == nil {
-		return Throughput{}
-	}
-	return *s.Throughput
-}
-
 // WriteTable writes the comparison as benchstat does: a row per figure
 // with A, B and the change, or "~" where the change is not significant at
 // Alpha, with the p-value and the number of values behind each side.

@@ -29,7 +29,6 @@ type Condition struct {
 }
 
 var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "itl": true, "max_gap": true}
-var figures = map[string]bool{"attainment": true, "error_rate": true, "output_tokens_per_s": true, "prompt_tokens_per_s": true, "requests_per_s": true}
 
 // ParseCondition reads a condition (see Condition). It returns an error
 // wrapping ErrInvalidOption for one it cannot read.
@@ -73,7 +72,7 @@ func ParseCondition(s string) (Condition, error) {
 		return c, nil
 	}
 	c.Metric = lhs
-	if !figures[c.Metric] {
+	if _, ok := runFigureNamed(c.Metric); !ok {
 		return bad(fmt.Sprintf("unknown figure %q (want STAT(METRIC), attainment, error_rate, output_tokens_per_s, prompt_tokens_per_s or requests_per_s)", c.Metric))
 	}
 	v, err := strconv.ParseFloat(limit, 64)
@@ -112,34 +111,10 @@ func (c Condition) read(s *Summary) (float64, string, error) {
 		return 0, "", fmt.Errorf("%w: condition %q: %s", ErrInvalidOption, c.Text, why)
 	}
 	if c.Stat == "" {
-		var v float64
-		switch c.Metric {
-		case "attainment":
-			if s.Goodput == nil {
-				return missing("attainment needs an SLO")
-			}
-			v = s.Goodput.Attainment
-		case "error_rate":
-			if s.Requests.Offered == 0 {
-				return missing("no request offered")
-			}
-			v = float64(s.Requests.Failed) / float64(s.Requests.Offered)
-		default:
-			if s.Throughput == nil {
-				return missing("the run has no throughput window")
-			}
-			t := s.Throughput
-			switch c.Metric {
-			case "output_tokens_per_s":
-				v = float64(t.OutputTokensPerSecond)
-			case "prompt_tokens_per_s":
-				if _, absent := s.Absent["prompt_tokens_per_s"]; absent {
-					return missing("no ok record carries a prompt token count")
-				}
-				v = float64(t.PromptTokensPerSecond)
-			default:
-				v = float64(t.RequestsPerSecond)
-			}
+		f, _ := runFigureNamed(c.Metric)
+		v, absent := f.value(s)
+		if absent != "" {
+			return missing(absent)
 		}
 		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
 	}

@@ -142,10 +142,7 @@ func SweepRuns(runs []LevelRun, opt Options) (*Sweep, error) {
 }
 
 // sweepFigures are the figures of each run a sweep reports.
-var sweepFigures = []struct {
-	name, unit string
-	value      func(s *Summary, user []float64) (float64, bool)
-}{
+var sweepFigures = []sweepFigure{
 	{"ttft p50", "ms", percentileOf("ttft", 50)},
 	{"ttft p95", "ms", percentileOf("ttft", 95)},
 	{"ttft p99", "ms", percentileOf("ttft", 99)},
@@ -161,25 +158,11 @@ var sweepFigures = []struct {
 		}
 		return user[(len(user)+1)/2-1], true // nearest rank: ⌈N/2⌉
 	}},
-	{"output_tokens_per_s", "tokens/s", func(s *Summary, _ []float64) (float64, bool) {
-		return float64(s.throughput().OutputTokensPerSecond), s.Throughput != nil
-	}},
-	{"prompt_tokens_per_s", "tokens/s", func(s *Summary, _ []float64) (float64, bool) {
-		_, absent := s.Absent["prompt_tokens_per_s"]
-		return float64(s.throughput().PromptTokensPerSecond), s.Throughput != nil && !absent
-	}},
-	{"requests_per_s", "requests/s", func(s *Summary, _ []float64) (float64, bool) {
-		return float64(s.throughput().RequestsPerSecond), s.Throughput != nil
-	}},
-	{"attainment", "fraction", func(s *Summary, _ []float64) (float64, bool) {
-		if s.Goodput == nil {
-			return 0, false
-		}
-		return s.Goodput.Attainment, true
-	}},
-	{"error_rate", "fraction", func(s *Summary, _ []float64) (float64, bool) {
-		return float64(s.Requests.Failed) / float64(max(s.Requests.Offered, 1)), s.Requests.Offered > 0
-	}},
+	fromRunFigure("output_tokens_per_s"),
+	fromRunFigure("prompt_tokens_per_s"),
+	fromRunFigure("requests_per_s"),
+	fromRunFigure("attainment"),
+	fromRunFigure("error_rate"),
 	// The workload each level put on the server.
 	{"in_flight mean", "requests", func(s *Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Concurrency == nil {
@@ -211,6 +194,21 @@ var sweepFigures = []struct {
 		}
 		return s.Workload.EarlyStop.Rate, true
 	}},
+}
+
+// sweepFigure is one figure a sweep reports of each run.
+type sweepFigure struct {
+	name, unit string
+	value      func(s *Summary, user []float64) (float64, bool)
+}
+
+// fromRunFigure is a run figure (runFigures), as a sweep figure.
+func fromRunFigure(name string) sweepFigure {
+	f, _ := runFigureNamed(name)
+	return sweepFigure{f.name, f.unit, func(s *Summary, _ []float64) (float64, bool) {
+		v, absent := f.value(s)
+		return v, absent == ""
+	}}
 }
 
 func percentileOf(metric string, p float64) func(*Summary, []float64) (float64, bool) {
