@@ -27,6 +27,22 @@ var histNames = [numHists][2]string{
 	histMaxGap:   {"llmmetrics_max_gap_seconds", "Each successful request's largest gap between text-bearing chunks (stalls)."},
 }
 
+// A promCounter is an exported counter's name, help and own labels, for
+// the Collector and the PrometheusSink alike.
+type promCounter struct {
+	name, help string
+	labels     []string
+}
+
+var (
+	requestsCounter     = promCounter{"llmmetrics_requests_total", "Requests by outcome: ok, zero_token, failed (with error_type), rejected, warmup; they sum to the requests offered.", []string{"outcome", "error_type"}}
+	outputTokensCounter = promCounter{"llmmetrics_output_tokens_total", "Output tokens of successful requests, from usage. Not to be added to prompt tokens.", nil}
+	promptTokensCounter = promCounter{"llmmetrics_prompt_tokens_total", "Prompt tokens of successful requests, from usage. Not to be added to output tokens.", nil}
+	goodCounter         = promCounter{"llmmetrics_goodput_good_total", "Requests that met the SLO.", nil}
+	judgedCounter       = promCounter{"llmmetrics_goodput_offered_total", "Requests judged against the SLO: every offered request but warm-up, failures included.", nil}
+	basisCounter        = promCounter{"llmmetrics_gap_basis_requests_total", "Successful requests with two or more chunks, by gap basis: token (one token a chunk) or chunk.", []string{"basis"}}
+)
+
 // NewCollector returns a Collector of rec, to register with a
 // prometheus.Registerer.
 func NewCollector(rec *Recorder) *Collector {
@@ -43,12 +59,9 @@ func NewCollector(rec *Recorder) *Collector {
 			c.hists[h] = desc(n[0], n[1])
 		}
 	}
-	c.requests = desc("llmmetrics_requests_total", "Requests by outcome: ok, zero_token, failed (with error_type), rejected, warmup; they sum to the requests offered.", "outcome", "error_type")
-	c.outputTokens = desc("llmmetrics_output_tokens_total", "Output tokens of successful requests, from usage. Not to be added to prompt tokens.")
-	c.promptTokens = desc("llmmetrics_prompt_tokens_total", "Prompt tokens of successful requests, from usage. Not to be added to output tokens.")
-	c.good = desc("llmmetrics_goodput_good_total", "Requests that met the SLO.")
-	c.judged = desc("llmmetrics_goodput_offered_total", "Requests judged against the SLO: every offered request but warm-up, failures included.")
-	c.basis = desc("llmmetrics_gap_basis_requests_total", "Successful requests with two or more chunks, by gap basis: token (one token a chunk) or chunk.", "basis")
+	counter := func(m promCounter) *prometheus.Desc { return desc(m.name, m.help, m.labels...) }
+	c.requests, c.outputTokens, c.promptTokens = counter(requestsCounter), counter(outputTokensCounter), counter(promptTokensCounter)
+	c.good, c.judged, c.basis = counter(goodCounter), counter(judgedCounter), counter(basisCounter)
 	return c
 }
 

@@ -45,23 +45,25 @@ func NewOTelSink(meter metric.Meter) (*OTelSink, error) {
 			*dst, err = meter.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
 		}
 	}
-	fh(&s.duration, "gen_ai.client.operation.duration", "s", "Time from the request's send to its last text-bearing chunk, of successful requests (llmmetrics E2E).", DurationBuckets)
-	fh(&s.ttfc, "gen_ai.client.operation.time_to_first_chunk", "s", "Time from the request's send to its first text-bearing chunk, of successful requests (llmmetrics TTFT).", DurationBuckets)
-	fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", "s", "Gap between consecutive text-bearing chunks, one observation per chunk after the first.", DurationBuckets)
-	fh(&s.tpot, "llmmetrics.time_per_output_token", "s", "Per-request TPOT, (t_last − t_first)/(n − 1) with n from usage, of successful requests with n ≥ 2.", TPOTBuckets)
-	fh(&s.maxGap, "llmmetrics.max_gap", "s", "Each successful request's largest gap between text-bearing chunks.", DurationBuckets)
+	// The descriptions and buckets are the Prometheus exports' (histNames,
+	// histBounds); the names are the conventions' dotted ones.
+	fh(&s.duration, "gen_ai.client.operation.duration", "s", histNames[histDuration][1], histBounds[histDuration])
+	fh(&s.ttfc, "gen_ai.client.operation.time_to_first_chunk", "s", histNames[histTTFC][1], histBounds[histTTFC])
+	fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", "s", histNames[histPerChunk][1], histBounds[histPerChunk])
+	fh(&s.tpot, "llmmetrics.time_per_output_token", "s", histNames[histTPOT][1], histBounds[histTPOT])
+	fh(&s.maxGap, "llmmetrics.max_gap", "s", histNames[histMaxGap][1], histBounds[histMaxGap])
 	if err == nil {
 		bounds := make([]float64, len(TokenBuckets))
 		copy(bounds, TokenBuckets)
 		s.tokens, err = meter.Int64Histogram("gen_ai.client.token.usage", metric.WithUnit("{token}"),
-			metric.WithDescription("Tokens per successful request, from the server's usage."), metric.WithExplicitBucketBoundaries(bounds...))
+			metric.WithDescription(histNames[histInput][1]), metric.WithExplicitBucketBoundaries(bounds...))
 	}
-	ic(&s.requests, "llmmetrics.requests", "{request}", "Requests by outcome; they sum to the requests offered.")
-	ic(&s.outputTokens, "llmmetrics.output_tokens", "{token}", "Output tokens of successful requests. Not to be added to prompt tokens.")
-	ic(&s.promptTokens, "llmmetrics.prompt_tokens", "{token}", "Prompt tokens of successful requests. Not to be added to output tokens.")
-	ic(&s.good, "llmmetrics.goodput.good", "{request}", "Requests that met the SLO.")
-	ic(&s.judged, "llmmetrics.goodput.offered", "{request}", "Requests judged against the SLO: every offered request but warm-up.")
-	ic(&s.basis, "llmmetrics.gap_basis.requests", "{request}", "Successful requests with two or more chunks, by gap basis.")
+	ic(&s.requests, "llmmetrics.requests", "{request}", requestsCounter.help)
+	ic(&s.outputTokens, "llmmetrics.output_tokens", "{token}", outputTokensCounter.help)
+	ic(&s.promptTokens, "llmmetrics.prompt_tokens", "{token}", promptTokensCounter.help)
+	ic(&s.good, "llmmetrics.goodput.good", "{request}", goodCounter.help)
+	ic(&s.judged, "llmmetrics.goodput.offered", "{request}", judgedCounter.help)
+	ic(&s.basis, "llmmetrics.gap_basis.requests", "{request}", basisCounter.help)
 	if err != nil {
 		return nil, err
 	}

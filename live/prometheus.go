@@ -56,26 +56,18 @@ type PrometheusOptions struct {
 
 // NewPrometheusSink creates the metrics and registers them with reg.
 func NewPrometheusSink(reg prometheus.Registerer, opt PrometheusOptions) (*PrometheusSink, error) {
-	hist := func(name, help string, buckets []float64, extra ...string) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets,
+	hist := func(h int, extra ...string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: histNames[h][0], Help: histNames[h][1], Buckets: histBounds[h],
 			NativeHistogramBucketFactor: opt.NativeFactor}, append(append([]string{}, genaiLabels...), extra...))
 	}
-	counter := func(name, help string, extra ...string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, append(append([]string{}, genaiLabels...), extra...))
+	counter := func(m promCounter) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: m.name, Help: m.help}, append(append([]string{}, genaiLabels...), m.labels...))
 	}
 	p := &PrometheusSink{
-		duration:     hist("gen_ai_client_operation_duration_seconds", "Time from the request's send to its last text-bearing chunk, of successful requests (llmmetrics E2E).", DurationBuckets),
-		ttfc:         hist("gen_ai_client_operation_time_to_first_chunk_seconds", "Time from the request's send to its first text-bearing chunk, of successful requests (llmmetrics TTFT).", DurationBuckets),
-		perChunk:     hist("gen_ai_client_operation_time_per_output_chunk_seconds", "Gap between consecutive text-bearing chunks, one observation per chunk after the first (llmmetrics ITL; chunk gaps where chunks carry several tokens).", DurationBuckets),
-		tokens:       hist("gen_ai_client_token_usage", "Tokens per successful request, from the server's usage.", TokenBuckets, "gen_ai_token_type"),
-		tpot:         hist("llmmetrics_time_per_output_token_seconds", "Per-request TPOT, (t_last − t_first)/(n − 1) with n from usage, of successful requests with n ≥ 2.", TPOTBuckets),
-		maxGap:       hist("llmmetrics_max_gap_seconds", "Each successful request's largest gap between text-bearing chunks (stalls).", DurationBuckets),
-		requests:     counter("llmmetrics_requests_total", "Requests by outcome: ok, zero_token, failed (with error_type), rejected, warmup; they sum to the requests offered.", "outcome", "error_type"),
-		outputTokens: counter("llmmetrics_output_tokens_total", "Output tokens of successful requests, from usage. Not to be added to prompt tokens."),
-		promptTokens: counter("llmmetrics_prompt_tokens_total", "Prompt tokens of successful requests, from usage. Not to be added to output tokens."),
-		good:         counter("llmmetrics_goodput_good_total", "Requests that met the SLO."),
-		judged:       counter("llmmetrics_goodput_offered_total", "Requests judged against the SLO: every offered request but warm-up, failures included."),
-		basis:        counter("llmmetrics_gap_basis_requests_total", "Successful requests with two or more chunks, by gap basis: token (one token a chunk) or chunk.", "basis"),
+		duration: hist(histDuration), ttfc: hist(histTTFC), perChunk: hist(histPerChunk), tokens: hist(histInput, "gen_ai_token_type"),
+		tpot: hist(histTPOT), maxGap: hist(histMaxGap),
+		requests: counter(requestsCounter), outputTokens: counter(outputTokensCounter), promptTokens: counter(promptTokensCounter),
+		good: counter(goodCounter), judged: counter(judgedCounter), basis: counter(basisCounter),
 	}
 	for _, c := range []prometheus.Collector{p.duration, p.ttfc, p.perChunk, p.tokens, p.tpot, p.maxGap, p.requests,
 		p.outputTokens, p.promptTokens, p.good, p.judged, p.basis} {
