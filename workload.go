@@ -201,35 +201,28 @@ func arrivals(sends []time.Duration) *Arrivals {
 // concurrency describes the requests in flight over the spans, or returns
 // nil when they cover no time.
 func concurrency(spans [][2]time.Duration) *Concurrency {
-	type edge struct {
-		at time.Duration
-		d  int
-	}
 	// Each edge as one integer, 2·t for an end and 2·t + 1 for a start, so
 	// that a plain sort puts them in time order with, at one instant, ends
 	// before starts: a request that ends as another begins does not
 	// overlap it. Times are within ±2⁶¹ ns, so 2·t cannot overflow.
-	codes := make([]int64, 0, 2*len(spans))
+	edges := make([]int64, 0, 2*len(spans))
 	for _, s := range spans {
-		codes = append(codes, 2*int64(s[0])+1, 2*int64(s[1]))
+		edges = append(edges, 2*int64(s[0])+1, 2*int64(s[1]))
 	}
-	slices.Sort(codes)
-	edges := make([]edge, len(codes))
-	for i, c := range codes {
-		edges[i] = edge{time.Duration(c >> 1), int(c&1)*2 - 1}
-	}
-	if len(edges) == 0 || edges[len(edges)-1].at == edges[0].at {
+	slices.Sort(edges)
+	at := func(e int64) time.Duration { return time.Duration(e >> 1) } // floor: exact for negative times too
+	if len(edges) == 0 || at(edges[len(edges)-1]) == at(edges[0]) {
 		return nil
 	}
 	timeAt := map[int]time.Duration{} // how long the run spent at each count
-	c := &Concurrency{Span: edges[len(edges)-1].at - edges[0].at}
+	c := &Concurrency{Span: at(edges[len(edges)-1]) - at(edges[0])}
 	n := 0
 	var area float64
 	for i, e := range edges {
-		n += e.d
+		n += int(e&1)*2 - 1 // a start adds one, an end takes one away
 		c.Max = max(c.Max, n)
 		if i+1 < len(edges) {
-			dt := edges[i+1].at - e.at
+			dt := at(edges[i+1]) - at(e)
 			timeAt[n] += dt
 			area += float64(n) * float64(dt)
 		}

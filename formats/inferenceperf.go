@@ -104,17 +104,16 @@ func ReadStage(r io.Reader) (*Stage, error) {
 		st.Figures[name] = *v * scale
 		return nil
 	}
+	// The client's report nests its latencies under "latency".
+	ttft, tpot, e2e := s.TTFT, s.TPOT, s.E2E
+	if l := s.Latency; l != nil {
+		st.Side = "client"
+		ttft, tpot, e2e = l.TTFT, l.TPOT, l.E2E
+	}
 	dists := []struct {
 		name string
 		d    *stageDist
-	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}}
-	if l := s.Latency; l != nil {
-		st.Side = "client"
-		dists = []struct {
-			name string
-			d    *stageDist
-		}{{"ttft", l.TTFT}, {"tpot", l.TPOT}, {"e2e", l.E2E}}
-	}
+	}{{"ttft", ttft}, {"tpot", tpot}, {"e2e", e2e}}
 	prefix := ""
 	if st.Side == "server" {
 		prefix = "server "
