@@ -223,30 +223,11 @@ func (b *breakdowner) send(ctx context.Context, salt Salt, prompt string, words 
 	case SaltText:
 		prompt = synthetic(rand.Uint64(), words)
 	}
-	if p.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
-		defer cancel()
-	}
 	maxTokens := p.MaxTokens
 	if warm {
 		maxTokens = 1
 	}
-	res := &observe.Result{}
-	req, err := newRequest(ctx, p, b.path, prompt, maxTokens)
-	if err == nil {
-		res, err = b.obs.Do(req, p.API, id)
-	}
-	if err != nil {
-		res = &observe.Result{}
-		res.Record.Status, res.Record.Message = llmmetrics.StatusError, err.Error()
-		res.Record.Sent = time.Since(b.obs.Epoch)
-	}
-	res.Record.ID, res.Record.Warmup, res.Record.MaxTokens = id, warm, maxTokens
-	if res.Record.Client == nil {
-		res.Record.Client = &llmmetrics.ClientSide{}
-	}
-	return res
+	return send(ctx, b.obs, p, b.path, prompt, maxTokens, id, warm)
 }
 
 // chooseSalt sends one prompt twice, each with a cache_salt field of its

@@ -341,35 +341,42 @@ func (r *runner) reserve() *observe.Result {
 func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
-	prompt := r.p.Prompts[(n-1)%len(r.p.Prompts)]
-	if r.p.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.p.Timeout)
-		defer cancel()
-	}
-	req, err := newRequest(ctx, r.p, r.path, prompt, r.p.MaxTokens)
-	if err == nil {
-		var got *observe.Result
-		if got, err = r.obs.Do(req, r.p.API, id); err == nil {
-			*res = *got
-		}
-	}
-	if err != nil {
-		res.Record.Status, res.Record.Message = llmmetrics.StatusError, err.Error()
-		res.Record.Sent = time.Since(r.obs.Epoch)
-	}
+	*res = *send(ctx, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], r.p.MaxTokens, id, warm)
 	rec := &res.Record
-	rec.Warmup = warm
-	rec.MaxTokens = r.p.MaxTokens
-	if rec.Client == nil { // never sent: no observation
-		rec.Client = &llmmetrics.ClientSide{}
-	}
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to
 		// when the call began, after waiting for the goroutine and a slot.
 		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
 	}
 	r.done(res, warm)
+}
+
+// send sends one request of the plan under its timeout and returns what
+// was observed, always with a record: a request that could not be sent at
+// all is an error record stamped now. The record is named id, marked
+// warm-up or not, with its max_tokens.
+func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt string, maxTokens int, id string, warm bool) *observe.Result {
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	req, err := newRequest(ctx, p, path, prompt, maxTokens)
+	var res *observe.Result
+	if err == nil {
+		res, err = obs.Do(req, p.API, id)
+	}
+	if err != nil {
+		res = &observe.Result{}
+		res.Record.Status, res.Record.Message = llmmetrics.StatusError, err.Error()
+		res.Record.Sent = time.Since(obs.Epoch)
+	}
+	rec := &res.Record
+	rec.ID, rec.Warmup, rec.MaxTokens = id, warm, maxTokens
+	if rec.Client == nil { // never sent: no observation
+		rec.Client = &llmmetrics.ClientSide{}
+	}
+	return res
 }
 
 // newRequest builds the streaming request of the plan for one prompt.
