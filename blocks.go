@@ -131,8 +131,10 @@ func parseBlocks(r io.Reader, parse func(block) parsedBlock) (next func() (parse
 		go func() {
 			defer wg.Done()
 			for b := range blocks {
+				pb := parse(b)
+				pb.buf = b.buf
 				select {
-				case results <- withBuf(parse(b), b.buf):
+				case results <- pb:
 				case <-done:
 					return
 				}
@@ -145,19 +147,17 @@ func parseBlocks(r io.Reader, parse func(block) parsedBlock) (next func() (parse
 	var once sync.Once
 	stop = func() { once.Do(func() { close(done) }) }
 	var taken []byte // the buffer of the block last taken, free once the caller is done with it
+	holding := false // the caller holds the last block taken
 	next = func() (parsedBlock, bool) {
-		if taken != nil {
+		if holding {
 			free <- taken[:0] // the caller is done with the previous block
-			taken = nil
+			taken, holding = nil, false
 		}
 		for {
 			if pb, ok := pending[want]; ok {
 				delete(pending, want)
 				want++
-				taken = pb.buf
-				if taken == nil {
-					free <- nil
-				}
+				taken, holding = pb.buf, true
 				return pb, true
 			}
 			pb, ok := <-results
@@ -168,11 +168,6 @@ func parseBlocks(r io.Reader, parse func(block) parsedBlock) (next func() (parse
 		}
 	}
 	return next, stop
-}
-
-func withBuf(pb parsedBlock, buf []byte) parsedBlock {
-	pb.buf = buf
-	return pb
 }
 
 // splitLines calls fn for each line of data with its number, from first,
