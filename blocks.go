@@ -2,9 +2,11 @@ package llmmetrics
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -21,19 +23,117 @@ type block struct {
 	seq       int
 	firstLine int
 	data      []byte
-	buf       []byte // the buffer data is in, to reuse once the block is taken
-	err       error  // a read error after the block's lines (or instead of them)
+	buf       []byte    // the buffer data is in, to reuse once the block is taken
+	err       error     // a read error after the block's lines (or instead of them)
+	rest      io.Reader // the input after the block, when the splitter stopped at a fence
+
+	// recs and lines, when not nil, are where the block's records and
+	// their line numbers go: empty windows, with room for one a line, of
+	// the slices the reader fills (see rows).
+	recs  []Record
+	lines []int
+	at    int // the slot of recs[0] in the reader's rows; -1 when recs is nil
+}
+
+// lineCount returns the number of lines in the block.
+func (b *block) lineCount() int {
+	n := bytes.Count(b.data, []byte{'\n'})
+	if len(b.data) > 0 && b.data[len(b.data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// slots returns where the block's records and their line numbers go: the
+// windows the reader gave it, or new slices with room for n.
+func (b *block) slots(n int) ([]Record, []int) {
+	if b.recs != nil {
+		return b.recs, b.lines
+	}
+	return make([]Record, 0, n), make([]int, 0, n)
+}
+
+// rows are the records a reader fills, one slot for each line of its
+// input, when it knows the number of lines beforehand (a regular file):
+// each block's records are then written in place by the worker that parses
+// it, rather than copied when the blocks are joined. Slots of blank and
+// rejected lines are closed up as the blocks are taken.
+type rows struct {
+	first int // the line of slot 0
+	recs  []Record
+	lines []int
+	fill  int // slots taken: the records so far
+}
+
+// newRows returns slots for the given number of lines from line first, or
+// nil when the number is not known.
+func newRows(first, lines int) *rows {
+	if lines <= 0 {
+		return nil
+	}
+	return &rows{first: first, recs: make([]Record, lines), lines: make([]int, lines)}
+}
+
+// window gives a block the slots of its lines, when they are all within
+// the slices (the file may have grown since its lines were counted).
+func (d *rows) window(b *block) {
+	if d == nil {
+		b.at = -1
+		return
+	}
+	b.at = -1
+	at, n := b.firstLine-d.first, b.lineCount()
+	if at < 0 || at+n > len(d.recs) || n == 0 {
+		return
+	}
+	b.recs, b.lines, b.at = d.recs[at:at:at+n], d.lines[at:at:at+n], at
+}
+
+// take adds a parsed block's records after those taken before, moving
+// them down over the slots of blank and rejected lines when they are not
+// there already. at is the slot of the block's window, -1 when it had none.
+func (d *rows) take(recs []Record, lines []int, at int) {
+	if len(recs) == 0 {
+		return
+	}
+	inWindow := at >= 0 && at < len(d.recs) && &recs[0] == &d.recs[at]
+	if inWindow && at == d.fill {
+		d.fill += len(recs)
+		return
+	}
+	if d.fill+len(recs) > len(d.recs) {
+		d.recs = slices.Grow(d.recs[:d.fill], len(recs))[:d.fill+len(recs)]
+		d.lines = slices.Grow(d.lines[:d.fill], len(recs))[:d.fill+len(recs)]
+	}
+	copy(d.recs[d.fill:], recs)
+	copy(d.lines[d.fill:], lines)
+	d.fill += len(recs)
+	if inWindow {
+		// What was moved down is cleared where it was not overwritten, so
+		// that no record is held twice.
+		clear(d.recs[max(at, d.fill) : at+len(recs)])
+	}
+}
+
+// done returns the records and their lines.
+func (d *rows) done() ([]Record, []int) {
+	return d.recs[:d.fill:d.fill], d.lines[:d.fill:d.fill]
 }
 
 // splitBlocks reads r and sends its lines in blocks of about size bytes,
-// each ending at a newline (the last may not), numbered from line 1. Each
-// block is read into a buffer taken from free, so that at most cap(free)
-// blocks are out at once and their memory is reused; it stops when done
-// is closed. A line longer than maxLine is an error.
-func splitBlocks(r io.Reader, size int, free chan []byte, done <-chan struct{}, out chan<- block) {
+// each ending at a newline (the last may not), numbered from line first.
+// Each block is read into a buffer taken from free, so that at most
+// cap(free) blocks are out at once and their memory is reused; it stops
+// when done is closed. A line longer than maxLine is an error.
+//
+// A fence, when not 0, is a byte the blocks' parser cannot take (a CSV
+// quote, which may hold a newline): the splitter stops at the start of the
+// line it is on, and the last block carries the input from there on in its
+// rest, to be read another way.
+func splitBlocks(r io.Reader, first int, fence byte, size int, free chan []byte, done <-chan struct{}, out chan<- block) {
 	defer close(out)
 	var carry []byte
-	line := 1
+	line := first
 	for seq := 0; ; seq++ {
 		var buf []byte
 		select {
@@ -46,9 +146,14 @@ func splitBlocks(r io.Reader, size int, free chan []byte, done <-chan struct{}, 
 		}
 		buf = append(buf[:0], carry...)
 		var rerr error
-		for {
+		fenced := fence != 0 && bytes.IndexByte(buf, fence) >= 0
+		for !fenced {
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
+			if fence != 0 && bytes.IndexByte(buf[len(buf)-n:], fence) >= 0 {
+				fenced = true
+				break
+			}
 			if err != nil {
 				rerr = err
 				break
@@ -68,12 +173,27 @@ func splitBlocks(r io.Reader, size int, free chan []byte, done <-chan struct{}, 
 			}
 		}
 		end := len(buf)
-		if rerr == nil {
+		switch {
+		case fenced:
+			end = bytes.LastIndexByte(buf[:bytes.IndexByte(buf, fence)], '\n') + 1
+		case rerr == nil:
 			end = bytes.LastIndexByte(buf, '\n') + 1
+		default:
+			if _, long := rerr.(*longLine); long {
+				end = 0 // the block is the long line alone, which is not parsed
+			}
 		}
 		carry = append(carry[:0], buf[end:]...)
 		b := block{seq: seq, firstLine: line, data: buf[:end], buf: buf}
 		line += bytes.Count(b.data, []byte{'\n'})
+		if fenced {
+			b.rest = io.MultiReader(bytes.NewReader(carry), r)
+			select {
+			case out <- b:
+			case <-done:
+			}
+			return
+		}
 		if rerr != nil {
 			if rerr != io.EOF {
 				b.err = rerr
@@ -92,11 +212,10 @@ func splitBlocks(r io.Reader, size int, free chan []byte, done <-chan struct{}, 
 	}
 }
 
-// lineItem is one non-blank line of a block, parsed: a record, a row set
-// aside, or a run header.
+// lineItem is a line of a block that is not a record: a row set aside, or
+// a run header.
 type lineItem struct {
 	line   int
-	rec    int          // index into the block's records, or -1
 	err    *RecordError // the line's error, when it was not read
 	header []byte       // a header line, to be read in order
 }
@@ -106,15 +225,19 @@ type parsedBlock struct {
 	seq      int
 	buf      []byte // the block's buffer, returned to the pool once taken
 	recs     []Record
-	items    []lineItem
-	lastLine int   // the number of the line after the block's last
-	err      error // the block's read error
+	lines    []int      // the line of each record
+	at       int        // the slot of recs in the reader's rows, -1 for none (see block)
+	items    []lineItem // the lines that are not records, in order
+	lastLine int        // the number of the line after the block's last
+	err      error      // the block's read error
+	rest     io.Reader  // the input after the block, to be read another way
 }
 
-// parseBlocks parses blocks with one worker per core, parse turning one
-// block into its items, and returns the results in input order, one at a
-// time, through next; stop ends the reading early.
-func parseBlocks(r io.Reader, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
+// parseBlocks parses the blocks of r, from line first and up to a fence
+// (see splitBlocks), with one worker per core, parse turning one block into
+// its records (in dst's slots, when it is not nil) and items, and returns the results in input order, one at a time, through
+// next; stop ends the reading early.
+func parseBlocks(r io.Reader, first int, fence byte, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
 	workers := runtime.GOMAXPROCS(0)
 	size := max(64<<10, readAhead/(workers+1))
 	free := make(chan []byte, workers+1)
@@ -124,15 +247,16 @@ func parseBlocks(r io.Reader, parse func(block) parsedBlock) (next func() (parse
 	done := make(chan struct{})
 	blocks := make(chan block, workers+1)
 	results := make(chan parsedBlock, workers+1)
-	go splitBlocks(r, size, free, done, blocks)
+	go splitBlocks(r, first, fence, size, free, done, blocks)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range blocks {
+				dst.window(&b)
 				pb := parse(b)
-				pb.buf = b.buf
+				pb.buf, pb.rest, pb.at = b.buf, b.rest, b.at
 				select {
 				case results <- pb:
 				case <-done:
@@ -199,3 +323,69 @@ func splitLines(data []byte, first int, fn func(t []byte, line, lead int)) int {
 type longLine struct{ line int }
 
 func (e *longLine) Error() string { return fmt.Sprintf("line longer than %d bytes", maxLine) }
+
+// gatherEnd is how gathering the blocks ended: with a read error on a
+// line, or at a fence with the rest of the input, from a line, to be read
+// another way; or neither, at the end of the input.
+type gatherEnd struct {
+	err  error
+	rest io.Reader
+	line int
+}
+
+// gather takes the parsed blocks in input order into run: the records
+// with their line numbers (in dst, when it is not nil), the rows set aside
+// (in strict mode the first is the error that ends reading), and header
+// lines, given to header.
+func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run, header func(t []byte, line int) error) (gatherEnd, error) {
+	// Without slots, the blocks' records are joined once at the end:
+	// appending block by block would copy the records over and over as
+	// the slice grows.
+	var parts [][]Record
+	var lines [][]int
+	var end gatherEnd
+	n := 0
+	for {
+		pb, ok := next()
+		if !ok {
+			break
+		}
+		for _, it := range pb.items {
+			switch {
+			case it.header != nil:
+				if err := header(it.header, it.line); err != nil {
+					return end, err
+				}
+			default:
+				if err := o.reject(run, it.err); err != nil {
+					return end, err
+				}
+			}
+		}
+		if dst != nil {
+			dst.take(pb.recs, pb.lines, pb.at)
+		} else {
+			parts, lines = append(parts, pb.recs), append(lines, pb.lines)
+			n += len(pb.recs)
+		}
+		if pb.err != nil || pb.rest != nil {
+			end = gatherEnd{err: pb.err, rest: pb.rest, line: pb.lastLine}
+			var long *longLine
+			if errors.As(pb.err, &long) {
+				end.line = long.line
+			}
+			break
+		}
+	}
+	if dst != nil {
+		run.Records, run.Lines = dst.done()
+		return end, nil
+	}
+	run.Records, run.Lines = make([]Record, 0, n), make([]int, 0, n)
+	for i := range parts {
+		run.Records = append(run.Records, parts[i]...)
+		run.Lines = append(run.Lines, lines[i]...)
+		parts[i] = nil
+	}
+	return end, nil
+}

@@ -1,13 +1,13 @@
 package llmmetrics
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The CSV format is the one the lessons write:
@@ -34,10 +34,110 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 // *RecordError (line, column and field), or, with Lenient, is set aside in
 // the Run, which is then returned with Run.Err. A leading UTF-8 byte order
 // mark is ignored.
+//
+// Rows are read as encoding/csv reads them (RFC 4180). Up to the first
+// double quote, which may open a field holding commas or newlines, they
+// are split on all cores; from there on they are read one at a time.
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
+	total := o.lines(r)
+	head, r, err := csvHeaderLine(r)
+	if err != nil {
+		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", err)
+	}
+	if head == nil {
+		return o.readQuotedCSV(r)
+	}
+	header, err := csv.NewReader(bytes.NewReader(head)).Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: CSV header: %w", ErrSyntax, err)
+	}
+	cols, err := csvColumns(header)
+	if err != nil {
+		return nil, err
+	}
+	first := bytes.Count(head, []byte{'\n'}) + 1
+	dst := newRows(first, total-first+1)
+	next, stop := parseBlocks(r, first, '"', dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header)) })
+	defer stop()
+	run := &Run{}
+	end, err := o.gather(next, dst, run, nil)
+	if err != nil {
+		return nil, err
+	}
+	var long *longLine
+	switch {
+	case errors.As(end.err, &long):
+		return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, long.line, maxLine)
+	case end.err != nil:
+		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", end.err)
+	case end.rest != nil:
+		stop()
+		if err := o.readCSVRows(end.rest, end.line-1, cols, len(header), run); err != nil {
+			return nil, err
+		}
+	}
+	return run, run.Err()
+}
+
+// csvHeaderLine reads r up to the end of its first line that is not blank,
+// the header, and returns those bytes and a reader of the rest. When the
+// header holds a double quote (a quoted name, which may hold a newline) or
+// is longer than a row may be, it returns no header and a reader of the
+// whole input, for readQuotedCSV.
+func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
+	buf := make([]byte, 0, 4<<10)
+	for {
+		if end := firstLineEnd(buf); end >= 0 {
+			head, tail := buf[:end], buf[end:]
+			if bytes.IndexByte(head, '"') >= 0 {
+				return nil, io.MultiReader(bytes.NewReader(buf), r), nil
+			}
+			return head, io.MultiReader(bytes.NewReader(tail), r), nil
+		}
+		if len(buf) > maxLine {
+			return nil, io.MultiReader(bytes.NewReader(buf), r), nil
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if bytes.IndexByte(buf, '"') >= 0 {
+				return nil, bytes.NewReader(buf), nil
+			}
+			return buf, bytes.NewReader(nil), nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// firstLineEnd returns the offset just past the newline ending the first
+// line of b that is not blank ("\n" or "\r\n", which encoding/csv skips),
+// or -1 when b holds no such whole line.
+func firstLineEnd(b []byte) int {
+	for at := 0; ; {
+		i := bytes.IndexByte(b[at:], '\n')
+		if i < 0 {
+			return -1
+		}
+		if line := b[at : at+i]; len(line) > 0 && !(len(line) == 1 && line[0] == '\r') {
+			return at + i + 1
+		}
+		at += i + 1
+	}
+}
+
+// readQuotedCSV reads the whole of a CSV input with encoding/csv, one row
+// at a time: for a header that the fast path does not take.
+func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 	lr := &rowLimiter{r: r, max: int64(maxLine)}
 	cr := csv.NewReader(lr)
-	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
@@ -52,49 +152,77 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr.FieldsPerRecord = len(header)
-
+	line, _ := cr.FieldPos(len(header) - 1)
 	run := &Run{}
-	lastLine := 1 // the line the last row read ended on
+	if err := o.readCSVRowsFrom(cr, lr, 0, line, cols, len(header), run); err != nil {
+		return nil, err
+	}
+	return run, run.Err()
+}
+
+// readCSVRows reads rows with encoding/csv from r, whose first line is
+// line base+1 of the input, into run.
+func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int, run *Run) error {
+	lr := &rowLimiter{r: r, max: int64(maxLine)}
+	cr := csv.NewReader(lr)
+	return o.readCSVRowsFrom(cr, lr, base, 0, cols, fields, run)
+}
+
+// readCSVRowsFrom reads the rows of cr (reading through lr) into run,
+// numbering its lines from base+1; lastLine is the line of cr on which the
+// last row read (the header) ended, 0 when none.
+func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastLine int, cols csvCols, fields int, run *Run) error {
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = fields
 	for {
 		lr.mark = cr.InputOffset()
 		row, err := cr.Read()
 		if err == io.EOF {
-			return run, run.Err()
+			return nil
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if !errors.Is(pe.Err, errLongRow) {
-				if rerr := o.reject(run, &RecordError{Index: -1, Line: pe.Line, Column: pe.Column, Err: fmt.Errorf("%w: %w", ErrSyntax, pe.Err)}); rerr != nil {
-					return nil, rerr
+				if rerr := o.reject(run, &RecordError{Index: -1, Line: base + pe.Line, Column: pe.Column, Err: fmt.Errorf("%w: %w", ErrSyntax, pe.Err)}); rerr != nil {
+					return rerr
 				}
 				lastLine = pe.Line
 				if cr.InputOffset() != lr.mark {
 					continue
 				}
 				// no progress: nothing more can be read
-				return run, run.Err()
+				return nil
 			}
 			err = pe.Err
 		}
 		if errors.Is(err, errLongRow) {
-			return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, lastLine+1, maxLine)
+			return fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, base+lastLine+1, maxLine)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("llmmetrics: reading CSV: %w", err)
+			return fmt.Errorf("llmmetrics: reading CSV: %w", err)
 		}
 		line, _ := cr.FieldPos(0)
 		lastLine, _ = cr.FieldPos(len(row) - 1)
-		rec, rerr := parseCSVRow(cr, row, cols)
-		if rerr != nil {
-			rerr.Line = line
+		var f csvFields
+		for i, s := range row {
+			f[i] = []byte(s)
+		}
+		var rec Record
+		if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
+			rerr.Line, rerr.Column = cr.FieldPos(rerr.Column)
+			rerr.Line += base
+			rerr.ID = row[cols.id]
 			if err := o.reject(run, rerr); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
+		rec.ID, rec.Message = row[cols.id], ""
+		if cols.message >= 0 {
+			rec.Message = row[cols.message]
+		}
 		run.Records = append(run.Records, rec)
-		run.Lines = append(run.Lines, line)
+		run.Lines = append(run.Lines, base+line)
 	}
 }
 
@@ -166,58 +294,57 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// parseCSVRow parses one data row; the error names the column and field.
-func parseCSVRow(cr *csv.Reader, row []string, c csvCols) (Record, *RecordError) {
-	rec := Record{ID: row[c.id]}
-	fail := func(at int, field string, err error) (Record, *RecordError) {
-		line, column := cr.FieldPos(at)
-		return Record{}, &RecordError{Index: -1, Line: line, Column: column, ID: rec.ID, Field: field, Err: err}
+// csvFields are the fields of a row, at the columns' positions: a row has
+// at most one field for each column the format knows.
+type csvFields [8][]byte
+
+// parseCSVRow parses one data row's fields into rec, a zero Record, all
+// but its id and message, which the caller sets. A field that cannot be
+// parsed is an error naming the field, with Column set to its position in
+// the row; the caller turns that into a line and column.
+func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
+	fail := func(at int, field string, err error) *RecordError {
+		return &RecordError{Index: -1, Column: at, Field: field, Err: err}
 	}
-	get := func(at int) string {
+	get := func(at int) []byte {
 		if at >= 0 {
-			return row[at]
+			return f[at]
 		}
-		return ""
+		return nil
 	}
 	var err error
-	if rec.Status, err = ParseStatus(get(c.status)); err != nil {
+	if rec.Status, err = parseStatusBytes(get(c.status)); err != nil {
 		return fail(c.status, "status", err)
 	}
-	rec.Message = get(c.message)
-	if s := get(c.sent); s != "" {
-		if rec.Sent, err = parseMillis(s); err != nil {
+	if s := get(c.sent); len(s) > 0 {
+		if rec.Sent, err = parseMillisBytes(s); err != nil {
 			return fail(c.sent, "sent_ms", err)
 		}
 	}
 	ok := rec.Status == StatusOK
-	for _, f := range [...]struct {
-		at    int
-		field string
-		dst   *int
-	}{{c.prompt, "prompt_tokens", &rec.PromptTokens}, {c.completion, "completion_tokens", &rec.CompletionTokens}} {
-		s := get(f.at)
-		if s == "" && !ok {
-			continue // a failed row may leave its counts empty
+	if s := get(c.prompt); len(s) > 0 || ok {
+		if rec.PromptTokens, err = parseCountBytes(s); err != nil {
+			return fail(c.prompt, "prompt_tokens", err)
 		}
-		if *f.dst, err = parseCount(s); err != nil {
-			return fail(f.at, f.field, err)
+	}
+	// a failed row may leave its counts empty
+	if s := get(c.completion); len(s) > 0 || ok {
+		if rec.CompletionTokens, err = parseCountBytes(s); err != nil {
+			return fail(c.completion, "completion_tokens", err)
 		}
 	}
 	needTimes := ok && rec.CompletionTokens > 0
-	for _, f := range [...]struct {
-		at    int
-		field string
-		dst   *time.Duration
-	}{{c.ttft, "TTFT_ms", &rec.FirstText}, {c.e2e, "E2E_ms", &rec.LastText}} {
-		s := get(f.at)
-		if s == "" && !needTimes {
-			continue
-		}
-		if *f.dst, err = parseMillis(s); err != nil {
-			return fail(f.at, f.field, err)
+	if s := get(c.ttft); len(s) > 0 || needTimes {
+		if rec.FirstText, err = parseMillisBytes(s); err != nil {
+			return fail(c.ttft, "TTFT_ms", err)
 		}
 	}
-	return rec, nil
+	if s := get(c.e2e); len(s) > 0 || needTimes {
+		if rec.LastText, err = parseMillisBytes(s); err != nil {
+			return fail(c.e2e, "E2E_ms", err)
+		}
+	}
+	return nil
 }
 
 // WriteCSV writes records in the CSV format, with every column. Times are

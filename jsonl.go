@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -77,50 +76,21 @@ func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
 // or, with Lenient, is set aside in the Run, which is then returned with
 // Run.Err. An unreadable input, or a line longer than 256 MiB, is an error.
 func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
-	next, stop := parseBlocks(r, parseJSONLBlock)
+	dst := newRows(1, o.lines(r))
+	next, stop := parseBlocks(r, 1, 0, dst, parseJSONLBlock)
 	defer stop()
 	run := &Run{}
-	// The blocks' records, joined once at the end: appending record by
-	// record would copy the records over and over as the slice grows.
-	var parts [][]Record
-	var lines [][]int
-	n := 0
-	for {
-		pb, ok := next()
-		if !ok {
-			break
+	end, err := o.gather(next, dst, run, func(t []byte, line int) error {
+		if err := readHeader(run, t, line); err != nil {
+			return err
 		}
-		var blockLines []int
-		for _, it := range pb.items {
-			switch {
-			case it.header != nil:
-				if herr := readHeader(run, it.header, it.line); herr != nil {
-					return nil, herr
-				}
-			case it.err != nil:
-				if err := o.reject(run, it.err); err != nil {
-					return nil, err
-				}
-			default:
-				blockLines = append(blockLines, it.line)
-			}
-		}
-		parts, lines = append(parts, pb.recs), append(lines, blockLines)
-		n += len(pb.recs)
-		if pb.err != nil {
-			line := pb.lastLine
-			var long *longLine
-			if errors.As(pb.err, &long) {
-				line = long.line
-			}
-			return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", line, pb.err)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	run.Records, run.Lines = make([]Record, 0, n), make([]int, 0, n)
-	for i := range parts {
-		run.Records = append(run.Records, parts[i]...)
-		run.Lines = append(run.Lines, lines[i]...)
-		parts[i] = nil
+	if end.err != nil {
+		return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", end.line, end.err)
 	}
 	return run, run.Err()
 }
@@ -132,8 +102,7 @@ func parseJSONLBlock(b block) parsedBlock {
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
 	arena := make([]time.Duration, 0, bytes.Count(b.data, []byte{','})+1)
-	lines := bytes.Count(b.data, []byte{'\n'}) + 1
-	pb.recs, pb.items = make([]Record, 0, lines), make([]lineItem, 0, lines)
+	pb.recs, pb.lines = b.slots(b.lineCount())
 	p := &lineParser{arena: &arena}
 	pb.lastLine = splitLines(b.data, b.firstLine, func(t []byte, line, lead int) {
 		if isHeader(t) {
@@ -147,11 +116,10 @@ func parseJSONLBlock(b block) parsedBlock {
 			if rerr.Column > 0 {
 				rerr.Column += lead
 			}
-			pb.items = append(pb.items, lineItem{line: line, rec: -1, err: rerr})
+			pb.items = append(pb.items, lineItem{line: line, err: rerr})
 			return
 		}
-		pb.items = append(pb.items, lineItem{line: line, rec: len(pb.recs)})
-		pb.recs = append(pb.recs, rec)
+		pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
 	})
 	return pb
 }

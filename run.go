@@ -51,6 +51,19 @@ type ReadOptions struct {
 	// with Run.Err. Without it the reader stops at the first such row and
 	// returns its *RecordError and no Run.
 	Lenient bool
+
+	// lineHint is the number of lines of the input, when Read counted
+	// them before wrapping it: 0 when not counted, -1 when they cannot be.
+	lineHint int
+}
+
+// lines returns the number of lines of r from its offset on, -1 when it
+// is not a regular file; see countLines.
+func (o ReadOptions) lines(r io.Reader) int {
+	if o.lineHint != 0 {
+		return o.lineHint
+	}
+	return countLines(r)
 }
 
 // reject handles a row that could not be parsed: in strict mode it is the
@@ -87,6 +100,7 @@ func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
 // it read. An input with nothing but white space is an error wrapping
 // ErrNoRecords.
 func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
+	o.lineHint = countLines(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {

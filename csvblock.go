@@ -1,0 +1,169 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Reading a block of CSV rows that holds no double quote: every field is
+// then the text between two commas, as encoding/csv would read it, and a
+// row is one line. The numbers are parsed from the bytes in place, and
+// the ids of a block share one string.
+
+// parseCSVBlock parses a block of rows with the given columns, each row
+// needing fields fields.
+func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
+	pb := parsedBlock{seq: b.seq, err: b.err}
+	n := b.lineCount()
+	pb.recs, pb.lines = b.slots(n)
+	// The ids and messages are copied into text and cut from one string
+	// at the end; spans[k] is where record k's are.
+	text := make([]byte, 0, n*8)
+	spans := make([][4]int32, 0, n)
+	data, line := b.data, b.firstLine
+	for ; len(data) > 0; line++ {
+		row := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			row, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		// encoding/csv takes "\r\n" as "\n", and drops a "\r" ending the input.
+		if k := len(row) - 1; k >= 0 && row[k] == '\r' {
+			row = row[:k]
+		}
+		if len(row) == 0 {
+			continue // blank lines are skipped
+		}
+		var f csvFields
+		var at [len(f)]int // each field's offset in the row
+		k, start := 0, 0
+		for i := 0; ; i++ {
+			if i == len(row) || row[i] == ',' {
+				if k == fields {
+					k++ // one too many
+					break
+				}
+				f[k], at[k] = row[start:i], start
+				k++
+				start = i + 1
+				if i == len(row) {
+					break
+				}
+			}
+		}
+		if k != fields {
+			pb.items = append(pb.items, lineItem{line: line, err: &RecordError{
+				Index: -1, Line: line, Column: 1, Err: fmt.Errorf("%w: %w", ErrSyntax, csv.ErrFieldCount)}})
+			continue
+		}
+		// The record is parsed in its slot: copying a Record, which holds
+		// pointers, costs a write barrier on every copy while the
+		// collector runs.
+		pb.recs = pb.recs[:len(pb.recs)+1]
+		r := &pb.recs[len(pb.recs)-1]
+		if rerr := parseCSVRow(&f, cols, r); rerr != nil {
+			*r = Record{}
+			pb.recs = pb.recs[:len(pb.recs)-1]
+			rerr.Line, rerr.Column, rerr.ID = line, at[rerr.Column]+1, string(f[cols.id])
+			pb.items = append(pb.items, lineItem{line: line, err: rerr})
+			continue
+		}
+		var sp [4]int32
+		sp[0] = int32(len(text))
+		text = append(text, f[cols.id]...)
+		sp[1], sp[2] = int32(len(text)), int32(len(text))
+		if cols.message >= 0 {
+			text = append(text, f[cols.message]...)
+		}
+		sp[3] = int32(len(text))
+		spans = append(spans, sp)
+		pb.lines = append(pb.lines, line)
+	}
+	pb.lastLine = line
+	all := string(text)
+	for k, sp := range spans {
+		pb.recs[k].ID, pb.recs[k].Message = all[sp[0]:sp[1]], all[sp[2]:sp[3]]
+	}
+	return pb
+}
+
+// parseStatusBytes is ParseStatus on the bytes of a field.
+func parseStatusBytes(b []byte) (Status, error) {
+	for i, n := range statusNames {
+		if string(b) == n {
+			return Status(i), nil
+		}
+	}
+	return ParseStatus(string(b))
+}
+
+// pow10 holds the powers of ten that a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// parseMillisBytes is parseMillis on the bytes of a field. A plain decimal
+// of at most 15 digits is converted here: its digits make an integer that
+// a float64 holds exactly, and one division by an exact power of ten
+// rounds it correctly, giving the float64 strconv.ParseFloat gives (its own
+// exact path). Anything else is left to parseMillis.
+func parseMillisBytes(b []byte) (time.Duration, error) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		i, neg = 1, b[0] == '-'
+	}
+	var m uint64
+	digits, decimals, point := 0, 0, false
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if point {
+				decimals++
+			}
+		case c == '.' && !point:
+			point = true
+		default:
+			return parseMillis(string(b))
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return parseMillis(string(b))
+	}
+	ms := float64(m) / pow10[decimals]
+	if neg {
+		ms = -ms
+	}
+	ns := math.Round(ms * 1e6)
+	if math.Abs(ns) > maxTime {
+		return parseMillis(string(b))
+	}
+	return time.Duration(ns), nil
+}
+
+// parseCountBytes is parseCount on the bytes of a field; a count of at
+// most nine digits, which cannot overflow, is converted here.
+func parseCountBytes(b []byte) (int, error) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		i, neg = 1, b[0] == '-'
+	}
+	if len(b)-i == 0 || len(b)-i > 9 {
+		return parseCount(string(b))
+	}
+	n := 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return parseCount(string(b))
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}

@@ -1,0 +1,68 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"runtime"
+	"sync"
+)
+
+// countLines returns the number of lines of r from its offset to its end
+// (its newlines, plus one), when r is a regular file, so that a reader can
+// make room for every record at once; -1 otherwise. It reads the file with
+// ReadAt, in parallel, leaving its offset where it was. The count is a
+// bound to size slices by, not a promise: the file may change.
+func countLines(r io.Reader) int {
+	f, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+		Stat() (fs.FileInfo, error)
+	})
+	if !ok {
+		return -1
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return -1
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || off > fi.Size() {
+		return -1
+	}
+	const piece = 1 << 20
+	size := fi.Size() - off
+	parts := runtime.GOMAXPROCS(0)
+	counts := make([]int, parts)
+	var wg sync.WaitGroup
+	failed := false
+	var mu sync.Mutex
+	for p := range parts {
+		lo, hi := off+size*int64(p)/int64(parts), off+size*int64(p+1)/int64(parts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, piece)
+			for at := lo; at < hi; {
+				n, err := f.ReadAt(buf[:min(int64(piece), hi-at)], at)
+				counts[p] += bytes.Count(buf[:n], []byte{'\n'})
+				at += int64(n)
+				if at < hi && (err != nil || n == 0) {
+					mu.Lock()
+					failed = true
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed {
+		return -1
+	}
+	n := 1
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
