@@ -228,11 +228,16 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		wb.offered(r)
 	}
 
+	// The workload and the client's figures are described on another core
+	// while the latencies are gathered here.
 	var absent map[string]string
-	s.Workload, absent = describeWorkload(recs, cat)
-	for k, v := range absent {
-		s.Absent[k] = v
-	}
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		s.Workload, absent = describeWorkload(recs, cat)
+		s.Client = clientStats(recs, cat, opt, ps)
+	}()
+	defer func() { <-sideDone }() // an early return still waits for it
 
 	// Gather the per-request samples, one buffer each; the pooled gaps
 	// stay in the records' chunk arrivals and are read in place.
@@ -326,7 +331,10 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		s.Absent["max_gap"] = s.Absent["itl"]
 	}
 
-	s.Client = clientStats(recs, cat, opt, ps)
+	<-sideDone
+	for k, v := range absent {
+		s.Absent[k] = v
+	}
 
 	var w Window
 	var werr error
@@ -364,34 +372,6 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		s.Strata = st
 	}
 	return s, nil
-}
-
-// classify validates every record and assigns its category. It returns the
-// errors of the invalid ones, in input order (the first MaxReasons of them
-// listed, the rest counted); a record whose id repeats an earlier one is
-// invalid (the first is kept).
-func classify(recs []Record, lines []int) ([]Category, *Run) {
-	cat := make([]Category, len(recs))
-	bad := &Run{}
-	seen := make(map[string]int, len(recs))
-	for i := range recs {
-		r := &recs[i]
-		if e := r.validate(); e != nil {
-			bad.Reject(recordError(i, lines, r, e.Field, e.Err))
-			cat[i] = CategoryRejected
-			continue
-		}
-		if r.ID != "" {
-			if j, dup := seen[r.ID]; dup {
-				bad.Reject(recordError(i, lines, r, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
-				cat[i] = CategoryRejected
-				continue
-			}
-			seen[r.ID] = i
-		}
-		cat[i] = r.Category()
-	}
-	return cat, bad
 }
 
 func recordError(i int, lines []int, r *Record, field string, err error) *RecordError {

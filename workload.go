@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/order"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -85,7 +86,7 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 // each absent part is absent. It returns nil when no record is measured.
 func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
 	absent := map[string]string{}
-	prompts, outputs := make([]int, 0, len(recs)), make([]int, 0, len(recs))
+	prompts, outputs := make([]int64, 0, len(recs)), make([]int64, 0, len(recs))
 	sends, spans := make([]time.Duration, 0, len(recs)), make([][2]time.Duration, 0, len(recs))
 	es := EarlyStop{}
 	for i := range recs {
@@ -94,9 +95,9 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 		case CategoryRejected, CategoryWarmup:
 			continue
 		case CategoryOK:
-			outputs = append(outputs, r.CompletionTokens)
+			outputs = append(outputs, int64(r.CompletionTokens))
 			if r.PromptTokens > 0 {
-				prompts = append(prompts, r.PromptTokens)
+				prompts = append(prompts, int64(r.PromptTokens))
 			}
 			spans = append(spans, [2]time.Duration{r.Sent, r.Sent + r.last()})
 			if r.MaxTokens > 0 {
@@ -136,32 +137,31 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 // histogramBins is the number of bins of a length histogram.
 const histogramBins = 8
 
-// lengths describes token counts, or returns nil for none.
-func lengths(xs []int) *Lengths {
+// lengths describes token counts, or returns nil for none. It does not
+// sort them: the two percentiles are selected (see order.Select), and the
+// histogram's bins are equal in width, so each count's bin is found by one
+// division (gonum's stat.Histogram, which takes bins of any width, needs
+// the counts sorted).
+func lengths(xs []int64) *Lengths {
 	if len(xs) == 0 {
 		return nil
 	}
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	rank := func(p float64) int { return xs[max(int(math.Ceil(p*float64(len(xs))/100)), 1)-1] }
-	l := &Lengths{N: len(xs), P50: rank(50), P95: rank(95), Max: xs[len(xs)-1]}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	// Nearest rank ⌈p·N/100⌉, from 1, in integers.
+	rank := func(p int) int { return max((p*len(xs)+99)/100, 1) - 1 }
+	ks := slices.Compact([]int{rank(50), rank(95)})
+	at := make([]int64, len(ks))
+	order.Select(order.Flat(xs), lo, hi, ks, at)
+	l := &Lengths{N: len(xs), P50: int(at[0]), P95: int(at[len(at)-1]), Max: int(hi)}
 	// Bins of equal width over [min, max+1), their edges whole tokens.
-	lo, hi := xs[0], xs[len(xs)-1]+1
-	width := max(1, (hi-lo+histogramBins-1)/histogramBins)
-	var div []float64
-	for e := lo; ; e += width {
-		div = append(div, float64(e))
-		if e >= hi {
-			break
-		}
+	width := max(1, (hi+1-lo+histogramBins-1)/histogramBins)
+	bins := int((hi + 1 - lo + width - 1) / width)
+	counts := make([]int, bins)
+	for _, x := range xs {
+		counts[(x-lo)/width]++
 	}
-	x := make([]float64, len(xs))
-	for i, v := range xs {
-		x[i] = float64(v)
-	}
-	counts := stat.Histogram(nil, div, x, nil)
 	for i, c := range counts {
-		l.Histogram = append(l.Histogram, Bin{Lo: int(div[i]), Hi: int(div[i+1]), Count: int(c)})
+		l.Histogram = append(l.Histogram, Bin{Lo: int(lo + int64(i)*width), Hi: int(lo + int64(i+1)*width), Count: c})
 	}
 	return l
 }
@@ -173,7 +173,7 @@ func arrivals(sends []time.Duration) *Arrivals {
 		return nil
 	}
 	sends = slices.Clone(sends)
-	slices.Sort(sends)
+	sortInts(sends)
 	gaps := make([]float64, len(sends)-1)
 	for i := range gaps {
 		gaps[i] = float64(sends[i+1] - sends[i])
@@ -209,7 +209,7 @@ func concurrency(spans [][2]time.Duration) *Concurrency {
 	for _, s := range spans {
 		edges = append(edges, 2*int64(s[0])+1, 2*int64(s[1]))
 	}
-	slices.Sort(edges)
+	sortInts(edges)
 	at := func(e int64) time.Duration { return time.Duration(e >> 1) } // floor: exact for negative times too
 	if len(edges) == 0 || at(edges[len(edges)-1]) == at(edges[0]) {
 		return nil

@@ -1,0 +1,127 @@
+package llmmetrics
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// classify validates every record and assigns its category. It returns the
+// errors of the invalid ones, in input order (the first MaxReasons of them
+// listed, the rest counted); a record whose id repeats an earlier one is
+// invalid (the first is kept).
+func classify(recs []Record, lines []int) ([]Category, *Run) {
+	cat := make([]Category, len(recs))
+	invalid := validateAll(recs, cat)
+	dups := duplicateIDs(recs, cat)
+	bad := &Run{}
+	// The two lists are in input order; they are merged.
+	for len(invalid) > 0 || len(dups) > 0 {
+		if len(dups) == 0 || len(invalid) > 0 && invalid[0].at < dups[0].at {
+			i, e := invalid[0].at, invalid[0].err
+			bad.Reject(recordError(i, lines, &recs[i], e.Field, e.Err))
+			invalid = invalid[1:]
+			continue
+		}
+		i, j := dups[0].at, dups[0].first
+		bad.Reject(recordError(i, lines, &recs[i], "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+		cat[i] = CategoryRejected
+		dups = dups[1:]
+	}
+	return cat, bad
+}
+
+// invalidRecord is a record that failed validation, and why.
+type invalidRecord struct {
+	at  int
+	err *RecordError
+}
+
+// validateAll sets the category of each record, CategoryRejected for an
+// invalid one, and returns the invalid ones in input order. The records
+// are split among the cores.
+func validateAll(recs []Record, cat []Category) []invalidRecord {
+	parts := inParts(len(recs))
+	found := make([][]invalidRecord, len(parts))
+	var wg sync.WaitGroup
+	for p, part := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := part[0]; i < part[1]; i++ {
+				r := &recs[i]
+				if e := r.validate(); e != nil {
+					found[p] = append(found[p], invalidRecord{i, e})
+					cat[i] = CategoryRejected
+					continue
+				}
+				cat[i] = r.Category()
+			}
+		}()
+	}
+	wg.Wait()
+	var all []invalidRecord
+	for _, f := range found {
+		all = append(all, f...)
+	}
+	return all
+}
+
+// inParts splits n items into one range [lo, hi) per core, none of them
+// smaller than a few thousand items.
+func inParts(n int) [][2]int {
+	k := max(1, min(runtime.GOMAXPROCS(0), n/4096))
+	parts := make([][2]int, k)
+	for p := range parts {
+		parts[p] = [2]int{n * p / k, n * (p + 1) / k}
+	}
+	return parts
+}
+
+// duplicate is a record whose id an earlier one has.
+type duplicate struct{ at, first int }
+
+// duplicateIDs finds the valid records whose id repeats that of an earlier
+// valid record, in input order, each with the first record of its id.
+//
+// A map of millions of strings is slow to build, so each id is hashed and
+// the hashes sorted: records with one id then sit together, and only
+// records with equal hashes have their ids compared. Each key holds the
+// hash in its high bits and the record's index in the low ones, so that
+// the sort also keeps equal hashes in input order.
+func duplicateIDs(recs []Record, cat []Category) []duplicate {
+	shift := bits.Len(uint(len(recs)))
+	seed := maphash.MakeSeed()
+	keys := make([]uint64, 0, len(recs))
+	for i := range recs {
+		if cat[i] != CategoryRejected && recs[i].ID != "" {
+			keys = append(keys, maphash.String(seed, recs[i].ID)<<shift|uint64(i))
+		}
+	}
+	sortInts(keys)
+	index := func(k uint64) int { return int(k & (1<<shift - 1)) }
+	var dups []duplicate
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>shift == keys[lo]>>shift {
+			hi++
+		}
+		// Within a run of equal hashes, a record repeats the first earlier
+		// one with the same id.
+		for x := lo + 1; x < hi; x++ {
+			i := index(keys[x])
+			for y := lo; y < x; y++ {
+				if j := index(keys[y]); recs[j].ID == recs[i].ID {
+					dups = append(dups, duplicate{i, j})
+					break
+				}
+			}
+		}
+		lo = hi
+	}
+	slices.SortFunc(dups, func(a, b duplicate) int { return a.at - b.at })
+	return dups
+}
