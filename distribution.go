@@ -82,14 +82,28 @@ func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
 func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
 	d := Distribution{N: s.N, Method: m, Min: mo.min, Max: mo.max}
 	d.Mean = mo.sum.divRound(int64(s.N))
-	d.Std = popStd(s, d.Mean)
-	vals := percentiles(s, d.Min, d.Max, m, ps)
+	// A large sample's deviations are summed on another core while its
+	// percentiles are selected; the sum is the same either way.
+	var vals []time.Duration
+	if s.N >= parallelMin {
+		std := make(chan time.Duration)
+		go func() { std <- popStd(s, d.Mean) }()
+		vals = percentiles(s, d.Min, d.Max, m, ps)
+		d.Std = <-std
+	} else {
+		d.Std = popStd(s, d.Mean)
+		vals = percentiles(s, d.Min, d.Max, m, ps)
+	}
 	d.Points = make([]Point, len(ps))
 	for i, p := range ps {
 		d.Points[i] = Point{P: p, Value: vals[i]}
 	}
 	return d
 }
+
+// parallelMin is the size of a sample from which its passes are shared
+// among the cores.
+const parallelMin = 1 << 16
 
 // popStd returns the population standard deviation of the sample about
 // mean: the squared deviations from the exact integer mean, summed in

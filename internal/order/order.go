@@ -5,7 +5,9 @@ package order
 import (
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -90,19 +92,19 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 	span := uint64(hi - lo) // hi > lo, so this cannot wrap
 	shift := uint(max(0, bits.Len64(span)-radixBits))
 	counts := make([]int, span>>shift+1)
-	for _, seg := range s.Segs {
-		switch {
-		case s.Gaps:
-			for i := 1; i < len(seg); i++ {
-				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
-			}
-		case s.Float:
-			for _, x := range seg {
-				counts[uint64(T(floatKey(int64(x)))-lo)>>shift]++
-			}
-		default:
-			for _, x := range seg {
-				counts[uint64(x-lo)>>shift]++
+	parts := s.split(parallel(s.N))
+	partCounts := make([][]int, len(parts))
+	if len(parts) == 1 {
+		s.count(lo, shift, counts)
+		partCounts[0] = counts
+	} else {
+		inParallel(parts, func(p int, part Sample[T]) {
+			partCounts[p] = make([]int, len(counts))
+			part.count(lo, shift, partCounts[p])
+		})
+		for _, c := range partCounts {
+			for i, n := range c {
+				counts[i] += n
 			}
 		}
 	}
@@ -124,33 +126,23 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 	subs := make([][]T, len(wanted))
 	slot := make([]int32, len(counts))
 	for j, b := range wanted {
-		subs[j] = make([]T, 0, counts[b])
+		subs[j] = make([]T, counts[b])
 		slot[b] = int32(j + 1)
 	}
-	for _, seg := range s.Segs {
-		switch {
-		case s.Gaps:
-			for i := 1; i < len(seg); i++ {
-				x := seg[i] - seg[i-1]
-				if j := slot[uint64(x-lo)>>shift]; j != 0 {
-					subs[j-1] = append(subs[j-1], x)
-				}
+	// Each part copies its values into its own stretch of each set: after
+	// those of the parts before it.
+	partSubs := make([][][]T, len(parts))
+	for p := range parts {
+		partSubs[p] = make([][]T, len(wanted))
+		for j, b := range wanted {
+			at := 0
+			for _, c := range partCounts[:p] {
+				at += c[b]
 			}
-		case s.Float:
-			for _, x := range seg {
-				k := T(floatKey(int64(x)))
-				if j := slot[uint64(k-lo)>>shift]; j != 0 {
-					subs[j-1] = append(subs[j-1], k)
-				}
-			}
-		default:
-			for _, x := range seg {
-				if j := slot[uint64(x-lo)>>shift]; j != 0 {
-					subs[j-1] = append(subs[j-1], x)
-				}
-			}
+			partSubs[p][j] = subs[j][at : at : at+partCounts[p][b]]
 		}
 	}
+	inParallel(parts, func(p int, part Sample[T]) { part.copyOut(lo, shift, slot, partSubs[p]) })
 	// Select within each bucket; the ranks of one bucket go together.
 	for i := 0; i < len(ks); {
 		j := i
@@ -187,3 +179,138 @@ func floatKey(bits int64) int64 {
 
 // Float inverts Key.
 func Float(k int64) float64 { return math.Float64frombits(uint64(floatKey(k))) }
+
+// count adds the sample's values to counts, by their offset from lo
+// shifted right by shift.
+func (s Sample[T]) count(lo T, shift uint, counts []int) {
+	for _, seg := range s.Segs {
+		switch {
+		case s.Gaps:
+			for i := 1; i < len(seg); i++ {
+				counts[uint64(seg[i]-seg[i-1]-lo)>>shift]++
+			}
+		case s.Float:
+			for _, x := range seg {
+				counts[uint64(T(floatKey(int64(x)))-lo)>>shift]++
+			}
+		default:
+			for _, x := range seg {
+				counts[uint64(x-lo)>>shift]++
+			}
+		}
+	}
+}
+
+// copyOut appends each value whose bucket has a slot to the set of that
+// slot, subs[slot−1].
+func (s Sample[T]) copyOut(lo T, shift uint, slot []int32, subs [][]T) {
+	for _, seg := range s.Segs {
+		switch {
+		case s.Gaps:
+			for i := 1; i < len(seg); i++ {
+				x := seg[i] - seg[i-1]
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
+		case s.Float:
+			for _, x := range seg {
+				k := T(floatKey(int64(x)))
+				if j := slot[uint64(k-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], k)
+				}
+			}
+		default:
+			for _, x := range seg {
+				if j := slot[uint64(x-lo)>>shift]; j != 0 {
+					subs[j-1] = append(subs[j-1], x)
+				}
+			}
+		}
+	}
+}
+
+// parallelMin is the size of a sample from which its passes are shared
+// among the cores.
+const parallelMin = 1 << 16
+
+// parallel returns how many parts a sample of n values is read in.
+func parallel(n int) int {
+	if n < parallelMin {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), n/parallelMin))
+}
+
+// inParallel calls fn for each part, part 0 on the calling goroutine and
+// the others each on a goroutine of its own, and waits for them all.
+func inParallel[T ~int64](parts []Sample[T], fn func(p int, part Sample[T])) {
+	var wg sync.WaitGroup
+	for p := 1; p < len(parts); p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(p, parts[p])
+		}()
+	}
+	fn(0, parts[0])
+	wg.Wait()
+}
+
+// split cuts the sample into at most k parts that together hold each of
+// its values once, each with about N/k of them. A segment may be cut: a
+// segment of gaps is then cut with one value in both halves, whose gap
+// belongs to the second.
+func (s Sample[T]) split(k int) []Sample[T] {
+	if k <= 1 {
+		return []Sample[T]{s}
+	}
+	values := func(seg []T) int {
+		if s.Gaps {
+			return max(0, len(seg)-1)
+		}
+		return len(seg)
+	}
+	parts := make([]Sample[T], 0, k)
+	want := (s.N + k - 1) / k
+	if len(s.Segs) >= 64*k {
+		// Many segments: the parts are runs of whole segments, which need
+		// no copy of the list.
+		start, n := 0, 0
+		for i, seg := range s.Segs {
+			n += values(seg)
+			if n >= want || i == len(s.Segs)-1 {
+				parts = append(parts, Sample[T]{Segs: s.Segs[start : i+1], Gaps: s.Gaps, Float: s.Float, N: n})
+				start, n = i+1, 0
+			}
+		}
+		return parts
+	}
+	cur := Sample[T]{Gaps: s.Gaps, Float: s.Float}
+	for _, seg := range s.Segs {
+		for values(seg) > 0 {
+			take := min(values(seg), want-cur.N)
+			if take == values(seg) {
+				cur.Segs = append(cur.Segs, seg)
+				cur.N += take
+				seg = nil
+			} else {
+				end := take
+				if s.Gaps {
+					end++
+				}
+				cur.Segs = append(cur.Segs, seg[:end])
+				cur.N += take
+				seg = seg[take:]
+			}
+			if cur.N == want {
+				parts = append(parts, cur)
+				cur = Sample[T]{Gaps: s.Gaps, Float: s.Float}
+			}
+		}
+	}
+	if cur.N > 0 {
+		parts = append(parts, cur)
+	}
+	return parts
+}

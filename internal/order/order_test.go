@@ -54,3 +54,59 @@ func TestSelectFloatKeys(t *testing.T) {
 		t.Errorf("gaps: %v", out)
 	}
 }
+
+// A sample split for the cores holds each value once, in parts of about
+// equal size, whether it has one segment or many, of values or of gaps.
+func TestSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, layout := range []struct{ segs, size int }{{1, 300_000}, {3, 70_000}, {5000, 40}, {200, 1}, {1, 0}} {
+		for _, gaps := range []bool{false, true} {
+			s := Sample[int64]{Gaps: gaps}
+			for range layout.segs {
+				seg := make([]int64, layout.size)
+				v := int64(0)
+				for i := range seg {
+					v += rng.Int64N(1000)
+					seg[i] = v
+				}
+				s.Segs = append(s.Segs, seg)
+				if gaps {
+					s.N += max(0, len(seg)-1)
+				} else {
+					s.N += len(seg)
+				}
+			}
+			all := s.AppendTo(nil)
+			slices.Sort(all)
+			for _, k := range []int{1, 2, 3, 8} {
+				var got []int64
+				n := 0
+				for _, p := range s.split(k) {
+					vals := p.AppendTo(nil)
+					if len(vals) != p.N {
+						t.Fatalf("%+v gaps %v k %d: a part says N %d and holds %d", layout, gaps, k, p.N, len(vals))
+					}
+					n += p.N
+					got = append(got, vals...)
+				}
+				slices.Sort(got)
+				if n != s.N || !slices.Equal(got, all) {
+					t.Fatalf("%+v gaps %v k %d: the parts hold other values than the sample", layout, gaps, k)
+				}
+			}
+			// Selected on every core, the order statistics are those of
+			// the sorted values.
+			if s.N > 0 {
+				ks := []int{0, s.N / 3, s.N / 2, s.N - 1}
+				ks = slices.Compact(ks)
+				out := make([]int64, len(ks))
+				Select(s, all[0], all[len(all)-1], ks, out)
+				for i, k := range ks {
+					if out[i] != all[k] {
+						t.Fatalf("%+v gaps %v: rank %d is %d, sorted %d", layout, gaps, k, out[i], all[k])
+					}
+				}
+			}
+		}
+	}
+}
