@@ -229,14 +229,33 @@ func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordE
 		return a, start, nil
 	}
 	for {
-		v, err := p.int(-maxTime, maxTime)
-		if err != nil {
-			return a, start, err
-		}
 		if len(a) == cap(a) {
 			slab := make([]time.Duration, len(a)-start, max(arenaSlab, 2*(len(a)-start)))
 			copy(slab, a[start:])
 			a, start = slab, 0
+		}
+		// The common value, digits without a leading zero followed at once
+		// by ',' or ']', is read here; anything else by p.int.
+		b, i, j := p.b, p.i, p.i
+		var u uint64
+		for ; j < len(b) && j-i < 18; j++ {
+			c := b[j] - '0'
+			if c > 9 {
+				break
+			}
+			u = u*10 + uint64(c)
+		}
+		if j > i && j < len(b) && (b[j] == ',' || b[j] == ']') && (b[i] != '0' || j == i+1) && u <= maxTime {
+			a = append(a, time.Duration(u))
+			p.i = j + 1
+			if b[j] == ']' {
+				return a, start, nil
+			}
+			continue
+		}
+		v, err := p.int(-maxTime, maxTime)
+		if err != nil {
+			return a, start, err
 		}
 		a = append(a, time.Duration(v))
 		switch p.next() {
