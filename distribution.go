@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 	"time"
 )
@@ -56,11 +57,15 @@ func Describe(xs []time.Duration, m Method, ps ...Percentile) (Distribution, err
 	return describeSample(flat(xs), mo, m, ps), nil
 }
 
-// moments accumulates the count, extremes and exact sum of a sample.
+// moments accumulates the count, extremes and exact sum of a sample, and,
+// where the pass that gathered it summed them (squared), the exact sum of
+// the squares of its values.
 type moments struct {
 	n        int
 	min, max time.Duration
 	sum      sum128
+	squares  sum192
+	squared  bool
 }
 
 func (mo *moments) add(x time.Duration) {
@@ -82,15 +87,19 @@ func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
 func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
 	d := Distribution{N: s.N, Method: m, Min: mo.min, Max: mo.max}
 	d.Mean = mo.sum.divRound(int64(s.N))
-	// A large sample's deviations are summed on another core while its
-	// percentiles are selected; the sum is the same either way.
 	var vals []time.Duration
-	if s.N >= parallelMin {
+	switch {
+	case mo.squared:
+		d.Std = stdOfSums(mo, d.Mean)
+		vals = percentiles(s, d.Min, d.Max, m, ps)
+	case s.N >= parallelMin:
+		// A large sample's deviations are summed on another core while its
+		// percentiles are selected.
 		std := make(chan time.Duration)
 		go func() { std <- popStd(s, d.Mean) }()
 		vals = percentiles(s, d.Min, d.Max, m, ps)
 		d.Std = <-std
-	} else {
+	default:
 		d.Std = popStd(s, d.Mean)
 		vals = percentiles(s, d.Min, d.Max, m, ps)
 	}
@@ -105,25 +114,78 @@ func describeSample(s sample, mo moments, m Method, ps []Percentile) Distributio
 // among the cores.
 const parallelMin = 1 << 16
 
+// The standard deviation is √(Σ(x − mean)²/N) about the exact integer
+// mean, with the sum of squares exact (192 bits hold any sum of squares of
+// time differences), rounded to a float64 once, and the root rounded to
+// the nanosecond. Exact sums do not depend on the order of the values, so
+// they may be taken on several cores, or fused into a pass that reads the
+// values for another reason.
+
 // popStd returns the population standard deviation of the sample about
-// mean: the squared deviations from the exact integer mean, summed in
-// float64 (two-pass).
+// mean, in a pass of its own.
 func popStd(s sample, mean time.Duration) time.Duration {
-	var ss float64
+	var sq sum192
 	for _, seg := range s.Segs {
 		if s.Gaps {
 			for i := 1; i < len(seg); i++ {
-				d := float64(seg[i] - seg[i-1] - mean)
-				ss += d * d
+				sq.addSquare(seg[i] - seg[i-1] - mean)
 			}
 		} else {
 			for _, x := range seg {
-				d := float64(x - mean)
-				ss += d * d
+				sq.addSquare(x - mean)
 			}
 		}
 	}
-	return time.Duration(math.Round(math.Sqrt(ss / float64(s.N))))
+	return rootMean(sq.big(), s.N)
+}
+
+// stdOfSums returns the population standard deviation of the sample whose
+// moments hold the sum of its squares: Σ(x − m)² = Σx² − 2m·Σx + N·m².
+func stdOfSums(mo moments, mean time.Duration) time.Duration {
+	m := big.NewInt(int64(mean))
+	ss := mo.squares.big()
+	ss.Sub(ss, new(big.Int).Mul(new(big.Int).Lsh(m, 1), mo.sum.big()))
+	ss.Add(ss, new(big.Int).Mul(big.NewInt(int64(mo.n)), new(big.Int).Mul(m, m)))
+	return rootMean(ss, mo.n)
+}
+
+// rootMean returns √(ss/n) rounded to the nanosecond, ss rounded to the
+// nearest float64 first.
+func rootMean(ss *big.Int, n int) time.Duration {
+	f, _ := new(big.Float).SetInt(ss).Float64()
+	return time.Duration(math.Round(math.Sqrt(f / float64(n))))
+}
+
+// sum192 is an exact sum of squares of int64 values: each square is below
+// 2¹²⁶, so 2⁶⁴ of them fit.
+type sum192 struct{ w0, w1, w2 uint64 }
+
+// addSquare adds d².
+func (s *sum192) addSquare(d time.Duration) {
+	u := uint64(d)
+	if d < 0 {
+		u = -u
+	}
+	hi, lo := bits.Mul64(u, u)
+	var c uint64
+	s.w0, c = bits.Add64(s.w0, lo, 0)
+	s.w1, c = bits.Add64(s.w1, hi, c)
+	s.w2 += c
+}
+
+// addSum adds another sum to s.
+func (s *sum192) addSum(o sum192) {
+	var c uint64
+	s.w0, c = bits.Add64(s.w0, o.w0, 0)
+	s.w1, c = bits.Add64(s.w1, o.w1, c)
+	s.w2 += o.w2 + c
+}
+
+// big returns the sum as a big.Int.
+func (s sum192) big() *big.Int {
+	b := new(big.Int).SetUint64(s.w2)
+	b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.w1))
+	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.w0))
 }
 
 // sum128 is an exact signed 128-bit sum of int64 values, so that means of
@@ -134,6 +196,19 @@ func (s *sum128) add(v int64) {
 	var carry uint64
 	s.lo, carry = bits.Add64(s.lo, uint64(v), 0)
 	s.hi += uint64(v>>63) + carry // v>>63 is the sign extension: 0 or all ones
+}
+
+// addSum adds another sum to s.
+func (s *sum128) addSum(o sum128) {
+	var carry uint64
+	s.lo, carry = bits.Add64(s.lo, o.lo, 0)
+	s.hi += o.hi + carry
+}
+
+// big returns the sum as a big.Int.
+func (s sum128) big() *big.Int {
+	b := big.NewInt(int64(s.hi)) // the high word carries the sign
+	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.lo))
 }
 
 // divRound returns s/n rounded to the nearest integer, halves away from zero,

@@ -212,7 +212,10 @@
 //
 // Each [Distribution] also has N, the min and max, the mean (exact integer
 // sum, rounded to the nanosecond) and the population standard deviation
-// (divisor N, as numpy.std; not the sample deviation). [MedianMAD] gives the
+// √(Σ(x − mean)²/N) about that mean (divisor N, as numpy.std; not the
+// sample deviation), with the sum of squares exact, rounded to a float64
+// once, and the root rounded to the nanosecond: it does not depend on the
+// order of the values or on the number of cores that summed them. [MedianMAD] gives the
 // median ± raw MAD of a figure over repeated runs, with 1.4826·MAD as a
 // separate, named value.
 //

@@ -216,6 +216,17 @@ func (c *goodputCounter) add(v verdict) {
 	}
 }
 
+// merge adds another counter's verdicts.
+func (c *goodputCounter) merge(o *goodputCounter) {
+	c.g.Good += o.g.Good
+	c.g.TPOTNotApplicable += o.g.TPOTNotApplicable
+	c.g.GapNotApplicable += o.g.GapNotApplicable
+	c.g.FailedTTFT += o.g.FailedTTFT
+	c.g.FailedTPOT += o.g.FailedTPOT
+	c.g.FailedE2E += o.g.FailedE2E
+	c.g.FailedMaxGap += o.g.FailedMaxGap
+}
+
 // finish sets the two figures: attainment = good/offered, and
 // goodput = good/window.
 func (c *goodputCounter) finish(slo SLO, offered int, w Window, werr error) Goodput {

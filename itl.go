@@ -66,15 +66,17 @@ func appendGaps(dst []time.Duration, r *Record) []time.Duration {
 	return dst
 }
 
-// gapRange returns the smallest and largest gap of chunks, which must hold
-// at least two arrivals.
-func gapRange(chunks []time.Duration) (lo, hi time.Duration) {
+// gapStats returns the smallest and largest gap of chunks, which must hold
+// at least two arrivals, and adds the square of each gap to sq: one pass
+// for the pooled gaps' range and spread.
+func gapStats(chunks []time.Duration, sq *sum192) (lo, hi time.Duration) {
 	lo = chunks[1] - chunks[0]
 	hi = lo
-	for i := 2; i < len(chunks); i++ {
+	for i := 1; i < len(chunks); i++ {
 		g := chunks[i] - chunks[i-1]
 		lo = min(lo, g)
 		hi = max(hi, g)
+		sq.addSquare(g)
 	}
 	return lo, hi
 }
@@ -94,7 +96,8 @@ func (r *Record) MaxGap() (time.Duration, error) {
 
 // maxGap assumes at least two chunks.
 func maxGap(r *Record) time.Duration {
-	_, hi := gapRange(r.Chunks)
+	var sq sum192
+	_, hi := gapStats(r.Chunks, &sq)
 	return hi
 }
 

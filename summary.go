@@ -184,49 +184,12 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	s.Rejected = all.Rejected
 
 	// Count, and size the samples.
+	counted, each := tallyAll(recs, cat)
 	a := &s.Requests
+	*a = counted.a
 	a.Offered = len(recs) + read.RejectedCount()
 	a.Rejected = all.RejectedCount()
-	var nTPOT, nGaps, nMaxGap int
-	var wb windowBuilder
-	var outTokens, promptTokens int64
-	for i := range recs {
-		r := &recs[i]
-		switch cat[i] {
-		case CategoryRejected:
-			continue
-		case CategoryWarmup:
-			a.Warmup++
-			continue
-		case CategoryFailed:
-			a.Failed++
-			switch r.Status {
-			case StatusError:
-				a.Errors++
-			case StatusTimeout:
-				a.Timeouts++
-			case StatusCancelled:
-				a.Cancelled++
-			}
-		case CategoryZeroToken:
-			a.ZeroToken++
-		case CategoryOK:
-			a.OK++
-			wb.text(r)
-			outTokens += int64(r.CompletionTokens)
-			promptTokens += int64(r.PromptTokens)
-			if r.CompletionTokens == 1 {
-				a.OneToken++
-			} else {
-				nTPOT++
-			}
-			if len(r.Chunks) >= 2 {
-				nGaps += len(r.Chunks) - 1
-				nMaxGap++
-			}
-		}
-		wb.offered(r)
-	}
+	wb, outTokens, promptTokens := counted.wb, counted.outTokens, counted.promptTokens
 
 	// The workload and the client's figures are described on another core
 	// while the latencies are gathered here.
@@ -239,93 +202,48 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it
 
-	// Gather the per-request samples, one buffer each; the pooled gaps
-	// stay in the records' chunk arrivals and are read in place.
-	ttfts := make([]time.Duration, 0, a.OK)
-	e2es := make([]time.Duration, 0, a.OK)
-	tpots := make([]time.Duration, 0, nTPOT)
-	maxGaps := make([]time.Duration, 0, nMaxGap)
-	gaps := sample{Segs: make([][]time.Duration, 0, nMaxGap), Gaps: true, N: nGaps}
-	var gapMoments moments
-	// okAt[j] is the record index of the j-th ok request; tpotAt and
-	// maxGapAt likewise for the TPOT and max-gap samples. They let a
-	// percentile name the request that holds it.
-	okAt := make([]int, 0, a.OK)
-	tpotAt := make([]int, 0, nTPOT)
-	maxGapAt := make([]int, 0, nMaxGap)
-	var weighted gapWeighted
-	itl := ITLStats{}
-	var slo goodputCounter
-	for i := range recs {
-		r := &recs[i]
-		if cat[i] != CategoryOK {
-			continue
-		}
-		ttfts = append(ttfts, ttft(r))
-		e2es = append(e2es, e2e(r))
-		okAt = append(okAt, i)
-		if r.CompletionTokens >= 2 {
-			tpots = append(tpots, tpot(r))
-			tpotAt = append(tpotAt, i)
-			weighted.add(r)
-		}
-		switch {
-		case len(r.Chunks) == 0:
-			itl.NoChunks++
-		case gapBasis(r) == BasisToken:
-			itl.TokenBasis++
-		default:
-			itl.ChunkBasis++
-		}
-		if len(r.Chunks) >= 2 {
-			lo, hi := gapRange(r.Chunks)
-			gapMoments.addMany(len(r.Chunks)-1, lo, hi, decodeTime(r))
-			gaps.Segs = append(gaps.Segs, r.Chunks)
-			maxGaps = append(maxGaps, hi)
-			maxGapAt = append(maxGapAt, i)
-		}
-		if opt.SLO != nil {
-			v, err := opt.SLO.judge(r)
-			if err != nil {
-				return nil, recordError(i, lines, r, "chunks", err)
-			}
-			slo.add(v)
-		}
+	got, at, err := gatherAll(recs, cat, counted, each, opt.SLO)
+	if err != nil {
+		return nil, recordError(at, lines, &recs[at], "chunks", err)
 	}
+	ttfts, e2es, tpots, maxGaps, gaps := got.ttfts, got.e2es, got.tpots, got.maxGaps, got.gaps
+	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
+	slo := got.slo
 
 	// describe summarizes one sample of per-request values, naming the
 	// request at each nearest-rank percentile.
-	describe := func(xs []time.Duration, at []int) *Distribution {
+	describe := func(xs []time.Duration, member func(r *Record) bool) *Distribution {
 		var mo moments
 		for _, x := range xs {
 			mo.add(x)
 		}
 		d := describeSample(flat(xs), mo, opt.Method, ps)
 		if opt.Method == NearestRank {
-			nameRequests(&d, xs, at, recs)
+			nameRequests(&d, xs, recs, cat, member)
 		}
 		return &d
 	}
+	anyOK := func(*Record) bool { return true }
 	if a.OK == 0 {
 		s.Absent["ttft"] = "no ok request"
 		s.Absent["e2e"] = "no ok request"
 	} else {
-		s.TTFT = describe(ttfts, okAt)
-		s.E2E = describe(e2es, okAt)
+		s.TTFT = describe(ttfts, anyOK)
+		s.E2E = describe(e2es, anyOK)
 	}
 	switch {
 	case len(tpots) > 0:
-		s.TPOT = &TPOTStats{Distribution: *describe(tpots, tpotAt), GapWeightedMean: weighted.mean(), Excluded: a.OneToken}
+		s.TPOT = &TPOTStats{Distribution: *describe(tpots, hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
 	if gaps.N > 0 {
-		itl.Distribution = describeSample(gaps, gapMoments, opt.Method, ps)
+		itl.Distribution = describeSample(gaps, got.gapMoments, opt.Method, ps)
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk
 		}
 		s.ITL = &itl
-		s.MaxGap = describe(maxGaps, maxGapAt)
+		s.MaxGap = describe(maxGaps, hasGaps)
 	} else if a.OK > 0 {
 		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
 		s.Absent["max_gap"] = s.Absent["itl"]
@@ -391,14 +309,36 @@ func where(i int, lines []int) string {
 
 // nameRequests sets each point's ID to the id of the first request, in
 // input order, whose sample equals the point's value. xs holds one sample
-// per request, in input order, and at[j] is the record index of xs[j].
-func nameRequests(d *Distribution, xs []time.Duration, at []int, recs []Record) {
+// for each ok record for which member is true, in input order.
+func nameRequests(d *Distribution, xs []time.Duration, recs []Record, cat []Category, member func(r *Record) bool) {
+	// The position in xs of each point's first equal sample, then one pass
+	// over the records to find the records at those positions.
+	want := make(map[int][]int) // position → the points it names
 	for k := range d.Points {
 		if j := slices.Index(xs, d.Points[k].Value); j >= 0 {
-			d.Points[k].ID = recs[at[j]].ID
+			want[j] = append(want[j], k)
 		}
 	}
+	j := 0
+	for i := range recs {
+		if len(want) == 0 {
+			return
+		}
+		if cat[i] != CategoryOK || !member(&recs[i]) {
+			continue
+		}
+		for _, k := range want[j] {
+			d.Points[k].ID = recs[i].ID
+		}
+		delete(want, j)
+		j++
+	}
 }
+
+// hasTPOT and hasGaps say which ok records have a TPOT sample and a
+// max-gap sample.
+func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 }
+func hasGaps(r *Record) bool { return len(r.Chunks) >= 2 }
 
 // ClientStats are the distributions of what a load generator knew of the
 // measured requests (warm-up and rejected records left out). A

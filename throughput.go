@@ -64,6 +64,16 @@ func (b *windowBuilder) text(r *Record) {
 	}
 }
 
+// merge takes in what another builder noted.
+func (b *windowBuilder) merge(o *windowBuilder) {
+	if o.haveStart && (!b.haveStart || o.start < b.start) {
+		b.start, b.haveStart = o.start, true
+	}
+	if o.haveEnd && (!b.haveEnd || o.end > b.end) {
+		b.end, b.haveEnd = o.end, true
+	}
+}
+
 func (b *windowBuilder) window() (Window, error) {
 	if !b.haveEnd {
 		return Window{}, fmt.Errorf("%w: no request received text, so the window has no end; declare one", ErrInvalidWindow)
