@@ -79,6 +79,16 @@ func TestTimeAndCountBounds(t *testing.T) {
 	assert.Equal(t, 3*big, s.Throughput.Window.Length)
 	assert.Equal(t, int64(2*maxCount), s.Throughput.OutputTokens)
 	assert.Positive(t, float64(s.Throughput.OutputTokensPerSecond))
+	// In flight: a over [−2⁶¹, 0], b over [2⁶¹, 2⁶²], apart. Over the span
+	// of 3·2⁶¹ ns, one request is in flight for 2·2⁶¹ ns and none for 2⁶¹:
+	// mean 2/3, and the median count is 1. The last edge, at 2⁶², doubled
+	// would overflow an int64; the edges are taken from the earliest.
+	c := s.Workload.Concurrency
+	require.NotNil(t, c)
+	assert.Equal(t, 3*big, c.Span)
+	assert.Equal(t, 1, c.Max)
+	assert.Equal(t, 1, c.P50)
+	assert.InDelta(t, 2.0/3, c.Mean, 1e-15)
 
 	for _, r := range []Record{
 		{ID: "sent", Sent: big + 1, Status: StatusError},

@@ -1,7 +1,6 @@
 package llmmetrics
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -87,7 +86,7 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
 	absent := map[string]string{}
 	prompts, outputs := make([]int64, 0, len(recs)), make([]int64, 0, len(recs))
-	sends, spans := make([]time.Duration, 0, len(recs)), make([][2]time.Duration, 0, len(recs))
+	sends, edges := make([]time.Duration, 0, len(recs)), make([]int64, 0, 2*len(recs))
 	es := EarlyStop{}
 	for i := range recs {
 		r := &recs[i]
@@ -99,7 +98,7 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 			if r.PromptTokens > 0 {
 				prompts = append(prompts, int64(r.PromptTokens))
 			}
-			spans = append(spans, [2]time.Duration{r.Sent, r.Sent + r.last()})
+			edges = append(edges, int64(r.Sent), int64(r.Sent+r.last()))
 			if r.MaxTokens > 0 {
 				es.Known++
 				if r.CompletionTokens < r.MaxTokens {
@@ -112,7 +111,7 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 	if len(sends) == 0 {
 		return nil, absent
 	}
-	w := &Workload{Prompt: lengths(prompts), Output: lengths(outputs), Arrivals: arrivals(sends), Concurrency: concurrency(spans)}
+	w := &Workload{Prompt: lengths(prompts), Output: lengths(outputs), Arrivals: arrivals(sends), Concurrency: concurrency(edges)}
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -167,13 +166,14 @@ func lengths(xs []int64) *Lengths {
 }
 
 // arrivals describes the gaps between consecutive sends, or returns nil
-// for fewer than two gaps.
+// for fewer than two gaps. It sorts sends.
 func arrivals(sends []time.Duration) *Arrivals {
 	if len(sends) < 3 {
 		return nil
 	}
-	sends = slices.Clone(sends)
-	sortInts(sends)
+	if !slices.IsSorted(sends) {
+		sortInts(sends)
+	}
 	gaps := make([]float64, len(sends)-1)
 	for i := range gaps {
 		gaps[i] = float64(sends[i+1] - sends[i])
@@ -198,40 +198,76 @@ func arrivals(sends []time.Duration) *Arrivals {
 	return a
 }
 
-// concurrency describes the requests in flight over the spans, or returns
-// nil when they cover no time.
-func concurrency(spans [][2]time.Duration) *Concurrency {
-	// Each edge as one integer, 2·t for an end and 2·t + 1 for a start, so
-	// that a plain sort puts them in time order with, at one instant, ends
-	// before starts: a request that ends as another begins does not
-	// overlap it. Times are within ±2⁶¹ ns, so 2·t cannot overflow.
-	edges := make([]int64, 0, 2*len(spans))
-	for _, s := range spans {
-		edges = append(edges, 2*int64(s[0])+1, 2*int64(s[1]))
+// Each edge of a request's time in flight is one integer key: its time
+// from the earliest edge, doubled, plus one for a start, so that a plain
+// sort puts the edges in time order with, at one instant, ends before
+// starts (a request that ends as another begins does not overlap it). A
+// send is within ±2⁶¹ ns and a last chunk within 2⁶¹ ns of it, so a time
+// from the earliest is below 2⁶³ and its double below 2⁶⁴; the key is kept
+// in an int64 with its top bit flipped, which keeps the order.
+//
+// edgeKeys turns the times of pairs, a start and an end for each request,
+// into keys in place, and returns the time they are measured from.
+func edgeKeys(pairs []int64) time.Duration {
+	if len(pairs) == 0 {
+		return 0
 	}
+	base := slices.Min(pairs)
+	for i, t := range pairs {
+		k := uint64(t-base) << 1
+		if i%2 == 0 {
+			k |= 1 // a start
+		}
+		pairs[i] = int64(k ^ 1<<63)
+	}
+	return time.Duration(base)
+}
+
+// edgeAt returns the time of an edge key, and whether it is a start.
+func edgeAt(k int64, base time.Duration) (time.Duration, bool) {
+	u := uint64(k) ^ 1<<63
+	return base + time.Duration(u>>1), u&1 == 1
+}
+
+// concurrency describes the requests in flight over their spans, given as
+// (start, end) pairs of times, or returns nil when they cover no time. It
+// turns the pairs into edge keys and sorts them.
+func concurrency(edges []int64) *Concurrency {
+	base := edgeKeys(edges)
 	sortInts(edges)
-	at := func(e int64) time.Duration { return time.Duration(e >> 1) } // floor: exact for negative times too
+	at := func(k int64) time.Duration { t, _ := edgeAt(k, base); return t }
 	if len(edges) == 0 || at(edges[len(edges)-1]) == at(edges[0]) {
 		return nil
 	}
-	timeAt := map[int]time.Duration{} // how long the run spent at each count
+	var timeAt []time.Duration // how long the run spent at each count
 	c := &Concurrency{Span: at(edges[len(edges)-1]) - at(edges[0])}
 	n := 0
 	var area float64
 	for i, e := range edges {
-		n += int(e&1)*2 - 1 // a start adds one, an end takes one away
+		if _, start := edgeAt(e, base); start {
+			n++
+		} else {
+			n--
+		}
 		c.Max = max(c.Max, n)
 		if i+1 < len(edges) {
-			dt := at(edges[i+1]) - at(e)
-			timeAt[n] += dt
-			area += float64(n) * float64(dt)
+			// Between the edges of one instant, no time passes (n may dip
+			// below 0 there, where a request of no length ends before it
+			// begins).
+			if dt := at(edges[i+1]) - at(e); dt > 0 {
+				for len(timeAt) <= n {
+					timeAt = append(timeAt, 0)
+				}
+				timeAt[n] += dt
+				area += float64(n) * float64(dt)
+			}
 		}
 	}
 	c.Mean = area / float64(c.Span)
 	var cum time.Duration
-	for _, k := range slices.Sorted(maps.Keys(timeAt)) {
-		cum += timeAt[k]
-		if 2*cum >= c.Span {
+	for k, t := range timeAt {
+		cum += t
+		if cum >= c.Span-cum { // 2·cum ≥ Span, which could overflow
 			c.P50 = k
 			break
 		}
