@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
+	"time"
 )
 
 // classify validates every record and assigns its category. It returns the
@@ -14,10 +14,30 @@ import (
 // listed, the rest counted); a record whose id repeats an earlier one is
 // invalid (the first is kept).
 func classify(recs []Record, lines []int) ([]Category, *Run) {
+	cat, bad, _ := classifyPooling(recs, lines, false)
+	return cat, bad
+}
+
+// pooledGaps are the gaps between the chunks of the ok records that have
+// two or more, pooled: their moments (with the sum of squares) and each
+// record's largest gap, most[i] for record i. They are taken while the
+// records are validated, when each record's chunks have just been read.
+type pooledGaps struct {
+	mo   moments
+	most []time.Duration
+}
+
+// classifyPooling is classify, and with pool also pools the gaps.
+func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *pooledGaps) {
 	cat := make([]Category, len(recs))
-	invalid := validateAll(recs, cat)
+	var pg *pooledGaps
+	if pool {
+		pg = &pooledGaps{mo: moments{squared: true}, most: make([]time.Duration, len(recs))}
+	}
+	invalid := validateAll(recs, cat, pg)
 	dups := duplicateIDs(recs, cat)
 	bad := &Run{}
+	pooledDup := false
 	// The two lists are in input order; they are merged.
 	for len(invalid) > 0 || len(dups) > 0 {
 		if len(dups) == 0 || len(invalid) > 0 && invalid[0].at < dups[0].at {
@@ -28,10 +48,16 @@ func classify(recs []Record, lines []int) ([]Category, *Run) {
 		}
 		i, j := dups[0].at, dups[0].first
 		bad.Reject(recordError(i, lines, &recs[i], "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+		pooledDup = pooledDup || cat[i] == CategoryOK && len(recs[i].Chunks) >= 2
 		cat[i] = CategoryRejected
 		dups = dups[1:]
 	}
-	return cat, bad
+	if pg != nil && pooledDup {
+		// A repeated record's gaps were pooled: pool them again without it.
+		pg.mo = moments{squared: true}
+		poolAll(recs, cat, pg)
+	}
+	return cat, bad, pg
 }
 
 // invalidRecord is a record that failed validation, and why.
@@ -41,33 +67,60 @@ type invalidRecord struct {
 }
 
 // validateAll sets the category of each record, CategoryRejected for an
-// invalid one, and returns the invalid ones in input order. The records
-// are split among the cores.
-func validateAll(recs []Record, cat []Category) []invalidRecord {
+// invalid one, and returns the invalid ones in input order; with pg, it
+// also pools the gaps of the ok records. The records are split among the
+// cores.
+func validateAll(recs []Record, cat []Category, pg *pooledGaps) []invalidRecord {
 	parts := inParts(len(recs))
 	found := make([][]invalidRecord, len(parts))
-	var wg sync.WaitGroup
-	for p, part := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := part[0]; i < part[1]; i++ {
-				r := &recs[i]
-				if e := r.validate(); e != nil {
-					found[p] = append(found[p], invalidRecord{i, e})
-					cat[i] = CategoryRejected
-					continue
-				}
-				cat[i] = r.Category()
+	gaps := make([]moments, len(parts))
+	eachPart(parts, func(p, lo, hi int) {
+		gaps[p].squared = true
+		for i := lo; i < hi; i++ {
+			r := &recs[i]
+			if e := r.validate(); e != nil {
+				found[p] = append(found[p], invalidRecord{i, e})
+				cat[i] = CategoryRejected
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			cat[i] = r.Category()
+			if pg != nil && cat[i] == CategoryOK && len(r.Chunks) >= 2 {
+				pg.pool(&gaps[p], i, r)
+			}
+		}
+	})
 	var all []invalidRecord
-	for _, f := range found {
+	for p, f := range found {
 		all = append(all, f...)
+		if pg != nil {
+			pg.mo.merge(&gaps[p])
+		}
 	}
 	return all
+}
+
+// pool adds record i's gaps to mo.
+func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
+	lo, hi := gapStats(r.Chunks, &mo.squares)
+	mo.addMany(len(r.Chunks)-1, lo, hi, decodeTime(r))
+	pg.most[i] = hi
+}
+
+// poolAll pools the gaps of the ok records again, on every core.
+func poolAll(recs []Record, cat []Category, pg *pooledGaps) {
+	parts := inParts(len(recs))
+	gaps := make([]moments, len(parts))
+	eachPart(parts, func(p, lo, hi int) {
+		gaps[p].squared = true
+		for i := lo; i < hi; i++ {
+			if r := &recs[i]; cat[i] == CategoryOK && len(r.Chunks) >= 2 {
+				pg.pool(&gaps[p], i, r)
+			}
+		}
+	})
+	for p := range gaps {
+		pg.mo.merge(&gaps[p])
+	}
 }
 
 // inParts splits n items into one range [lo, hi) per core, none of them

@@ -72,6 +72,16 @@ func (mo *moments) add(x time.Duration) {
 	mo.addMany(1, x, x, x)
 }
 
+// merge adds another sample's moments to mo.
+func (mo *moments) merge(o *moments) {
+	if o.n == 0 {
+		return
+	}
+	mo.addMany(o.n, o.min, o.max, 0)
+	mo.sum.addSum(o.sum)
+	mo.squares.addSum(o.squares)
+}
+
 // addMany adds n values with the given extremes and sum.
 func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
 	if mo.n == 0 {
@@ -170,6 +180,14 @@ func (s *sum192) addSquare(d time.Duration) {
 	var c uint64
 	s.w0, c = bits.Add64(s.w0, lo, 0)
 	s.w1, c = bits.Add64(s.w1, hi, c)
+	s.w2 += c
+}
+
+// addWord adds w.
+func (s *sum192) addWord(w uint64) {
+	var c uint64
+	s.w0, c = bits.Add64(s.w0, w, 0)
+	s.w1, c = bits.Add64(s.w1, 0, c)
 	s.w2 += c
 }
 

@@ -101,7 +101,7 @@ func tallyAll(recs []Record, cat []Category) (tally, []tally) {
 type samples struct {
 	ttfts, e2es, tpots, maxGaps []time.Duration
 	gaps                        sample
-	gapMoments                  moments
+	gapMoments                  moments // as pooled while validating
 	weighted                    gapWeighted
 	noChunks, tokenBasis        int
 	chunkBasis                  int
@@ -112,9 +112,9 @@ type samples struct {
 // judges each ok record against slo when it is not nil. A record whose
 // chunks the SLO cannot judge is an error; the first in input order is
 // returned, with its index.
-func gatherAll(recs []Record, cat []Category, all tally, each []tally, slo *SLO) (*samples, int, error) {
+func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
-		gapMoments: moments{squared: true},
+		gapMoments: pg.mo,
 		ttfts:      make([]time.Duration, all.a.OK),
 		e2es:       make([]time.Duration, all.a.OK),
 		tpots:      make([]time.Duration, all.nTPOT),
@@ -153,9 +153,7 @@ func gatherAll(recs []Record, cat []Category, all tally, each []tally, slo *SLO)
 				f.chunkBasis++
 			}
 			if len(r.Chunks) >= 2 {
-				least, most := gapStats(r.Chunks, &f.gapMoments.squares)
-				f.gapMoments.addMany(len(r.Chunks)-1, least, most, decodeTime(r))
-				s.gaps.Segs[mg], s.maxGaps[mg] = r.Chunks, most
+				s.gaps.Segs[mg], s.maxGaps[mg] = r.Chunks, pg.most[i]
 				mg++
 			}
 			if slo != nil {
@@ -173,11 +171,6 @@ func gatherAll(recs []Record, cat []Category, all tally, each []tally, slo *SLO)
 			return nil, bad[p], errs[p]
 		}
 		f := &found[p]
-		if f.gapMoments.n > 0 {
-			s.gapMoments.addMany(f.gapMoments.n, f.gapMoments.min, f.gapMoments.max, 0)
-			s.gapMoments.sum.addSum(f.gapMoments.sum)
-			s.gapMoments.squares.addSum(f.gapMoments.squares)
-		}
 		s.weighted.decode.addSum(f.weighted.decode)
 		s.weighted.gaps += f.weighted.gaps
 		s.noChunks += f.noChunks

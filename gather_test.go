@@ -152,3 +152,31 @@ func TestStdExact(t *testing.T) {
 		}
 	}
 }
+
+// A record set aside for a repeated id adds nothing to the pooled gaps,
+// though its gaps were pooled while it was validated: the ITL and max-gap
+// figures are those of the run without it.
+func TestRepeatedIDLeavesGaps(t *testing.T) {
+	ms := time.Millisecond
+	recs := []Record{
+		{ID: "a", Chunks: []time.Duration{10 * ms, 20 * ms, 35 * ms}, CompletionTokens: 3},
+		{ID: "b", Chunks: []time.Duration{5 * ms, 9 * ms}, CompletionTokens: 2},
+		// A repeat of a, with the run's smallest and largest gaps.
+		{ID: "a", Chunks: []time.Duration{1 * ms, 2 * ms, 900 * ms}, CompletionTokens: 3},
+	}
+	with, err := Summarize(recs, Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Summarize(recs[:2], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Requests.Rejected != 1 || !reflect.DeepEqual(with.ITL, without.ITL) || !reflect.DeepEqual(with.MaxGap, without.MaxGap) {
+		t.Fatalf("ITL %+v, max gap %+v; without the repeat %+v, %+v", with.ITL, with.MaxGap, without.ITL, without.MaxGap)
+	}
+	// By hand: the gaps 10, 15 and 4 ms: min 4, max 15, mean 29/3 ms.
+	if d := with.ITL.Distribution; d.N != 3 || d.Min != 4*ms || d.Max != 15*ms || d.Mean != 9666667 {
+		t.Fatalf("ITL %+v", d)
+	}
+}

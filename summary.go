@@ -172,7 +172,7 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	if recs, s.Warmup, err = opt.Warmup.mark(recs); err != nil {
 		return nil, err
 	}
-	cat, bad := classify(recs, lines)
+	cat, bad, pooled := classifyPooling(recs, lines, true)
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {
 		all.Reject(e)
@@ -202,7 +202,7 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it
 
-	got, at, err := gatherAll(recs, cat, counted, each, opt.SLO)
+	got, at, err := gatherAll(recs, cat, pooled, counted, each, opt.SLO)
 	if err != nil {
 		return nil, recordError(at, lines, &recs[at], "chunks", err)
 	}
