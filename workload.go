@@ -85,8 +85,9 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 // each absent part is absent. It returns nil when no record is measured.
 func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
 	absent := map[string]string{}
-	prompts, outputs := make([]int64, 0, len(recs)), make([]int64, 0, len(recs))
-	sends, edges := make([]time.Duration, 0, len(recs)), make([]int64, 0, 2*len(recs))
+	var prompts, outputs lengthSample
+	sends := sendGaps{gaps: make([]float64, 0, len(recs))}
+	starts, ends := make([]time.Duration, 0, len(recs)), make([]time.Duration, 0, len(recs))
 	es := EarlyStop{}
 	for i := range recs {
 		r := &recs[i]
@@ -94,11 +95,11 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 		case CategoryRejected, CategoryWarmup:
 			continue
 		case CategoryOK:
-			outputs = append(outputs, int64(r.CompletionTokens))
+			outputs.add(r.CompletionTokens)
 			if r.PromptTokens > 0 {
-				prompts = append(prompts, int64(r.PromptTokens))
+				prompts.add(r.PromptTokens)
 			}
-			edges = append(edges, int64(r.Sent), int64(r.Sent+r.last()))
+			starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
 			if r.MaxTokens > 0 {
 				es.Known++
 				if r.CompletionTokens < r.MaxTokens {
@@ -106,12 +107,15 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 				}
 			}
 		}
-		sends = append(sends, r.Sent)
+		sends.add(r.Sent)
 	}
-	if len(sends) == 0 {
+	if sends.n == 0 {
 		return nil, absent
 	}
-	w := &Workload{Prompt: lengths(prompts), Output: lengths(outputs), Arrivals: arrivals(sends), Concurrency: concurrency(edges)}
+	if !sends.sorted {
+		sends.resort(recs, cat)
+	}
+	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Arrivals: arrivals(sends.gaps), Concurrency: concurrency(starts, ends)}
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -136,6 +140,79 @@ func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]stri
 // histogramBins is the number of bins of a length histogram.
 const histogramBins = 8
 
+// A lengthSample holds token counts: as a count of each value while their
+// range is small (lengthRange values at most), which needs no list of
+// them, and as a list once it is not.
+type lengthSample struct {
+	base   int   // the value counted by counts[0]
+	counts []int // counts[v−base] is the number of v's
+	list   []int64
+}
+
+// lengthRange bounds the range of values counted by value.
+const lengthRange = 1 << 16
+
+// add adds a count.
+func (l *lengthSample) add(v int) {
+	if l.list != nil {
+		l.list = append(l.list, int64(v))
+		return
+	}
+	if l.counts == nil {
+		l.base, l.counts = v, make([]int, 1, 64)
+	}
+	if v >= l.base+len(l.counts) && v < l.base+cap(l.counts) {
+		l.counts = l.counts[:v-l.base+1] // room above, and zero
+	}
+	if v < l.base || v >= l.base+len(l.counts) {
+		lo, hi := min(v, l.base), max(v, l.base+len(l.counts)-1)
+		if hi-lo >= lengthRange {
+			// Too wide a range: list the values counted so far, then on.
+			for k, c := range l.counts {
+				for range c {
+					l.list = append(l.list, int64(l.base+k))
+				}
+			}
+			l.counts = nil
+			l.list = append(l.list, int64(v))
+			return
+		}
+		grown := make([]int, hi-lo+1, max(2*(hi-lo+1), 64))
+		copy(grown[l.base-lo:], l.counts)
+		l.base, l.counts = lo, grown
+	}
+	l.counts[v-l.base]++
+}
+
+// describe describes the counts, or returns nil for none.
+func (l *lengthSample) describe() *Lengths {
+	if l.list != nil || l.counts == nil {
+		return lengths(l.list)
+	}
+	n := 0
+	for _, c := range l.counts {
+		n += c
+	}
+	// The range only grows to take a value, so its ends are both counted.
+	lo, hi := int64(l.base), int64(l.base+len(l.counts)-1)
+	// The value at a rank (from 0) is where the counts up to it pass it.
+	at := func(k int) int {
+		for v, c := range l.counts {
+			if k < c {
+				return l.base + v
+			}
+			k -= c
+		}
+		return int(hi)
+	}
+	h := newLengthBins(lo, hi, n)
+	h.l.P50, h.l.P95 = at(nearestRank(50, n)), at(nearestRank(95, n))
+	for k, c := range l.counts {
+		h.counts[int64(k)/h.width] += c // the value base+k is k from the lowest
+	}
+	return h.done()
+}
+
 // lengths describes token counts, or returns nil for none. It does not
 // sort them: the two percentiles are selected (see order.Select), and the
 // histogram's bins are equal in width, so each count's bin is found by one
@@ -146,37 +223,94 @@ func lengths(xs []int64) *Lengths {
 		return nil
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	// Nearest rank ⌈p·N/100⌉, from 1, in integers.
-	rank := func(p int) int { return max((p*len(xs)+99)/100, 1) - 1 }
-	ks := slices.Compact([]int{rank(50), rank(95)})
+	ks := slices.Compact([]int{nearestRank(50, len(xs)), nearestRank(95, len(xs))})
 	at := make([]int64, len(ks))
 	order.Select(order.Flat(xs), lo, hi, ks, at)
-	l := &Lengths{N: len(xs), P50: int(at[0]), P95: int(at[len(at)-1]), Max: int(hi)}
-	// Bins of equal width over [min, max+1), their edges whole tokens.
-	width := max(1, (hi+1-lo+histogramBins-1)/histogramBins)
-	bins := int((hi + 1 - lo + width - 1) / width)
-	counts := make([]int, bins)
+	h := newLengthBins(lo, hi, len(xs))
+	h.l.P50, h.l.P95 = int(at[0]), int(at[len(at)-1])
 	for _, x := range xs {
-		counts[(x-lo)/width]++
+		h.counts[(x-lo)/h.width]++
 	}
-	for i, c := range counts {
-		l.Histogram = append(l.Histogram, Bin{Lo: int(lo + int64(i)*width), Hi: int(lo + int64(i+1)*width), Count: c})
+	return h.done()
+}
+
+// nearestRank returns the rank ⌈p·n/100⌉ of percentile p of n values, from
+// 0, in integers.
+func nearestRank(p, n int) int { return max((p*n+99)/100, 1) - 1 }
+
+// lengthBins is a length histogram being counted: bins of equal width over
+// [min, max+1), their edges whole tokens.
+type lengthBins struct {
+	l      *Lengths
+	lo     int64
+	width  int64
+	counts []int
+}
+
+func newLengthBins(lo, hi int64, n int) *lengthBins {
+	width := max(1, (hi+1-lo+histogramBins-1)/histogramBins)
+	return &lengthBins{
+		l:  &Lengths{N: n, Max: int(hi)},
+		lo: lo, width: width,
+		counts: make([]int, (hi+1-lo+width-1)/width),
 	}
-	return l
+}
+
+// done returns the lengths with their histogram.
+func (h *lengthBins) done() *Lengths {
+	for i, c := range h.counts {
+		h.l.Histogram = append(h.l.Histogram, Bin{Lo: int(h.lo + int64(i)*h.width), Hi: int(h.lo + int64(i+1)*h.width), Count: c})
+	}
+	return h.l
+}
+
+// sendGaps are the gaps between consecutive sends of the measured
+// records, in send order. They are taken as the sends come while these are
+// in order, as they usually are, so that the sends need not be kept; one
+// out of order sends the gaps to be taken again (resort).
+type sendGaps struct {
+	gaps   []float64
+	n      int
+	last   time.Duration
+	sorted bool
+}
+
+func (g *sendGaps) add(t time.Duration) {
+	switch {
+	case g.n == 0:
+		g.sorted = true
+	case !g.sorted:
+	case t < g.last:
+		g.sorted = false
+	default:
+		g.gaps = append(g.gaps, float64(t-g.last))
+	}
+	g.last = t
+	g.n++
+}
+
+// resort takes the gaps again from the sends of the measured records,
+// sorted.
+func (g *sendGaps) resort(recs []Record, cat []Category) {
+	sends := make([]time.Duration, 0, g.n)
+	for i := range recs {
+		if cat[i] != CategoryRejected && cat[i] != CategoryWarmup {
+			sends = append(sends, recs[i].Sent)
+		}
+	}
+	sortInts(sends)
+	g.gaps = g.gaps[:0]
+	for i := 1; i < len(sends); i++ {
+		g.gaps = append(g.gaps, float64(sends[i]-sends[i-1]))
+	}
+	g.sorted = true
 }
 
 // arrivals describes the gaps between consecutive sends, or returns nil
-// for fewer than two gaps. It sorts sends.
-func arrivals(sends []time.Duration) *Arrivals {
-	if len(sends) < 3 {
+// for fewer than two gaps.
+func arrivals(gaps []float64) *Arrivals {
+	if len(gaps) < 2 {
 		return nil
-	}
-	if !slices.IsSorted(sends) {
-		sortInts(sends)
-	}
-	gaps := make([]float64, len(sends)-1)
-	for i := range gaps {
-		gaps[i] = float64(sends[i+1] - sends[i])
 	}
 	mean, std := stat.PopMeanStdDev(gaps, nil)
 	a := &Arrivals{Gaps: len(gaps), Mean: time.Duration(math.Round(mean))}
@@ -198,70 +332,55 @@ func arrivals(sends []time.Duration) *Arrivals {
 	return a
 }
 
-// Each edge of a request's time in flight is one integer key: its time
-// from the earliest edge, doubled, plus one for a start, so that a plain
-// sort puts the edges in time order with, at one instant, ends before
-// starts (a request that ends as another begins does not overlap it). A
-// send is within ±2⁶¹ ns and a last chunk within 2⁶¹ ns of it, so a time
-// from the earliest is below 2⁶³ and its double below 2⁶⁴; the key is kept
-// in an int64 with its top bit flipped, which keeps the order.
-//
-// edgeKeys turns the times of pairs, a start and an end for each request,
-// into keys in place, and returns the time they are measured from.
-func edgeKeys(pairs []int64) time.Duration {
-	if len(pairs) == 0 {
-		return 0
-	}
-	base := slices.Min(pairs)
-	for i, t := range pairs {
-		k := uint64(t-base) << 1
-		if i%2 == 0 {
-			k |= 1 // a start
-		}
-		pairs[i] = int64(k ^ 1<<63)
-	}
-	return time.Duration(base)
-}
-
-// edgeAt returns the time of an edge key, and whether it is a start.
-func edgeAt(k int64, base time.Duration) (time.Duration, bool) {
-	u := uint64(k) ^ 1<<63
-	return base + time.Duration(u>>1), u&1 == 1
-}
-
-// concurrency describes the requests in flight over their spans, given as
-// (start, end) pairs of times, or returns nil when they cover no time. It
-// turns the pairs into edge keys and sorts them.
-func concurrency(edges []int64) *Concurrency {
-	base := edgeKeys(edges)
-	sortInts(edges)
-	at := func(k int64) time.Duration { t, _ := edgeAt(k, base); return t }
-	if len(edges) == 0 || at(edges[len(edges)-1]) == at(edges[0]) {
+// concurrency describes the requests in flight, each from a start to an
+// end (as many of each, in any order), or returns nil when they cover no
+// time. It sorts starts and ends, and sweeps the two in time order, at one
+// instant ends before starts: a request that ends as another begins does
+// not overlap it.
+func concurrency(starts, ends []time.Duration) *Concurrency {
+	if len(starts) == 0 {
 		return nil
 	}
+	for _, xs := range [][]time.Duration{starts, ends} {
+		if !slices.IsSorted(xs) {
+			sortInts(xs)
+		}
+	}
+	first, last := min(starts[0], ends[0]), max(starts[len(starts)-1], ends[len(ends)-1])
+	if first == last {
+		return nil
+	}
+	c := &Concurrency{Span: last - first}
 	var timeAt []time.Duration // how long the run spent at each count
-	c := &Concurrency{Span: at(edges[len(edges)-1]) - at(edges[0])}
-	n := 0
 	var area float64
-	for i, e := range edges {
-		if _, start := edgeAt(e, base); start {
-			n++
+	n, now := 0, first
+	for i, j := 0, 0; i < len(starts) || j < len(ends); {
+		var t time.Duration
+		end := j < len(ends) && (i == len(starts) || ends[j] <= starts[i])
+		if end {
+			t = ends[j]
 		} else {
+			t = starts[i]
+		}
+		// The time since the last edge is spent at n (none passes between
+		// the edges of one instant, where n may dip below 0 as a request
+		// of no length ends before it begins).
+		if dt := t - now; dt > 0 {
+			for len(timeAt) <= n {
+				timeAt = append(timeAt, 0)
+			}
+			timeAt[n] += dt
+			area += float64(n) * float64(dt)
+		}
+		if end {
 			n--
+			j++
+		} else {
+			n++
+			i++
 		}
 		c.Max = max(c.Max, n)
-		if i+1 < len(edges) {
-			// Between the edges of one instant, no time passes (n may dip
-			// below 0 there, where a request of no length ends before it
-			// begins).
-			if dt := at(edges[i+1]) - at(e); dt > 0 {
-				for len(timeAt) <= n {
-					timeAt = append(timeAt, 0)
-				}
-				timeAt[n] += dt
-				area += float64(n) * float64(dt)
-			}
-		}
+		now = t
 	}
 	c.Mean = area / float64(c.Span)
 	var cum time.Duration

@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -213,5 +214,58 @@ func TestLengthsAsSorted(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A lengthSample, which counts each value while their range is small and
+// lists them once it is not, describes what lengths describes of the list.
+func TestLengthSample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, spread := range []int{1, 2, 9, 300, lengthRange - 1, lengthRange, 5 * lengthRange} {
+		for _, n := range []int{1, 2, 3, 50, 4000} {
+			var l lengthSample
+			xs := make([]int64, n)
+			for i := range xs {
+				v := 1 + rng.IntN(spread)
+				if i%2 == 1 {
+					v = 1 + spread - v // values arrive both rising and falling
+				}
+				xs[i] = int64(v)
+				l.add(v)
+			}
+			if got, want := l.describe(), lengths(xs); !reflect.DeepEqual(got, want) {
+				t.Fatalf("spread %d, n %d: %+v; lengths gives %+v", spread, n, got, want)
+			}
+		}
+	}
+	var none lengthSample
+	if none.describe() != nil {
+		t.Fatal("no lengths described as some")
+	}
+}
+
+// The workload does not depend on the order of the records: sends out of
+// order are sorted before their gaps are taken.
+func TestWorkloadAnyOrder(t *testing.T) {
+	recs := mixedRun(3000)
+	for i := range recs {
+		recs[i].ID = itoa(i) // no repeats, whose first depends on the order
+	}
+	want, err := DescribeWorkload(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSortedFunc(recs, func(a, b Record) int { return int(a.Sent - b.Sent) }) {
+		t.Fatal("mixedRun's sends are out of order; the test wants them in order first")
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	shuffled := slices.Clone(recs)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	got, err := DescribeWorkload(shuffled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("shuffled: %+v\nin order: %+v", got, want)
 	}
 }
