@@ -135,7 +135,7 @@ const parallelMin = 1 << 16
 // mean, in a pass of its own.
 func popStd(s sample, mean time.Duration) time.Duration {
 	var sq sum192
-	for _, seg := range s.Segs {
+	s.Each(func(seg []time.Duration) {
 		if s.Gaps {
 			for i := 1; i < len(seg); i++ {
 				sq.addSquare(seg[i] - seg[i-1] - mean)
@@ -145,7 +145,7 @@ func popStd(s sample, mean time.Duration) time.Duration {
 				sq.addSquare(x - mean)
 			}
 		}
-	}
+	})
 	return rootMean(sq.big(), s.N)
 }
 

@@ -119,7 +119,13 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 		e2es:       make([]time.Duration, all.a.OK),
 		tpots:      make([]time.Duration, all.nTPOT),
 		maxGaps:    make([]time.Duration, all.nMaxGap),
-		gaps:       sample{Segs: make([][]time.Duration, all.nMaxGap), Gaps: true, N: all.nGaps},
+		// The pooled gaps are read in the records' chunk arrivals.
+		gaps: sample{Seg: func(i int) []time.Duration {
+			if cat[i] == CategoryOK && len(recs[i].Chunks) >= 2 {
+				return recs[i].Chunks
+			}
+			return nil
+		}, NSegs: len(recs), Gaps: true, N: all.nGaps},
 	}
 	parts := inParts(len(recs))
 	found := make([]samples, len(parts))
@@ -153,7 +159,7 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 				f.chunkBasis++
 			}
 			if len(r.Chunks) >= 2 {
-				s.gaps.Segs[mg], s.maxGaps[mg] = r.Chunks, pg.most[i]
+				s.maxGaps[mg] = pg.most[i]
 				mg++
 			}
 			if slo != nil {

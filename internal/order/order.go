@@ -16,7 +16,14 @@ import (
 // each segment.
 type Sample[T ~int64] struct {
 	Segs [][]T
-	Gaps bool
+	// Seg, when not nil, gives the segments instead of Segs: segment i
+	// of NSegs is Seg(i) (nil for none). It holds a sample of segments
+	// kept elsewhere, such as records' chunk arrivals, without a list of
+	// them.
+	Seg   func(i int) []T
+	NSegs int
+	from  int // the first of Seg's segments that a part of a sample holds
+	Gaps  bool
 	// Float says the values are the bits of float64s (see Floats), to be
 	// ordered by Key. It cannot be combined with Gaps.
 	Float bool
@@ -37,12 +44,36 @@ func Floats(segs [][]float64) Sample[int64] {
 	return s
 }
 
+// segs returns the number of segments.
+func (s Sample[T]) segs() int {
+	if s.Seg != nil {
+		return s.NSegs
+	}
+	return len(s.Segs)
+}
+
+// seg returns segment i.
+func (s Sample[T]) seg(i int) []T {
+	if s.Seg != nil {
+		return s.Seg(s.from + i)
+	}
+	return s.Segs[i]
+}
+
+// Each calls fn with each segment in turn.
+func (s Sample[T]) Each(fn func(seg []T)) {
+	for i := range s.segs() {
+		fn(s.seg(i))
+	}
+}
+
 // Flat returns the sample of the values of xs.
 func Flat[T ~int64](xs []T) Sample[T] { return Sample[T]{Segs: [][]T{xs}, N: len(xs)} }
 
 // AppendTo appends the sample's values to dst.
 func (s Sample[T]) AppendTo(dst []T) []T {
-	for _, seg := range s.Segs {
+	for k := range s.segs() {
+		seg := s.seg(k)
 		switch {
 		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
@@ -183,7 +214,8 @@ func Float(k int64) float64 { return math.Float64frombits(uint64(floatKey(k))) }
 // count adds the sample's values to counts, by their offset from lo
 // shifted right by shift.
 func (s Sample[T]) count(lo T, shift uint, counts []int) {
-	for _, seg := range s.Segs {
+	for k := range s.segs() {
+		seg := s.seg(k)
 		switch {
 		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
@@ -204,7 +236,8 @@ func (s Sample[T]) count(lo T, shift uint, counts []int) {
 // copyOut appends each value whose bucket has a slot to the set of that
 // slot, subs[slot−1].
 func (s Sample[T]) copyOut(lo T, shift uint, slot []int32, subs [][]T) {
-	for _, seg := range s.Segs {
+	for k := range s.segs() {
+		seg := s.seg(k)
 		switch {
 		case s.Gaps:
 			for i := 1; i < len(seg); i++ {
@@ -273,21 +306,29 @@ func (s Sample[T]) split(k int) []Sample[T] {
 	}
 	parts := make([]Sample[T], 0, k)
 	want := (s.N + k - 1) / k
-	if len(s.Segs) >= 64*k {
+	if n := s.segs(); n >= 64*k {
 		// Many segments: the parts are runs of whole segments, which need
 		// no copy of the list.
-		start, n := 0, 0
-		for i, seg := range s.Segs {
-			n += values(seg)
-			if n >= want || i == len(s.Segs)-1 {
-				parts = append(parts, Sample[T]{Segs: s.Segs[start : i+1], Gaps: s.Gaps, Float: s.Float, N: n})
-				start, n = i+1, 0
+		start, vals := 0, 0
+		for i := range n {
+			vals += values(s.seg(i))
+			if vals >= want || i == n-1 {
+				part := s
+				part.N = vals
+				if s.Seg != nil {
+					part.from, part.NSegs = s.from+start, i+1-start
+				} else {
+					part.Segs = s.Segs[start : i+1]
+				}
+				parts = append(parts, part)
+				start, vals = i+1, 0
 			}
 		}
 		return parts
 	}
 	cur := Sample[T]{Gaps: s.Gaps, Float: s.Float}
-	for _, seg := range s.Segs {
+	for i := range s.segs() {
+		seg := s.seg(i)
 		for values(seg) > 0 {
 			take := min(values(seg), want-cur.N)
 			if take == values(seg) {

@@ -78,32 +78,37 @@ func TestSplit(t *testing.T) {
 			}
 			all := s.AppendTo(nil)
 			slices.Sort(all)
-			for _, k := range []int{1, 2, 3, 8} {
-				var got []int64
-				n := 0
-				for _, p := range s.split(k) {
-					vals := p.AppendTo(nil)
-					if len(vals) != p.N {
-						t.Fatalf("%+v gaps %v k %d: a part says N %d and holds %d", layout, gaps, k, p.N, len(vals))
+			// The same segments given by a function, as a sample over
+			// segments kept elsewhere is.
+			byFunc := Sample[int64]{Seg: func(i int) []int64 { return s.Segs[i] }, NSegs: len(s.Segs), Gaps: gaps, N: s.N}
+			for _, s := range []Sample[int64]{s, byFunc} {
+				for _, k := range []int{1, 2, 3, 8} {
+					var got []int64
+					n := 0
+					for _, p := range s.split(k) {
+						vals := p.AppendTo(nil)
+						if len(vals) != p.N {
+							t.Fatalf("%+v gaps %v k %d: a part says N %d and holds %d", layout, gaps, k, p.N, len(vals))
+						}
+						n += p.N
+						got = append(got, vals...)
 					}
-					n += p.N
-					got = append(got, vals...)
+					slices.Sort(got)
+					if n != s.N || !slices.Equal(got, all) {
+						t.Fatalf("%+v gaps %v k %d: the parts hold other values than the sample", layout, gaps, k)
+					}
 				}
-				slices.Sort(got)
-				if n != s.N || !slices.Equal(got, all) {
-					t.Fatalf("%+v gaps %v k %d: the parts hold other values than the sample", layout, gaps, k)
-				}
-			}
-			// Selected on every core, the order statistics are those of
-			// the sorted values.
-			if s.N > 0 {
-				ks := []int{0, s.N / 3, s.N / 2, s.N - 1}
-				ks = slices.Compact(ks)
-				out := make([]int64, len(ks))
-				Select(s, all[0], all[len(all)-1], ks, out)
-				for i, k := range ks {
-					if out[i] != all[k] {
-						t.Fatalf("%+v gaps %v: rank %d is %d, sorted %d", layout, gaps, k, out[i], all[k])
+				// Selected on every core, the order statistics are those of
+				// the sorted values.
+				if s.N > 0 {
+					ks := []int{0, s.N / 3, s.N / 2, s.N - 1}
+					ks = slices.Compact(ks)
+					out := make([]int64, len(ks))
+					Select(s, all[0], all[len(all)-1], ks, out)
+					for i, k := range ks {
+						if out[i] != all[k] {
+							t.Fatalf("%+v gaps %v: rank %d is %d, sorted %d", layout, gaps, k, out[i], all[k])
+						}
 					}
 				}
 			}
