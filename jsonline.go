@@ -54,6 +54,11 @@ type lineParser struct {
 	// capacity capped), so that reading allocates a slab per many records
 	// rather than a growing slice per record.
 	arena *[]time.Duration
+	// The keys that other keys' rules need, as read: a value and whether
+	// one was given (null is the key's absence).
+	first, last              time.Duration
+	completion               int
+	hasFirst, hasLast, hasCn bool
 }
 
 // arenaSlab is the length of a fresh arena slab.
@@ -105,8 +110,15 @@ func (p *lineParser) expect(c byte) *RecordError {
 // anything else is decoded by encoding/json, which checks escapes and
 // UTF-8.
 func (p *lineParser) str() (string, *RecordError) {
+	b, err := p.rawStr()
+	return string(b), err
+}
+
+// rawStr reads a JSON string, as str does, and returns its bytes without
+// a copy when it is plain (in the line), decoded otherwise.
+func (p *lineParser) rawStr() ([]byte, *RecordError) {
 	if err := p.expect('"'); err != nil {
-		return "", err
+		return nil, err
 	}
 	start, plain := p.i-1, true
 	for p.i < len(p.b) {
@@ -119,22 +131,22 @@ func (p *lineParser) str() (string, *RecordError) {
 		case c == '"':
 			p.i++
 			if plain {
-				return string(p.b[start+1 : p.i-1]), nil
+				return p.b[start+1 : p.i-1], nil
 			}
 			var s string
 			if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
 				p.i = start
-				return "", p.fail(ErrSyntax, "bad string: %v", err)
+				return nil, p.fail(ErrSyntax, "bad string: %v", err)
 			}
-			return s, nil
+			return []byte(s), nil
 		case c < 0x20:
-			return "", p.fail(ErrSyntax, "control character in a string")
+			return nil, p.fail(ErrSyntax, "control character in a string")
 		case c >= 0x80:
 			plain = false
 		}
 		p.i++
 	}
-	return "", p.fail(ErrSyntax, "the line ends inside a string")
+	return nil, p.fail(ErrSyntax, "the line ends inside a string")
 }
 
 // literal consumes word if it comes next.
@@ -304,8 +316,6 @@ func (p *lineParser) object() (rec Record, err *RecordError) {
 	if err := p.expect('{'); err != nil {
 		return rec, err
 	}
-	var first, last *time.Duration
-	var completion *int
 	for n := 0; ; n++ {
 		p.key = ""
 		switch c := p.next(); {
@@ -315,7 +325,7 @@ func (p *lineParser) object() (rec Record, err *RecordError) {
 			p.i++
 			fallthrough
 		case n == 0:
-			if err := p.member(&rec, &first, &last, &completion); err != nil {
+			if err := p.member(&rec); err != nil {
 				return rec, err
 			}
 			continue
@@ -332,26 +342,27 @@ func (p *lineParser) object() (rec Record, err *RecordError) {
 	if p.next() != 0 {
 		return rec, p.fail(ErrSyntax, "text after the JSON object: %q", clip(p.b[p.i:]))
 	}
-	return p.finish(rec, first, last, completion)
+	return p.finish(rec)
 }
 
 // member reads one key and its value into rec.
-func (p *lineParser) member(rec *Record, first, last **time.Duration, completion **int) *RecordError {
+func (p *lineParser) member(rec *Record) *RecordError {
 	p.key = ""
 	at := p.i
-	name, err := p.str()
+	name, err := p.rawStr()
 	if err != nil {
 		return err
 	}
 	k := jsonKey(0)
-	for k < nKeys && jsonKeys[k] != name {
+	for k < nKeys && jsonKeys[k] != string(name) { // compared without a copy
 		k++
 	}
-	p.key = name
 	if k == nKeys {
+		p.key = string(name)
 		p.i = at
-		return p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", name)
+		return p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", p.key)
 	}
+	p.key = jsonKeys[k]
 	if p.seen[k] {
 		p.i = at
 		return p.fail(ErrSyntax, "key %q repeated", name)
@@ -364,22 +375,25 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 		return nil // null is the key's absence
 	}
 	switch k {
-	case keyID, keyStatus, keyMessage:
+	case keyStatus:
+		s, err := p.rawStr()
+		if err != nil {
+			return err
+		}
+		st, serr := parseStatusBytes(s)
+		if serr != nil {
+			return p.fail(serr, "")
+		}
+		rec.Status = st
+	case keyID, keyMessage:
 		s, err := p.str()
 		if err != nil {
 			return err
 		}
-		switch k {
-		case keyID:
+		if k == keyID {
 			rec.ID = s
-		case keyMessage:
+		} else {
 			rec.Message = s
-		default:
-			st, serr := ParseStatus(s)
-			if serr != nil {
-				return p.fail(serr, "")
-			}
-			rec.Status = st
 		}
 	case keySent, keyFirstText, keyLastText:
 		v, err := p.int(-maxTime, maxTime)
@@ -391,9 +405,9 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 		case keySent:
 			rec.Sent = d
 		case keyFirstText:
-			*first = &d
+			p.first, p.hasFirst = d, true
 		default:
-			*last = &d
+			p.last, p.hasLast = d, true
 		}
 	case keyWarmup:
 		switch {
@@ -463,33 +477,33 @@ func (p *lineParser) member(rec *Record, first, last **time.Duration, completion
 		case keyMaxTokens:
 			rec.MaxTokens = n
 		default:
-			*completion = &n
+			p.completion, p.hasCn = n, true
 		}
 	}
 	return nil
 }
 
 // finish applies the format's rules that involve several keys.
-func (p *lineParser) finish(rec Record, first, last *time.Duration, completion *int) (Record, *RecordError) {
+func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 	missing := func(key, format string, args ...any) (Record, *RecordError) {
 		return rec, &RecordError{Index: -1, Field: key, Err: fmt.Errorf("%w: %s", ErrMissingField, fmt.Sprintf(format, args...))}
 	}
-	if completion != nil {
-		rec.CompletionTokens = *completion
+	if p.hasCn {
+		rec.CompletionTokens = p.completion
 	} else if rec.Status == StatusOK {
 		return missing("completion_tokens", "an ok record needs it")
 	}
-	if first != nil {
-		rec.FirstText = *first
+	if p.hasFirst {
+		rec.FirstText = p.first
 	}
-	if last != nil {
-		rec.LastText = *last
+	if p.hasLast {
+		rec.LastText = p.last
 	}
 	if rec.Status == StatusOK && rec.CompletionTokens > 0 && len(rec.Chunks) == 0 {
-		if first == nil {
+		if !p.hasFirst {
 			return missing("first_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
 		}
-		if last == nil {
+		if !p.hasLast {
 			return missing("last_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
 		}
 	}
