@@ -1,6 +1,7 @@
 package llmmetrics_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -50,6 +51,35 @@ func BenchmarkPercentiles(b *testing.B) {
 			for b.Loop() {
 				if _, err := llmmetrics.Percentiles(xs, llmmetrics.NearestRank, llmmetrics.DefaultPercentiles...); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRead reads the project's own formats from memory: JSONL with 128
+// chunk arrivals a request, and CSV rows. bench/compare_formats.sh times the
+// whole command on files beside the numpy pipelines.
+func BenchmarkRead(b *testing.B) {
+	for _, c := range []struct {
+		format string
+		n, k   int
+		write  func(*bytes.Buffer, []llmmetrics.Record) error
+	}{
+		{"jsonl", 20_000, 128, func(w *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteJSONL(w, r) }},
+		{"csv", 500_000, 4, func(w *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteCSV(w, r) }},
+	} {
+		var in bytes.Buffer
+		if err := c.write(&in, synth.Run(c.n, c.k)); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/records=%d", c.format, c.n), func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				run, _, err := llmmetrics.Read(bytes.NewReader(in.Bytes()))
+				if err != nil || len(run.Records) != c.n {
+					b.Fatalf("%v, %d records", err, len(run.Records))
 				}
 			}
 		})

@@ -215,9 +215,9 @@
 // √(Σ(x − mean)²/N) about that mean (divisor N, as numpy.std; not the
 // sample deviation), with the sum of squares exact, rounded to a float64
 // once, and the root rounded to the nanosecond: it does not depend on the
-// order of the values or on the number of cores that summed them. [MedianMAD] gives the
-// median ± raw MAD of a figure over repeated runs, with 1.4826·MAD as a
-// separate, named value.
+// order of the values or on the number of cores that summed them.
+// [MedianMAD] gives the median ± raw MAD of a figure over repeated runs,
+// with 1.4826·MAD as a separate, named value.
 //
 // # Units
 //
@@ -255,6 +255,17 @@
 // and return the Run together with an error wrapping [ErrRejected], so that
 // rows set aside are never lost in silence: [Run.Summarize] counts them,
 // whereas the function Summarize, given only Run.Records, cannot.
+//
+// The readers and Summarize use every core, and give the same results on
+// any number of them: a reader cuts its input into blocks of whole lines
+// (reading at most 768 KiB ahead, so that a strict reader stops soon after
+// a bad line even on an endless stream) and takes the parsed blocks in
+// order; from a regular file, whose lines are counted first, the records
+// are written straight into their places in Run.Records. The CSV reader
+// parses rows in place up to the first double quote (which may open a
+// field holding a newline) and reads the rest with encoding/csv; both give
+// what encoding/csv gives. Summarize counts and gathers on every core with
+// integer sums, so no figure depends on how the records were divided.
 //
 // Memory stays bounded on any input: a line or CSV row longer than 256 MiB
 // is an error, and a Run or a Summary keeps the reasons of the first
