@@ -115,31 +115,6 @@ func TestCSVSplitLarge(t *testing.T) {
 	}
 }
 
-// inFile returns a wrapper that writes what the reader holds to a file and
-// returns the file, open at its start: a regular file, whose lines the
-// readers count to write the records in place.
-func inFile(t *testing.T) func(io.Reader) io.Reader {
-	return func(r io.Reader) io.Reader {
-		path := filepath.Join(t.TempDir(), "in")
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		if countLines(f) != bytes.Count(b, []byte{'\n'})+1 {
-			t.Fatalf("countLines: %d, want %d", countLines(f), bytes.Count(b, []byte{'\n'})+1)
-		}
-		return f
-	}
-}
-
 // The fast number parsers give exactly what parseMillis and parseCount
 // give, errors included.
 func TestParseFieldBytes(t *testing.T) {
