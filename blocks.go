@@ -115,9 +115,11 @@ func (d *rows) take(recs []Record, lines []int, at int) {
 	}
 }
 
-// done returns the records and their lines.
+// done returns the records and their lines. The slots left over stay in
+// their capacity, so that rows read after a fence (see splitBlocks) are
+// appended in place.
 func (d *rows) done() ([]Record, []int) {
-	return d.recs[:d.fill:d.fill], d.lines[:d.fill:d.fill]
+	return d.recs[:d.fill], d.lines[:d.fill]
 }
 
 // splitBlocks reads r and sends its lines in blocks of about size bytes,
@@ -126,11 +128,12 @@ func (d *rows) done() ([]Record, []int) {
 // cap(free) blocks are out at once and their memory is reused; it stops
 // when done is closed. A line longer than maxLine is an error.
 //
-// A fence, when not 0, is a byte the blocks' parser cannot take (a CSV
-// quote, which may hold a newline): the splitter stops at the start of the
-// line it is on, and the last block carries the input from there on in its
+// A fence, when not nil, finds the first line of a block's data that the
+// blocks' parser cannot take (a CSV row whose quoted field goes on past its
+// line), returning its offset or −1: the splitter stops at the start of
+// that line, and the last block carries the input from there on in its
 // rest, to be read another way.
-func splitBlocks(r io.Reader, first int, fence byte, size int, free chan []byte, done <-chan struct{}, out chan<- block) {
+func splitBlocks(r io.Reader, first int, fence func([]byte) int, size int, free chan []byte, done <-chan struct{}, out chan<- block) {
 	defer close(out)
 	var carry []byte
 	line := first
@@ -146,14 +149,9 @@ func splitBlocks(r io.Reader, first int, fence byte, size int, free chan []byte,
 		}
 		buf = append(buf[:0], carry...)
 		var rerr error
-		fenced := fence != 0 && bytes.IndexByte(buf, fence) >= 0
-		for !fenced {
+		for {
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
-			if fence != 0 && bytes.IndexByte(buf[len(buf)-n:], fence) >= 0 {
-				fenced = true
-				break
-			}
 			if err != nil {
 				rerr = err
 				break
@@ -174,8 +172,6 @@ func splitBlocks(r io.Reader, first int, fence byte, size int, free chan []byte,
 		}
 		end := len(buf)
 		switch {
-		case fenced:
-			end = bytes.LastIndexByte(buf[:bytes.IndexByte(buf, fence)], '\n') + 1
 		case rerr == nil:
 			end = bytes.LastIndexByte(buf, '\n') + 1
 		default:
@@ -183,11 +179,20 @@ func splitBlocks(r io.Reader, first int, fence byte, size int, free chan []byte,
 				end = 0 // the block is the long line alone, which is not parsed
 			}
 		}
+		fenced := false
+		if fence != nil {
+			if at := fence(buf[:end]); at >= 0 {
+				end, fenced = at, true
+			}
+		}
 		carry = append(carry[:0], buf[end:]...)
 		b := block{seq: seq, firstLine: line, data: buf[:end], buf: buf}
 		line += bytes.Count(b.data, []byte{'\n'})
 		if fenced {
 			b.rest = io.MultiReader(bytes.NewReader(carry), r)
+			if rerr != nil && rerr != io.EOF {
+				b.rest = io.MultiReader(bytes.NewReader(carry), &failing{rerr})
+			}
 			select {
 			case out <- b:
 			case <-done:
@@ -237,7 +242,7 @@ type parsedBlock struct {
 // (see splitBlocks), with one worker per core, parse turning one block into
 // its records (in dst's slots, when it is not nil) and items, and returns the results in input order, one at a time, through
 // next; stop ends the reading early.
-func parseBlocks(r io.Reader, first int, fence byte, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
+func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
 	workers := runtime.GOMAXPROCS(0)
 	size := max(64<<10, readAhead/(workers+1))
 	free := make(chan []byte, workers+1)
@@ -389,3 +394,8 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 	}
 	return end, nil
 }
+
+// failing is a reader that fails with err.
+type failing struct{ err error }
+
+func (f *failing) Read([]byte) (int, error) { return 0, f.err }

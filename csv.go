@@ -36,8 +36,8 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 // mark is ignored.
 //
 // Rows are read as encoding/csv reads them (RFC 4180). Up to the first
-// double quote, which may open a field holding commas or newlines, they
-// are split on all cores; from there on they are read one at a time.
+// quoted field that goes on past the end of its line, they are split on
+// all cores; from there on they are read one at a time.
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	total := o.lines(r)
 	head, r, err := csvHeaderLine(r)
@@ -60,7 +60,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	}
 	first := bytes.Count(head, []byte{'\n'}) + 1
 	dst := newRows(first, total-first+1)
-	next, stop := parseBlocks(r, first, '"', dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header)) })
+	next, stop := parseBlocks(r, first, openQuoteLine, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header)) })
 	defer stop()
 	run := &Run{}
 	end, err := o.gather(next, dst, run, nil)

@@ -3,15 +3,44 @@ package llmmetrics
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 )
 
-// Reading a block of CSV rows that holds no double quote: every field is
-// then the text between two commas, as encoding/csv would read it, and a
-// row is one line. The numbers are parsed from the bytes in place, and
-// the ids of a block share one string.
+// Reading a block of CSV rows, each one line: the splitter stops before
+// the first line with an odd number of double quotes (openQuoteLine), the
+// only kind of line on which encoding/csv can go on reading past its end
+// (a quoted field holding a newline). A row without a quote is split on
+// its commas, which is what encoding/csv does with it; a row with quotes,
+// self-contained, is given to encoding/csv alone. The numbers are parsed
+// from the bytes in place, and the ids of a block share one string.
+
+// openQuoteLine returns the offset of the first line of data with an odd
+// number of double quotes, or −1. A line with an even number cannot leave
+// encoding/csv inside a quoted field at its end: a quoted field read to its
+// close takes an even number, and a quote out of place is an error that
+// ends the row with its line.
+func openQuoteLine(data []byte) int {
+	for at := 0; ; {
+		q := bytes.IndexByte(data[at:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += at
+		start := bytes.LastIndexByte(data[:q], '\n') + 1
+		end := len(data)
+		if i := bytes.IndexByte(data[q:], '\n'); i >= 0 {
+			end = q + i + 1
+		}
+		if bytes.Count(data[start:end], []byte{'"'})%2 == 1 {
+			return start
+		}
+		at = end
+	}
+}
 
 // parseCSVBlock parses a block of rows with the given columns, each row
 // needing fields fields.
@@ -27,10 +56,20 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 	for ; len(data) > 0; line++ {
 		row := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			row, data = data[:i], data[i+1:]
+			row, data = data[:i+1], data[i+1:]
 		} else {
 			data = nil
 		}
+		if bytes.IndexByte(row, '"') >= 0 {
+			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok {
+				pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
+				spans = append(spans, [4]int32{-1})
+			} else if item.err != nil {
+				pb.items = append(pb.items, item)
+			}
+			continue
+		}
+		row = bytes.TrimSuffix(row, []byte{'\n'})
 		// encoding/csv takes "\r\n" as "\n", and drops a "\r" ending the input.
 		if k := len(row) - 1; k >= 0 && row[k] == '\r' {
 			row = row[:k]
@@ -86,9 +125,47 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 	pb.lastLine = line
 	all := string(text)
 	for k, sp := range spans {
-		pb.recs[k].ID, pb.recs[k].Message = all[sp[0]:sp[1]], all[sp[2]:sp[3]]
+		if sp[0] >= 0 { // a quoted row has its strings already
+			pb.recs[k].ID, pb.recs[k].Message = all[sp[0]:sp[1]], all[sp[2]:sp[3]]
+		}
 	}
 	return pb
+}
+
+// quotedCSVRow reads one self-contained row holding double quotes with
+// encoding/csv, as the whole input's reader would read it at that line. It
+// returns the record, or the row's error in item, or neither for a blank
+// row.
+func quotedCSVRow(row []byte, line int, cols csvCols, fields int) (Record, lineItem, bool) {
+	cr := csv.NewReader(bytes.NewReader(row))
+	cr.FieldsPerRecord = fields
+	got, err := cr.Read()
+	if err == io.EOF {
+		return Record{}, lineItem{}, false
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if !errors.As(err, &pe) {
+			pe = &csv.ParseError{Line: 1, Column: 1, Err: err}
+		}
+		return Record{}, lineItem{line: line, err: &RecordError{Index: -1, Line: line + pe.Line - 1, Column: pe.Column,
+			Err: fmt.Errorf("%w: %w", ErrSyntax, pe.Err)}}, false
+	}
+	var f csvFields
+	for i, s := range got {
+		f[i] = []byte(s)
+	}
+	var rec Record
+	if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
+		l, c := cr.FieldPos(rerr.Column)
+		rerr.Line, rerr.Column, rerr.ID = line+l-1, c, got[cols.id]
+		return Record{}, lineItem{line: line, err: rerr}, false
+	}
+	rec.ID = got[cols.id]
+	if cols.message >= 0 {
+		rec.Message = got[cols.message]
+	}
+	return rec, lineItem{}, true
 }
 
 // parseStatusBytes is ParseStatus on the bytes of a field.

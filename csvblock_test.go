@@ -53,6 +53,7 @@ func FuzzCSVSplit(f *testing.F) {
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\nx,1,,,,5,error,\"a\nb\"\ny,1,2,3,4,5,ok,\n"))
 	f.Add([]byte(csvHeader + "a,+1,-2,-0.5,.5\nb,1,2,1e3,5.\nc,0001,2,1234567890123456,99999999999999999999\r"))
 	f.Add([]byte(csvHeader + "a,1,2,3,4\nb\"c,1,2,3,4\n"))
+	f.Add([]byte(csvHeader + "\"a\",1,2,3,4\n\"b\"x,1,2,3,4\nc\"\",1,2,3,4\n\"d\"\"\",1,2,3,4\r\n\"e,1,2,3,4\n"))
 	f.Add([]byte("\ufeff" + csvHeader + "a,1,2,3,4\n\ufeffb,1,2,3,4"))
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\na,,,,,timeout\nb,x,,,,error\nc,1,0,,,ok\nd,1,1,,,ok\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -60,9 +61,10 @@ func FuzzCSVSplit(f *testing.F) {
 	})
 }
 
-// A run larger than a block, with blank lines, CRLF rows, bad rows and, past
-// the middle, a quoted message holding a newline, read in blocks and from a
-// reader that returns one byte at a time.
+// A run larger than a block, with blank lines, CRLF rows, bad rows, quoted
+// fields on one line (good and bad) and, past the middle, a quoted message
+// holding a newline, read in blocks and from a reader that returns one byte
+// at a time.
 func TestCSVSplitLarge(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\n")
@@ -77,6 +79,10 @@ func TestCSVSplitLarge(t *testing.T) {
 			fmt.Fprintf(&b, "r%d,1,2,x,4,5,ok,\n", i)
 		case i%1013 == 0:
 			fmt.Fprintf(&b, "r%d,5,0,,,%d.5,error,bad gateway\r\n", i, i)
+		case i%907 == 0: // quoted on one line: taken on every core
+			fmt.Fprintf(&b, "\"r%d\",5,0,,,%d,error,\"bad, \"\"gateway\"\"\"\n", i, i)
+		case i%2003 == 0: // quotes out of place, an even number: errors
+			fmt.Fprintf(&b, "r%d\"x\",5,0,,,%d,error,\"a\"b\n", i, i)
 		case i == rows*3/4:
 			fmt.Fprintf(&b, "r%d,5,0,,,%d,error,\"line one\nline \"\"two\"\"\"\n", i, i)
 		default:
@@ -87,13 +93,14 @@ func TestCSVSplitLarge(t *testing.T) {
 	sameAsEncodingCSV(t, in, same)
 	sameAsEncodingCSV(t, in, iotest.OneByteReader)
 	sameAsEncodingCSV(t, in, inFile(t))
-	// Without the quoted row, the whole input goes the parallel way.
-	quote := bytes.IndexByte(in, '"')
+	// Without the row whose quoted field holds a newline, the whole input
+	// goes the parallel way.
+	quote := openQuoteLine(in)
 	start := bytes.LastIndexByte(in[:quote], '\n') + 1
 	end := quote + bytes.Index(in[quote:], []byte("\"\"\"\n")) + 4
 	unquoted := append(append([]byte(nil), in[:start]...), in[end:]...)
-	if bytes.IndexByte(unquoted, '"') >= 0 {
-		t.Fatal("the unquoted input still has a quote")
+	if openQuoteLine(unquoted) >= 0 || bytes.Count(unquoted, []byte{'"'}) < 100 {
+		t.Fatal("the input without the multi-line row is not what the test wants")
 	}
 	sameAsEncodingCSV(t, unquoted, same)
 	sameAsEncodingCSV(t, unquoted, inFile(t))

@@ -262,9 +262,11 @@
 // a bad line even on an endless stream) and takes the parsed blocks in
 // order; from a regular file, whose lines are counted first, the records
 // are written straight into their places in Run.Records. The CSV reader
-// parses rows in place up to the first double quote (which may open a
-// field holding a newline) and reads the rest with encoding/csv; both give
-// what encoding/csv gives. Summarize counts and gathers on every core with
+// splits each row without quotes on its commas in place, gives a row with
+// quotes on one line to encoding/csv alone, and reads from the first
+// quoted field that goes on past its line with encoding/csv, one row at a
+// time: all of it gives what encoding/csv gives. Summarize counts and
+// gathers on every core with
 // integer sums, so no figure depends on how the records were divided.
 //
 // Memory stays bounded on any input: a line or CSV row longer than 256 MiB

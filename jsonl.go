@@ -77,7 +77,7 @@ func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
 // Run.Err. An unreadable input, or a line longer than 256 MiB, is an error.
 func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	dst := newRows(1, o.lines(r))
-	next, stop := parseBlocks(r, 1, 0, dst, parseJSONLBlock)
+	next, stop := parseBlocks(r, 1, nil, dst, parseJSONLBlock)
 	defer stop()
 	run := &Run{}
 	end, err := o.gather(next, dst, run, func(t []byte, line int) error {
