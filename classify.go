@@ -37,17 +37,28 @@ func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *
 	invalid := validateAll(recs, cat, pg)
 	dups := duplicateIDs(recs, cat)
 	bad := &Run{}
+	// reject sets a record aside; its error is made only while reasons are
+	// still listed (see Run.Reject).
+	reject := func(e func() *RecordError) {
+		if len(bad.Rejected) < MaxReasons {
+			bad.Reject(e())
+		} else {
+			bad.Unlisted++
+		}
+	}
 	pooledDup := false
 	// The two lists are in input order; they are merged.
 	for len(invalid) > 0 || len(dups) > 0 {
 		if len(dups) == 0 || len(invalid) > 0 && invalid[0].at < dups[0].at {
 			i, e := invalid[0].at, invalid[0].err
-			bad.Reject(recordError(i, lines, &recs[i], e.Field, e.Err))
+			reject(func() *RecordError { return recordError(i, lines, &recs[i], e.Field, e.Err) })
 			invalid = invalid[1:]
 			continue
 		}
 		i, j := dups[0].at, dups[0].first
-		bad.Reject(recordError(i, lines, &recs[i], "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+		reject(func() *RecordError {
+			return recordError(i, lines, &recs[i], "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines)))
+		})
 		pooledDup = pooledDup || cat[i] == CategoryOK && len(recs[i].Chunks) >= 2
 		cat[i] = CategoryRejected
 		dups = dups[1:]
@@ -60,7 +71,10 @@ func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *
 	return cat, bad, pg
 }
 
-// invalidRecord is a record that failed validation, and why.
+// invalidRecord is a record that failed validation, and why: err is nil
+// beyond the first MaxReasons invalid records of a run of them, which are
+// beyond the first MaxReasons of the whole and only counted, so that the
+// reasons kept stay bounded however many records are invalid.
 type invalidRecord struct {
 	at  int
 	err *RecordError
@@ -79,6 +93,9 @@ func validateAll(recs []Record, cat []Category, pg *pooledGaps) []invalidRecord 
 		for i := lo; i < hi; i++ {
 			r := &recs[i]
 			if e := r.validate(); e != nil {
+				if len(found[p]) >= MaxReasons {
+					e = nil
+				}
 				found[p] = append(found[p], invalidRecord{i, e})
 				cat[i] = CategoryRejected
 				continue
