@@ -84,15 +84,15 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 
 // csvHeaderLine reads r up to the end of its first line that is not blank,
 // the header, and returns those bytes and a reader of the rest. When the
-// header holds a double quote (a quoted name, which may hold a newline) or
-// is longer than a row may be, it returns no header and a reader of the
-// whole input, for readQuotedCSV.
+// header's quotes may go on past its line (an odd number of them, see
+// openQuoteLine) or it is longer than a row may be, it returns no header
+// and a reader of the whole input, for readQuotedCSV.
 func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
 	buf := make([]byte, 0, 4<<10)
 	for {
 		if end := firstLineEnd(buf); end >= 0 {
 			head, tail := buf[:end], buf[end:]
-			if bytes.IndexByte(head, '"') >= 0 {
+			if openQuoteLine(head) >= 0 {
 				return nil, io.MultiReader(bytes.NewReader(buf), r), nil
 			}
 			return head, io.MultiReader(bytes.NewReader(tail), r), nil
@@ -106,7 +106,7 @@ func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
-			if bytes.IndexByte(buf, '"') >= 0 {
+			if openQuoteLine(buf) >= 0 {
 				return nil, bytes.NewReader(buf), nil
 			}
 			return buf, bytes.NewReader(nil), nil

@@ -55,6 +55,8 @@ func FuzzCSVSplit(f *testing.F) {
 	f.Add([]byte(csvHeader + "a,1,2,3,4\nb\"c,1,2,3,4\n"))
 	f.Add([]byte(csvHeader + "\"a\",1,2,3,4\n\"b\"x,1,2,3,4\nc\"\",1,2,3,4\n\"d\"\"\",1,2,3,4\r\n\"e,1,2,3,4\n"))
 	f.Add([]byte("\ufeff" + csvHeader + "a,1,2,3,4\n\ufeffb,1,2,3,4"))
+	f.Add([]byte("\"request_id\",prompt_tokens,\"completion_tokens\",TTFT_ms,E2E_ms\na,1,2,3,4\n"))
+	f.Add([]byte("\"request_id\n\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"))
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\na,,,,,timeout\nb,x,,,,error\nc,1,0,,,ok\nd,1,1,,,ok\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		sameAsEncodingCSV(t, in, same)
