@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // inFile returns a wrapper that writes what the reader holds to a file and
@@ -69,6 +71,29 @@ func TestJSONLFromFile(t *testing.T) {
 		}
 		if o.Lenient && (got.RejectedCount() == 0 || got.Header == nil || len(got.Records) < 29000) {
 			t.Fatalf("the input does not exercise what it should: %d records, %d set aside", len(got.Records), got.RejectedCount())
+		}
+	}
+}
+
+// Chunk arrivals of every length, read eight digits at a time where they
+// can be, give what strconv gives, and numbers out of range or with a
+// leading zero are refused, with or without space around them.
+func TestArrivalDigits(t *testing.T) {
+	for n := 1; n <= 21; n++ {
+		for _, lead := range []byte{'1', '2', '9', '0'} {
+			num := string(lead) + strings.Repeat("7", n-1)
+			for _, form := range []string{"[%s,%s]", "[%s , %s ]", "[ %s,%s]"} {
+				line := fmt.Sprintf(`{"id":"a","chunk_arrivals_ns":`+form+`,"completion_tokens":2}`, num, num)
+				run, err := ReadJSONL(strings.NewReader(line))
+				v, perr := strconv.ParseInt(num, 10, 64)
+				ok := perr == nil && v <= maxTime && (lead != '0' || n == 1)
+				if ok != (err == nil) {
+					t.Fatalf("%s: error %v", line, err)
+				}
+				if ok && (run.Records[0].Chunks[0] != time.Duration(v) || run.Records[0].Chunks[1] != time.Duration(v)) {
+					t.Fatalf("%s: arrivals %v, want %d", line, run.Records[0].Chunks, v)
+				}
+			}
 		}
 	}
 }

@@ -1,10 +1,13 @@
 package llmmetrics
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
 )
 
 // This file parses one line of the JSONL format. It is written by hand,
@@ -247,9 +250,18 @@ func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordE
 			a, start = slab, 0
 		}
 		// The common value, digits without a leading zero followed at once
-		// by ',' or ']', is read here; anything else by p.int.
+		// by ',' or ']', is read here, eight digits at a time where it can
+		// be; anything else by p.int.
 		b, i, j := p.b, p.i, p.i
 		var u uint64
+		for j+8 <= len(b) && j-i <= 10 { // eight digits at a time, to at most 18
+			v := binary.LittleEndian.Uint64(b[j:])
+			if !eightdigits.Valid(v) {
+				break
+			}
+			u = u*1e8 + eightdigits.Parse(v)
+			j += 8
+		}
 		for ; j < len(b) && j-i < 18; j++ {
 			c := b[j] - '0'
 			if c > 9 {

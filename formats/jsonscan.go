@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"sync"
+
+	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
 )
 
 // scanner reads a JSON document held in memory, one value at a time, for
@@ -206,10 +208,10 @@ func (s *scanner) number() (float64, error) {
 		fracStart := i
 		for nd+8 <= 19 && i+8 <= len(b) {
 			v := binary.LittleEndian.Uint64(b[i:])
-			if !eightDigits(v) {
+			if !eightdigits.Valid(v) {
 				break
 			}
-			mant = mant*1e8 + parseEight(v)
+			mant = mant*1e8 + eightdigits.Parse(v)
 			nd += 8
 			exp10 -= 8
 			i += 8
@@ -261,21 +263,6 @@ func (s *scanner) number() (float64, error) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// eightDigits reports whether the eight bytes of v, read little-endian, are
-// all ASCII digits.
-func eightDigits(v uint64) bool {
-	return (v&0xF0F0F0F0F0F0F0F0)|(((v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
-}
-
-// parseEight returns the number written by eight ASCII digits, the first in
-// the lowest byte of v, with three multiplications instead of eight.
-func parseEight(v uint64) uint64 {
-	const mask = 0x000000FF000000FF
-	v -= 0x3030303030303030
-	v = v*10 + v>>8 // pairs of digits
-	return ((v&mask)*(100+1000000<<32) + (v>>16&mask)*(1+10000<<32)) >> 32
-}
 
 var pow10 = func() (p [23]float64) {
 	p[0] = 1
