@@ -34,8 +34,9 @@ func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *
 	if pool {
 		pg = &pooledGaps{mo: moments{squared: true}, most: make([]time.Duration, len(recs))}
 	}
-	invalid := validateAll(recs, cat, pg)
-	dups := duplicateIDs(recs, cat)
+	ids := newIDKeys(len(recs))
+	invalid := validateAll(recs, cat, pg, ids)
+	dups := duplicateIDs(recs, ids)
 	bad := &Run{}
 	// reject sets a record aside; its error is made only while reasons are
 	// still listed (see Run.Reject).
@@ -81,10 +82,10 @@ type invalidRecord struct {
 }
 
 // validateAll sets the category of each record, CategoryRejected for an
-// invalid one, and returns the invalid ones in input order; with pg, it
-// also pools the gaps of the ok records. The records are split among the
-// cores.
-func validateAll(recs []Record, cat []Category, pg *pooledGaps) []invalidRecord {
+// invalid one, and returns the invalid ones in input order; it hashes the
+// ids of the valid records into ids, and with pg it also pools the gaps of
+// the ok records. The records are split among the cores.
+func validateAll(recs []Record, cat []Category, pg *pooledGaps, ids *idKeys) []invalidRecord {
 	parts := inParts(len(recs))
 	found := make([][]invalidRecord, len(parts))
 	gaps := make([]moments, len(parts))
@@ -98,9 +99,11 @@ func validateAll(recs []Record, cat []Category, pg *pooledGaps) []invalidRecord 
 				}
 				found[p] = append(found[p], invalidRecord{i, e})
 				cat[i] = CategoryRejected
+				ids.keys[i] = noKey
 				continue
 			}
 			cat[i] = r.Category()
+			ids.add(i, r.ID)
 			if pg != nil && cat[i] == CategoryOK && len(r.Chunks) >= 2 {
 				pg.pool(&gaps[p], i, r)
 			}
@@ -154,6 +157,33 @@ func inParts(n int) [][2]int {
 // duplicate is a record whose id an earlier one has.
 type duplicate struct{ at, first int }
 
+// idKeys are the keys by which repeated ids are found (see duplicateIDs):
+// keys[i] holds the hash of record i's id in its high bits and i in the
+// low ones, or noKey when the record is invalid or has no id. They are
+// taken on every core as the records are validated.
+type idKeys struct {
+	seed  maphash.Seed
+	shift int
+	keys  []uint64
+}
+
+// noKey marks a record without a key. No key is all ones: its index, below
+// the number of records, leaves a zero in the low bits.
+const noKey = ^uint64(0)
+
+func newIDKeys(n int) *idKeys {
+	return &idKeys{seed: maphash.MakeSeed(), shift: bits.Len(uint(n)), keys: make([]uint64, n)}
+}
+
+// add sets the key of record i, valid, with the given id.
+func (k *idKeys) add(i int, id string) {
+	if id == "" {
+		k.keys[i] = noKey
+		return
+	}
+	k.keys[i] = maphash.String(k.seed, id)<<k.shift | uint64(i)
+}
+
 // duplicateIDs finds the valid records whose id repeats that of an earlier
 // valid record, in input order, each with the first record of its id.
 //
@@ -162,15 +192,9 @@ type duplicate struct{ at, first int }
 // records with equal hashes have their ids compared. Each key holds the
 // hash in its high bits and the record's index in the low ones, so that
 // the sort also keeps equal hashes in input order.
-func duplicateIDs(recs []Record, cat []Category) []duplicate {
-	shift := bits.Len(uint(len(recs)))
-	seed := maphash.MakeSeed()
-	keys := make([]uint64, 0, len(recs))
-	for i := range recs {
-		if cat[i] != CategoryRejected && recs[i].ID != "" {
-			keys = append(keys, maphash.String(seed, recs[i].ID)<<shift|uint64(i))
-		}
-	}
+func duplicateIDs(recs []Record, ids *idKeys) []duplicate {
+	shift := ids.shift
+	keys := slices.DeleteFunc(ids.keys, func(k uint64) bool { return k == noKey })
 	sortInts(keys)
 	index := func(k uint64) int { return int(k & (1<<shift - 1)) }
 	var dups []duplicate
