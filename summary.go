@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -224,29 +225,43 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		return &d
 	}
 	anyOK := func(*Record) bool { return true }
+	// The distributions are taken at once, the cores sharing them.
+	var wg sync.WaitGroup
+	spawn := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
 	if a.OK == 0 {
 		s.Absent["ttft"] = "no ok request"
 		s.Absent["e2e"] = "no ok request"
 	} else {
-		s.TTFT = describe(ttfts, anyOK)
-		s.E2E = describe(e2es, anyOK)
+		spawn(func() { s.TTFT = describe(ttfts, anyOK) })
+		spawn(func() { s.E2E = describe(e2es, anyOK) })
 	}
 	switch {
 	case len(tpots) > 0:
-		s.TPOT = &TPOTStats{Distribution: *describe(tpots, hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
+		spawn(func() {
+			s.TPOT = &TPOTStats{Distribution: *describe(tpots, hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
+		})
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
 	if gaps.N > 0 {
-		itl.Distribution = describeSample(gaps, got.gapMoments, opt.Method, ps)
+		spawn(func() { itl.Distribution = describeSample(gaps, got.gapMoments, opt.Method, ps) })
+		spawn(func() { s.MaxGap = describe(maxGaps, hasGaps) })
+	} else if a.OK > 0 {
+		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
+		s.Absent["max_gap"] = s.Absent["itl"]
+	}
+	wg.Wait()
+	if gaps.N > 0 {
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk
 		}
 		s.ITL = &itl
-		s.MaxGap = describe(maxGaps, hasGaps)
-	} else if a.OK > 0 {
-		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
-		s.Absent["max_gap"] = s.Absent["itl"]
 	}
 
 	<-sideDone
