@@ -11,8 +11,8 @@ import (
 // values, short and long slices, and values that agree in some bytes.
 func TestSortInts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, radixMin - 1, radixMin, 3*radixMin + 7} {
-		for _, mask := range []uint64{math.MaxUint64, 0xff00ff, 1 << 63, 0} {
+	for _, n := range []int{0, 1, 2, radixMin - 1, radixMin, 3*radixMin + 7, 300_000} {
+		for _, mask := range []uint64{math.MaxUint64, 0xff00ff, 1 << 63, 0, 0xff, 0xffff000000000000} {
 			s := make([]int64, n)
 			u := make([]uint64, n)
 			for i := range n {
