@@ -9,8 +9,9 @@ import (
 )
 
 // countLines returns the number of lines of r from its offset to its end
-// (its newlines, plus one), when r is a regular file, so that a reader can
-// make room for every record at once; -1 otherwise. It reads the file with
+// (its newlines, plus one), when r is a regular file whose lines average
+// minLineBytes or more, so that a reader can make room for every record at
+// once; -1 otherwise. It reads the file with
 // ReadAt, in parallel, leaving its offset where it was. The count is a
 // bound to size slices by, not a promise: the file may change.
 func countLines(r io.Reader) int {
@@ -64,5 +65,14 @@ func countLines(r io.Reader) int {
 	for _, c := range counts {
 		n += c
 	}
+	if int64(n)*minLineBytes > size {
+		return -1
+	}
 	return n
 }
+
+// minLineBytes is the shortest average line for which countLines gives a
+// count. A reader makes room for one record a line, 144 bytes each: lines
+// shorter on average than any record (a file of blank lines, say) would
+// take memory out of all proportion to the input, so there it does not.
+const minLineBytes = 16
