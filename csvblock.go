@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -42,6 +43,16 @@ func openQuoteLine(data []byte) int {
 	}
 }
 
+// csvScratch is a block's working memory, reused from block to block: on a
+// large file, new memory for every block would be memory the system has to
+// provide fresh, many times over, before the collector frees any.
+type csvScratch struct {
+	text  []byte
+	spans [][4]int32
+}
+
+var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
+
 // parseCSVBlock parses a block of rows with the given columns, each row
 // needing fields fields.
 func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
@@ -50,8 +61,9 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 	pb.recs, pb.lines = b.slots(n)
 	// The ids and messages are copied into text and cut from one string
 	// at the end; spans[k] is where record k's are.
-	text := make([]byte, 0, n*8)
-	spans := make([][4]int32, 0, n)
+	sc := csvScratchPool.Get().(*csvScratch)
+	defer csvScratchPool.Put(sc)
+	text, spans := sc.text[:0], sc.spans[:0]
 	data, line := b.data, b.firstLine
 	for ; len(data) > 0; line++ {
 		row := data
@@ -123,6 +135,7 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 		pb.lines = append(pb.lines, line)
 	}
 	pb.lastLine = line
+	sc.text, sc.spans = text, spans // grown, kept for the next block
 	all := string(text)
 	for k, sp := range spans {
 		if sp[0] >= 0 { // a quoted row has its strings already
