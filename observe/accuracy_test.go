@@ -21,10 +21,12 @@ import (
 // loopback and reach the reading goroutine, which on an idle machine is
 // tens of microseconds and on a busy 2-core CI machine (the race detector
 // and other test binaries running beside it) can reach a few milliseconds
-// for one chunk. So the median difference must be under 0.5 ms and every
-// difference under 5 ms, half the 10 ms interval: a stamp taken at decode
-// time after buffering, or a chunk attributed to the wrong read, would be
-// off by whole intervals.
+// for one chunk, and on a virtual machine a pause of the whole machine can
+// hold one chunk back by most of an interval. So the median difference
+// must be under 0.5 ms and nine differences in ten under 5 ms, half the 10
+// ms interval: a stamp taken at decode time after buffering, or a chunk
+// attributed to the wrong read, would put most gaps off by whole
+// intervals, not one or two.
 func TestStampAccuracy(t *testing.T) {
 	const n, every = 50, 10 * time.Millisecond
 	var mu sync.Mutex
@@ -62,7 +64,8 @@ func TestStampAccuracy(t *testing.T) {
 		diffs = append(diffs, d)
 	}
 	slices.Sort(diffs)
-	t.Logf("differences between recorded and written gaps: median %v, max %v", diffs[len(diffs)/2], diffs[len(diffs)-1])
+	t.Logf("differences between recorded and written gaps: median %v, 90th percentile %v, max %v",
+		diffs[len(diffs)/2], diffs[len(diffs)*9/10], diffs[len(diffs)-1])
 	assert.Less(t, diffs[len(diffs)/2], 500*time.Microsecond)
-	assert.Less(t, diffs[len(diffs)-1], 5*time.Millisecond)
+	assert.Less(t, diffs[len(diffs)*9/10], 5*time.Millisecond, "the 90th percentile")
 }
