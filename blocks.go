@@ -77,11 +77,10 @@ func newRows(first, lines int) *rows {
 // window gives a block the slots of its lines, when they are all within
 // the slices (the file may have grown since its lines were counted).
 func (d *rows) window(b *block) {
+	b.at = -1
 	if d == nil {
-		b.at = -1
 		return
 	}
-	b.at = -1
 	at, n := b.firstLine-d.first, b.lineCount()
 	if at < 0 || at+n > len(d.recs) || n == 0 {
 		return

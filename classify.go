@@ -27,6 +27,10 @@ type pooledGaps struct {
 	most []time.Duration
 }
 
+// gapsPooled says whether a record of category c adds its gaps to the
+// pool: an ok record with two chunk arrivals or more.
+func gapsPooled(c Category, r *Record) bool { return c == CategoryOK && hasGaps(r) }
+
 // classifyPooling is classify, and with pool also pools the gaps.
 func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *pooledGaps) {
 	cat := make([]Category, len(recs))
@@ -60,7 +64,7 @@ func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *
 		reject(func() *RecordError {
 			return recordError(i, lines, &recs[i], "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines)))
 		})
-		pooledDup = pooledDup || cat[i] == CategoryOK && len(recs[i].Chunks) >= 2
+		pooledDup = pooledDup || gapsPooled(cat[i], &recs[i])
 		cat[i] = CategoryRejected
 		dups = dups[1:]
 	}
@@ -104,7 +108,7 @@ func validateAll(recs []Record, cat []Category, pg *pooledGaps, ids *idKeys) []i
 			}
 			cat[i] = r.Category()
 			ids.add(i, r.ID)
-			if pg != nil && cat[i] == CategoryOK && len(r.Chunks) >= 2 {
+			if pg != nil && gapsPooled(cat[i], r) {
 				pg.pool(&gaps[p], i, r)
 			}
 		}
@@ -133,7 +137,7 @@ func poolAll(recs []Record, cat []Category, pg *pooledGaps) {
 	eachPart(parts, func(p, lo, hi int) {
 		gaps[p].squared = true
 		for i := lo; i < hi; i++ {
-			if r := &recs[i]; cat[i] == CategoryOK && len(r.Chunks) >= 2 {
+			if r := &recs[i]; gapsPooled(cat[i], r) {
 				pg.pool(&gaps[p], i, r)
 			}
 		}

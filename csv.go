@@ -183,7 +183,7 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastL
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if !errors.Is(pe.Err, errLongRow) {
-				if rerr := o.reject(run, &RecordError{Index: -1, Line: base + pe.Line, Column: pe.Column, Err: fmt.Errorf("%w: %w", ErrSyntax, pe.Err)}); rerr != nil {
+				if rerr := o.reject(run, csvSyntaxError(base+pe.Line, pe.Column, pe.Err)); rerr != nil {
 					return rerr
 				}
 				lastLine = pe.Line
@@ -203,23 +203,12 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastL
 		}
 		line, _ := cr.FieldPos(0)
 		lastLine, _ = cr.FieldPos(len(row) - 1)
-		var f csvFields
-		for i, s := range row {
-			f[i] = []byte(s)
-		}
-		var rec Record
-		if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
-			rerr.Line, rerr.Column = cr.FieldPos(rerr.Column)
-			rerr.Line += base
-			rerr.ID = row[cols.id]
+		rec, rerr := csvRowRecord(cr, row, cols, base)
+		if rerr != nil {
 			if err := o.reject(run, rerr); err != nil {
 				return err
 			}
 			continue
-		}
-		rec.ID, rec.Message = row[cols.id], ""
-		if cols.message >= 0 {
-			rec.Message = row[cols.message]
 		}
 		run.Records = append(run.Records, rec)
 		run.Lines = append(run.Lines, base+line)
@@ -292,6 +281,33 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// csvRowRecord turns a row that cr read into a record, or into the error
+// of its first field that cannot be parsed, with the line (cr's line plus
+// base) and column of that field.
+func csvRowRecord(cr *csv.Reader, row []string, cols csvCols, base int) (Record, *RecordError) {
+	var f csvFields
+	for i, s := range row {
+		f[i] = []byte(s)
+	}
+	var rec Record
+	if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
+		line, column := cr.FieldPos(rerr.Column)
+		rerr.Line, rerr.Column, rerr.ID = base+line, column, row[cols.id]
+		return Record{}, rerr
+	}
+	rec.ID = row[cols.id]
+	if cols.message >= 0 {
+		rec.Message = row[cols.message]
+	}
+	return rec, nil
+}
+
+// csvSyntaxError is the error of a row that is not CSV, or has the wrong
+// number of fields: encoding/csv's error err, at a line and column.
+func csvSyntaxError(line, column int, err error) *RecordError {
+	return &RecordError{Index: -1, Line: line, Column: column, Err: fmt.Errorf("%w: %w", ErrSyntax, err)}
 }
 
 // csvFields are the fields of a row, at the columns' positions: a row has

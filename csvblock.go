@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -107,8 +106,7 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 			}
 		}
 		if k != fields {
-			pb.items = append(pb.items, lineItem{line: line, err: &RecordError{
-				Index: -1, Line: line, Column: 1, Err: fmt.Errorf("%w: %w", ErrSyntax, csv.ErrFieldCount)}})
+			pb.items = append(pb.items, lineItem{line: line, err: csvSyntaxError(line, 1, csv.ErrFieldCount)})
 			continue
 		}
 		// The record is parsed in its slot: copying a Record, which holds
@@ -161,22 +159,11 @@ func quotedCSVRow(row []byte, line int, cols csvCols, fields int) (Record, lineI
 		if !errors.As(err, &pe) {
 			pe = &csv.ParseError{Line: 1, Column: 1, Err: err}
 		}
-		return Record{}, lineItem{line: line, err: &RecordError{Index: -1, Line: line + pe.Line - 1, Column: pe.Column,
-			Err: fmt.Errorf("%w: %w", ErrSyntax, pe.Err)}}, false
+		return Record{}, lineItem{line: line, err: csvSyntaxError(line+pe.Line-1, pe.Column, pe.Err)}, false
 	}
-	var f csvFields
-	for i, s := range got {
-		f[i] = []byte(s)
-	}
-	var rec Record
-	if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
-		l, c := cr.FieldPos(rerr.Column)
-		rerr.Line, rerr.Column, rerr.ID = line+l-1, c, got[cols.id]
+	rec, rerr := csvRowRecord(cr, got, cols, line-1)
+	if rerr != nil {
 		return Record{}, lineItem{line: line, err: rerr}, false
-	}
-	rec.ID = got[cols.id]
-	if cols.message >= 0 {
-		rec.Message = got[cols.message]
 	}
 	return rec, lineItem{}, true
 }

@@ -49,12 +49,12 @@ func (t *tally) count(recs []Record, cat []Category, lo, hi int) {
 			t.wb.text(r)
 			t.outTokens += int64(r.CompletionTokens)
 			t.promptTokens += int64(r.PromptTokens)
-			if r.CompletionTokens == 1 {
-				a.OneToken++
-			} else {
+			if hasTPOT(r) {
 				t.nTPOT++
+			} else {
+				a.OneToken++
 			}
-			if len(r.Chunks) >= 2 {
+			if hasGaps(r) {
 				t.nGaps += len(r.Chunks) - 1
 				t.nMaxGap++
 			}
@@ -96,39 +96,51 @@ func tallyAll(recs []Record, cat []Category) (tally, []tally) {
 }
 
 // samples are the per-request samples of the ok records, in input order,
-// and the figures gathered with them. The pooled gaps stay in the
-// records' chunk arrivals and are read in place.
+// and the counts gathered with them. The pooled gaps stay in the records'
+// chunk arrivals and are read in place.
 type samples struct {
 	ttfts, e2es, tpots, maxGaps []time.Duration
 	gaps                        sample
-	gapMoments                  moments // as pooled while validating
-	weighted                    gapWeighted
-	noChunks, tokenBasis        int
-	chunkBasis                  int
-	slo                         goodputCounter
+	sampleCounts
 }
 
-// gatherAll gathers the samples of the runs that tallyAll counted, and
-// judges each ok record against slo when it is not nil. A record whose
+// sampleCounts are what is counted beside the samples, which a run of
+// records adds to the others'.
+type sampleCounts struct {
+	weighted                         gapWeighted
+	noChunks, tokenBasis, chunkBasis int
+	slo                              goodputCounter
+}
+
+func (c *sampleCounts) add(o *sampleCounts) {
+	c.weighted.merge(&o.weighted)
+	c.noChunks += o.noChunks
+	c.tokenBasis += o.tokenBasis
+	c.chunkBasis += o.chunkBasis
+	c.slo.merge(&o.slo)
+}
+
+// gatherAll gathers the samples of the runs that tallyAll counted (the
+// largest gaps from pg), and judges each ok record against slo when it is
+// not nil. A record whose
 // chunks the SLO cannot judge is an error; the first in input order is
 // returned, with its index.
 func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
-		gapMoments: pg.mo,
-		ttfts:      make([]time.Duration, all.a.OK),
-		e2es:       make([]time.Duration, all.a.OK),
-		tpots:      make([]time.Duration, all.nTPOT),
-		maxGaps:    make([]time.Duration, all.nMaxGap),
+		ttfts:   make([]time.Duration, all.a.OK),
+		e2es:    make([]time.Duration, all.a.OK),
+		tpots:   make([]time.Duration, all.nTPOT),
+		maxGaps: make([]time.Duration, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
 		gaps: sample{Seg: func(i int) []time.Duration {
-			if cat[i] == CategoryOK && len(recs[i].Chunks) >= 2 {
+			if gapsPooled(cat[i], &recs[i]) {
 				return recs[i].Chunks
 			}
 			return nil
 		}, NSegs: len(recs), Gaps: true, N: all.nGaps},
 	}
 	parts := inParts(len(recs))
-	found := make([]samples, len(parts))
+	found := make([]sampleCounts, len(parts))
 	bad := make([]int, len(parts))
 	errs := make([]error, len(parts))
 	eachPart(parts, func(p, lo, hi int) {
@@ -145,7 +157,7 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 			}
 			s.ttfts[ok], s.e2es[ok] = ttft(r), e2e(r)
 			ok++
-			if r.CompletionTokens >= 2 {
+			if hasTPOT(r) {
 				s.tpots[tp] = tpot(r)
 				tp++
 				f.weighted.add(r)
@@ -158,7 +170,7 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 			default:
 				f.chunkBasis++
 			}
-			if len(r.Chunks) >= 2 {
+			if hasGaps(r) {
 				s.maxGaps[mg] = pg.most[i]
 				mg++
 			}
@@ -176,13 +188,7 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 		if errs[p] != nil {
 			return nil, bad[p], errs[p]
 		}
-		f := &found[p]
-		s.weighted.decode.addSum(f.weighted.decode)
-		s.weighted.gaps += f.weighted.gaps
-		s.noChunks += f.noChunks
-		s.tokenBasis += f.tokenBasis
-		s.chunkBasis += f.chunkBasis
-		s.slo.merge(&f.slo)
+		s.sampleCounts.add(&found[p])
 	}
 	return s, 0, nil
 }

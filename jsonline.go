@@ -229,19 +229,14 @@ func (p *lineParser) int(lo, hi int64) (int64, *RecordError) {
 	return v, nil
 }
 
-// ints reads an array of whole numbers in [lo, hi], calling add with each.
 // arrivals reads an array of chunk arrivals onto the end of the arena a,
 // as ints does (without a call per value), and returns the arena and where
 // the array's values begin in it. When a is full it moves on to a fresh
 // slab, carrying the array's values read so far.
 func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordError) {
 	start := len(a)
-	if err := p.expect('['); err != nil {
+	if empty, err := p.openArray(); empty || err != nil {
 		return a, start, err
-	}
-	if p.next() == ']' {
-		p.i++
-		return a, start, nil
 	}
 	for {
 		if len(a) == cap(a) {
@@ -249,60 +244,53 @@ func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordE
 			copy(slab, a[start:])
 			a, start = slab, 0
 		}
-		// The common value, digits without a leading zero followed at once
-		// by ',' or ']', is read here, eight digits at a time where it can
-		// be; anything else by p.int.
-		b, i, j := p.b, p.i, p.i
-		var u uint64
-		for j+8 <= len(b) && j-i <= 10 { // eight digits at a time, to at most 18
-			v := binary.LittleEndian.Uint64(b[j:])
-			if !eightdigits.Valid(v) {
-				break
+		v, ok := p.plainArrival()
+		if !ok {
+			n, err := p.int(-maxTime, maxTime)
+			if err != nil {
+				return a, start, err
 			}
-			u = u*1e8 + eightdigits.Parse(v)
-			j += 8
+			v = time.Duration(n)
 		}
-		for ; j < len(b) && j-i < 18; j++ {
-			c := b[j] - '0'
-			if c > 9 {
-				break
-			}
-			u = u*10 + uint64(c)
-		}
-		if j > i && j < len(b) && (b[j] == ',' || b[j] == ']') && (b[i] != '0' || j == i+1) && u <= maxTime {
-			a = append(a, time.Duration(u))
-			p.i = j + 1
-			if b[j] == ']' {
-				return a, start, nil
-			}
-			continue
-		}
-		v, err := p.int(-maxTime, maxTime)
-		if err != nil {
+		a = append(a, v)
+		if closed, err := p.afterValue(); closed || err != nil {
 			return a, start, err
-		}
-		a = append(a, time.Duration(v))
-		switch p.next() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return a, start, nil
-		case 0:
-			return a, start, p.fail(ErrSyntax, "the line ends inside an array")
-		default:
-			return a, start, p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
 		}
 	}
 }
 
-func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
-	if err := p.expect('['); err != nil {
-		return err
+// plainArrival reads the common arrival, digits without a leading zero
+// followed at once by ',' or ']', eight digits at a time where it can be;
+// it reads nothing and returns false for anything else, which p.int reads.
+func (p *lineParser) plainArrival() (time.Duration, bool) {
+	b, i, j := p.b, p.i, p.i
+	var u uint64
+	for j+8 <= len(b) && j-i <= 10 { // eight digits at a time, to at most 18
+		v := binary.LittleEndian.Uint64(b[j:])
+		if !eightdigits.Valid(v) {
+			break
+		}
+		u = u*1e8 + eightdigits.Parse(v)
+		j += 8
 	}
-	if p.next() == ']' {
-		p.i++
-		return nil
+	for ; j < len(b) && j-i < 18; j++ {
+		c := b[j] - '0'
+		if c > 9 {
+			break
+		}
+		u = u*10 + uint64(c)
+	}
+	if j > i && j < len(b) && (b[j] == ',' || b[j] == ']') && (b[i] != '0' || j == i+1) && u <= maxTime {
+		p.i = j
+		return time.Duration(u), true
+	}
+	return 0, false
+}
+
+// ints reads an array of whole numbers in [lo, hi], calling add with each.
+func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
+	if empty, err := p.openArray(); empty || err != nil {
+		return err
 	}
 	for {
 		v, err := p.int(lo, hi)
@@ -310,17 +298,39 @@ func (p *lineParser) ints(lo, hi int64, add func(int64)) *RecordError {
 			return err
 		}
 		add(v)
-		switch p.next() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return nil
-		case 0:
-			return p.fail(ErrSyntax, "the line ends inside an array")
-		default:
-			return p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
+		if closed, err := p.afterValue(); closed || err != nil {
+			return err
 		}
+	}
+}
+
+// openArray reads the '[' that opens an array, and the ']' that closes it
+// at once when it is empty.
+func (p *lineParser) openArray() (empty bool, err *RecordError) {
+	if err := p.expect('['); err != nil {
+		return false, err
+	}
+	if p.next() == ']' {
+		p.i++
+		return true, nil
+	}
+	return false, nil
+}
+
+// afterValue reads what follows a value in an array: ',' before another,
+// or the ']' that closes it.
+func (p *lineParser) afterValue() (closed bool, err *RecordError) {
+	switch p.next() {
+	case ',':
+		p.i++
+		return false, nil
+	case ']':
+		p.i++
+		return true, nil
+	case 0:
+		return false, p.fail(ErrSyntax, "the line ends inside an array")
+	default:
+		return false, p.fail(ErrSyntax, "found %q, want ',' or ']'", p.b[p.i])
 	}
 }
 

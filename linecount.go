@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -35,9 +36,8 @@ func countLines(r io.Reader) int {
 	size := fi.Size() - off
 	parts := runtime.GOMAXPROCS(0)
 	counts := make([]int, parts)
+	failed := make([]bool, parts)
 	var wg sync.WaitGroup
-	failed := false
-	var mu sync.Mutex
 	for p := range parts {
 		lo, hi := off+size*int64(p)/int64(parts), off+size*int64(p+1)/int64(parts)
 		wg.Add(1)
@@ -49,16 +49,14 @@ func countLines(r io.Reader) int {
 				counts[p] += bytes.Count(buf[:n], []byte{'\n'})
 				at += int64(n)
 				if at < hi && (err != nil || n == 0) {
-					mu.Lock()
-					failed = true
-					mu.Unlock()
+					failed[p] = true
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if failed {
+	if slices.Contains(failed, true) {
 		return -1
 	}
 	n := 1

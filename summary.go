@@ -250,7 +250,7 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
 	if gaps.N > 0 {
-		spawn(func() { itl.Distribution = describeSample(gaps, got.gapMoments, opt.Method, ps) })
+		spawn(func() { itl.Distribution = describeSample(gaps, pooled.mo, opt.Method, ps) })
 		spawn(func() { s.MaxGap = describe(maxGaps, hasGaps) })
 	} else if a.OK > 0 {
 		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
@@ -351,7 +351,7 @@ func nameRequests(d *Distribution, xs []time.Duration, recs []Record, cat []Cate
 }
 
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a
-// max-gap sample.
+// max-gap sample (their gaps pooled).
 func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 }
 func hasGaps(r *Record) bool { return len(r.Chunks) >= 2 }
 

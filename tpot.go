@@ -48,6 +48,12 @@ func (g *gapWeighted) add(r *Record) {
 	g.gaps += int64(r.CompletionTokens - 1)
 }
 
+// merge adds what another accumulator holds.
+func (g *gapWeighted) merge(o *gapWeighted) {
+	g.decode.addSum(o.decode)
+	g.gaps += o.gaps
+}
+
 // mean assumes at least one request was added.
 func (g *gapWeighted) mean() time.Duration { return g.decode.divRound(g.gaps) }
 

@@ -206,7 +206,7 @@ func (l *lengthSample) describe() *Lengths {
 		return int(hi)
 	}
 	h := newLengthBins(lo, hi, n)
-	h.l.P50, h.l.P95 = at(nearestRank(50, n)), at(nearestRank(95, n))
+	h.l.P50, h.l.P95 = at(lengthRank(lengthP50, n)), at(lengthRank(lengthP95, n))
 	for k, c := range l.counts {
 		h.counts[int64(k)/h.width] += c // the value base+k is k from the lowest
 	}
@@ -223,7 +223,7 @@ func lengths(xs []int64) *Lengths {
 		return nil
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	ks := slices.Compact([]int{nearestRank(50, len(xs)), nearestRank(95, len(xs))})
+	ks := slices.Compact([]int{lengthRank(lengthP50, len(xs)), lengthRank(lengthP95, len(xs))})
 	at := make([]int64, len(ks))
 	order.Select(order.Flat(xs), lo, hi, ks, at)
 	h := newLengthBins(lo, hi, len(xs))
@@ -234,9 +234,14 @@ func lengths(xs []int64) *Lengths {
 	return h.done()
 }
 
-// nearestRank returns the rank ⌈p·n/100⌉ of percentile p of n values, from
-// 0, in integers.
-func nearestRank(p, n int) int { return max((p*n+99)/100, 1) - 1 }
+// The length percentiles, and the index (from 0) of each in n sorted
+// lengths: nearest rank, as percentile.go defines it.
+var lengthP50, lengthP95 = MustPercentile(50), MustPercentile(95)
+
+func lengthRank(p Percentile, n int) int {
+	k, _ := NearestRank.position(p, n)
+	return k
+}
 
 // lengthBins is a length histogram being counted: bins of equal width over
 // [min, max+1), their edges whole tokens.
