@@ -46,7 +46,7 @@ func (t *tally) count(recs []Record, cat []Category, lo, hi int) {
 			a.ZeroToken++
 		case CategoryOK:
 			a.OK++
-			t.wb.text(r)
+			t.wb.text(r.Sent + r.last())
 			t.outTokens += int64(r.CompletionTokens)
 			t.promptTokens += int64(r.PromptTokens)
 			if hasTPOT(r) {
@@ -155,12 +155,15 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 			if cat[i] != CategoryOK {
 				continue
 			}
-			s.ttfts[ok], s.e2es[ok] = ttft(r), e2e(r)
+			first, last := r.first(), r.last()
+			t := okTimes{ttft: first, e2e: last, hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
+			s.ttfts[ok], s.e2es[ok] = first, last
 			ok++
-			if hasTPOT(r) {
-				s.tpots[tp] = tpot(r)
+			if t.hasTPOT {
+				t.tpot = divRound(last-first, int64(r.CompletionTokens-1))
+				s.tpots[tp] = t.tpot
 				tp++
-				f.weighted.add(r)
+				f.weighted.add(last-first, r.CompletionTokens)
 			}
 			switch {
 			case len(r.Chunks) == 0:
@@ -170,12 +173,13 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 			default:
 				f.chunkBasis++
 			}
-			if hasGaps(r) {
-				s.maxGaps[mg] = pg.most[i]
+			if t.hasGap {
+				t.maxGap = pg.most[i]
+				s.maxGaps[mg] = t.maxGap
 				mg++
 			}
 			if slo != nil {
-				v, err := slo.judge(r)
+				v, err := slo.judgeTimes(&t, len(r.Chunks) > 0)
 				if err != nil {
 					bad[p], errs[p] = i, err
 					return

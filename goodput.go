@@ -114,26 +114,37 @@ type verdict struct {
 	tpotNA, gapNA bool
 }
 
+// okTimes are the latencies of a request in CategoryOK that an SLO
+// judges: its TPOT when it has n ≥ 2 tokens, its largest chunk gap when it
+// has two chunks or more.
+type okTimes struct {
+	ttft, tpot, e2e, maxGap time.Duration
+	hasTPOT, hasGap         bool
+}
+
 // judge judges a valid record in CategoryOK. A request with n = 1 has no
 // TPOT and one with fewer than two chunks has no gap: such a limit does not
 // apply to it. A MaxGap limit on a record without chunk arrivals is an error,
 // since its gaps are unknown.
 func (s SLO) judge(r *Record) (verdict, error) {
-	var v verdict
-	vals := [4]time.Duration{ttft(r), 0, e2e(r), 0}
-	if r.CompletionTokens >= 2 {
-		vals[1] = tpot(r)
-	} else {
-		v.tpotNA = true
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
+	if t.hasTPOT {
+		t.tpot = tpot(r)
 	}
-	if s.MaxGap > 0 && len(r.Chunks) == 0 {
+	if t.hasGap && s.MaxGap > 0 {
+		t.maxGap = maxGap(r)
+	}
+	return s.judgeTimes(&t, len(r.Chunks) > 0)
+}
+
+// judgeTimes judges a request in CategoryOK by its latencies; chunks says
+// whether it has chunk arrivals.
+func (s SLO) judgeTimes(t *okTimes, chunks bool) (verdict, error) {
+	v := verdict{tpotNA: !t.hasTPOT, gapNA: !t.hasGap}
+	if s.MaxGap > 0 && !chunks {
 		return v, fmt.Errorf("%w: a max_gap limit needs chunk arrivals", ErrNoChunks)
 	}
-	if len(r.Chunks) < 2 {
-		v.gapNA = true
-	} else if s.MaxGap > 0 {
-		vals[3] = maxGap(r)
-	}
+	vals := [4]time.Duration{t.ttft, t.tpot, t.e2e, t.maxGap}
 	v.good = true
 	for i, l := range s.limits() {
 		if (i == 1 && v.tpotNA) || (i == 3 && v.gapNA) {

@@ -57,9 +57,10 @@ func (b *windowBuilder) offered(r *Record) {
 	}
 }
 
-// text notes the last text chunk of a record in CategoryOK.
-func (b *windowBuilder) text(r *Record) {
-	if end := r.Sent + r.last(); !b.haveEnd || end > b.end {
+// text notes the end (send time plus last text arrival) of a record in
+// CategoryOK.
+func (b *windowBuilder) text(end time.Duration) {
+	if !b.haveEnd || end > b.end {
 		b.end, b.haveEnd = end, true
 	}
 }

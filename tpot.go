@@ -43,9 +43,10 @@ type gapWeighted struct {
 	gaps   int64
 }
 
-func (g *gapWeighted) add(r *Record) {
-	g.decode.add(int64(decodeTime(r)))
-	g.gaps += int64(r.CompletionTokens - 1)
+// add adds a request's decode time (t_last − t_first) and its n tokens.
+func (g *gapWeighted) add(decode time.Duration, n int) {
+	g.decode.add(int64(decode))
+	g.gaps += int64(n - 1)
 }
 
 // merge adds what another accumulator holds.
