@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // Reading a line format in parallel: a splitter cuts the input into blocks
@@ -50,7 +52,7 @@ func (b *block) slots(n int) ([]Record, []int) {
 	if b.recs != nil {
 		return b.recs, b.lines
 	}
-	return make([]Record, 0, n), make([]int, 0, n)
+	return hugepage.Make[Record](0, n), hugepage.Make[int](0, n)
 }
 
 // rows are the records a reader fills, one slot for each line of its
@@ -71,7 +73,7 @@ func newRows(first, lines int) *rows {
 	if lines <= 0 {
 		return nil
 	}
-	return &rows{first: first, recs: make([]Record, lines), lines: make([]int, lines)}
+	return &rows{first: first, recs: hugepage.Make[Record](lines, lines), lines: hugepage.Make[int](lines, lines)}
 }
 
 // window gives a block the slots of its lines, when they are all within
@@ -385,7 +387,7 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 		run.Records, run.Lines = dst.done()
 		return end, nil
 	}
-	run.Records, run.Lines = make([]Record, 0, n), make([]int, 0, n)
+	run.Records, run.Lines = hugepage.Make[Record](0, n), hugepage.Make[int](0, n)
 	for i := range parts {
 		run.Records = append(run.Records, parts[i]...)
 		run.Lines = append(run.Lines, lines[i]...)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // classify validates every record and assigns its category. It returns the
@@ -33,10 +35,10 @@ func gapsPooled(c Category, r *Record) bool { return c == CategoryOK && hasGaps(
 
 // classifyPooling is classify, and with pool also pools the gaps.
 func classifyPooling(recs []Record, lines []int, pool bool) ([]Category, *Run, *pooledGaps) {
-	cat := make([]Category, len(recs))
+	cat := hugepage.Make[Category](len(recs), len(recs))
 	var pg *pooledGaps
 	if pool {
-		pg = &pooledGaps{mo: moments{squared: true}, most: make([]time.Duration, len(recs))}
+		pg = &pooledGaps{mo: moments{squared: true}, most: hugepage.Make[time.Duration](len(recs), len(recs))}
 	}
 	ids := newIDKeys(len(recs))
 	invalid := validateAll(recs, cat, pg, ids)
@@ -176,7 +178,7 @@ type idKeys struct {
 const noKey = ^uint64(0)
 
 func newIDKeys(n int) *idKeys {
-	return &idKeys{seed: maphash.MakeSeed(), shift: bits.Len(uint(n)), keys: make([]uint64, n)}
+	return &idKeys{seed: maphash.MakeSeed(), shift: bits.Len(uint(n)), keys: hugepage.Make[uint64](n, n)}
 }
 
 // add sets the key of record i, valid, with the given id.

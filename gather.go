@@ -3,6 +3,8 @@ package llmmetrics
 import (
 	"sync"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // Counting the records and gathering their samples on every core. The
@@ -127,10 +129,10 @@ func (c *sampleCounts) add(o *sampleCounts) {
 // returned, with its index.
 func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
-		ttfts:   make([]time.Duration, all.a.OK),
-		e2es:    make([]time.Duration, all.a.OK),
-		tpots:   make([]time.Duration, all.nTPOT),
-		maxGaps: make([]time.Duration, all.nMaxGap),
+		ttfts:   hugepage.Make[time.Duration](all.a.OK, all.a.OK),
+		e2es:    hugepage.Make[time.Duration](all.a.OK, all.a.OK),
+		tpots:   hugepage.Make[time.Duration](all.nTPOT, all.nTPOT),
+		maxGaps: hugepage.Make[time.Duration](all.nMaxGap, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
 		gaps: sample{Seg: func(i int) []time.Duration {
 			if gapsPooled(cat[i], &recs[i]) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // The JSONL format holds one request per line as a JSON object. Times are
@@ -101,7 +103,7 @@ func parseJSONLBlock(b block) parsedBlock {
 	pb := parsedBlock{seq: b.seq, err: b.err}
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
-	arena := make([]time.Duration, 0, bytes.Count(b.data, []byte{','})+1)
+	arena := hugepage.Make[time.Duration](0, bytes.Count(b.data, []byte{','})+1)
 	pb.recs, pb.lines = b.slots(b.lineCount())
 	p := &lineParser{arena: &arena}
 	pb.lastLine = splitLines(b.data, b.firstLine, func(t []byte, line, lead int) {

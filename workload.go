@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/order"
 	"gonum.org/v1/gonum/stat"
 )
@@ -86,8 +87,8 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
-	sends := sendGaps{gaps: make([]float64, 0, len(recs))}
-	starts, ends := make([]time.Duration, 0, len(recs)), make([]time.Duration, 0, len(recs))
+	sends := sendGaps{gaps: hugepage.Make[float64](0, len(recs))}
+	starts, ends := hugepage.Make[time.Duration](0, len(recs)), hugepage.Make[time.Duration](0, len(recs))
 	es := EarlyStop{}
 	for i := range recs {
 		r := &recs[i]

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // scanner reads a JSON document held in memory, one value at a time, for
@@ -314,7 +315,7 @@ func (s *scanner) floatLists(workers int) ([][]float64, error) {
 // of the outer array (closed true), or up to end (closed false).
 func (s *scanner) innerLists(end int, closed bool) ([][]float64, error) {
 	var lists [][]float64
-	vals := make([]float64, 0, (end-s.i)/20)
+	vals := hugepage.Make[float64](0, (end-s.i)/20)
 	for first := true; ; first = false {
 		if !closed && s.peek() == 0 || s.i >= end {
 			break

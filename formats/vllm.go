@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // serveFile is a serving-benchmark result of vLLM (--save-result, with or
@@ -320,12 +321,12 @@ func (v *serveFile) notes(f *File) {
 // text is taken one gap later.
 func (v *serveFile) records() *llmmetrics.Run {
 	n := len(v.ttfts)
-	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, n)}
+	run := &llmmetrics.Run{Records: hugepage.Make[llmmetrics.Record](n, n)}
 	total := n
 	for _, g := range v.itls {
 		total += len(g)
 	}
-	arena := make([]time.Duration, 0, total)
+	arena := hugepage.Make[time.Duration](0, total)
 	t0 := 0.0
 	if len(v.startTimes) > 0 {
 		t0 = v.startTimes[0]
