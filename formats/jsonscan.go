@@ -355,35 +355,12 @@ func (s *scanner) innerLists(end int, closed bool) ([][]float64, error) {
 // shape the cuts assume.
 func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 	b := s.b
-	// The outer array holds only numbers, commas, white space and inner
-	// arrays, so its end is the first ']' followed by another ']'.
-	next := func(i int) int { // the first byte after i that is not white space
-		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-			i++
-		}
-		return i
-	}
-	if k := next(open + 1); k >= len(b) || b[k] != '[' {
+	if k := skipSpace(b, open+1); k >= len(b) || b[k] != '[' {
 		return nil, false
 	}
-	closeAt := -1
-	for pos := open + 1; ; {
-		j := bytes.IndexByte(b[pos:], ']')
-		if j < 0 {
-			return nil, false
-		}
-		k := next(pos + j + 1)
-		if k >= len(b) {
-			return nil, false
-		}
-		if b[k] == ']' {
-			closeAt = k
-			break
-		}
-		if b[k] != ',' {
-			return nil, false
-		}
-		pos = k + 1
+	closeAt, ok := arrayEnd(b, open+1, workers, endChunk)
+	if !ok {
+		return nil, false
 	}
 	// Cut at the commas that follow an inner array's ']': part p runs from
 	// starts[p] to ends[p], and the comma between parts belongs to neither.
@@ -397,7 +374,7 @@ func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 		if j < 0 {
 			break
 		}
-		k := next(p + j + 1)
+		k := skipSpace(b, p+j+1)
 		if k >= closeAt || b[k] != ',' {
 			break
 		}
