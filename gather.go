@@ -157,15 +157,13 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 			if cat[i] != CategoryOK {
 				continue
 			}
-			first, last := r.first(), r.last()
-			t := okTimes{ttft: first, e2e: last, hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
-			s.ttfts[ok], s.e2es[ok] = first, last
+			t := timesOf(r)
+			s.ttfts[ok], s.e2es[ok] = t.ttft, t.e2e
 			ok++
 			if t.hasTPOT {
-				t.tpot = divRound(last-first, int64(r.CompletionTokens-1))
 				s.tpots[tp] = t.tpot
 				tp++
-				f.weighted.add(last-first, r.CompletionTokens)
+				f.weighted.add(decodeTime(r), r.CompletionTokens)
 			}
 			switch {
 			case len(r.Chunks) == 0:

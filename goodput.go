@@ -122,15 +122,22 @@ type okTimes struct {
 	hasTPOT, hasGap         bool
 }
 
+// timesOf returns the latencies of a valid record in CategoryOK, all but
+// its largest gap, which is read in one more pass over its chunks.
+func timesOf(r *Record) okTimes {
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
+	if t.hasTPOT {
+		t.tpot = tpot(r)
+	}
+	return t
+}
+
 // judge judges a valid record in CategoryOK. A request with n = 1 has no
 // TPOT and one with fewer than two chunks has no gap: such a limit does not
 // apply to it. A MaxGap limit on a record without chunk arrivals is an error,
 // since its gaps are unknown.
 func (s SLO) judge(r *Record) (verdict, error) {
-	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
-	if t.hasTPOT {
-		t.tpot = tpot(r)
-	}
+	t := timesOf(r)
 	if t.hasGap && s.MaxGap > 0 {
 		t.maxGap = maxGap(r)
 	}
