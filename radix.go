@@ -1,6 +1,11 @@
 package llmmetrics
 
-import "slices"
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
 
 // Large runs sort millions of integers (send times, the ends of requests in
 // flight, the hashes of ids). A radix sort does it in a few linear passes,
@@ -11,6 +16,11 @@ import "slices"
 
 // radixMin is the size below which a comparison sort is as quick.
 const radixMin = 1 << 10
+
+// parallelSortMin is the size from which the buckets of the first byte are
+// sorted on every core: after that byte's pass, which puts each value in
+// its bucket, the buckets are independent.
+const parallelSortMin = 1 << 18
 
 // sortInts sorts xs in increasing order.
 func sortInts[T ~int64 | ~uint64](xs []T) {
@@ -34,12 +44,17 @@ func sortInts[T ~int64 | ~uint64](xs []T) {
 	for shift+8 < 64 && differ>>(shift+8) != 0 {
 		shift += 8
 	}
-	flagSort(xs, flip, uint(shift))
+	workers := 1
+	if len(xs) >= parallelSortMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	flagSort(xs, flip, uint(shift), workers)
 }
 
 // flagSort sorts xs by their byte at shift and, within each byte, by the
-// bytes below it.
-func flagSort[T ~int64 | ~uint64](xs []T, flip uint64, shift uint) {
+// bytes below it, the buckets of that byte on the given number of
+// goroutines.
+func flagSort[T ~int64 | ~uint64](xs []T, flip uint64, shift uint, workers int) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)
 		return
@@ -75,11 +90,41 @@ func flagSort[T ~int64 | ~uint64](xs []T, flip uint64, shift uint) {
 	if shift == 0 {
 		return
 	}
+	var buckets [256][]T
 	lo := 0
 	for b := range 256 {
-		if counts[b] > 1 {
-			flagSort(xs[lo:lo+counts[b]], flip, shift-8)
-		}
+		buckets[b] = xs[lo : lo+counts[b]]
 		lo += counts[b]
 	}
+	if workers <= 1 {
+		for _, bucket := range buckets {
+			if len(bucket) > 1 {
+				flagSort(bucket, flip, shift-8, 1)
+			}
+		}
+		return
+	}
+	// A bucket of more than half the values is sorted first, itself on
+	// every core; the rest are shared out one at a time.
+	var taken [256]bool
+	for b, bucket := range buckets {
+		if 2*len(bucket) > len(xs) {
+			flagSort(bucket, flip, shift-8, workers)
+			taken[b] = true
+		}
+	}
+	var shared atomic.Int32 // the next bucket to take
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(shared.Add(1) - 1); b < 256; b = int(shared.Add(1) - 1) {
+				if !taken[b] && len(buckets[b]) > 1 {
+					flagSort(buckets[b], flip, shift-8, 1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
