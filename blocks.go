@@ -231,12 +231,13 @@ type parsedBlock struct {
 	seq      int
 	buf      []byte // the block's buffer, returned to the pool once taken
 	recs     []Record
-	lines    []int      // the line of each record
-	at       int        // the slot of recs in the reader's rows, -1 for none (see block)
-	items    []lineItem // the lines that are not records, in order
-	lastLine int        // the number of the line after the block's last
-	err      error      // the block's read error
-	rest     io.Reader  // the input after the block, to be read another way
+	lines    []int       // the line of each record
+	tab      *tableBlock // the records instead, for a reader that keeps a table
+	at       int         // the slot of recs in the reader's rows, -1 for none (see block)
+	items    []lineItem  // the lines that are not records, in order
+	lastLine int         // the number of the line after the block's last
+	err      error       // the block's read error
+	rest     io.Reader   // the input after the block, to be read another way
 }
 
 // parseBlocks parses the blocks of r, from line first and up to a fence
@@ -368,9 +369,12 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 				}
 			}
 		}
-		if dst != nil {
+		switch {
+		case pb.tab != nil:
+			run.tab.add(pb.tab)
+		case dst != nil:
 			dst.take(pb.recs, pb.lines, pb.at)
-		} else {
+		default:
 			parts, lines = append(parts, pb.recs), append(lines, pb.lines)
 			n += len(pb.recs)
 		}
@@ -383,7 +387,10 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 			break
 		}
 	}
-	if dst != nil {
+	switch {
+	case run.tab != nil:
+		return end, nil
+	case dst != nil:
 		run.Records, run.Lines = dst.done()
 		return end, nil
 	}

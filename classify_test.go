@@ -13,16 +13,17 @@ func classifyByMap(recs []Record, lines []int) ([]Category, *Run) {
 	cat := make([]Category, len(recs))
 	bad := &Run{}
 	seen := map[string]int{}
+	src := &source{recs: recs, lines: lines}
 	for i := range recs {
 		r := &recs[i]
 		if e := r.validate(); e != nil {
-			bad.Reject(recordError(i, lines, r, e.Field, e.Err))
+			bad.Reject(src.recordError(i, e.Field, e.Err))
 			cat[i] = CategoryRejected
 			continue
 		}
 		if r.ID != "" {
 			if j, dup := seen[r.ID]; dup {
-				bad.Reject(recordError(i, lines, r, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, where(j, lines))))
+				bad.Reject(src.recordError(i, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, src.where(j))))
 				cat[i] = CategoryRejected
 				continue
 			}

@@ -59,10 +59,13 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 		return nil, err
 	}
 	first := bytes.Count(head, []byte{'\n'}) + 1
-	dst := newRows(first, total-first+1)
-	next, stop := parseBlocks(r, first, openQuoteLine, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header)) })
+	var dst *rows
+	if !o.table {
+		dst = newRows(first, total-first+1)
+	}
+	next, stop := parseBlocks(r, first, openQuoteLine, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
 	defer stop()
-	run := &Run{}
+	run := o.newRun()
 	end, err := o.gather(next, dst, run, nil)
 	if err != nil {
 		return nil, err
@@ -79,6 +82,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 			return nil, err
 		}
 	}
+	run.tab.flush()
 	return run, run.Err()
 }
 
@@ -153,10 +157,11 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 		return nil, err
 	}
 	line, _ := cr.FieldPos(len(header) - 1)
-	run := &Run{}
+	run := o.newRun()
 	if err := o.readCSVRowsFrom(cr, lr, 0, line, cols, len(header), run); err != nil {
 		return nil, err
 	}
+	run.tab.flush()
 	return run, run.Err()
 }
 
@@ -210,8 +215,7 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastL
 			}
 			continue
 		}
-		run.Records = append(run.Records, rec)
-		run.Lines = append(run.Lines, base+line)
+		run.keep(&rec, base+line)
 	}
 }
 

@@ -53,11 +53,16 @@ type csvScratch struct {
 var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
 
 // parseCSVBlock parses a block of rows with the given columns, each row
-// needing fields fields.
-func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
+// needing fields fields, into records, or into a block of a table when
+// intoTable is set.
+func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBlock {
 	pb := parsedBlock{seq: b.seq, err: b.err}
 	n := b.lineCount()
-	pb.recs, pb.lines = b.slots(n)
+	if intoTable {
+		pb.tab = newTableBlock(n)
+	} else {
+		pb.recs, pb.lines = b.slots(n)
+	}
 	// The ids and messages are copied into text and cut from one string
 	// at the end; spans[k] is where record k's are.
 	sc := csvScratchPool.Get().(*csvScratch)
@@ -72,7 +77,9 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 			data = nil
 		}
 		if bytes.IndexByte(row, '"') >= 0 {
-			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok {
+			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok && pb.tab != nil {
+				pb.tab.add(&rec, line)
+			} else if ok {
 				pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
 				spans = append(spans, [4]int32{-1})
 			} else if item.err != nil {
@@ -109,6 +116,24 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 			pb.items = append(pb.items, lineItem{line: line, err: csvSyntaxError(line, 1, csv.ErrFieldCount)})
 			continue
 		}
+		// A row that cannot be parsed is set aside with its line, column and id.
+		fail := func(rerr *RecordError) {
+			rerr.Line, rerr.Column, rerr.ID = line, at[rerr.Column]+1, string(f[cols.id])
+			pb.items = append(pb.items, lineItem{line: line, err: rerr})
+		}
+		if pb.tab != nil {
+			var rec Record
+			if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
+				fail(rerr)
+				continue
+			}
+			var message []byte
+			if cols.message >= 0 {
+				message = f[cols.message]
+			}
+			addRow(pb.tab, &rec, f[cols.id], message, line)
+			continue
+		}
 		// The record is parsed in its slot: copying a Record, which holds
 		// pointers, costs a write barrier on every copy while the
 		// collector runs.
@@ -117,8 +142,7 @@ func parseCSVBlock(b block, cols csvCols, fields int) parsedBlock {
 		if rerr := parseCSVRow(&f, cols, r); rerr != nil {
 			*r = Record{}
 			pb.recs = pb.recs[:len(pb.recs)-1]
-			rerr.Line, rerr.Column, rerr.ID = line, at[rerr.Column]+1, string(f[cols.id])
-			pb.items = append(pb.items, lineItem{line: line, err: rerr})
+			fail(rerr)
 			continue
 		}
 		var sp [4]int32

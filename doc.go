@@ -269,6 +269,13 @@
 // gathers on every core with
 // integer sums, so no figure depends on how the records were divided.
 //
+// [ReadOptions.Summarize] reads and summarizes in one call, with the same
+// result as Read then Run.Summarize, but without holding a CSV file's rows
+// as Records: they are kept in a table of columns (about 45 bytes a row
+// and its id, against 144 bytes and its id for a Record) and decoded a
+// window at a time as Summarize reads them. For 5,000,000 rows the peak
+// memory is within twice the file's size.
+//
 // Memory stays bounded on any input: a line or CSV row longer than 256 MiB
 // is an error, and a Run or a Summary keeps the reasons of the first
 // [MaxReasons] (1,000) rejected rows or records in full and counts the rest.

@@ -481,6 +481,23 @@ func ExampleReadOptions_Read() {
 	// Output: llmmetrics: no records: the input is empty
 }
 
+func ExampleReadOptions_Summarize() {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\n" +
+		"r1,256,11,150,450,ok\n" +
+		"r2,256,,,,error\n" +
+		"r3,256,3,nan,90,ok\n" +
+		"r4,256,5,110,190,ok\n"
+	s, format, _ := llmmetrics.ReadOptions{Lenient: true}.Summarize(strings.NewReader(in), llmmetrics.Options{Lenient: true})
+	// TPOT: (450 − 150) / 10 = 30 ms and (190 − 110) / 4 = 20 ms; the
+	// nearest-rank p50 of two values is the lower, named by its request.
+	p50 := s.TPOT.Points[0]
+	fmt.Println(format, s.Requests.Offered, s.Requests.OK, s.Requests.Failed, s.Requests.Rejected)
+	fmt.Println(p50.Value, p50.ID)
+	// Output:
+	// csv 4 2 1 1
+	// 20ms r4
+}
+
 func ExampleRun_Reject() {
 	var run llmmetrics.Run
 	for i := range llmmetrics.MaxReasons + 2 {

@@ -23,46 +23,52 @@ type tally struct {
 	nTPOT, nGaps, nMaxGap   int
 }
 
-// count tallies recs[lo:hi].
-func (t *tally) count(recs []Record, cat []Category, lo, hi int) {
-	a := &t.a
-	for i := lo; i < hi; i++ {
-		r := &recs[i]
-		switch cat[i] {
-		case CategoryRejected:
-			continue
-		case CategoryWarmup:
-			a.Warmup++
-			continue
-		case CategoryFailed:
-			a.Failed++
-			switch r.Status {
-			case StatusError:
-				a.Errors++
-			case StatusTimeout:
-				a.Timeouts++
-			case StatusCancelled:
-				a.Cancelled++
-			}
-		case CategoryZeroToken:
-			a.ZeroToken++
-		case CategoryOK:
-			a.OK++
-			t.wb.text(r.Sent + r.last())
-			t.outTokens += int64(r.CompletionTokens)
-			t.promptTokens += int64(r.PromptTokens)
-			if hasTPOT(r) {
-				t.nTPOT++
-			} else {
-				a.OneToken++
-			}
-			if hasGaps(r) {
-				t.nGaps += len(r.Chunks) - 1
-				t.nMaxGap++
-			}
+// count tallies records [lo, hi) of src.
+func (t *tally) count(src *source, cat []Category, lo, hi int) {
+	for base, w := range src.windows(lo, hi) {
+		for k := range w {
+			t.one(&w[k], cat[base+k])
 		}
-		t.wb.offered(r)
 	}
+}
+
+// one tallies a record of category c.
+func (t *tally) one(r *Record, c Category) {
+	a := &t.a
+	switch c {
+	case CategoryRejected:
+		return
+	case CategoryWarmup:
+		a.Warmup++
+		return
+	case CategoryFailed:
+		a.Failed++
+		switch r.Status {
+		case StatusError:
+			a.Errors++
+		case StatusTimeout:
+			a.Timeouts++
+		case StatusCancelled:
+			a.Cancelled++
+		}
+	case CategoryZeroToken:
+		a.ZeroToken++
+	case CategoryOK:
+		a.OK++
+		t.wb.text(r.Sent + r.last())
+		t.outTokens += int64(r.CompletionTokens)
+		t.promptTokens += int64(r.PromptTokens)
+		if hasTPOT(r) {
+			t.nTPOT++
+		} else {
+			a.OneToken++
+		}
+		if hasGaps(r) {
+			t.nGaps += len(r.Chunks) - 1
+			t.nMaxGap++
+		}
+	}
+	t.wb.offered(r)
 }
 
 // add adds another run's tally to t.
@@ -86,10 +92,10 @@ func (t *tally) add(u *tally) {
 
 // tallyAll tallies the records in runs, one per core, and returns the
 // total and each run's tally.
-func tallyAll(recs []Record, cat []Category) (tally, []tally) {
-	parts := inParts(len(recs))
+func tallyAll(src *source, cat []Category) (tally, []tally) {
+	parts := inParts(src.len())
 	each := make([]tally, len(parts))
-	eachPart(parts, func(p, lo, hi int) { each[p].count(recs, cat, lo, hi) })
+	eachPart(parts, func(p, lo, hi int) { each[p].count(src, cat, lo, hi) })
 	var all tally
 	for p := range each {
 		all.add(&each[p])
@@ -124,10 +130,9 @@ func (c *sampleCounts) add(o *sampleCounts) {
 
 // gatherAll gathers the samples of the runs that tallyAll counted (the
 // largest gaps from pg), and judges each ok record against slo when it is
-// not nil. A record whose
-// chunks the SLO cannot judge is an error; the first in input order is
-// returned, with its index.
-func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
+// not nil. A record whose chunks the SLO cannot judge is an error; the
+// first in input order is returned, with its index.
+func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
 		ttfts:   hugepage.Make[time.Duration](all.a.OK, all.a.OK),
 		e2es:    hugepage.Make[time.Duration](all.a.OK, all.a.OK),
@@ -135,56 +140,30 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 		maxGaps: hugepage.Make[time.Duration](all.nMaxGap, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
 		gaps: sample{Seg: func(i int) []time.Duration {
-			if gapsPooled(cat[i], &recs[i]) {
-				return recs[i].Chunks
+			if c := src.chunks(i); cat[i] == CategoryOK && len(c) >= 2 {
+				return c
 			}
 			return nil
-		}, NSegs: len(recs), Gaps: true, N: all.nGaps},
+		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
-	parts := inParts(len(recs))
+	parts := inParts(src.len())
 	found := make([]sampleCounts, len(parts))
 	bad := make([]int, len(parts))
 	errs := make([]error, len(parts))
 	eachPart(parts, func(p, lo, hi int) {
-		// Where this run's samples go: after those of the runs before it.
-		var ok, tp, mg int
+		// This run's samples go after those of the runs before it.
+		g := gatherer{s: s, pg: pg, slo: slo, f: &found[p]}
 		for q := range p {
-			ok, tp, mg = ok+each[q].a.OK, tp+each[q].nTPOT, mg+each[q].nMaxGap
+			g.ok, g.tp, g.mg = g.ok+each[q].a.OK, g.tp+each[q].nTPOT, g.mg+each[q].nMaxGap
 		}
-		f := &found[p]
-		for i := lo; i < hi; i++ {
-			r := &recs[i]
-			if cat[i] != CategoryOK {
-				continue
-			}
-			t := timesOf(r)
-			s.ttfts[ok], s.e2es[ok] = t.ttft, t.e2e
-			ok++
-			if t.hasTPOT {
-				s.tpots[tp] = t.tpot
-				tp++
-				f.weighted.add(decodeTime(r), r.CompletionTokens)
-			}
-			switch {
-			case len(r.Chunks) == 0:
-				f.noChunks++
-			case gapBasis(r) == BasisToken:
-				f.tokenBasis++
-			default:
-				f.chunkBasis++
-			}
-			if t.hasGap {
-				t.maxGap = pg.most[i]
-				s.maxGaps[mg] = t.maxGap
-				mg++
-			}
-			if slo != nil {
-				v, err := slo.judgeTimes(&t, len(r.Chunks) > 0)
-				if err != nil {
-					bad[p], errs[p] = i, err
-					return
+		for base, w := range src.windows(lo, hi) {
+			for k := range w {
+				if i := base + k; cat[i] == CategoryOK {
+					if err := g.take(i, &w[k]); err != nil {
+						bad[p], errs[p] = i, err
+						return
+					}
 				}
-				f.slo.add(v)
 			}
 		}
 	})
@@ -195,6 +174,50 @@ func gatherAll(recs []Record, cat []Category, pg *pooledGaps, all tally, each []
 		s.sampleCounts.add(&found[p])
 	}
 	return s, 0, nil
+}
+
+// gatherer gathers the samples of a run of records: ok, tp and mg are
+// where its next TTFT and E2E, TPOT and largest gap go.
+type gatherer struct {
+	s          *samples
+	pg         *pooledGaps
+	slo        *SLO
+	f          *sampleCounts
+	ok, tp, mg int
+}
+
+// take takes the samples of record i, r, in CategoryOK.
+func (g *gatherer) take(i int, r *Record) error {
+	s, f := g.s, g.f
+	t := timesOf(r)
+	s.ttfts[g.ok], s.e2es[g.ok] = t.ttft, t.e2e
+	g.ok++
+	if t.hasTPOT {
+		s.tpots[g.tp] = t.tpot
+		g.tp++
+		f.weighted.add(decodeTime(r), r.CompletionTokens)
+	}
+	switch {
+	case len(r.Chunks) == 0:
+		f.noChunks++
+	case gapBasis(r) == BasisToken:
+		f.tokenBasis++
+	default:
+		f.chunkBasis++
+	}
+	if t.hasGap {
+		t.maxGap = g.pg.most[i]
+		s.maxGaps[g.mg] = t.maxGap
+		g.mg++
+	}
+	if g.slo != nil {
+		v, err := g.slo.judgeTimes(&t, len(r.Chunks) > 0)
+		if err != nil {
+			return err
+		}
+		f.slo.add(v)
+	}
+	return nil
 }
 
 // eachPart calls fn for each run [lo, hi) of parts, each on a goroutine of

@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -25,6 +26,10 @@ type Run struct {
 	Lines    []int          // Lines[i] is the line Records[i] started on
 	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field
 	Unlisted int            // rows rejected beyond the first MaxReasons: counted, reasons not kept
+
+	// tab, when not nil, holds the records instead of Records and Lines:
+	// a table, which ReadOptions.Summarize reads a CSV file into.
+	tab *table
 }
 
 // Reject sets a row aside: its reason is kept while fewer than MaxReasons
@@ -35,6 +40,17 @@ func (run *Run) Reject(e *RecordError) {
 		return
 	}
 	run.Unlisted++
+}
+
+// keep adds a record read on the given line: to the table, when the run
+// has one, or to Records and Lines.
+func (run *Run) keep(r *Record, line int) {
+	if run.tab != nil {
+		run.tab.addRecord(r, line)
+		return
+	}
+	run.Records = append(run.Records, *r)
+	run.Lines = append(run.Lines, line)
 }
 
 // RejectedCount is the number of rows set aside, listed or not.
@@ -55,6 +71,9 @@ type ReadOptions struct {
 	// lineHint is the number of lines of the input, when Read counted
 	// them before wrapping it: 0 when not counted, -1 when they cannot be.
 	lineHint int
+	// table has the CSV reader keep its rows in a table (Run.tab) rather
+	// than in Run.Records.
+	table bool
 }
 
 // lines returns the number of lines of r from its offset on, -1 when it
@@ -74,6 +93,15 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 	}
 	run.Reject(e)
 	return nil
+}
+
+// newRun returns the run a CSV reader fills: with a table, when o asks
+// for one.
+func (o ReadOptions) newRun() *Run {
+	if o.table {
+		return &Run{tab: &table{}}
+	}
+	return &Run{}
 }
 
 // Format is a per-request file format.
@@ -116,6 +144,28 @@ func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
 	}
 	run, err := o.ReadCSV(br)
 	return run, FormatCSV, err
+}
+
+// Summarize reads a run in either format, as Read does, and summarizes it,
+// as Run.Summarize does, giving the same Summary; but it holds the records
+// in less memory where it can: a CSV file's rows are kept, as they are
+// read, in a table of about 45 bytes a row and its id rather than as
+// Records of 144 bytes and their ids (5,000,000 rows: about 230 MB instead
+// of 760 MB). Use it for a large file whose records are not otherwise
+// wanted.
+//
+// A row that cannot be read is handled as Read handles it: it ends
+// reading with its error, or with o.Lenient it is set aside and counted
+// in the summary (an error in turn unless opt.Lenient, as in
+// Run.Summarize).
+func (o ReadOptions) Summarize(r io.Reader, opt Options) (*Summary, Format, error) {
+	o.table = true
+	run, f, err := o.Read(r)
+	if err != nil && !(o.Lenient && errors.Is(err, ErrRejected)) {
+		return nil, f, err
+	}
+	s, err := run.Summarize(opt)
+	return s, f, err
 }
 
 var bom = []byte("\xef\xbb\xbf")

@@ -122,23 +122,24 @@ type Summary struct {
 // Summary.Rejected. It returns ErrNoRecords for an empty input, and errors
 // for invalid options.
 func Summarize(recs []Record, opt Options) (*Summary, error) {
-	return summarize(recs, nil, &Run{}, opt)
+	return summarize(&source{recs: recs}, &Run{}, opt)
 }
 
 // Summarize computes every metric of the run's records, as the function
 // Summarize does, and also counts the rows the reader rejected. In strict
 // mode any such row is an error.
 func (run *Run) Summarize(opt Options) (*Summary, error) {
-	s, err := summarize(run.Records, run.Lines, run, opt)
+	s, err := summarize(&source{recs: run.Records, lines: run.Lines, tab: run.tab}, run, opt)
 	if s != nil {
 		s.Header = run.Header
 	}
 	return s, err
 }
 
-// summarize computes the summary of recs, counting also the rows that
-// read set aside (its Rejected and Unlisted; its Records are not read).
-func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, error) {
+// summarize computes the summary of src's records, counting also the rows
+// that read set aside (its Rejected and Unlisted; its records are not
+// read).
+func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if err := opt.Method.valid(); err != nil {
 		return nil, err
 	}
@@ -164,16 +165,20 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 			return nil, err
 		}
 	}
-	if len(recs)+read.RejectedCount() == 0 {
+	if src.len()+read.RejectedCount() == 0 {
 		return nil, ErrNoRecords
 	}
 
 	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
+	if opt.Warmup != nil || opt.Stratify != nil {
+		// Both read the records as a slice.
+		src = src.asSlice()
+	}
 	var err error
-	if recs, s.Warmup, err = opt.Warmup.mark(recs); err != nil {
+	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
 		return nil, err
 	}
-	cat, bad, pooled := classifyPooling(recs, lines, true)
+	cat, bad, pooled, spare := classifyPooling(src, true)
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {
 		all.Reject(e)
@@ -185,10 +190,10 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	s.Rejected = all.Rejected
 
 	// Count, and size the samples.
-	counted, each := tallyAll(recs, cat)
+	counted, each := tallyAll(src, cat)
 	a := &s.Requests
 	*a = counted.a
-	a.Offered = len(recs) + read.RejectedCount()
+	a.Offered = src.len() + read.RejectedCount()
 	a.Rejected = all.RejectedCount()
 	wb, outTokens, promptTokens := counted.wb, counted.outTokens, counted.promptTokens
 
@@ -198,14 +203,14 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	sideDone := make(chan struct{})
 	go func() {
 		defer close(sideDone)
-		s.Workload, absent = describeWorkload(recs, cat)
-		s.Client = clientStats(recs, cat, opt, ps)
+		s.Workload, absent = describeWorkload(src, cat, spare)
+		s.Client = clientStats(src, cat, opt, ps)
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it
 
-	got, at, err := gatherAll(recs, cat, pooled, counted, each, opt.SLO)
+	got, at, err := gatherAll(src, cat, pooled, counted, each, opt.SLO)
 	if err != nil {
-		return nil, recordError(at, lines, &recs[at], "chunks", err)
+		return nil, src.recordError(at, "chunks", err)
 	}
 	ttfts, e2es, tpots, maxGaps, gaps := got.ttfts, got.e2es, got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
@@ -220,7 +225,7 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		}
 		d := describeSample(flat(xs), mo, opt.Method, ps)
 		if opt.Method == NearestRank {
-			nameRequests(&d, xs, recs, cat, member)
+			nameRequests(&d, xs, src, cat, member)
 		}
 		return &d
 	}
@@ -298,7 +303,7 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 		}
 	}
 	if opt.Stratify != nil {
-		st, err := stratify(recs, cat, *opt.Stratify, opt)
+		st, err := stratify(src.recs, cat, *opt.Stratify, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -307,25 +312,10 @@ func summarize(recs []Record, lines []int, read *Run, opt Options) (*Summary, er
 	return s, nil
 }
 
-func recordError(i int, lines []int, r *Record, field string, err error) *RecordError {
-	e := &RecordError{Index: i, ID: r.ID, Field: field, Err: err}
-	if lines != nil {
-		e.Line = lines[i]
-	}
-	return e
-}
-
-func where(i int, lines []int) string {
-	if lines != nil {
-		return fmt.Sprintf("line %d", lines[i])
-	}
-	return fmt.Sprintf("record %d", i)
-}
-
 // nameRequests sets each point's ID to the id of the first request, in
 // input order, whose sample equals the point's value. xs holds one sample
 // for each ok record for which member is true, in input order.
-func nameRequests(d *Distribution, xs []time.Duration, recs []Record, cat []Category, member func(r *Record) bool) {
+func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Category, member func(r *Record) bool) {
 	// The position in xs of each point's first equal sample, then one pass
 	// over the records to find the records at those positions.
 	want := make(map[int][]int) // position → the points it names
@@ -335,18 +325,19 @@ func nameRequests(d *Distribution, xs []time.Duration, recs []Record, cat []Cate
 		}
 	}
 	j := 0
-	for i := range recs {
-		if len(want) == 0 {
-			return
+	for base, w := range src.windows(0, src.len()) {
+		for k := range w {
+			if len(want) == 0 {
+				return
+			}
+			if r := &w[k]; cat[base+k] == CategoryOK && member(r) {
+				for _, p := range want[j] {
+					d.Points[p].ID = r.ID
+				}
+				delete(want, j)
+				j++
+			}
 		}
-		if cat[i] != CategoryOK || !member(&recs[i]) {
-			continue
-		}
-		for _, k := range want[j] {
-			d.Points[k].ID = recs[i].ID
-		}
-		delete(want, j)
-		j++
 	}
 }
 
@@ -376,18 +367,21 @@ type ClientStats struct {
 
 // clientStats summarizes the client-side facts of the measured records;
 // nil when none has any.
-func clientStats(recs []Record, cat []Category, opt Options, ps []Percentile) *ClientStats {
+func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *ClientStats {
+	if src.tab != nil {
+		return nil // a table holds no client facts
+	}
 	var late, wait, answer []time.Duration
 	cs := &ClientStats{}
 	any := false
-	for i := range recs {
-		c := recs[i].Client
+	for i := range src.recs {
+		c := src.recs[i].Client
 		if c == nil || cat[i] == CategoryRejected || cat[i] == CategoryWarmup {
 			continue
 		}
 		any = true
 		wait = append(wait, c.Wait)
-		if l, ok := c.Lateness(recs[i].Sent); ok {
+		if l, ok := c.Lateness(src.recs[i].Sent); ok {
 			late = append(late, l)
 		}
 		if cat[i] != CategoryOK {

@@ -75,7 +75,7 @@ type EarlyStop struct {
 // ErrNoRecords when none is left. It does not modify recs.
 func DescribeWorkload(recs []Record) (*Workload, error) {
 	cat, _ := classify(recs, nil)
-	w, _ := describeWorkload(recs, cat)
+	w, _ := describeWorkload(&source{recs: recs}, cat, nil)
 	if w == nil {
 		return nil, ErrNoRecords
 	}
@@ -83,38 +83,46 @@ func DescribeWorkload(recs []Record) (*Workload, error) {
 }
 
 // describeWorkload describes the records by their categories, and says why
-// each absent part is absent. It returns nil when no record is measured.
-func describeWorkload(recs []Record, cat []Category) (*Workload, map[string]string) {
+// each absent part is absent; spare, when it has room for a duration for
+// each record, holds their ends. It returns nil when no record is
+// measured.
+func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Workload, map[string]string) {
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
-	sends := sendGaps{gaps: hugepage.Make[float64](0, len(recs))}
-	starts, ends := hugepage.Make[time.Duration](0, len(recs)), hugepage.Make[time.Duration](0, len(recs))
+	n := src.len()
+	sends := sendGaps{gaps: hugepage.Make[float64](0, n)}
+	starts, ends := hugepage.Make[time.Duration](0, n), spare[:0]
+	if cap(ends) < n {
+		ends = hugepage.Make[time.Duration](0, n)
+	}
 	es := EarlyStop{}
-	for i := range recs {
-		r := &recs[i]
-		switch cat[i] {
-		case CategoryRejected, CategoryWarmup:
-			continue
-		case CategoryOK:
-			outputs.add(r.CompletionTokens)
-			if r.PromptTokens > 0 {
-				prompts.add(r.PromptTokens)
-			}
-			starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
-			if r.MaxTokens > 0 {
-				es.Known++
-				if r.CompletionTokens < r.MaxTokens {
-					es.Early++
+	for base, w := range src.windows(0, n) {
+		for k := range w {
+			r := &w[k]
+			switch cat[base+k] {
+			case CategoryRejected, CategoryWarmup:
+				continue
+			case CategoryOK:
+				outputs.add(r.CompletionTokens)
+				if r.PromptTokens > 0 {
+					prompts.add(r.PromptTokens)
+				}
+				starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
+				if r.MaxTokens > 0 {
+					es.Known++
+					if r.CompletionTokens < r.MaxTokens {
+						es.Early++
+					}
 				}
 			}
+			sends.add(r.Sent)
 		}
-		sends.add(r.Sent)
 	}
 	if sends.n == 0 {
 		return nil, absent
 	}
 	if !sends.sorted {
-		sends.resort(recs, cat)
+		sends.resort(src, cat)
 	}
 	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Arrivals: arrivals(sends.gaps), Concurrency: concurrency(starts, ends)}
 	if w.Prompt == nil {
@@ -297,11 +305,13 @@ func (g *sendGaps) add(t time.Duration) {
 
 // resort takes the gaps again from the sends of the measured records,
 // sorted.
-func (g *sendGaps) resort(recs []Record, cat []Category) {
+func (g *sendGaps) resort(src *source, cat []Category) {
 	sends := make([]time.Duration, 0, g.n)
-	for i := range recs {
-		if cat[i] != CategoryRejected && cat[i] != CategoryWarmup {
-			sends = append(sends, recs[i].Sent)
+	for base, w := range src.windows(0, src.len()) {
+		for k := range w {
+			if c := cat[base+k]; c != CategoryRejected && c != CategoryWarmup {
+				sends = append(sends, w[k].Sent)
+			}
 		}
 	}
 	sortInts(sends)

@@ -128,8 +128,17 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	return reportImported(stdout, name, file, opt, f)
 }
 
-// reportOwn reports a file in llmmetrics' own CSV or JSONL.
+// reportOwn reports a file in llmmetrics' own CSV or JSONL. Unless the
+// pictures or the spectrum want the records themselves, the file is
+// summarized without keeping them as Records (ReadOptions.Summarize).
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
+	if *f.pics.spectrum == "" && !f.pics.wanted() {
+		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
+		if err != nil {
+			return inFile(name, withLenientHint(err))
+		}
+		return f.writeSummary(w, name, s, nil)
+	}
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 		return inFile(name, withLenientHint(err))

@@ -1,0 +1,229 @@
+package llmmetrics
+
+import (
+	"math"
+	"sort"
+	"time"
+	"unsafe"
+)
+
+// A table holds records column by column: records that have none of the
+// parts a CSV row cannot give (chunk arrivals and their tokens, max_tokens,
+// client facts, a warm-up mark), as a CSV file's rows are read. A row takes
+// about 45 bytes with its id, where a Record takes 144 bytes and its id:
+// what lets a CSV file of millions of rows be summarized within twice its
+// size in memory. Summarize reads the rows as Records decoded a window at
+// a time (see source); decoding a row gives back the Record it was made
+// from, exactly.
+//
+// The rows are kept in blocks, each filled by one reader goroutine: a
+// block of consecutive rows, with one string of ids.
+type table struct {
+	blocks []*tableBlock
+	first  []int // first[b] is the index of block b's first row
+	n      int
+	tail   *tableBlock // rows added one at a time, not yet a block (see flush)
+}
+
+// tableBlock is a run of consecutive rows of a table.
+type tableBlock struct {
+	ids               string   // the rows' ids, one after another
+	idEnd             []uint32 // row k's id is ids[idEnd[k−1]:idEnd[k]]
+	status            []Status
+	sent, first, last []time.Duration
+	prompt            []int32
+	completion        []int32
+	// rare marks (one bit a row) the rows with parts few rows have, kept
+	// in rareParts: a message, or a count beyond int32 (which validation
+	// rejects, but the table keeps as it was read).
+	rare      []uint64
+	rareParts []rareRow
+	lines     []lineJump // where the rows' line numbers jump (see line)
+
+	idText   []byte // the ids while the block is filled
+	lastLine int    // the line of the last row added
+}
+
+// rareRow holds the parts of row row that its columns cannot.
+type rareRow struct {
+	row                int
+	message            string
+	prompt, completion int
+}
+
+// lineJump says that row row is on line line, and the rows after it on the
+// lines after it, up to the next jump.
+type lineJump struct{ row, line int }
+
+// maxBlockIDs bounds the bytes of ids in one block, which idEnd indexes.
+const maxBlockIDs = math.MaxUint32
+
+// newTableBlock returns an empty block with room for n rows.
+func newTableBlock(n int) *tableBlock {
+	return &tableBlock{
+		idEnd:  make([]uint32, 0, n),
+		status: make([]Status, 0, n),
+		sent:   make([]time.Duration, 0, n), first: make([]time.Duration, 0, n), last: make([]time.Duration, 0, n),
+		prompt: make([]int32, 0, n), completion: make([]int32, 0, n),
+		rare:   make([]uint64, 0, (n+63)/64),
+		idText: make([]byte, 0, 8*n), // room for ids of 8 bytes
+	}
+}
+
+// len returns the number of rows in the block.
+func (b *tableBlock) len() int { return len(b.status) }
+
+// fits reports whether the block can take a row with the given id.
+func (b *tableBlock) fits(id string) bool { return len(b.idText)+len(id) <= maxBlockIDs }
+
+// add adds a row: r, which must have no part a table cannot hold (see
+// holds), on line line.
+func (b *tableBlock) add(r *Record, line int) { addRow(b, r, r.ID, r.Message, line) }
+
+// addRow adds a row: r with the given id and message (r's own are not
+// read), on line line.
+func addRow[S string | []byte](b *tableBlock, r *Record, id, message S, line int) {
+	k := b.len()
+	if k == 0 || line != b.lastLine+1 {
+		b.lines = append(b.lines, lineJump{k, line})
+	}
+	b.lastLine = line
+	b.idText = append(b.idText, id...)
+	b.idEnd = append(b.idEnd, uint32(len(b.idText)))
+	b.status = append(b.status, r.Status)
+	b.sent, b.first, b.last = append(b.sent, r.Sent), append(b.first, r.FirstText), append(b.last, r.LastText)
+	if k%64 == 0 {
+		b.rare = append(b.rare, 0)
+	}
+	p, c := int32(r.PromptTokens), int32(r.CompletionTokens)
+	if len(message) > 0 || int(p) != r.PromptTokens || int(c) != r.CompletionTokens {
+		b.rare[k/64] |= 1 << (k % 64)
+		b.rareParts = append(b.rareParts, rareRow{k, string(message), r.PromptTokens, r.CompletionTokens})
+		p, c = 0, 0
+	}
+	b.prompt, b.completion = append(b.prompt, p), append(b.completion, c)
+}
+
+// finish makes the block's ids one string, without a copy: the bytes are
+// never written again.
+func (b *tableBlock) finish() {
+	b.ids, b.idText = unsafe.String(unsafe.SliceData(b.idText), len(b.idText)), nil
+}
+
+// holds reports whether a table can hold r: a record with nothing but
+// what a CSV row gives.
+func holds(r *Record) bool {
+	return r.Chunks == nil && r.ChunkTokens == nil && r.MaxTokens == 0 && r.Client == nil && !r.Warmup
+}
+
+// id returns row k's id.
+func (b *tableBlock) id(k int) string {
+	start := uint32(0)
+	if k > 0 {
+		start = b.idEnd[k-1]
+	}
+	return b.ids[start:b.idEnd[k]]
+}
+
+// record sets *r to row k. It sets only the fields a table holds: r's
+// others must be zero, as they are in a Record a table decodes into again
+// and again (a window), which is cheaper than clearing it every time.
+func (b *tableBlock) record(k int, r *Record) {
+	r.ID, r.Status, r.Message = b.id(k), b.status[k], ""
+	r.Sent, r.FirstText, r.LastText = b.sent[k], b.first[k], b.last[k]
+	r.PromptTokens, r.CompletionTokens = int(b.prompt[k]), int(b.completion[k])
+	if b.rare[k/64]>>(k%64)&1 != 0 {
+		x := b.rareParts[sort.Search(len(b.rareParts), func(j int) bool { return b.rareParts[j].row >= k })]
+		r.Message, r.PromptTokens, r.CompletionTokens = x.message, x.prompt, x.completion
+	}
+}
+
+// line returns the line row k is on.
+func (b *tableBlock) line(k int) int {
+	j := sort.Search(len(b.lines), func(j int) bool { return b.lines[j].row > k }) - 1
+	return b.lines[j].line + k - b.lines[j].row
+}
+
+// add appends a block of rows to the table, finishing it.
+func (t *table) add(b *tableBlock) {
+	t.flush()
+	t.push(b)
+}
+
+// addRecord appends a row, r, on line line.
+func (t *table) addRecord(r *Record, line int) {
+	if t.tail != nil && !t.tail.fits(r.ID) {
+		t.flush()
+	}
+	if t.tail == nil {
+		t.tail = newTableBlock(0)
+	}
+	t.tail.add(r, line)
+}
+
+// flush makes the rows added one at a time a block. t may be nil.
+func (t *table) flush() {
+	if t != nil && t.tail != nil {
+		t.push(t.tail)
+		t.tail = nil
+	}
+}
+
+// push appends a block, finishing it.
+func (t *table) push(b *tableBlock) {
+	if b.len() == 0 {
+		return
+	}
+	b.finish()
+	t.blocks = append(t.blocks, b)
+	t.first = append(t.first, t.n)
+	t.n += b.len()
+}
+
+// len returns the number of rows.
+func (t *table) len() int { return t.n }
+
+// find returns the index of the block that holds row i, and i's row in it.
+func (t *table) find(i int) (j, k int) {
+	j = sort.Search(len(t.first), func(j int) bool { return t.first[j] > i }) - 1
+	return j, i - t.first[j]
+}
+
+// block returns the block that holds row i, and i's row in it.
+func (t *table) block(i int) (*tableBlock, int) {
+	j, k := t.find(i)
+	return t.blocks[j], k
+}
+
+// record sets *r, zero but for the fields a table holds, to row i.
+func (t *table) record(i int, r *Record) {
+	b, k := t.block(i)
+	b.record(k, r)
+}
+
+// decode sets w, whose records are zero but for the fields a table holds,
+// to the rows from base on.
+func (t *table) decode(base int, w []Record) {
+	j, k := t.find(base)
+	b := t.blocks[j]
+	for i := range w {
+		if k == b.len() {
+			j++
+			b, k = t.blocks[j], 0
+		}
+		b.record(k, &w[i])
+		k++
+	}
+}
+
+// id returns row i's id.
+func (t *table) id(i int) string {
+	b, k := t.block(i)
+	return b.id(k)
+}
+
+// line returns the line row i is on.
+func (t *table) line(i int) int {
+	b, k := t.block(i)
+	return b.line(k)
+}
