@@ -202,6 +202,9 @@ func parseStatusBytes(b []byte) (Status, error) {
 	return ParseStatus(string(b))
 }
 
+// pow10int holds 10⁰ … 10⁶.
+var pow10int = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000}
+
 // pow10 holds the powers of ten that a float64 holds exactly.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
@@ -233,6 +236,21 @@ func parseMillisBytes(b []byte) (time.Duration, error) {
 	}
 	if digits == 0 || digits > 15 {
 		return parseMillis(string(b))
+	}
+	// With at most six decimals the value is a whole number of
+	// nanoseconds, m·10^(6−decimals). The float path below gives exactly
+	// that whenever it is below 2⁵¹: its two roundings (the division and
+	// the product by 10⁶) are each within 2⁻⁵³ of their exact values, so
+	// it is within 2⁻⁵² of the whole number, less than 0.5 below 2⁵¹, and
+	// math.Round lands on it. Here it is taken without the division.
+	if decimals <= 6 {
+		if p := uint64(pow10int[6-decimals]); m < (1<<51)/p {
+			ns := time.Duration(m * p)
+			if neg {
+				ns = -ns
+			}
+			return ns, nil
+		}
 	}
 	ms := float64(m) / pow10[decimals]
 	if neg {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -137,6 +139,31 @@ func TestParseFieldBytes(t *testing.T) {
 			t.Errorf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
 		}
 	}
+	// Around the bound of the whole-nanosecond path, 2⁵¹ ns = 2251799813.685248 ms, and at every number of
+	// decimals: random decimals give what strconv gives.
+	for _, s := range []string{"2251799813.685247", "2251799813.685248", "-2251799813.685248", "2251799813.68525",
+		"2251799813.6852479", "225179981368.5248", "0.000000", "000.5", "-0.000001"} {
+		want, werr := parseMillis(s)
+		if got, gerr := parseMillisBytes([]byte(s)); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Errorf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 200_000 {
+		digits := strconv.FormatUint(rng.Uint64()>>rng.IntN(64), 10)
+		if len(digits) > 15 {
+			digits = digits[:1+rng.IntN(15)]
+		}
+		at := rng.IntN(len(digits) + 1)
+		s := digits[:at] + "." + digits[at:]
+		if rng.IntN(2) == 0 {
+			s = "-" + s
+		}
+		want, werr := parseMillis(s)
+		if got, gerr := parseMillisBytes([]byte(s)); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
+		}
+	}
 	for _, s := range []string{"", "0", "-0", "+7", "-1", "123456789", "1234567890", "2147483647", "2147483648",
 		"-2147483648", "-2147483649", "00000000001", "1.0", "x", "-", "+", " 1"} {
 		want, werr := parseCount(s)
@@ -145,4 +172,17 @@ func TestParseFieldBytes(t *testing.T) {
 			t.Errorf("parseCountBytes(%q) = %v, %v; parseCount gives %v, %v", s, got, gerr, want, werr)
 		}
 	}
+}
+
+// parseMillisBytes gives what parseMillis gives, on any field.
+func FuzzParseMillis(f *testing.F) {
+	for _, s := range []string{"99.406", "2251799813.685248", "-0.000001", "1e3", "0.0000005", "nan", "+.5"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want, werr := parseMillis(string(b))
+		if got, gerr := parseMillisBytes(b); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", b, got, gerr, want, werr)
+		}
+	})
 }

@@ -42,6 +42,7 @@ type tableBlock struct {
 
 	idText   []byte // the ids while the block is filled
 	lastLine int    // the line of the last row added
+	n        int    // the rows added; the columns have room for more until finish
 }
 
 // rareRow holds the parts of row row that its columns cannot.
@@ -60,60 +61,72 @@ const maxBlockIDs = math.MaxUint32
 
 // newTableBlock returns an empty block with room for n rows.
 func newTableBlock(n int) *tableBlock {
-	return &tableBlock{
-		idEnd:  make([]uint32, 0, n),
-		status: make([]Status, 0, n),
-		sent:   make([]time.Duration, 0, n), first: make([]time.Duration, 0, n), last: make([]time.Duration, 0, n),
-		prompt: make([]int32, 0, n), completion: make([]int32, 0, n),
-		rare:   make([]uint64, 0, (n+63)/64),
-		idText: make([]byte, 0, 8*n), // room for ids of 8 bytes
-	}
+	b := &tableBlock{idText: make([]byte, 0, 8*n)} // room for ids of 8 bytes
+	b.room(n)
+	return b
+}
+
+// room makes the columns n rows long, keeping the rows they hold.
+func (b *tableBlock) room(n int) {
+	b.idEnd = lengthen(b.idEnd, n)
+	b.status = lengthen(b.status, n)
+	b.sent, b.first, b.last = lengthen(b.sent, n), lengthen(b.first, n), lengthen(b.last, n)
+	b.prompt, b.completion = lengthen(b.prompt, n), lengthen(b.completion, n)
+	b.rare = lengthen(b.rare, (n+63)/64)
+}
+
+// lengthen returns s made n long, with exactly the room for n.
+func lengthen[T any](s []T, n int) []T {
+	t := make([]T, n)
+	copy(t, s)
+	return t
 }
 
 // len returns the number of rows in the block.
-func (b *tableBlock) len() int { return len(b.status) }
+func (b *tableBlock) len() int { return b.n }
 
 // fits reports whether the block can take a row with the given id.
 func (b *tableBlock) fits(id string) bool { return len(b.idText)+len(id) <= maxBlockIDs }
 
-// add adds a row: r, which must have no part a table cannot hold (see
-// holds), on line line.
+// add adds a row, r, on line line. A table holds only what a CSV row
+// gives: r's other parts (chunk arrivals and tokens, max_tokens, client
+// facts, a warm-up mark) are not kept.
 func (b *tableBlock) add(r *Record, line int) { addRow(b, r, r.ID, r.Message, line) }
 
 // addRow adds a row: r with the given id and message (r's own are not
-// read), on line line.
+// read), on line line. Each column is written at the row's index, into
+// the room newTableBlock made, rather than appended to.
 func addRow[S string | []byte](b *tableBlock, r *Record, id, message S, line int) {
-	k := b.len()
+	k := b.n
+	if k == len(b.status) {
+		b.room(max(64, 2*k))
+	}
 	if k == 0 || line != b.lastLine+1 {
 		b.lines = append(b.lines, lineJump{k, line})
 	}
 	b.lastLine = line
 	b.idText = append(b.idText, id...)
-	b.idEnd = append(b.idEnd, uint32(len(b.idText)))
-	b.status = append(b.status, r.Status)
-	b.sent, b.first, b.last = append(b.sent, r.Sent), append(b.first, r.FirstText), append(b.last, r.LastText)
-	if k%64 == 0 {
-		b.rare = append(b.rare, 0)
-	}
+	b.idEnd[k] = uint32(len(b.idText))
+	b.status[k] = r.Status
+	b.sent[k], b.first[k], b.last[k] = r.Sent, r.FirstText, r.LastText
 	p, c := int32(r.PromptTokens), int32(r.CompletionTokens)
 	if len(message) > 0 || int(p) != r.PromptTokens || int(c) != r.CompletionTokens {
 		b.rare[k/64] |= 1 << (k % 64)
 		b.rareParts = append(b.rareParts, rareRow{k, string(message), r.PromptTokens, r.CompletionTokens})
 		p, c = 0, 0
 	}
-	b.prompt, b.completion = append(b.prompt, p), append(b.completion, c)
+	b.prompt[k], b.completion[k] = p, c
+	b.n++
 }
 
-// finish makes the block's ids one string, without a copy: the bytes are
-// never written again.
+// finish cuts the columns to the rows added and makes the block's ids one
+// string, without a copy: the bytes are never written again.
 func (b *tableBlock) finish() {
+	n := b.n
+	b.idEnd, b.status = b.idEnd[:n], b.status[:n]
+	b.sent, b.first, b.last = b.sent[:n], b.first[:n], b.last[:n]
+	b.prompt, b.completion, b.rare = b.prompt[:n], b.completion[:n], b.rare[:(n+63)/64]
 	b.ids, b.idText = unsafe.String(unsafe.SliceData(b.idText), len(b.idText)), nil
-}
-
-// holds reports whether a table can hold r: a record with nothing but
-// what a CSV row gives.
-func holds(r *Record) bool {
-	return r.Chunks == nil && r.ChunkTokens == nil && r.MaxTokens == 0 && r.Client == nil && !r.Warmup
 }
 
 // id returns row k's id.

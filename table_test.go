@@ -216,3 +216,25 @@ func FuzzSummarizeTable(f *testing.F) {
 		summarizeBoth(t, in, lenient, Options{SLO: &SLO{TTFT: time.Second}})
 	})
 }
+
+// BenchmarkReadTable reads 200,000 plain CSV rows (no quotes, as a load
+// generator writes them) from memory into a table, as ReadOptions.Summarize
+// does.
+func BenchmarkReadTable(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	var sb strings.Builder
+	sb.WriteString("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\n")
+	for i := range 200_000 {
+		ttft := 20 + rng.Float64()*200
+		fmt.Fprintf(&sb, "r%d,%d,%d,%.3f,%.3f,%.3f,ok\n", i, rng.IntN(4000), 1+rng.IntN(300), ttft, ttft+rng.Float64()*3000, float64(i)*5)
+	}
+	in := []byte(sb.String())
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		run, _, err := ReadOptions{table: true}.Read(bytes.NewReader(in))
+		if err != nil || run.tab.len() != 200_000 {
+			b.Fatal(err)
+		}
+	}
+}
