@@ -229,7 +229,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		}
 		return &d
 	}
-	anyOK := func(*Record) bool { return true }
+	var anyOK func(*Record) bool // nil: every ok record
 	// The distributions are taken at once, the cores sharing them.
 	var wg sync.WaitGroup
 	spawn := func(f func()) {
@@ -314,27 +314,47 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 
 // nameRequests sets each point's ID to the id of the first request, in
 // input order, whose sample equals the point's value. xs holds one sample
-// for each ok record for which member is true, in input order.
+// for each ok record for which member is true, in input order; a nil
+// member means every ok record, which the categories alone then find.
 func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Category, member func(r *Record) bool) {
-	// The position in xs of each point's first equal sample, then one pass
-	// over the records to find the records at those positions.
-	want := make(map[int][]int) // position → the points it names
+	// The position in xs of each point's first equal sample, in order;
+	// then one pass over the records, counting samples, finds the records
+	// at those positions.
+	type named struct{ at, point int }
+	var want []named
 	for k := range d.Points {
 		if j := slices.Index(xs, d.Points[k].Value); j >= 0 {
-			want[j] = append(want[j], k)
+			want = append(want, named{j, k})
+		}
+	}
+	slices.SortFunc(want, func(a, b named) int { return a.at - b.at })
+	// take names the points at position j after record i, with id.
+	take := func(j int, id func() string) {
+		for len(want) > 0 && want[0].at == j {
+			d.Points[want[0].point].ID = id()
+			want = want[1:]
 		}
 	}
 	j := 0
+	if member == nil {
+		for i, c := range cat {
+			if len(want) == 0 {
+				return
+			}
+			if c == CategoryOK {
+				take(j, func() string { return src.id(i) })
+				j++
+			}
+		}
+		return
+	}
 	for base, w := range src.windows(0, src.len()) {
 		for k := range w {
 			if len(want) == 0 {
 				return
 			}
 			if r := &w[k]; cat[base+k] == CategoryOK && member(r) {
-				for _, p := range want[j] {
-					d.Points[p].ID = r.ID
-				}
-				delete(want, j)
+				take(j, func() string { return r.ID })
 				j++
 			}
 		}
