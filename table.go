@@ -86,7 +86,9 @@ func lengthen[T any](s []T, n int) []T {
 func (b *tableBlock) len() int { return b.n }
 
 // fits reports whether the block can take a row with the given id.
-func (b *tableBlock) fits(id string) bool { return uint64(len(b.idText))+uint64(len(id)) <= maxBlockIDs }
+func (b *tableBlock) fits(id string) bool {
+	return uint64(len(b.idText))+uint64(len(id)) <= maxBlockIDs
+}
 
 // add adds a row, r, on line line. A table holds only what a CSV row
 // gives: r's other parts (chunk arrivals and tokens, max_tokens, client
