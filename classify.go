@@ -101,7 +101,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 	gaps := make([]moments, len(parts))
 	eachPart(parts, func(p, lo, hi int) {
 		gaps[p].squared = true
-		for base, w := range src.windows(lo, hi) {
+		for base, w := range src.windows(lo, hi, withIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
 				if e := r.validate(); e != nil {
@@ -144,7 +144,7 @@ func poolAll(src *source, cat []Category, pg *pooledGaps) {
 	gaps := make([]moments, len(parts))
 	eachPart(parts, func(p, lo, hi int) {
 		gaps[p].squared = true
-		for base, w := range src.windows(lo, hi) {
+		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
 				if i, r := base+k, &w[k]; gapsPooled(cat[i], r) {
 					pg.pool(&gaps[p], i, r)

@@ -25,7 +25,7 @@ type tally struct {
 
 // count tallies records [lo, hi) of src.
 func (t *tally) count(src *source, cat []Category, lo, hi int) {
-	for base, w := range src.windows(lo, hi) {
+	for base, w := range src.windows(lo, hi, noIDs) {
 		for k := range w {
 			t.one(&w[k], cat[base+k])
 		}
@@ -156,7 +156,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 		for q := range p {
 			g.ok, g.tp, g.mg = g.ok+each[q].a.OK, g.tp+each[q].nTPOT, g.mg+each[q].nMaxGap
 		}
-		for base, w := range src.windows(lo, hi) {
+		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
 				if i := base + k; cat[i] == CategoryOK {
 					if err := g.take(i, &w[k]); err != nil {

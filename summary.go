@@ -348,7 +348,7 @@ func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Catego
 		}
 		return
 	}
-	for base, w := range src.windows(0, src.len()) {
+	for base, w := range src.windows(0, src.len(), withIDs) {
 		for k := range w {
 			if len(want) == 0 {
 				return

@@ -75,10 +75,15 @@ func (b *tableBlock) room(n int) {
 	b.rare = lengthen(b.rare, (n+63)/64)
 }
 
-// lengthen returns s made n long, with exactly the room for n.
+// lengthen returns s made n long, with exactly the room for n. The copy
+// is kept apart from the make: written together, the compiler would clear
+// the new slice's memory past what is copied, touching every page of it at
+// once, where fresh memory needs no clearing.
 func lengthen[T any](s []T, n int) []T {
 	t := make([]T, n)
-	copy(t, s)
+	if len(s) > 0 {
+		copy(t, s)
+	}
 	return t
 }
 
@@ -140,16 +145,23 @@ func (b *tableBlock) id(k int) string {
 	return b.ids[start:b.idEnd[k]]
 }
 
-// record sets *r to row k. It sets only the fields a table holds: r's
-// others must be zero, as they are in a Record a table decodes into again
-// and again (a window), which is cheaper than clearing it every time.
-func (b *tableBlock) record(k int, r *Record) {
-	r.ID, r.Status, r.Message = b.id(k), b.status[k], ""
+// record sets *r to row k, with its id and message when ids is set. It
+// sets only the fields a table holds: r's others must be zero, as they
+// are in a Record a table decodes into again and again (a window), which
+// is cheaper than clearing it every time.
+func (b *tableBlock) record(k int, r *Record, ids bool) {
+	r.Status = b.status[k]
 	r.Sent, r.FirstText, r.LastText = b.sent[k], b.first[k], b.last[k]
 	r.PromptTokens, r.CompletionTokens = int(b.prompt[k]), int(b.completion[k])
+	if ids {
+		r.ID, r.Message = b.id(k), ""
+	}
 	if b.rare[k/64]>>(k%64)&1 != 0 {
 		x := b.rareParts[sort.Search(len(b.rareParts), func(j int) bool { return b.rareParts[j].row >= k })]
-		r.Message, r.PromptTokens, r.CompletionTokens = x.message, x.prompt, x.completion
+		r.PromptTokens, r.CompletionTokens = x.prompt, x.completion
+		if ids {
+			r.Message = x.message
+		}
 	}
 }
 
@@ -213,12 +225,12 @@ func (t *table) block(i int) (*tableBlock, int) {
 // record sets *r, zero but for the fields a table holds, to row i.
 func (t *table) record(i int, r *Record) {
 	b, k := t.block(i)
-	b.record(k, r)
+	b.record(k, r, withIDs)
 }
 
 // decode sets w, whose records are zero but for the fields a table holds,
-// to the rows from base on.
-func (t *table) decode(base int, w []Record) {
+// to the rows from base on, with their ids and messages when ids is set.
+func (t *table) decode(base int, w []Record, ids bool) {
 	j, k := t.find(base)
 	b := t.blocks[j]
 	for i := range w {
@@ -226,7 +238,7 @@ func (t *table) decode(base int, w []Record) {
 			j++
 			b, k = t.blocks[j], 0
 		}
-		b.record(k, &w[i])
+		b.record(k, &w[i], ids)
 		k++
 	}
 }

@@ -81,21 +81,27 @@ func TestTableRecords(t *testing.T) {
 			t.Fatalf("row %d: id %q line %d, want %q %d", i, tab.id(i), tab.line(i), want[i].ID, lines[i])
 		}
 	}
-	for _, span := range [][2]int{{0, len(want)}, {1, 2}, {511, 1537}, {len(want) - 3, len(want)}, {7, 7}} {
-		i := span[0]
-		for base, w := range src.windows(span[0], span[1]) {
-			if base != i {
-				t.Fatalf("window at %d, want %d", base, i)
-			}
-			for k := range w {
-				if !reflect.DeepEqual(w[k], want[i]) {
-					t.Fatalf("windows %v, row %d: %+v, want %+v", span, i, w[k], want[i])
+	for _, ids := range []bool{withIDs, noIDs} {
+		for _, span := range [][2]int{{0, len(want)}, {1, 2}, {511, 1537}, {len(want) - 3, len(want)}, {7, 7}} {
+			i := span[0]
+			for base, w := range src.windows(span[0], span[1], ids) {
+				if base != i {
+					t.Fatalf("window at %d, want %d", base, i)
 				}
-				i++
+				for k := range w {
+					r := want[i]
+					if !ids {
+						r.ID, r.Message = "", ""
+					}
+					if !reflect.DeepEqual(w[k], r) {
+						t.Fatalf("windows %v (ids %v), row %d: %+v, want %+v", span, ids, i, w[k], r)
+					}
+					i++
+				}
 			}
-		}
-		if i != span[1] {
-			t.Fatalf("windows %v ended at %d", span, i)
+			if i != span[1] {
+				t.Fatalf("windows %v ended at %d", span, i)
+			}
 		}
 	}
 	all := src.asSlice()

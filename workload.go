@@ -96,7 +96,7 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 		ends = hugepage.Make[time.Duration](0, n)
 	}
 	es := EarlyStop{}
-	for base, w := range src.windows(0, n) {
+	for base, w := range src.windows(0, n, noIDs) {
 		for k := range w {
 			r := &w[k]
 			switch cat[base+k] {
@@ -307,7 +307,7 @@ func (g *sendGaps) add(t time.Duration) {
 // sorted.
 func (g *sendGaps) resort(src *source, cat []Category) {
 	sends := make([]time.Duration, 0, g.n)
-	for base, w := range src.windows(0, src.len()) {
+	for base, w := range src.windows(0, src.len(), noIDs) {
 		for k := range w {
 			if c := cat[base+k]; c != CategoryRejected && c != CategoryWarmup {
 				sends = append(sends, w[k].Sent)
