@@ -32,7 +32,11 @@ type pooledGaps struct {
 
 // gapsPooled says whether a record of category c adds its gaps to the
 // pool: an ok record with two chunk arrivals or more.
-func gapsPooled(c Category, r *Record) bool { return c == CategoryOK && hasGaps(r) }
+// It takes the record's chunk arrivals, so that a pass that has only its
+// index (src.chunks) asks the same question.
+func gapsPooled(c Category, chunks []time.Duration) bool {
+	return c == CategoryOK && hasChunkGaps(chunks)
+}
 
 // classifyPooling is classify, and with pool also pools the gaps. It also
 // returns spare memory, room for a duration for each record, that it no
@@ -70,7 +74,7 @@ func classifyPooling(src *source, pool bool) ([]Category, *Run, *pooledGaps, []t
 		reject(func() *RecordError {
 			return src.recordError(i, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, src.where(j)))
 		})
-		pooledDup = pooledDup || cat[i] == CategoryOK && len(src.chunks(i)) >= 2
+		pooledDup = pooledDup || gapsPooled(cat[i], src.chunks(i))
 		cat[i] = CategoryRejected
 		dups = dups[1:]
 	}
@@ -98,9 +102,8 @@ type invalidRecord struct {
 func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []invalidRecord {
 	parts := inParts(src.len())
 	found := make([][]invalidRecord, len(parts))
-	gaps := make([]moments, len(parts))
+	gaps := partMoments(len(parts))
 	eachPart(parts, func(p, lo, hi int) {
-		gaps[p].squared = true
 		for base, w := range src.windows(lo, hi, withIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
@@ -115,18 +118,18 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 				}
 				cat[i] = r.Category()
 				ids.add(i, r.ID)
-				if pg != nil && gapsPooled(cat[i], r) {
+				if pg != nil && gapsPooled(cat[i], r.Chunks) {
 					pg.pool(&gaps[p], i, r)
 				}
 			}
 		}
 	})
 	var all []invalidRecord
-	for p, f := range found {
+	for _, f := range found {
 		all = append(all, f...)
-		if pg != nil {
-			pg.mo.merge(&gaps[p])
-		}
+	}
+	if pg != nil {
+		pg.mergeAll(gaps)
 	}
 	return all
 }
@@ -141,19 +144,33 @@ func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
 // poolAll pools the gaps of the ok records again, on every core.
 func poolAll(src *source, cat []Category, pg *pooledGaps) {
 	parts := inParts(src.len())
-	gaps := make([]moments, len(parts))
+	gaps := partMoments(len(parts))
 	eachPart(parts, func(p, lo, hi int) {
-		gaps[p].squared = true
 		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
-				if i, r := base+k, &w[k]; gapsPooled(cat[i], r) {
+				if i, r := base+k, &w[k]; gapsPooled(cat[i], r.Chunks) {
 					pg.pool(&gaps[p], i, r)
 				}
 			}
 		}
 	})
-	for p := range gaps {
-		pg.mo.merge(&gaps[p])
+	pg.mergeAll(gaps)
+}
+
+// partMoments returns empty pooled moments (with their squares) for each
+// of n runs of records, which pool apart on their cores.
+func partMoments(n int) []moments {
+	m := make([]moments, n)
+	for p := range m {
+		m[p].squared = true
+	}
+	return m
+}
+
+// mergeAll adds what the runs pooled to pg, in order.
+func (pg *pooledGaps) mergeAll(parts []moments) {
+	for p := range parts {
+		pg.mo.merge(&parts[p])
 	}
 }
 

@@ -63,8 +63,9 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	} else {
 		pb.recs, pb.lines = b.slots(n)
 	}
-	// The ids and messages are copied into text and cut from one string
-	// at the end; spans[k] is where record k's are.
+	// Into records, the ids and messages are copied into text and cut
+	// from one string at the end; spans[k] is where record k's are. A
+	// table block keeps its own ids, and leaves text and spans empty.
 	sc := csvScratchPool.Get().(*csvScratch)
 	defer csvScratchPool.Put(sc)
 	text, spans := sc.text[:0], sc.spans[:0]

@@ -140,7 +140,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 		maxGaps: hugepage.Make[time.Duration](all.nMaxGap, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
 		gaps: sample{Seg: func(i int) []time.Duration {
-			if c := src.chunks(i); cat[i] == CategoryOK && len(c) >= 2 {
+			if c := src.chunks(i); gapsPooled(cat[i], c) {
 				return c
 			}
 			return nil

@@ -11,16 +11,17 @@ import (
 // Large runs sort millions of integers (send times, the ends of requests in
 // flight, the hashes of ids). A radix sort does it in a few linear passes,
 // where a comparison sort takes about log₂ n of them; the order is the
-// same. This one is the in-place, most-significant-byte-first kind
+// same. This one is the in-place, most-significant-digit-first kind
 // (American flag sort): it needs no second buffer as large as the input,
 // which on a big run is memory that would have to be provided and touched.
+// A digit is 10 bits on large slices and 8 below (see wideDigitMin).
 
 // radixMin is the size below which a comparison sort is as quick.
 const radixMin = 1 << 10
 
-// parallelSortMin is the size from which the buckets of the first byte are
-// sorted on every core: after that byte's pass, which puts each value in
-// its bucket, the buckets are independent.
+// parallelSortMin is the size from which the buckets of the first digit
+// are sorted on every core: after that digit's pass, which puts each value
+// in its bucket, the buckets are independent.
 const parallelSortMin = 1 << 18
 
 // sortInts sorts xs in increasing order.

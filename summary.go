@@ -364,7 +364,11 @@ func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Catego
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a
 // max-gap sample (their gaps pooled).
 func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 }
-func hasGaps(r *Record) bool { return len(r.Chunks) >= 2 }
+func hasGaps(r *Record) bool { return hasChunkGaps(r.Chunks) }
+
+// hasChunkGaps says whether chunk arrivals have a gap between them: two or
+// more.
+func hasChunkGaps(chunks []time.Duration) bool { return len(chunks) >= 2 }
 
 // ClientStats are the distributions of what a load generator knew of the
 // measured requests (warm-up and rejected records left out). A

@@ -99,12 +99,3 @@ func lowerTo(v *atomic.Int64, x int64) {
 		}
 	}
 }
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space, or len(b).
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}

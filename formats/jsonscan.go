@@ -29,15 +29,16 @@ func (s *scanner) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s at byte %d", fmt.Sprintf(format, args...), s.i)
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+// ws skips white space.
+func (s *scanner) ws() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space, or len(b).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
 	}
+	return i
 }
 
 // peek returns the next byte that is not white space, or 0 at the end.
