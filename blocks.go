@@ -35,6 +35,11 @@ type block struct {
 	recs  []Record
 	lines []int
 	at    int // the slot of recs[0] in the reader's rows; -1 when recs is nil
+
+	// tab, when not nil, is where the block's rows go instead, for a
+	// reader that keeps a table: an empty block whose columns are a
+	// window of the reader's.
+	tab *tableBlock
 }
 
 // lineCount returns the number of lines in the block.
@@ -60,11 +65,16 @@ func (b *block) slots(n int) ([]Record, []int) {
 // each block's records are then written in place by the worker that parses
 // it, rather than copied when the blocks are joined. Slots of blank and
 // rejected lines are closed up as the blocks are taken.
+//
+// A reader that keeps a table (see table) has its rows' columns instead,
+// in tab, and takes no slots: a table's blocks keep their own rows, and
+// the slots of blank and rejected lines stay empty.
 type rows struct {
 	first int // the line of slot 0
 	recs  []Record
 	lines []int
-	fill  int // slots taken: the records so far
+	fill  int         // slots taken: the records so far
+	tab   *tableBlock // the columns of a table's rows, when recs is nil
 }
 
 // newRows returns slots for the given number of lines from line first, or
@@ -76,6 +86,15 @@ func newRows(first, lines int) *rows {
 	return &rows{first: first, recs: hugepage.Make[Record](lines, lines), lines: hugepage.Make[int](lines, lines)}
 }
 
+// newTableRows returns room in columns for the rows of the given number
+// of lines from line first, or nil when the number is not known.
+func newTableRows(first, lines int) *rows {
+	if lines <= 0 {
+		return nil
+	}
+	return &rows{first: first, tab: newTableRoom(lines)}
+}
+
 // window gives a block the slots of its lines, when they are all within
 // the slices (the file may have grown since its lines were counted).
 func (d *rows) window(b *block) {
@@ -84,6 +103,12 @@ func (d *rows) window(b *block) {
 		return
 	}
 	at, n := b.firstLine-d.first, b.lineCount()
+	if d.tab != nil {
+		if at >= 0 && at+n <= len(d.tab.status) && n > 0 {
+			b.tab = d.tab.window(at, n)
+		}
+		return
+	}
 	if at < 0 || at+n > len(d.recs) || n == 0 {
 		return
 	}

@@ -60,7 +60,9 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	}
 	first := bytes.Count(head, []byte{'\n'}) + 1
 	var dst *rows
-	if !o.table {
+	if o.table {
+		dst = newTableRows(first, total-first+1)
+	} else {
 		dst = newRows(first, total-first+1)
 	}
 	next, stop := parseBlocks(r, first, openQuoteLine, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })

@@ -58,9 +58,12 @@ var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
 func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBlock {
 	pb := parsedBlock{seq: b.seq, err: b.err}
 	n := b.lineCount()
-	if intoTable {
+	switch {
+	case b.tab != nil:
+		pb.tab = b.tab
+	case intoTable:
 		pb.tab = newTableBlock(n)
-	} else {
+	default:
 		pb.recs, pb.lines = b.slots(n)
 	}
 	// Into records, the ids and messages are copied into text and cut

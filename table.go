@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 	"unsafe"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // A table holds records column by column: records that have none of the
@@ -17,7 +19,9 @@ import (
 // from, exactly.
 //
 // The rows are kept in blocks, each filled by one reader goroutine: a
-// block of consecutive rows, with one string of ids.
+// block of consecutive rows, with one string of ids. From a file whose
+// lines were counted, the blocks' columns are windows of columns made for
+// every line at once (see newTableRoom).
 type table struct {
 	blocks []*tableBlock
 	first  []int // first[b] is the index of block b's first row
@@ -64,6 +68,40 @@ func newTableBlock(n int) *tableBlock {
 	b := &tableBlock{idText: make([]byte, 0, 8*n)} // room for ids of 8 bytes
 	b.room(n)
 	return b
+}
+
+// newTableRoom returns a block whose columns have room for n rows, made
+// at once and in huge pages, to be handed out in windows (see window):
+// when a file's lines are counted before it is read, every block of its
+// rows is a window of one such block, and its memory is asked of the system
+// 2 MiB at a time instead of 4 KiB at a time.
+func newTableRoom(n int) *tableBlock {
+	return &tableBlock{
+		idEnd:      hugepage.Make[uint32](n, n),
+		status:     hugepage.Make[Status](n, n),
+		sent:       hugepage.Make[time.Duration](n, n),
+		first:      hugepage.Make[time.Duration](n, n),
+		last:       hugepage.Make[time.Duration](n, n),
+		prompt:     hugepage.Make[int32](n, n),
+		completion: hugepage.Make[int32](n, n),
+	}
+}
+
+// window returns an empty block whose columns are those of b from row at,
+// with room for n rows. b's rows there must not have been written.
+func (b *tableBlock) window(at, n int) *tableBlock {
+	end := at + n
+	return &tableBlock{
+		idText:     make([]byte, 0, 8*n),
+		idEnd:      b.idEnd[at:end:end],
+		status:     b.status[at:end:end],
+		sent:       b.sent[at:end:end],
+		first:      b.first[at:end:end],
+		last:       b.last[at:end:end],
+		prompt:     b.prompt[at:end:end],
+		completion: b.completion[at:end:end],
+		rare:       make([]uint64, (n+63)/64),
+	}
 }
 
 // room makes the columns n rows long, keeping the rows they hold.

@@ -124,13 +124,21 @@ func summarizeBoth(t *testing.T, in []byte, lenient bool, opt Options) {
 		}
 		return run.Summarize(opt)
 	}()
-	got, _, gotErr := ro.Summarize(bytes.NewReader(in), opt)
-	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-		t.Fatalf("lenient %v, %+v: error %v, want %v", lenient, opt, gotErr, wantErr)
+	check := func(from string, got *Summary, gotErr error) {
+		t.Helper()
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("from %s, lenient %v, %+v: error %v, want %v", from, lenient, opt, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("from %s, lenient %v, %+v: summaries differ:\n%+v\n%+v", from, lenient, opt, got, want)
+		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("lenient %v, %+v: summaries differ:\n%+v\n%+v", lenient, opt, got, want)
-	}
+	got, _, err := ro.Summarize(bytes.NewReader(in), opt)
+	check("memory", got, err)
+	// From a file, whose lines are counted first, every block's rows go
+	// into windows of columns made for the whole file (see newTableRows).
+	got, _, err = ro.Summarize(inFile(t)(bytes.NewReader(in)), opt)
+	check("a file", got, err)
 }
 
 // summaryOptions are options that reach every part of Summarize.
@@ -204,6 +212,12 @@ func TestSummarizeTableMatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for _, n := range []int{0, 1, 2, 30, 300, 40_000} {
 		inputs = append(inputs, randomCSV(rng, n, true), randomCSV(rng, n, false))
+	}
+	// Without a quoted field that goes on past its line, every block of a
+	// large file is read in parallel (and, from a file, into a window).
+	for _, unparsable := range []bool{true, false} {
+		in := randomCSV(rng, 40_000, unparsable)
+		inputs = append(inputs, bytes.ReplaceAll(in, []byte("line one\nline two"), []byte("line one")))
 	}
 	inputs = append(inputs, []byte("{\"id\":\"a\",\"completion_tokens\":2,\"first_text_ns\":5,\"last_text_ns\":9}\n"))
 	for _, in := range inputs {
