@@ -28,6 +28,8 @@ type block struct {
 	buf       []byte    // the buffer data is in, to reuse once the block is taken
 	err       error     // a read error after the block's lines (or instead of them)
 	rest      io.Reader // the input after the block, when the splitter stopped at a fence
+	nLines    int       // the number of lines in data, once counted (see lineCount)
+	counted   bool
 
 	// recs and lines, when not nil, are where the block's records and
 	// their line numbers go: empty windows, with room for one a line, of
@@ -42,13 +44,23 @@ type block struct {
 	tab *tableBlock
 }
 
-// lineCount returns the number of lines in the block.
+// lineCount returns the number of lines in the block, counting them the
+// first time (see count).
 func (b *block) lineCount() int {
+	if !b.counted {
+		b.count()
+	}
+	return b.nLines
+}
+
+// count counts the block's lines, once for the worker's window and its
+// parser both.
+func (b *block) count() {
 	n := bytes.Count(b.data, []byte{'\n'})
 	if len(b.data) > 0 && b.data[len(b.data)-1] != '\n' {
 		n++
 	}
-	return n
+	b.nLines, b.counted = n, true
 }
 
 // slots returns where the block's records and their line numbers go: the
@@ -286,6 +298,7 @@ func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, pars
 		go func() {
 			defer wg.Done()
 			for b := range blocks {
+				b.count()
 				dst.window(&b)
 				pb := parse(b)
 				pb.buf, pb.rest, pb.at = b.buf, b.rest, b.at

@@ -91,8 +91,10 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 			}
 			continue
 		}
-		row = bytes.TrimSuffix(row, []byte{'\n'})
 		// encoding/csv takes "\r\n" as "\n", and drops a "\r" ending the input.
+		if k := len(row) - 1; k >= 0 && row[k] == '\n' {
+			row = row[:k]
+		}
 		if k := len(row) - 1; k >= 0 && row[k] == '\r' {
 			row = row[:k]
 		}

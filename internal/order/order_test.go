@@ -115,3 +115,35 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSelectGaps selects four ranks among the gaps of 100,000
+// segments of 128 arrivals, as Summarize does for pooled inter-token
+// latencies: gaps of 15 to 35 ms, so that consecutive gaps often fall in
+// one bucket.
+func BenchmarkSelectGaps(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const segs, arrivals = 100_000, 128
+	arena := make([]int64, segs*arrivals)
+	s := Sample[int64]{Segs: make([][]int64, segs), Gaps: true, N: segs * (arrivals - 1)}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range segs {
+		seg := arena[i*arrivals : (i+1)*arrivals]
+		t := int64(0)
+		for k := range seg {
+			if k > 0 {
+				g := 15_000_000 + rng.Int64N(20_000_000)
+				t += g
+				lo, hi = min(lo, g), max(hi, g)
+			}
+			seg[k] = t
+		}
+		s.Segs[i] = seg
+	}
+	ks := []int{s.N / 2, s.N * 9 / 10, s.N * 95 / 100, s.N * 99 / 100}
+	out := make([]int64, len(ks))
+	b.SetBytes(int64(len(arena) * 8))
+	b.ReportAllocs()
+	for b.Loop() {
+		Select(s, lo, hi, ks, out)
+	}
+}
