@@ -107,7 +107,16 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 		for base, w := range src.windows(lo, hi, withIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
-				if e := r.validate(); e != nil {
+				// The gaps of a record that may be pooled are taken before
+				// it is validated, while its chunks are read for the first
+				// time: when none is negative, validation need not read
+				// them again. They are pooled once it is valid.
+				var g recordGaps
+				mayPool := pg != nil && r.Status == StatusOK && hasChunkGaps(r.Chunks)
+				if mayPool {
+					g = gapsOf(r.Chunks)
+				}
+				if e := r.validateOrdered(mayPool && g.lo >= 0); e != nil {
 					if len(found[p]) >= MaxReasons {
 						e = nil
 					}
@@ -118,8 +127,8 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 				}
 				cat[i] = r.Category()
 				ids.add(i, r.ID)
-				if pg != nil && gapsPooled(cat[i], r.Chunks) {
-					pg.pool(&gaps[p], i, r)
+				if mayPool && gapsPooled(cat[i], r.Chunks) {
+					pg.add(&gaps[p], i, r, &g)
 				}
 			}
 		}
@@ -134,11 +143,31 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 	return all
 }
 
+// recordGaps are what the pool takes from one record's gaps.
+type recordGaps struct {
+	lo, hi time.Duration
+	sq     sum192 // their squares
+}
+
+// gapsOf takes the gaps between chunk arrivals, of which there are at
+// least two.
+func gapsOf(chunks []time.Duration) recordGaps {
+	var g recordGaps
+	g.lo, g.hi = gapStats(chunks, &g.sq)
+	return g
+}
+
 // pool adds record i's gaps to mo.
 func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
-	lo, hi := gapStats(r.Chunks, &mo.squares)
-	mo.addMany(len(r.Chunks)-1, lo, hi, decodeTime(r))
-	pg.most[i] = hi
+	g := gapsOf(r.Chunks)
+	pg.add(mo, i, r, &g)
+}
+
+// add adds record i's gaps, g, to mo.
+func (pg *pooledGaps) add(mo *moments, i int, r *Record, g *recordGaps) {
+	mo.squares.addSum(g.sq)
+	mo.addMany(len(r.Chunks)-1, g.lo, g.hi, decodeTime(r))
+	pg.most[i] = g.hi
 }
 
 // poolAll pools the gaps of the ok records again, on every core.

@@ -3,8 +3,10 @@ package llmmetrics
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // classifyByMap is the plain statement of classify: records in input
@@ -63,5 +65,67 @@ func TestClassifyAsMap(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Pooling the gaps while validating (classifyPooling) rejects what the
+// map rejects, and pools exactly the gaps of the valid ok records, their
+// squares summed exactly, each record's largest gap kept: for records
+// whose chunks go backwards (where validation must still read them),
+// with one chunk, failed, and with gaps of more than 2³² ns (whose
+// squares take the long sum).
+func TestClassifyPoolingGaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	recs := make([]Record, 20_000) // several parts, on every core
+	for i := range recs {
+		k := 2 + rng.IntN(6)
+		chunks := make([]time.Duration, k)
+		at := time.Duration(rng.IntN(1000))
+		for j := range chunks {
+			chunks[j] = at
+			at += time.Duration(rng.IntN(50)) * time.Millisecond
+		}
+		r := Record{ID: fmt.Sprint("r", i), CompletionTokens: k}
+		switch rng.IntN(8) {
+		case 0:
+			chunks[1+rng.IntN(k-1)] = chunks[0] - 1 // backwards, anywhere after the first
+		case 1:
+			chunks[k-1] += 5 * time.Second
+		case 2:
+			r.Status = StatusError
+		case 3:
+			chunks = chunks[:1]
+		}
+		r.Chunks = chunks
+		recs[i] = r
+	}
+	cat, bad, pg, _ := classifyPooling(&source{recs: recs}, true)
+	wantCat, wantBad := classifyByMap(recs, nil)
+	if !slices.Equal(cat, wantCat) || fmt.Sprint(bad.Rejected) != fmt.Sprint(wantBad.Rejected) || bad.Unlisted != wantBad.Unlisted {
+		t.Fatalf("classifyPooling disagrees with the map:\n%v\n%v", bad.Rejected, wantBad.Rejected)
+	}
+	want := moments{squared: true}
+	pooled := 0
+	for i, r := range recs {
+		if wantCat[i] != CategoryOK || len(r.Chunks) < 2 {
+			continue
+		}
+		pooled++
+		most := time.Duration(-1)
+		for j := 1; j < len(r.Chunks); j++ {
+			g := r.Chunks[j] - r.Chunks[j-1]
+			want.add(g)
+			want.squares.addSquare(g)
+			most = max(most, g)
+		}
+		if pg.most[i] != most {
+			t.Fatalf("record %d: largest gap %v, want %v", i, pg.most[i], most)
+		}
+	}
+	if pooled < 1000 || len(bad.Rejected) < 100 {
+		t.Fatalf("%d records pooled, %d rejected: not the mix the test wants", pooled, len(bad.Rejected))
+	}
+	if !reflect.DeepEqual(pg.mo, want) {
+		t.Fatalf("pooled moments %+v, want %+v", pg.mo, want)
 	}
 }
