@@ -106,9 +106,12 @@ func tallyAll(src *source, cat []Category) (tally, []tally) {
 // samples are the per-request samples of the ok records, in input order,
 // and the counts gathered with them. The pooled gaps stay in the records'
 // chunk arrivals and are read in place.
+//
+// The TTFTs and E2Es of a table's rows are its own columns, read in place
+// (see table.okColumns), when they can be: then ttfts and e2es are nil.
 type samples struct {
 	ttfts, e2es, tpots, maxGaps []time.Duration
-	gaps                        sample
+	ttft, e2e, gaps             sample
 	sampleCounts
 }
 
@@ -134,8 +137,6 @@ func (c *sampleCounts) add(o *sampleCounts) {
 // first in input order is returned, with its index.
 func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
-		ttfts:   hugepage.Make[time.Duration](all.a.OK, all.a.OK),
-		e2es:    hugepage.Make[time.Duration](all.a.OK, all.a.OK),
 		tpots:   hugepage.Make[time.Duration](all.nTPOT, all.nTPOT),
 		maxGaps: hugepage.Make[time.Duration](all.nMaxGap, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
@@ -146,6 +147,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 			return nil
 		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
+	s.inPlace(src, cat, all.a.OK)
 	parts := inParts(src.len())
 	found := make([]sampleCounts, len(parts))
 	bad := make([]int, len(parts))
@@ -176,6 +178,21 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 	return s, 0, nil
 }
 
+// inPlace sets the samples of TTFT and E2E of the ok ones of src's
+// records, ok of them: a table's own columns where they can be, or else
+// lists for gatherer.take to fill.
+func (s *samples) inPlace(src *source, cat []Category, ok int) {
+	if src.tab != nil {
+		if ttfts, e2es, fits := src.tab.okColumns(cat, ok); fits {
+			s.ttft = sample{Segs: ttfts, N: ok}
+			s.e2e = sample{Segs: e2es, N: ok}
+			return
+		}
+	}
+	s.ttfts, s.e2es = hugepage.Make[time.Duration](ok, ok), hugepage.Make[time.Duration](ok, ok)
+	s.ttft, s.e2e = flat(s.ttfts), flat(s.e2es)
+}
+
 // gatherer gathers the samples of a run of records: ok, tp and mg are
 // where its next TTFT and E2E, TPOT and largest gap go.
 type gatherer struct {
@@ -190,7 +207,9 @@ type gatherer struct {
 func (g *gatherer) take(i int, r *Record) error {
 	s, f := g.s, g.f
 	t := timesOf(r)
-	s.ttfts[g.ok], s.e2es[g.ok] = t.ttft, t.e2e
+	if s.ttfts != nil {
+		s.ttfts[g.ok], s.e2es[g.ok] = t.ttft, t.e2e
+	}
 	g.ok++
 	if t.hasTPOT {
 		s.tpots[g.tp] = t.tpot

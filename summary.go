@@ -212,18 +212,20 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, src.recordError(at, "chunks", err)
 	}
-	ttfts, e2es, tpots, maxGaps, gaps := got.ttfts, got.e2es, got.tpots, got.maxGaps, got.gaps
+	tpots, maxGaps, gaps := got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
 	slo := got.slo
 
 	// describe summarizes one sample of per-request values, naming the
 	// request at each nearest-rank percentile.
-	describe := func(xs []time.Duration, member func(r *Record) bool) *Distribution {
+	describe := func(xs sample, member func(r *Record) bool) *Distribution {
 		var mo moments
-		for _, x := range xs {
-			mo.add(x)
-		}
-		d := describeSample(flat(xs), mo, opt.Method, ps)
+		xs.Each(func(seg []time.Duration) {
+			for _, x := range seg {
+				mo.add(x)
+			}
+		})
+		d := describeSample(xs, mo, opt.Method, ps)
 		if opt.Method == NearestRank {
 			nameRequests(&d, xs, src, cat, member)
 		}
@@ -243,20 +245,20 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		s.Absent["ttft"] = "no ok request"
 		s.Absent["e2e"] = "no ok request"
 	} else {
-		spawn(func() { s.TTFT = describe(ttfts, anyOK) })
-		spawn(func() { s.E2E = describe(e2es, anyOK) })
+		spawn(func() { s.TTFT = describe(got.ttft, anyOK) })
+		spawn(func() { s.E2E = describe(got.e2e, anyOK) })
 	}
 	switch {
 	case len(tpots) > 0:
 		spawn(func() {
-			s.TPOT = &TPOTStats{Distribution: *describe(tpots, hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
+			s.TPOT = &TPOTStats{Distribution: *describe(flat(tpots), hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
 		})
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
 	if gaps.N > 0 {
 		spawn(func() { itl.Distribution = describeSample(gaps, pooled.mo, opt.Method, ps) })
-		spawn(func() { s.MaxGap = describe(maxGaps, hasGaps) })
+		spawn(func() { s.MaxGap = describe(flat(maxGaps), hasGaps) })
 	} else if a.OK > 0 {
 		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
 		s.Absent["max_gap"] = s.Absent["itl"]
@@ -316,14 +318,14 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 // input order, whose sample equals the point's value. xs holds one sample
 // for each ok record for which member is true, in input order; a nil
 // member means every ok record, which the categories alone then find.
-func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Category, member func(r *Record) bool) {
+func nameRequests(d *Distribution, xs sample, src *source, cat []Category, member func(r *Record) bool) {
 	// The position in xs of each point's first equal sample, in order;
 	// then one pass over the records, counting samples, finds the records
 	// at those positions.
 	type named struct{ at, point int }
 	var want []named
 	for k := range d.Points {
-		if j := slices.Index(xs, d.Points[k].Value); j >= 0 {
+		if j := indexOf(xs, d.Points[k].Value); j >= 0 {
 			want = append(want, named{j, k})
 		}
 	}
@@ -359,6 +361,19 @@ func nameRequests(d *Distribution, xs []time.Duration, src *source, cat []Catego
 			}
 		}
 	}
+}
+
+// indexOf returns the position of the first value v in a flat sample, or
+// −1.
+func indexOf(xs sample, v time.Duration) int {
+	at := 0
+	for _, seg := range xs.Segs {
+		if j := slices.Index(seg, v); j >= 0 {
+			return at + j
+		}
+		at += len(seg)
+	}
+	return -1
 }
 
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a

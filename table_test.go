@@ -154,6 +154,34 @@ func summaryOptions() []Options {
 	}
 }
 
+// mostlyOKCSV writes n rows of which about one in a hundred is not ok:
+// failed, zero-token, invalid or blank, with ids repeated as often.
+func mostlyOKCSV(rng *rand.Rand, n int) []byte {
+	var b strings.Builder
+	b.WriteString("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\n")
+	for i := range n {
+		id := fmt.Sprint("m", i)
+		ttft := 20 + rng.Float64()*200
+		e2e := ttft + rng.Float64()*3000
+		sent := float64(i)*5 + rng.Float64()
+		switch rng.IntN(500) {
+		case 0:
+			fmt.Fprintf(&b, "%s,12,,,,%.3f,error\n", id, sent)
+		case 1:
+			fmt.Fprintf(&b, "%s,12,0,,,%.3f,ok\n", id, sent)
+		case 2:
+			fmt.Fprintf(&b, "%s,12,5,%.3f,%.3f,%.3f,ok\n", id, e2e, ttft, sent) // E2E before TTFT: invalid
+		case 3:
+			b.WriteString("\n")
+		case 4:
+			fmt.Fprintf(&b, "m%d,12,5,%.3f,%.3f,%.3f,ok\n", rng.IntN(i+1), ttft, e2e, sent) // repeated
+		default:
+			fmt.Fprintf(&b, "%s,%d,%d,%.6f,%.3f,%.3f,ok\n", id, rng.IntN(4000), 1+rng.IntN(300), ttft, e2e, sent)
+		}
+	}
+	return []byte(b.String())
+}
+
 // randomCSV writes n rows of every kind: ok, failed and zero-token rows,
 // messages with commas and with newlines (quoted: the latter stop the
 // parallel reader), repeated ids, blank lines, invalid rows, and with
@@ -219,6 +247,9 @@ func TestSummarizeTableMatches(t *testing.T) {
 		in := randomCSV(rng, 40_000, unparsable)
 		inputs = append(inputs, bytes.ReplaceAll(in, []byte("line one\nline two"), []byte("line one")))
 	}
+	// Mostly ok rows, in long runs: their TTFTs and E2Es are read in the
+	// table's columns (see table.okColumns).
+	inputs = append(inputs, mostlyOKCSV(rng, 40_000))
 	inputs = append(inputs, []byte("{\"id\":\"a\",\"completion_tokens\":2,\"first_text_ns\":5,\"last_text_ns\":9}\n"))
 	for _, in := range inputs {
 		for _, lenient := range []bool{false, true} {
