@@ -304,7 +304,11 @@ func (t *table) okColumns(cat []Category, ok int) (ttfts, e2es [][]time.Duration
 	// each row: segments must average more than 6 rows; at 16, they take
 	// a fifth of the copies' memory at most.
 	const minRun = 16
-	most := ok / minRun
+	runs := t.okRuns(cat)
+	if runs > ok/minRun {
+		return nil, nil, false
+	}
+	ttfts, e2es = make([][]time.Duration, 0, runs), make([][]time.Duration, 0, runs)
 	for j, b := range t.blocks {
 		base := t.first[j]
 		for k := 0; k < b.n; {
@@ -316,12 +320,26 @@ func (t *table) okColumns(cat []Category, ok int) (ttfts, e2es [][]time.Duration
 			for end < b.n && cat[base+end] == CategoryOK {
 				end++
 			}
-			if len(ttfts) == most {
-				return nil, nil, false
-			}
 			ttfts, e2es = append(ttfts, b.first[k:end:end]), append(e2es, b.last[k:end:end])
 			k = end
 		}
 	}
 	return ttfts, e2es, true
+}
+
+// okRuns returns the number of runs of rows in CategoryOK, none of them
+// across two blocks.
+func (t *table) okRuns(cat []Category) int {
+	runs := 0
+	for j, b := range t.blocks {
+		was := false
+		for _, c := range cat[t.first[j] : t.first[j]+b.n] {
+			is := c == CategoryOK
+			if is && !was {
+				runs++
+			}
+			was = is
+		}
+	}
+	return runs
 }
