@@ -65,10 +65,14 @@ const maxBlockIDs = math.MaxUint32
 
 // newTableBlock returns an empty block with room for n rows.
 func newTableBlock(n int) *tableBlock {
-	b := &tableBlock{idText: make([]byte, 0, 8*n)} // room for ids of 8 bytes
+	b := &tableBlock{idText: make([]byte, 0, idRoom*n)}
 	b.room(n)
 	return b
 }
+
+// idRoom is the bytes of id a block makes room for at first for each row;
+// longer ids grow the block's id text.
+const idRoom = 8
 
 // newTableRoom returns a block whose columns have room for n rows, made
 // at once and in huge pages, to be handed out in windows (see window):
@@ -77,6 +81,7 @@ func newTableBlock(n int) *tableBlock {
 // 2 MiB at a time instead of 4 KiB at a time.
 func newTableRoom(n int) *tableBlock {
 	return &tableBlock{
+		idText:     hugepage.Make[byte](idRoom*n, idRoom*n),
 		idEnd:      hugepage.Make[uint32](n, n),
 		status:     hugepage.Make[Status](n, n),
 		sent:       hugepage.Make[time.Duration](n, n),
@@ -88,11 +93,12 @@ func newTableRoom(n int) *tableBlock {
 }
 
 // window returns an empty block whose columns are those of b from row at,
-// with room for n rows. b's rows there must not have been written.
+// with room for n rows (and their ids, while these average idRoom bytes at
+// most). b's rows there must not have been written.
 func (b *tableBlock) window(at, n int) *tableBlock {
 	end := at + n
 	return &tableBlock{
-		idText:     make([]byte, 0, 8*n),
+		idText:     b.idText[idRoom*at : idRoom*at : idRoom*end],
 		idEnd:      b.idEnd[at:end:end],
 		status:     b.status[at:end:end],
 		sent:       b.sent[at:end:end],
