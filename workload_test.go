@@ -269,3 +269,75 @@ func TestWorkloadAnyOrder(t *testing.T) {
 		t.Fatalf("shuffled: %+v\nin order: %+v", got, want)
 	}
 }
+
+// concurrency agrees with counting the requests in flight between each
+// two instants at which some request starts or ends, ends before starts
+// at one instant, on runs with many ties.
+func TestConcurrencyByInstants(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		starts, ends := make([]time.Duration, n), make([]time.Duration, n)
+		for i := range starts {
+			starts[i] = time.Duration(rapid.IntRange(0, 20).Draw(t, "start"))
+			ends[i] = starts[i] + time.Duration(rapid.IntRange(0, 10).Draw(t, "length"))
+		}
+		var instants []time.Duration
+		instants = append(append(instants, starts...), ends...)
+		slices.Sort(instants)
+		instants = slices.Compact(instants)
+		want := Concurrency{Span: instants[len(instants)-1] - instants[0]}
+		var timeAt []time.Duration
+		var area float64
+		for k, at := range instants {
+			in := 0 // in flight just after at: begun by then, not ended by then
+			for i := range starts {
+				if starts[i] <= at && ends[i] > at {
+					in++
+				}
+			}
+			want.Max = max(want.Max, in)
+			if k+1 < len(instants) {
+				dt := instants[k+1] - at
+				for len(timeAt) <= in {
+					timeAt = append(timeAt, 0)
+				}
+				timeAt[in] += dt
+				area += float64(in) * float64(dt)
+			}
+		}
+		got := concurrency(slices.Clone(starts), slices.Clone(ends))
+		if want.Span == 0 {
+			if got != nil {
+				t.Fatalf("no span, got %+v", got)
+			}
+			return
+		}
+		want.Mean = area / float64(want.Span)
+		var cum time.Duration
+		for k, d := range timeAt {
+			if cum += d; 2*cum >= want.Span {
+				want.P50 = k
+				break
+			}
+		}
+		if got == nil || *got != want {
+			t.Fatalf("starts %v ends %v: got %+v, want %+v", starts, ends, got, want)
+		}
+	})
+}
+
+// BenchmarkConcurrency sweeps 5,000,000 requests sent 1 ms apart, each
+// up to 3 s long.
+func BenchmarkConcurrency(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 5_000_000
+	starts, ends := make([]time.Duration, n), make([]time.Duration, n)
+	for i := range starts {
+		starts[i] = time.Duration(i) * time.Millisecond
+		ends[i] = starts[i] + time.Duration(rng.Int64N(int64(3*time.Second)))
+	}
+	slices.Sort(ends)
+	for b.Loop() {
+		concurrency(starts, ends)
+	}
+}
