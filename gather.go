@@ -183,9 +183,9 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 // lists for gatherer.take to fill.
 func (s *samples) inPlace(src *source, cat []Category, ok int) {
 	if src.tab != nil {
-		if ttfts, e2es, fits := src.tab.okColumns(cat, ok); fits {
-			s.ttft = sample{Segs: ttfts, N: ok}
-			s.e2e = sample{Segs: e2es, N: ok}
+		if segs, fits := src.tab.okColumns(cat, firstColumn, lastColumn); fits {
+			s.ttft = sample{Segs: segs[0], N: ok}
+			s.e2e = sample{Segs: segs[1], N: ok}
 			return
 		}
 	}

@@ -299,22 +299,25 @@ func (t *table) line(i int) int {
 	return b.line(k)
 }
 
-// okColumns returns the TTFTs and E2Es of the rows in CategoryOK, in input
-// order, as segments of the table's own columns (a row's TTFT is its
-// first text, its E2E its last, as it has no chunk arrivals): one segment
-// for each run of ok rows in a block, so that their samples need no copy.
-// It returns false when the runs are too short for their segments to take
-// less memory than copies would.
-func (t *table) okColumns(cat []Category, ok int) (ttfts, e2es [][]time.Duration, fits bool) {
-	// A segment takes 24 bytes in each list, where a copy takes 8 for
-	// each row: segments must average more than 6 rows; at 16, they take
-	// a fifth of the copies' memory at most.
+// okColumns returns, for each of the given columns, the values of the rows
+// in CategoryOK, in input order, as segments of the table's own column:
+// one segment for each run of ok rows in a block, so that a sample of them
+// needs no copy. (A row has no chunk arrivals: its TTFT is its first text,
+// its E2E its last.) It returns false when the runs are too short for
+// their segments to take less memory than copies would.
+func (t *table) okColumns(cat []Category, cols ...column) (segs [][][]time.Duration, fits bool) {
+	// A segment takes 24 bytes, where a copy takes 8 for each row:
+	// segments must average more than 3 rows; at 16, they take a fifth of
+	// the copies' memory at most.
 	const minRun = 16
-	runs := t.okRuns(cat)
+	runs, ok := t.okRuns(cat)
 	if runs > ok/minRun {
-		return nil, nil, false
+		return nil, false
 	}
-	ttfts, e2es = make([][]time.Duration, 0, runs), make([][]time.Duration, 0, runs)
+	segs = make([][][]time.Duration, len(cols))
+	for c := range cols {
+		segs[c] = make([][]time.Duration, 0, runs)
+	}
 	for j, b := range t.blocks {
 		base := t.first[j]
 		for k := 0; k < b.n; {
@@ -326,26 +329,38 @@ func (t *table) okColumns(cat []Category, ok int) (ttfts, e2es [][]time.Duration
 			for end < b.n && cat[base+end] == CategoryOK {
 				end++
 			}
-			ttfts, e2es = append(ttfts, b.first[k:end:end]), append(e2es, b.last[k:end:end])
+			for c, col := range cols {
+				segs[c] = append(segs[c], col(b)[k:end:end])
+			}
 			k = end
 		}
 	}
-	return ttfts, e2es, true
+	return segs, true
 }
 
+// A column is one of a block's columns of times.
+type column func(b *tableBlock) []time.Duration
+
+// The columns of times.
+func sentColumn(b *tableBlock) []time.Duration  { return b.sent }
+func firstColumn(b *tableBlock) []time.Duration { return b.first }
+func lastColumn(b *tableBlock) []time.Duration  { return b.last }
+
 // okRuns returns the number of runs of rows in CategoryOK, none of them
-// across two blocks.
-func (t *table) okRuns(cat []Category) int {
-	runs := 0
+// across two blocks, and the number of such rows.
+func (t *table) okRuns(cat []Category) (runs, ok int) {
 	for j, b := range t.blocks {
 		was := false
 		for _, c := range cat[t.first[j] : t.first[j]+b.n] {
 			is := c == CategoryOK
-			if is && !was {
-				runs++
+			if is {
+				ok++
+				if !was {
+					runs++
+				}
 			}
 			was = is
 		}
 	}
-	return runs
+	return runs, ok
 }

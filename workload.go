@@ -97,9 +97,21 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
 	n := src.len()
-	starts, ends := hugepage.Make[time.Duration](0, n), spare[:0]
+	ends := spare[:0]
 	if cap(ends) < n {
 		ends = hugepage.Make[time.Duration](0, n)
+	}
+	// The ok records' sends, the requests' starts, are a table's own
+	// column where they can be (see table.okColumns), or else a list.
+	var starts [][]time.Duration
+	if src.tab != nil {
+		if segs, fits := src.tab.okColumns(cat, sentColumn); fits {
+			starts = segs[0]
+		}
+	}
+	var list []time.Duration
+	if starts == nil {
+		list = hugepage.Make[time.Duration](0, n)
 	}
 	var others []time.Duration // the sends of the measured records that are not ok
 	es := EarlyStop{}
@@ -113,7 +125,10 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 				if r.PromptTokens > 0 {
 					prompts.add(r.PromptTokens)
 				}
-				starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
+				if starts == nil {
+					list = append(list, r.Sent)
+				}
+				ends = append(ends, r.Sent+r.last())
 				if r.MaxTokens > 0 {
 					es.Known++
 					if r.CompletionTokens < r.MaxTokens {
@@ -125,10 +140,14 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 			}
 		}
 	}
-	if len(starts)+len(others) == 0 {
+	if len(ends)+len(others) == 0 {
 		return nil, absent
 	}
-	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: concurrency(starts, ends)}
+	if starts == nil {
+		starts = [][]time.Duration{list}
+	}
+	starts = inOrder(starts, list != nil)
+	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: sweep(starts, ends)}
 	w.Arrivals = arrivals(sendGaps(starts, others, floatRoom(ends)))
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
@@ -289,29 +308,65 @@ func floatRoom(ds []time.Duration) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
 }
 
-// sendGaps appends to gaps the gaps between consecutive sends, in time
-// order, of the two lists of sends merged, and returns them. It sorts the
-// lists.
-func sendGaps(a, b []time.Duration, gaps []float64) []float64 {
-	for _, xs := range [][]time.Duration{a, b} {
-		if !slices.IsSorted(xs) {
-			sortInts(xs)
+// inOrder returns sends (segments, none of them empty), in time order:
+// themselves when they are, or else sorted, in place when own says that
+// they are one list of the caller's own, or else in a list of their own
+// (a table's column is never reordered).
+func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
+	sorted := true
+	for k, seg := range sends {
+		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
+			sorted = false
+			break
 		}
 	}
+	switch {
+	case sorted:
+		return sends
+	case own && len(sends) == 1:
+		sortInts(sends[0])
+		return sends
+	}
+	n := 0
+	for _, seg := range sends {
+		n += len(seg)
+	}
+	list := hugepage.Make[time.Duration](0, n)
+	for _, seg := range sends {
+		list = append(list, seg...)
+	}
+	sortInts(list)
+	return [][]time.Duration{list}
+}
+
+// sendGaps appends to gaps the gaps between consecutive sends, in time
+// order, of the sends of a (segments in time order, none empty) and b
+// (any order, sorted here) merged, and returns them.
+func sendGaps(a [][]time.Duration, b []time.Duration, gaps []float64) []float64 {
+	if !slices.IsSorted(b) {
+		sortInts(b)
+	}
 	var prev time.Duration
-	for i, j := 0, 0; i < len(a) || j < len(b); {
-		var t time.Duration
-		if j == len(b) || i < len(a) && a[i] <= b[j] {
-			t, i = a[i], i+1
-		} else {
-			t, j = b[j], j+1
+	seg, next := []time.Duration(nil), 0 // a's segment, and the next
+	i, j := 0, 0                         // in seg, and in b
+	for taken := 0; ; taken++ {
+		if i == len(seg) && next < len(a) {
+			seg, i, next = a[next], 0, next+1
 		}
-		if i+j > 1 {
+		var t time.Duration
+		switch {
+		case i < len(seg) && (j == len(b) || seg[i] <= b[j]):
+			t, i = seg[i], i+1
+		case j < len(b):
+			t, j = b[j], j+1
+		default:
+			return gaps
+		}
+		if taken > 0 {
 			gaps = append(gaps, float64(t-prev))
 		}
 		prev = t
 	}
-	return gaps
 }
 
 // arrivals describes the gaps between consecutive sends, or returns nil
@@ -342,19 +397,31 @@ func arrivals(gaps []float64) *Arrivals {
 
 // concurrency describes the requests in flight, each from a start to an
 // end (as many of each, in any order), or returns nil when they cover no
-// time. It sorts starts and ends, and sweeps the two in time order, at one
-// instant ends before starts: a request that ends as another begins does
-// not overlap it.
+// time. It sorts starts and ends, and sweeps them (see sweep).
 func concurrency(starts, ends []time.Duration) *Concurrency {
 	if len(starts) == 0 {
 		return nil
 	}
-	for _, xs := range [][]time.Duration{starts, ends} {
-		if !slices.IsSorted(xs) {
-			sortInts(xs)
-		}
+	if !slices.IsSorted(starts) {
+		sortInts(starts)
 	}
-	first, last := min(starts[0], ends[0]), max(starts[len(starts)-1], ends[len(ends)-1])
+	return sweep([][]time.Duration{starts}, ends)
+}
+
+// sweep describes the requests in flight, each from a start to an end,
+// as concurrency does, for starts in time order in segments (none of them
+// empty) and as many ends in any order, which it sorts. It sweeps the two
+// in time order, at one instant ends before starts: a request that ends
+// as another begins does not overlap it.
+func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
+	if len(ends) == 0 {
+		return nil
+	}
+	if !slices.IsSorted(ends) {
+		sortInts(ends)
+	}
+	lastSeg := starts[len(starts)-1]
+	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])
 	if first == last {
 		return nil
 	}
@@ -367,10 +434,11 @@ func concurrency(starts, ends []time.Duration) *Concurrency {
 	// faster so): past the last of either, the other is taken through a
 	// sentinel beyond any valid time, and the indexes move by arithmetic
 	// on d.
-	for i, j := 0, 0; i < len(starts) || j < len(ends); {
+	seg, next := starts[0], 1 // the segment of starts, and the next
+	for i, j := 0, 0; i < len(seg) || j < len(ends); {
 		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-		if i < len(starts) {
-			s = starts[i]
+		if i < len(seg) {
+			s = seg[i]
 		}
 		if j < len(ends) {
 			e = ends[j]
@@ -391,6 +459,9 @@ func concurrency(starts, ends []time.Duration) *Concurrency {
 		}
 		n += d
 		i, j = i+(1+d)>>1, j+(1-d)>>1
+		if i == len(seg) && next < len(starts) {
+			seg, i, next = starts[next], 0, next+1
+		}
 		c.Max = max(c.Max, n)
 		now = t
 	}
