@@ -19,6 +19,12 @@ import (
 // radixMin is the size below which a comparison sort is as quick.
 const radixMin = 1 << 10
 
+// bucketMin is the size below which a bucket of a radix sort is finished
+// by comparison: a digit's pass over a bucket of a few dozen values is
+// quicker than sorting them (sorting 1 M hashes took 33 ms with buckets of
+// fewer than 1,024 values finished by comparison, 19 ms with 64).
+const bucketMin = 1 << 6
+
 // parallelSortMin is the size from which the buckets of the first digit
 // are sorted on every core: after that digit's pass, which puts each value
 // in its bucket, the buckets are independent.
@@ -53,20 +59,23 @@ func sortInts[T ~int64 | ~uint64](xs []T) {
 }
 
 // wideDigitMin is the size from which a digit is 10 bits rather than 8:
-// 1,024 buckets split a large slice into buckets small enough that the
-// next digit finishes them at once, where 256 buckets leave many of a few
+// 1,024 buckets split a slice into buckets small enough that the next
+// digit finishes them at once, where 256 buckets leave many of a few
 // dozen values each, slow to sort by comparison. On 5 M values (the id
 // hashes and the request ends of a 5 M-row summary) 8-bit digits took
 // 150 and 160 ms, 10-bit ones 120 and 90 ms, 11-bit ones 175 and 80 ms:
 // past 1,024 the buckets' cursors spread the writes over too many pages.
-const wideDigitMin = 1 << 16
+// The second digit of those 5 M values, on buckets of about 4,900, is 10
+// bits wide too from this size: 105-110 and 68-80 ms, from 130-145 and
+// 90-105 with 8 bits.
+const wideDigitMin = 1 << 12
 
 // flagSort sorts xs, whose values (their bits after flipping with flip)
 // agree in every bit from top up, by the digit just below top and, within
 // each digit, by the bits below it, the buckets of that digit on the given
 // number of goroutines.
 func flagSort[T ~int64 | ~uint64](xs []T, flip uint64, top uint, workers int) {
-	if len(xs) < radixMin {
+	if len(xs) < bucketMin {
 		slices.Sort(xs)
 		return
 	}
