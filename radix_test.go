@@ -16,7 +16,7 @@ func TestSortInts(t *testing.T) {
 	// The largest size is sorted on every core. The mask 0xffffffff marks
 	// values whose first byte is 0 nine times in ten: one of that byte's
 	// buckets holds most values, and is itself sorted on every core.
-	for _, n := range []int{0, 1, 2, radixMin - 1, radixMin, 3*radixMin + 7, parallelSortMin + 300_000} {
+	for _, n := range []int{0, 1, 2, radixMin - 1, radixMin, 3*radixMin + 7, wideDigitMin, 5*wideDigitMin + 3, parallelSortMin + 300_000} {
 		for _, mask := range []uint64{math.MaxUint64, 0xff00ff, 1 << 63, 0, 0xff, 0xffff000000000000, 0xffffffff} {
 			s := make([]int64, n)
 			u := make([]uint64, n)
