@@ -46,7 +46,10 @@ func classifyPooling(src *source, pool bool) ([]Category, *Run, *pooledGaps, []t
 	cat := hugepage.Make[Category](n, n)
 	var pg *pooledGaps
 	if pool {
-		pg = &pooledGaps{mo: moments{squared: true}, most: hugepage.Make[time.Duration](n, n)}
+		pg = &pooledGaps{mo: moments{squared: true}}
+		if src.tab == nil { // a table's rows have no chunk arrivals: none is pooled
+			pg.most = hugepage.Make[time.Duration](n, n)
+		}
 	}
 	ids := newIDKeys(n)
 	invalid := validateAll(src, cat, pg, ids)
