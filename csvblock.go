@@ -224,23 +224,24 @@ func parseMillisBytes(b []byte) (time.Duration, error) {
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i, neg = 1, b[0] == '-'
 	}
+	// The digits before the point and after it are read in two tight
+	// loops; anything but digits and one point is left to parseMillis.
 	var m uint64
-	digits, decimals, point := 0, 0, false
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-			if point {
-				decimals++
-			}
-		case c == '.' && !point:
-			point = true
-		default:
-			return parseMillis(string(b))
-		}
+	start := i
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		m = m*10 + uint64(b[i]-'0')
 	}
-	if digits == 0 || digits > 15 {
+	digits, decimals := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		start = i
+		for ; i < len(b) && b[i]-'0' <= 9; i++ {
+			m = m*10 + uint64(b[i]-'0')
+		}
+		decimals = i - start
+		digits += decimals
+	}
+	if i != len(b) || digits == 0 || digits > 15 {
 		return parseMillis(string(b))
 	}
 	// With at most six decimals the value is a whole number of

@@ -176,7 +176,7 @@ func TestParseFieldBytes(t *testing.T) {
 
 // parseMillisBytes gives what parseMillis gives, on any field.
 func FuzzParseMillis(f *testing.F) {
-	for _, s := range []string{"99.406", "2251799813.685248", "-0.000001", "1e3", "0.0000005", "nan", "+.5"} {
+	for _, s := range []string{"99.406", "2251799813.685248", "-0.000001", "1e3", "0.0000005", "nan", "+.5", "1.", ".", "", "-", "1.2.3", "1..2", "12a", "007.50"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
