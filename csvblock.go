@@ -73,6 +73,9 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	defer csvScratchPool.Put(sc)
 	text, spans := sc.text[:0], sc.spans[:0]
 	data, line := b.data, b.firstLine
+	// Most blocks have no quote at all: their rows are not each searched
+	// for one.
+	quotes := bytes.IndexByte(data, '"') >= 0
 	for ; len(data) > 0; line++ {
 		row := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -80,7 +83,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 		} else {
 			data = nil
 		}
-		if bytes.IndexByte(row, '"') >= 0 {
+		if quotes && bytes.IndexByte(row, '"') >= 0 {
 			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok && pb.tab != nil {
 				pb.tab.add(&rec, line)
 			} else if ok {
