@@ -17,8 +17,8 @@ import (
 // listed, the rest counted); a record whose id repeats an earlier one is
 // invalid (the first is kept).
 func classify(recs []Record, lines []int) ([]Category, *Run) {
-	cat, bad, _, _ := classifyPooling(&source{recs: recs, lines: lines}, false)
-	return cat, bad
+	c := classifyPooling(&source{recs: recs, lines: lines}, false)
+	return c.cat, c.bad
 }
 
 // pooledGaps are the gaps between the chunks of the ok records that have
@@ -38,10 +38,21 @@ func gapsPooled(c Category, chunks []time.Duration) bool {
 	return c == CategoryOK && hasChunkGaps(chunks)
 }
 
-// classifyPooling is classify, and with pool also pools the gaps. It also
-// returns spare memory, room for a duration for each record, that it no
-// longer needs (see idKeys.spare).
-func classifyPooling(src *source, pool bool) ([]Category, *Run, *pooledGaps, []time.Duration) {
+// classes are what classifyPooling finds of a run's records.
+type classes struct {
+	cat   []Category
+	bad   *Run
+	pg    *pooledGaps     // the pooled gaps, when asked for
+	spare []time.Duration // room for a duration for each record, no longer needed (see idKeys.spare)
+	// each holds the tally of each run of records (see inParts), taken
+	// as they were validated; nil when a repeated id changed a category
+	// after that, so that the runs must be tallied again (see tallyAll).
+	each []tally
+}
+
+// classifyPooling is classify, and with pool also pools the gaps; it
+// tallies the records as it validates them.
+func classifyPooling(src *source, pool bool) classes {
 	n := src.len()
 	cat := hugepage.Make[Category](n, n)
 	var pg *pooledGaps
@@ -52,8 +63,11 @@ func classifyPooling(src *source, pool bool) ([]Category, *Run, *pooledGaps, []t
 		}
 	}
 	ids := newIDKeys(n)
-	invalid := validateAll(src, cat, pg, ids)
+	invalid, each := validateAll(src, cat, pg, ids)
 	dups := duplicateIDs(src, ids)
+	if len(dups) > 0 {
+		each = nil
+	}
 	bad := &Run{}
 	// reject sets a record aside; its error is made only while reasons are
 	// still listed (see Run.Reject).
@@ -86,7 +100,7 @@ func classifyPooling(src *source, pool bool) ([]Category, *Run, *pooledGaps, []t
 		pg.mo = moments{squared: true}
 		poolAll(src, cat, pg)
 	}
-	return cat, bad, pg, ids.spare()
+	return classes{cat: cat, bad: bad, pg: pg, spare: ids.spare(), each: each}
 }
 
 // invalidRecord is a record that failed validation, and why: err is nil
@@ -99,14 +113,22 @@ type invalidRecord struct {
 }
 
 // validateAll sets the category of each record, CategoryRejected for an
-// invalid one, and returns the invalid ones in input order; it hashes the
-// ids of the valid records into ids, and with pg it also pools the gaps of
-// the ok records. The records are split among the cores.
-func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []invalidRecord {
+// invalid one, and returns the invalid ones in input order and the tally
+// of each run of records; it hashes the ids of the valid records into ids,
+// and with pg it also pools the gaps of the ok records. The records are
+// split among the cores, in the runs tallyAll would make.
+func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]invalidRecord, []tally) {
 	parts := inParts(src.len())
+	each := make([]tally, len(parts))
 	found := make([][]invalidRecord, len(parts))
 	gaps := partMoments(len(parts))
 	eachPart(parts, func(p, lo, hi int) {
+		// The tally is kept apart from the other cores' until the end,
+		// rather than written where they write theirs: neighbours in one
+		// cache line, each core's writes would take the line from the
+		// other's.
+		var t tally
+		defer func() { each[p] = t }()
 		for base, w := range src.windows(lo, hi, withIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
@@ -129,6 +151,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 					continue
 				}
 				cat[i] = r.Category()
+				t.one(r, cat[i])
 				ids.add(i, r.ID)
 				if mayPool && gapsPooled(cat[i], r.Chunks) {
 					pg.add(&gaps[p], i, r, &g)
@@ -143,7 +166,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) []inv
 	if pg != nil {
 		pg.mergeAll(gaps)
 	}
-	return all
+	return all, each
 }
 
 // recordGaps are what the pool takes from one record's gaps.

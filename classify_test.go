@@ -99,7 +99,8 @@ func TestClassifyPoolingGaps(t *testing.T) {
 		r.Chunks = chunks
 		recs[i] = r
 	}
-	cat, bad, pg, _ := classifyPooling(&source{recs: recs}, true)
+	c := classifyPooling(&source{recs: recs}, true)
+	cat, bad, pg := c.cat, c.bad, c.pg
 	wantCat, wantBad := classifyByMap(recs, nil)
 	if !slices.Equal(cat, wantCat) || fmt.Sprint(bad.Rejected) != fmt.Sprint(wantBad.Rejected) || bad.Unlisted != wantBad.Unlisted {
 		t.Fatalf("classifyPooling disagrees with the map:\n%v\n%v", bad.Rejected, wantBad.Rejected)
@@ -127,5 +128,48 @@ func TestClassifyPoolingGaps(t *testing.T) {
 	}
 	if !reflect.DeepEqual(pg.mo, want) {
 		t.Fatalf("pooled moments %+v, want %+v", pg.mo, want)
+	}
+}
+
+// The tallies taken while validating are those tallyAll takes after, run
+// by run, when no repeated id changes a category; with one, there are
+// none, and tallyAll counts again.
+func TestTallyWhileValidating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, n := range []int{1, 100, 20_000} {
+		for _, repeat := range []bool{false, true} {
+			recs := make([]Record, n)
+			for i := range recs {
+				r := Record{ID: fmt.Sprint("r", i), Sent: time.Duration(rng.IntN(1000)) * time.Millisecond, PromptTokens: rng.IntN(50),
+					CompletionTokens: 1 + rng.IntN(4), FirstText: 5, LastText: 9 + time.Duration(rng.IntN(100))}
+				switch rng.IntN(8) {
+				case 0:
+					r.LastText = 1 // before the first text: invalid
+				case 1:
+					r.Status = StatusTimeout
+				case 2:
+					r.CompletionTokens, r.FirstText, r.LastText = 0, 0, 0
+				case 3:
+					r.Warmup = true
+				}
+				recs[i] = r
+			}
+			if repeat { // two valid records with one id
+				recs[0] = Record{ID: "r0", CompletionTokens: 2, FirstText: 5, LastText: 9}
+				recs[n-1] = recs[0]
+			}
+			src := &source{recs: recs}
+			c := classifyPooling(src, true)
+			if repeat && n > 1 {
+				if c.each != nil {
+					t.Fatalf("n %d: a repeated id, yet tallies kept", n)
+				}
+				continue
+			}
+			_, want := tallyAll(src, c.cat, nil)
+			if !reflect.DeepEqual(c.each, want) {
+				t.Fatalf("n %d: tallies while validating\n%+v\nwant\n%+v", n, c.each, want)
+			}
+		}
 	}
 }

@@ -91,11 +91,18 @@ func (t *tally) add(u *tally) {
 }
 
 // tallyAll tallies the records in runs, one per core, and returns the
-// total and each run's tally.
-func tallyAll(src *source, cat []Category) (tally, []tally) {
-	parts := inParts(src.len())
-	each := make([]tally, len(parts))
-	eachPart(parts, func(p, lo, hi int) { each[p].count(src, cat, lo, hi) })
+// total and each run's tally. each, when not nil, holds the runs' tallies
+// already (see classes.each).
+func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
+	if each == nil {
+		parts := inParts(src.len())
+		each = make([]tally, len(parts))
+		eachPart(parts, func(p, lo, hi int) {
+			var t tally // apart from the other cores' until the end
+			t.count(src, cat, lo, hi)
+			each[p] = t
+		})
+	}
 	var all tally
 	for p := range each {
 		all.add(&each[p])
@@ -154,7 +161,11 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 	errs := make([]error, len(parts))
 	eachPart(parts, func(p, lo, hi int) {
 		// This run's samples go after those of the runs before it.
-		g := gatherer{s: s, pg: pg, slo: slo, f: &found[p]}
+		// The counts are kept apart from the other cores' until the end,
+		// rather than written where they write theirs.
+		var f sampleCounts
+		defer func() { found[p] = f }()
+		g := gatherer{s: s, pg: pg, slo: slo, f: &f}
 		for q := range p {
 			g.ok, g.tp, g.mg = g.ok+each[q].a.OK, g.tp+each[q].nTPOT, g.mg+each[q].nMaxGap
 		}

@@ -178,7 +178,8 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
 		return nil, err
 	}
-	cat, bad, pooled, spare := classifyPooling(src, true)
+	classes := classifyPooling(src, true)
+	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {
 		all.Reject(e)
@@ -190,7 +191,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	s.Rejected = all.Rejected
 
 	// Count, and size the samples.
-	counted, each := tallyAll(src, cat)
+	counted, each := tallyAll(src, cat, classes.each)
 	a := &s.Requests
 	*a = counted.a
 	a.Offered = src.len() + read.RejectedCount()
