@@ -308,10 +308,10 @@ func floatRoom(ds []time.Duration) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
 }
 
-// inOrder returns sends (segments, none of them empty), in time order:
-// themselves when they are, or else sorted, in place when own says that
-// they are one list of the caller's own, or else in a list of their own
-// (a table's column is never reordered).
+// inOrder returns sends (segments, none of them empty but a lone one), in
+// time order: themselves when they are, or else sorted, in place when own
+// says that they are one list of the caller's own, or else in a list of
+// their own (a table's column is never reordered).
 func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 	sorted := true
 	for k, seg := range sends {
