@@ -71,7 +71,10 @@ func newTableBlock(n int) *tableBlock {
 }
 
 // idRoom is the bytes of id a block makes room for at first for each row;
-// longer ids grow the block's id text.
+// longer ids grow the block's id text. In a window of a table's room (see
+// newTableRoom), the room of a block whose ids outgrow it is then left
+// unused: 8 bytes a row more, for ids of more than 8 bytes on average
+// (a UUID takes 36).
 const idRoom = 8
 
 // newTableRoom returns a block whose columns have room for n rows, made
