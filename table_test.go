@@ -155,12 +155,13 @@ func summaryOptions() []Options {
 }
 
 // mostlyOKCSV writes n rows of which about one in a hundred is not ok:
-// failed, zero-token, invalid or blank, with ids repeated as often.
-func mostlyOKCSV(rng *rand.Rand, n int) []byte {
+// failed, zero-token, invalid or blank, with ids repeated as often. Each
+// id is prefix and the row's number.
+func mostlyOKCSV(rng *rand.Rand, n int, prefix string) []byte {
 	var b strings.Builder
 	b.WriteString("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\n")
 	for i := range n {
-		id := fmt.Sprint("m", i)
+		id := fmt.Sprint(prefix, i)
 		ttft := 20 + rng.Float64()*200
 		e2e := ttft + rng.Float64()*3000
 		sent := float64(i)*5 + rng.Float64()
@@ -174,7 +175,7 @@ func mostlyOKCSV(rng *rand.Rand, n int) []byte {
 		case 3:
 			b.WriteString("\n")
 		case 4:
-			fmt.Fprintf(&b, "m%d,12,5,%.3f,%.3f,%.3f,ok\n", rng.IntN(i+1), ttft, e2e, sent) // repeated
+			fmt.Fprintf(&b, "%s%d,12,5,%.3f,%.3f,%.3f,ok\n", prefix, rng.IntN(i+1), ttft, e2e, sent) // repeated
 		default:
 			fmt.Fprintf(&b, "%s,%d,%d,%.6f,%.3f,%.3f,ok\n", id, rng.IntN(4000), 1+rng.IntN(300), ttft, e2e, sent)
 		}
@@ -247,14 +248,15 @@ func TestSummarizeTableMatches(t *testing.T) {
 		in := randomCSV(rng, 40_000, unparsable)
 		inputs = append(inputs, bytes.ReplaceAll(in, []byte("line one\nline two"), []byte("line one")))
 	}
-	// Mostly ok rows, in long runs: their TTFTs and E2Es are read in the
-	// table's columns (see table.okColumns).
-	// The same, shuffled: the sends are out of order, so the requests'
-	// starts are copied and sorted rather than swept in place.
-	in := mostlyOKCSV(rng, 40_000)
+	// Mostly ok rows, in long runs: their TTFTs, E2Es and sends are read
+	// in the table's columns (see table.okColumns). Shuffled, the sends
+	// are out of order, so the requests' starts are copied and sorted
+	// rather than swept in place. With ids of 40 bytes, every block's ids
+	// outgrow the room a window has for them (see idRoom).
+	in := mostlyOKCSV(rng, 40_000, "m")
 	rows := bytes.SplitAfter(in, []byte("\n"))
 	rng.Shuffle(len(rows)-2, func(i, j int) { rows[i+1], rows[j+1] = rows[j+1], rows[i+1] }) // the header and the empty tail stay
-	inputs = append(inputs, in, bytes.Join(rows, nil))
+	inputs = append(inputs, in, bytes.Join(rows, nil), mostlyOKCSV(rng, 20_000, "request-0123456789abcdef-0123456789-"))
 	inputs = append(inputs, []byte("{\"id\":\"a\",\"completion_tokens\":2,\"first_text_ns\":5,\"last_text_ns\":9}\n"))
 	for _, in := range inputs {
 		for _, lenient := range []bool{false, true} {
