@@ -289,8 +289,12 @@ func (k *idKeys) add(i int, id string) {
 // the sort also keeps equal hashes in input order.
 func duplicateIDs(src *source, ids *idKeys) []duplicate {
 	shift := ids.shift
-	keys := slices.DeleteFunc(ids.keys, func(k uint64) bool { return k == noKey })
+	keys := ids.keys
 	sortInts(keys)
+	// The records without a key sort last, as no key is all ones: they
+	// are cut off rather than taken out before the sort, a pass fewer.
+	end, _ := slices.BinarySearch(keys, noKey)
+	keys = keys[:end]
 	index := func(k uint64) int { return int(k & (1<<shift - 1)) }
 	var dups []duplicate
 	for lo := 0; lo < len(keys); {
