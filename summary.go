@@ -351,13 +351,15 @@ func nameRequests(d *Distribution, xs sample, src *source, cat []Category, membe
 		}
 		return
 	}
-	for base, w := range src.windows(0, src.len(), withIDs) {
+	// The windows are read without their ids: only the few named need
+	// theirs.
+	for base, w := range src.windows(0, src.len(), noIDs) {
 		for k := range w {
 			if len(want) == 0 {
 				return
 			}
-			if r := &w[k]; cat[base+k] == CategoryOK && member(r) {
-				take(j, func() string { return r.ID })
+			if i := base + k; cat[i] == CategoryOK && member(&w[k]) {
+				take(j, func() string { return src.id(i) })
 				j++
 			}
 		}
