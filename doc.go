@@ -273,8 +273,9 @@
 // result as Read then Run.Summarize, but without holding a CSV file's rows
 // as Records: they are kept in a table of columns (about 45 bytes a row
 // and its id, against 144 bytes and its id for a Record) and decoded a
-// window at a time as Summarize reads them. For 5,000,000 rows the peak
-// memory is within twice the file's size.
+// window at a time as Summarize reads them; the ok rows' TTFTs, E2Es and
+// send times are read in place, in the columns, rather than copied. For
+// 5,000,000 rows the peak memory is about 1.4 times the file's size.
 //
 // Memory stays bounded on any input: a line or CSV row longer than 256 MiB
 // is an error, and a Run or a Summary keeps the reasons of the first
