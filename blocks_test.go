@@ -36,8 +36,12 @@ func inFile(t *testing.T) func(io.Reader) io.Reader {
 		if want*minLineBytes > len(b) {
 			want = -1 // too short on average to make room for
 		}
-		if countLines(f) != want {
-			t.Fatalf("countLines: %d, want %d", countLines(f), want)
+		wantCommas := bytes.Count(b, []byte{','})
+		if want < 0 {
+			wantCommas = -1
+		}
+		if lines, commas := countFile(f); lines != want || commas != wantCommas {
+			t.Fatalf("countFile: %d lines, %d commas; want %d, %d", lines, commas, want, wantCommas)
 		}
 		return f
 	}

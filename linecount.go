@@ -16,26 +16,36 @@ import (
 // ReadAt, in parallel, leaving its offset where it was. The count is a
 // bound to size slices by, not a promise: the file may change.
 func countLines(r io.Reader) int {
+	lines, _ := countFile(r)
+	return lines
+}
+
+// countFile is countLines, and also counts the commas of the file (-1
+// when it does not count the lines), by which a JSONL reader makes room
+// for every chunk arrival at once: a value in an array but the last is
+// followed by one.
+func countFile(r io.Reader) (lines, commas int) {
 	f, ok := r.(interface {
 		io.ReaderAt
 		io.Seeker
 		Stat() (fs.FileInfo, error)
 	})
 	if !ok {
-		return -1
+		return -1, -1
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return -1
+		return -1, -1
 	}
 	off, err := f.Seek(0, io.SeekCurrent)
 	if err != nil || off > fi.Size() {
-		return -1
+		return -1, -1
 	}
 	const piece = 1 << 20
 	size := fi.Size() - off
 	parts := runtime.GOMAXPROCS(0)
 	counts := make([]int, parts)
+	commaCounts := make([]int, parts)
 	failed := make([]bool, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
@@ -47,6 +57,7 @@ func countLines(r io.Reader) int {
 			for at := lo; at < hi; {
 				n, err := f.ReadAt(buf[:min(int64(piece), hi-at)], at)
 				counts[p] += bytes.Count(buf[:n], []byte{'\n'})
+				commaCounts[p] += bytes.Count(buf[:n], []byte{','})
 				at += int64(n)
 				if at < hi && (err != nil || n == 0) {
 					failed[p] = true
@@ -57,16 +68,17 @@ func countLines(r io.Reader) int {
 	}
 	wg.Wait()
 	if slices.Contains(failed, true) {
-		return -1
+		return -1, -1
 	}
-	n := 1
-	for _, c := range counts {
-		n += c
+	lines = 1
+	for p := range counts {
+		lines += counts[p]
+		commas += commaCounts[p]
 	}
-	if int64(n)*minLineBytes > size {
-		return -1
+	if int64(lines)*minLineBytes > size {
+		return -1, -1
 	}
-	return n
+	return lines, commas
 }
 
 // minLineBytes is the shortest average line for which countLines gives a

@@ -69,8 +69,9 @@ type ReadOptions struct {
 	Lenient bool
 
 	// lineHint is the number of lines of the input, when Read counted
-	// them before wrapping it: 0 when not counted, -1 when they cannot be.
-	lineHint int
+	// them before wrapping it: 0 when not counted, -1 when they cannot be;
+	// commaHint its commas, counted with them (see countFile).
+	lineHint, commaHint int
 	// table has the CSV reader keep its rows in a table (Run.tab) rather
 	// than in Run.Records.
 	table bool
@@ -79,10 +80,17 @@ type ReadOptions struct {
 // lines returns the number of lines of r from its offset on, -1 when it
 // is not a regular file; see countLines.
 func (o ReadOptions) lines(r io.Reader) int {
+	lines, _ := o.counts(r)
+	return lines
+}
+
+// counts returns the numbers of lines and commas of r from its offset on,
+// -1 when it is not a regular file; see countFile.
+func (o ReadOptions) counts(r io.Reader) (lines, commas int) {
 	if o.lineHint != 0 {
-		return o.lineHint
+		return o.lineHint, o.commaHint
 	}
-	return countLines(r)
+	return countFile(r)
 }
 
 // reject handles a row that could not be parsed: in strict mode it is the
@@ -128,7 +136,7 @@ func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
 // it read. An input with nothing but white space is an error wrapping
 // ErrNoRecords.
 func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
-	o.lineHint = countLines(r)
+	o.lineHint, o.commaHint = countFile(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
