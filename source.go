@@ -60,15 +60,6 @@ func (s *source) windows(lo, hi int, ids bool) iter.Seq2[int, []Record] {
 	}
 }
 
-// at returns record i: in place, or decoded into tmp.
-func (s *source) at(i int, tmp *Record) *Record {
-	if s.tab != nil {
-		s.tab.record(i, tmp)
-		return tmp
-	}
-	return &s.recs[i]
-}
-
 // id returns record i's id.
 func (s *source) id(i int) string {
 	if s.tab != nil {
@@ -99,8 +90,7 @@ func (s *source) line(i int) (int, bool) {
 
 // recordError is the error of record i in field.
 func (s *source) recordError(i int, field string, err error) *RecordError {
-	var tmp Record
-	e := &RecordError{Index: i, ID: s.at(i, &tmp).ID, Field: field, Err: err}
+	e := &RecordError{Index: i, ID: s.id(i), Field: field, Err: err}
 	e.Line, _ = s.line(i)
 	return e
 }

@@ -269,12 +269,6 @@ func (t *table) block(i int) (*tableBlock, int) {
 	return t.blocks[j], k
 }
 
-// record sets *r, zero but for the fields a table holds, to row i.
-func (t *table) record(i int, r *Record) {
-	b, k := t.block(i)
-	b.record(k, r, withIDs)
-}
-
 // decode sets w, whose records are zero but for the fields a table holds,
 // to the rows from base on, with their ids and messages when ids is set.
 func (t *table) decode(base int, w []Record, ids bool) {

@@ -395,24 +395,12 @@ func arrivals(gaps []float64) *Arrivals {
 	return a
 }
 
-// concurrency describes the requests in flight, each from a start to an
-// end (as many of each, in any order), or returns nil when they cover no
-// time. It sorts starts and ends, and sweeps them (see sweep).
-func concurrency(starts, ends []time.Duration) *Concurrency {
-	if len(starts) == 0 {
-		return nil
-	}
-	if !slices.IsSorted(starts) {
-		sortInts(starts)
-	}
-	return sweep([][]time.Duration{starts}, ends)
-}
-
-// sweep describes the requests in flight, each from a start to an end,
-// as concurrency does, for starts in time order in segments (none of them
-// empty) and as many ends in any order, which it sorts. It sweeps the two
-// in time order, at one instant ends before starts: a request that ends
-// as another begins does not overlap it.
+// sweep describes the requests in flight, each from a start to an end, or
+// returns nil when they cover no time; starts are in time order in
+// segments (none of them empty, see inOrder), and as many ends in any
+// order, which it sorts. It sweeps the two in time order, at one instant
+// ends before starts: a request that ends as another begins does not
+// overlap it.
 func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
 	if len(ends) == 0 {
 		return nil

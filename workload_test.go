@@ -270,7 +270,7 @@ func TestWorkloadAnyOrder(t *testing.T) {
 	}
 }
 
-// concurrency agrees with counting the requests in flight between each
+// sweep agrees with counting the requests in flight between each
 // two instants at which some request starts or ends, ends before starts
 // at one instant, on runs with many ties.
 func TestConcurrencyByInstants(t *testing.T) {
@@ -305,7 +305,7 @@ func TestConcurrencyByInstants(t *testing.T) {
 				area += float64(in) * float64(dt)
 			}
 		}
-		got := concurrency(slices.Clone(starts), slices.Clone(ends))
+		got := sweep(inOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
 		if want.Span == 0 {
 			if got != nil {
 				t.Fatalf("no span, got %+v", got)
@@ -338,6 +338,6 @@ func BenchmarkConcurrency(b *testing.B) {
 	}
 	slices.Sort(ends)
 	for b.Loop() {
-		concurrency(starts, ends)
+		sweep([][]time.Duration{starts}, ends)
 	}
 }
