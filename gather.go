@@ -116,10 +116,29 @@ func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
 //
 // The TTFTs and E2Es of a table's rows are its own columns, read in place
 // (see table.okColumns), when they can be: then ttfts and e2es are nil.
+//
+// The lists are mapped apart from Go's heap (see hugepage.Map) and must
+// not be read once release is called.
 type samples struct {
 	ttfts, e2es, tpots, maxGaps []time.Duration
 	ttft, e2e, gaps             sample
 	sampleCounts
+	releases []func()
+}
+
+// list returns a list of n samples, mapped apart from Go's heap, and
+// keeps the function that gives its memory back for release.
+func (s *samples) list(n int) []time.Duration {
+	l, release := hugepage.Map[time.Duration](n)
+	s.releases = append(s.releases, release)
+	return l
+}
+
+// release gives back the memory of the lists.
+func (s *samples) release() {
+	for _, r := range s.releases {
+		r()
+	}
 }
 
 // sampleCounts are what is counted beside the samples, which a run of
@@ -144,8 +163,6 @@ func (c *sampleCounts) add(o *sampleCounts) {
 // first in input order is returned, with its index.
 func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []tally, slo *SLO) (*samples, int, error) {
 	s := &samples{
-		tpots:   hugepage.Make[time.Duration](all.nTPOT, all.nTPOT),
-		maxGaps: hugepage.Make[time.Duration](all.nMaxGap, all.nMaxGap),
 		// The pooled gaps are read in the records' chunk arrivals.
 		gaps: sample{Seg: func(i int) []time.Duration {
 			if c := src.chunks(i); gapsPooled(cat[i], c) {
@@ -154,6 +171,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 			return nil
 		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
+	s.tpots, s.maxGaps = s.list(all.nTPOT), s.list(all.nMaxGap)
 	s.inPlace(src, cat, all.a.OK)
 	parts := inParts(src.len())
 	found := make([]sampleCounts, len(parts))
@@ -182,6 +200,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 	})
 	for p := range found {
 		if errs[p] != nil {
+			s.release()
 			return nil, bad[p], errs[p]
 		}
 		s.sampleCounts.add(&found[p])
@@ -200,7 +219,7 @@ func (s *samples) inPlace(src *source, cat []Category, ok int) {
 			return
 		}
 	}
-	s.ttfts, s.e2es = hugepage.Make[time.Duration](ok, ok), hugepage.Make[time.Duration](ok, ok)
+	s.ttfts, s.e2es = s.list(ok), s.list(ok)
 	s.ttft, s.e2e = flat(s.ttfts), flat(s.e2es)
 }
 

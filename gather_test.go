@@ -1,6 +1,7 @@
 package llmmetrics
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
 // A run large enough to be counted and gathered on several cores, with
@@ -89,6 +92,47 @@ func TestSummaryOnAnyCores(t *testing.T) {
 		}
 		if _, err := summarizeOn(procs, gapSLO); err == nil || err.Error() != oneErr.Error() {
 			t.Fatalf("on %d cores the error is %v, on one %v", procs, err, oneErr)
+		}
+	}
+}
+
+// Summarize gives back the memory it maps for its lists of samples,
+// whether it ends with a summary or at a record it cannot judge, from
+// records and from a table. Every list is mapped here, however small.
+func TestSummaryGivesBackMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory is mapped apart from the heap on Linux only")
+	}
+	defer func(from uintptr) { hugepage.MapFrom = from }(hugepage.MapFrom)
+	hugepage.MapFrom = 1
+	recs := mixedRun(5_000)
+	table := mostlyOKCSV(rand.New(rand.NewPCG(3, 3)), 5_000, "t")
+	for _, c := range []struct {
+		name    string
+		slo     SLO
+		fails   bool
+		summary func(opt Options) error
+	}{
+		{"records", SLO{TTFT: 200 * time.Millisecond}, false, nil},
+		{"records, a record it cannot judge", SLO{MaxGap: 45 * time.Millisecond}, true, nil},
+		{"table", SLO{TTFT: 200 * time.Millisecond}, false, func(opt Options) error {
+			_, _, err := ReadOptions{Lenient: true}.Summarize(bytes.NewReader(table), opt)
+			return err
+		}},
+	} {
+		opt := Options{Lenient: true, SLO: &c.slo}
+		if c.summary == nil {
+			c.summary = func(opt Options) error {
+				_, err := Summarize(recs, opt)
+				return err
+			}
+		}
+		before := hugepage.Mapped()
+		if err := c.summary(opt); (err != nil) != c.fails {
+			t.Fatalf("%s: error %v", c.name, err)
+		}
+		if m := hugepage.Mapped(); m != before {
+			t.Errorf("%s: %d bytes mapped before, %d after", c.name, before, m)
 		}
 	}
 }

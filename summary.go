@@ -265,6 +265,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		s.Absent["max_gap"] = s.Absent["itl"]
 	}
 	wg.Wait()
+	got.release()
 	if gaps.N > 0 {
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk

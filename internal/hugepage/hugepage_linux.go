@@ -1,6 +1,7 @@
 package hugepage
 
 import (
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -14,4 +15,29 @@ func advise(p unsafe.Pointer, bytes uintptr) {
 		return
 	}
 	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, off)), n), syscall.MADV_HUGEPAGE)
+}
+
+// mapAligned maps size bytes of fresh memory starting on a 2 MiB boundary
+// and advises huge pages for it. It maps one huge page more than it needs
+// and uses the aligned part: the rest is never touched, so it costs
+// address space only.
+func mapAligned(size uintptr) (p unsafe.Pointer, release func(), ok bool) {
+	whole := (size + pageSize - 1) &^ (pageSize - 1)
+	m, err := syscall.Mmap(-1, 0, int(whole+pageSize), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, nil, false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
+	off := (pageSize - start%pageSize) % pageSize
+	_ = syscall.Madvise(m[off:off+whole], syscall.MADV_HUGEPAGE)
+	mapped.Add(int64(len(m)))
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			if syscall.Munmap(m) == nil {
+				mapped.Add(-int64(len(m)))
+			}
+		})
+	}
+	return unsafe.Pointer(&m[off]), release, true
 }

@@ -67,6 +67,16 @@ func TestAdviceTaken(t *testing.T) {
 
 // vmFlags returns the VmFlags of the mapping that holds addr.
 func vmFlags(t *testing.T, addr uint64) string {
+	flags, ok := findMapping(t, addr)
+	if !ok {
+		t.Fatalf("no mapping holds %#x", addr)
+	}
+	return flags
+}
+
+// findMapping returns the VmFlags of the mapping that holds addr, and
+// whether there is one.
+func findMapping(t *testing.T, addr uint64) (string, bool) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skipf("no smaps: %v", err)
@@ -82,12 +92,14 @@ func vmFlags(t *testing.T, addr uint64) string {
 		}
 		if in {
 			if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-				return strings.TrimSpace(flags)
+				return strings.TrimSpace(flags), true
 			}
 		}
 	}
-	t.Fatalf("no mapping holds %#x (%v)", addr, sc.Err())
-	return ""
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading smaps: %v", err)
+	}
+	return "", false
 }
 
 // mappingRange parses the range of a mapping's first line in smaps,
@@ -101,4 +113,47 @@ func mappingRange(line string) (lo, hi uint64, ok bool) {
 	lo, err1 := strconv.ParseUint(a, 16, 64)
 	hi, err2 := strconv.ParseUint(b, 16, 64)
 	return lo, hi, err1 == nil && err2 == nil
+}
+
+// Map gives n zeros that can be written, small or large; release can be
+// called twice. On Linux, a large one is mapped on a 2 MiB boundary, in a
+// mapping marked for huge pages, which release removes.
+func TestMap(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, 1 << 20, 3<<20 + 5} {
+		s, release := Map[int64](n)
+		if len(s) != n {
+			t.Fatalf("Map(%d): len %d", n, len(s))
+		}
+		for i := range s {
+			if s[i] != 0 {
+				t.Fatalf("Map(%d)[%d] = %d", n, i, s[i])
+			}
+			s[i] = int64(i)
+		}
+		for i := range s {
+			if s[i] != int64(i) {
+				t.Fatalf("Map(%d)[%d] = %d after writing %d", n, i, s[i], i)
+			}
+		}
+		if runtime.GOOS == "linux" && n*8 >= 2*pageSize {
+			addr := uint64(uintptr(unsafe.Pointer(&s[0])))
+			if addr%pageSize != 0 {
+				t.Errorf("Map(%d) starts at %#x, not on a 2 MiB boundary", n, addr)
+			}
+			if flags := vmFlags(t, addr); !strings.Contains(" "+flags+" ", " hg ") {
+				t.Errorf("Map(%d): the mapping at %#x has VmFlags %q, without hg", n, addr, flags)
+			}
+			if Mapped() < int64(n*8) {
+				t.Errorf("Map(%d): %d bytes mapped", n, Mapped())
+			}
+			release()
+			if Mapped() != 0 {
+				t.Errorf("Map(%d): %d bytes still mapped after release", n, Mapped())
+			}
+			if _, ok := findMapping(t, addr); ok {
+				t.Errorf("Map(%d): the mapping at %#x is still there after release", n, addr)
+			}
+		}
+		release()
+	}
 }
