@@ -2,12 +2,8 @@ package llmmetrics
 
 import (
 	"fmt"
-	"hash/maphash"
-	"math/bits"
 	"runtime"
-	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
@@ -116,9 +112,10 @@ type invalidRecord struct {
 // invalid one, and returns the invalid ones in input order and the tally
 // of each run of records; it hashes the ids of the valid records into ids,
 // and with pg it also pools the gaps of the ok records. The records are
-// split among the cores, in the runs tallyAll would make.
+// split among the cores, in the runs tallyAll would make (ids.parts), and
+// each core sorts the keys of its run when it is done with it.
 func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]invalidRecord, []tally) {
-	parts := inParts(src.len())
+	parts := ids.parts
 	each := make([]tally, len(parts))
 	found := make([][]invalidRecord, len(parts))
 	gaps := partMoments(len(parts))
@@ -158,6 +155,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]in
 				}
 			}
 		}
+		ids.sortRun(p)
 	})
 	var all []invalidRecord
 	for _, f := range found {
@@ -238,83 +236,4 @@ func inParts(n int) [][2]int {
 		parts[p] = [2]int{n * p / k, n * (p + 1) / k}
 	}
 	return parts
-}
-
-// duplicate is a record whose id an earlier one has.
-type duplicate struct{ at, first int }
-
-// idKeys are the keys by which repeated ids are found (see duplicateIDs):
-// keys[i] holds the hash of record i's id in its high bits and i in the
-// low ones, or noKey when the record is invalid or has no id. They are
-// taken on every core as the records are validated.
-type idKeys struct {
-	seed  maphash.Seed
-	shift int
-	keys  []uint64
-}
-
-// noKey marks a record without a key. No key is all ones: its index, below
-// the number of records, leaves a zero in the low bits.
-const noKey = ^uint64(0)
-
-func newIDKeys(n int) *idKeys {
-	return &idKeys{seed: maphash.MakeSeed(), shift: bits.Len(uint(n)), keys: hugepage.Make[uint64](n, n)}
-}
-
-// spare returns the keys' memory, free once duplicateIDs has run, as
-// empty room for a duration for each record. Of all the memory Summarize
-// takes, a word for each record is worth not taking twice: for 5,000,000
-// rows it is 40 MB, which a fresh allocation would have the system clear
-// again.
-func (k *idKeys) spare() []time.Duration {
-	return unsafe.Slice((*time.Duration)(unsafe.Pointer(unsafe.SliceData(k.keys))), cap(k.keys))[:0]
-}
-
-// add sets the key of record i, valid, with the given id.
-func (k *idKeys) add(i int, id string) {
-	if id == "" {
-		k.keys[i] = noKey
-		return
-	}
-	k.keys[i] = maphash.String(k.seed, id)<<k.shift | uint64(i)
-}
-
-// duplicateIDs finds the valid records whose id repeats that of an earlier
-// valid record, in input order, each with the first record of its id.
-//
-// A map of millions of strings is slow to build, so each id is hashed and
-// the hashes sorted: records with one id then sit together, and only
-// records with equal hashes have their ids compared. Each key holds the
-// hash in its high bits and the record's index in the low ones, so that
-// the sort also keeps equal hashes in input order.
-func duplicateIDs(src *source, ids *idKeys) []duplicate {
-	shift := ids.shift
-	keys := ids.keys
-	sortInts(keys)
-	// The records without a key sort last, as no key is all ones: they
-	// are cut off rather than taken out before the sort, a pass fewer.
-	end, _ := slices.BinarySearch(keys, noKey)
-	keys = keys[:end]
-	index := func(k uint64) int { return int(k & (1<<shift - 1)) }
-	var dups []duplicate
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi]>>shift == keys[lo]>>shift {
-			hi++
-		}
-		// Within a run of equal hashes, a record repeats the first earlier
-		// one with the same id.
-		for x := lo + 1; x < hi; x++ {
-			i := index(keys[x])
-			for y := lo; y < x; y++ {
-				if j := index(keys[y]); src.id(j) == src.id(i) {
-					dups = append(dups, duplicate{i, j})
-					break
-				}
-			}
-		}
-		lo = hi
-	}
-	slices.SortFunc(dups, func(a, b duplicate) int { return a.at - b.at })
-	return dups
 }

@@ -30,8 +30,18 @@ const bucketMin = 1 << 6
 // in its bucket, the buckets are independent.
 const parallelSortMin = 1 << 18
 
-// sortInts sorts xs in increasing order.
+// sortInts sorts xs in increasing order, on every core when xs is large.
 func sortInts[T ~int64 | ~uint64](xs []T) {
+	workers := 1
+	if len(xs) >= parallelSortMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sortIntsOn(xs, workers)
+}
+
+// sortIntsOn sorts xs in increasing order on the given number of
+// goroutines.
+func sortIntsOn[T ~int64 | ~uint64](xs []T, workers int) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)
 		return
@@ -50,10 +60,6 @@ func sortInts[T ~int64 | ~uint64](xs []T) {
 	}
 	if differ == 0 {
 		return // all equal
-	}
-	workers := 1
-	if len(xs) >= parallelSortMin {
-		workers = runtime.GOMAXPROCS(0)
 	}
 	flagSort(xs, flip, uint(bits.Len64(differ)), workers)
 }

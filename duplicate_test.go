@@ -1,0 +1,131 @@
+package llmmetrics
+
+import (
+	"math/bits"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// duplicateIDs finds each record whose id an earlier record with a key
+// has, with the first such record, whatever the runs the keys were sorted
+// in, when hashes collide across ids, and when the records of one hash lie
+// in several runs. The keys are made here with a hash of eight values, one
+// in each eighth of the hashes (so that every range of them has some):
+// a plain search of the earlier records is the expected answer.
+func TestDuplicateIDsAcrossRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 300).Draw(t, "n")
+		recs := make([]Record, n)
+		for i := range recs {
+			recs[i].ID = rapid.SampledFrom([]string{"", "a", "b", "c", "dd", "ee", "fff", "g", "hh"}).Draw(t, "id")
+		}
+		keyless := make([]bool, n) // an invalid record has no key either
+		for i := range keyless {
+			keyless[i] = recs[i].ID == "" || rapid.IntRange(0, 9).Draw(t, "invalid") == 0
+		}
+		// Runs: cut [0, n) at a few sorted points.
+		cuts := rapid.SliceOfN(rapid.IntRange(0, n), 0, 5).Draw(t, "cuts")
+		slices.Sort(cuts)
+		var parts [][2]int
+		lo := 0
+		for _, c := range append(cuts, n) {
+			parts = append(parts, [2]int{lo, c})
+			lo = c
+		}
+		shift := bits.Len(uint(n))
+		ids := &idKeys{shift: shift, keys: make([]uint64, n), parts: parts}
+		for i, r := range recs {
+			if keyless[i] {
+				ids.keys[i] = noKey
+				continue
+			}
+			weak := uint64(len(r.ID)*3+int(r.ID[0])) % 8 // "b" and "ee" collide, say
+			hash := weak << (64 - shift - 3)
+			ids.keys[i] = hash<<shift | uint64(i)
+		}
+		for p := range parts {
+			ids.sortRun(p)
+		}
+		got := duplicateIDs(&source{recs: recs}, ids)
+
+		var want []duplicate
+		for i := range recs {
+			if keyless[i] {
+				continue
+			}
+			for j := range i {
+				if !keyless[j] && recs[j].ID == recs[i].ID {
+					want = append(want, duplicate{i, j})
+					break
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("runs %v: got %v, want %v", parts, got, want)
+		}
+	})
+}
+
+// mergedKeys yields the keys of any number of sorted runs in order, and
+// stops when asked to.
+func TestMergedKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.IntRange(0, 7).Draw(t, "runs")
+		var runs [][]uint64
+		var all []uint64
+		for range k {
+			run := rapid.SliceOfN(rapid.Uint64Range(0, 40), 0, 12).Draw(t, "run")
+			slices.Sort(run)
+			runs = append(runs, run)
+			all = append(all, run...)
+		}
+		slices.Sort(all)
+		var got []uint64
+		for key := range mergedKeys(runs) {
+			got = append(got, key)
+		}
+		if !slices.Equal(got, all) {
+			t.Fatalf("merging %v gave %v, want %v", runs, got, all)
+		}
+		stop := rapid.IntRange(0, len(all)).Draw(t, "stop")
+		got = got[:0]
+		for key := range mergedKeys(runs) {
+			if len(got) == stop {
+				break
+			}
+			got = append(got, key)
+		}
+		if !slices.Equal(got, all[:stop]) {
+			t.Fatalf("merging %v, stopped after %d: got %v", runs, stop, got)
+		}
+	})
+}
+
+// keyBounds splits the keys into ranges that start at 0, do not fall, end
+// at noKey, and start on a hash (no index bits set), so that the keys of
+// one hash share a range. With n ranges of 2^h hashes each, range q starts
+// at hash q·2^h.
+func TestKeyBounds(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 8, 64} {
+		for _, shift := range []int{0, 1, 5, 23, 40, 62} {
+			b := keyBounds(n, shift)
+			if len(b) != n+1 || b[0] != 0 || b[n] != noKey {
+				t.Fatalf("keyBounds(%d, %d) = %v", n, shift, b)
+			}
+			for q := 1; q < n && shift > 0; q++ {
+				if b[q] < b[q-1] || b[q]&(1<<shift-1) != 0 {
+					t.Fatalf("keyBounds(%d, %d): bound %d is %#x after %#x", n, shift, q, b[q], b[q-1])
+				}
+			}
+		}
+	}
+	// 8 ranges of the 2^9 hashes of shift 55: 64 hashes each.
+	b := keyBounds(8, 55)
+	for q := range 8 {
+		if want := uint64(64*q) << 55; b[q] != want {
+			t.Errorf("keyBounds(8, 55)[%d] = %#x, want %#x", q, b[q], want)
+		}
+	}
+}
