@@ -1,7 +1,9 @@
 package llmmetrics
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"sort"
 	"time"
 	"unsafe"
@@ -316,16 +318,13 @@ func (t *table) okColumns(cat []Category, cols ...column) (segs [][][]time.Durat
 		segs[c] = make([][]time.Duration, 0, runs)
 	}
 	for j, b := range t.blocks {
-		base := t.first[j]
-		for k := 0; k < b.n; {
-			if cat[base+k] != CategoryOK {
+		in := cat[t.first[j] : t.first[j]+b.n]
+		for k := 0; k < len(in); {
+			if in[k] != CategoryOK {
 				k++
 				continue
 			}
-			end := k + 1
-			for end < b.n && cat[base+end] == CategoryOK {
-				end++
-			}
+			end := okEnd(in, k)
 			for c, col := range cols {
 				segs[c] = append(segs[c], col(b)[k:end:end])
 			}
@@ -347,17 +346,34 @@ func lastColumn(b *tableBlock) []time.Duration  { return b.last }
 // across two blocks, and the number of such rows.
 func (t *table) okRuns(cat []Category) (runs, ok int) {
 	for j, b := range t.blocks {
-		was := false
-		for _, c := range cat[t.first[j] : t.first[j]+b.n] {
-			is := c == CategoryOK
-			if is {
-				ok++
-				if !was {
-					runs++
-				}
+		in := cat[t.first[j] : t.first[j]+b.n]
+		for k := 0; k < len(in); {
+			if in[k] != CategoryOK {
+				k++
+				continue
 			}
-			was = is
+			end := okEnd(in, k)
+			runs, ok = runs+1, ok+end-k
+			k = end
 		}
 	}
 	return runs, ok
 }
+
+// okEnd returns the index of the first of cat from k on that is not
+// CategoryOK, or len(cat). Runs of ok rows are long: they are read eight
+// categories at a time, CategoryOK being zero.
+func okEnd(cat []Category, k int) int {
+	for ; k+8 <= len(cat); k += 8 {
+		if w := binary.LittleEndian.Uint64(unsafe.Slice((*byte)(&cat[k]), 8)); w != 0 {
+			return k + bits.TrailingZeros64(w)/8
+		}
+	}
+	for k < len(cat) && cat[k] == CategoryOK {
+		k++
+	}
+	return k
+}
+
+// CategoryOK must be zero for okEnd: otherwise this index is out of range.
+var _ = [1]int{}[CategoryOK]

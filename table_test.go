@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // randomRow returns a record a table can hold: any status, times and
@@ -295,4 +297,26 @@ func BenchmarkReadTable(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// okEnd finds the first category that is not ok from k on, as a plain
+// search does, wherever it falls in or across the words it reads.
+func TestOKEnd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		cat := make([]Category, n)
+		for i := range cat {
+			if rapid.IntRange(0, 9).Draw(t, "not ok") == 0 {
+				cat[i] = Category(rapid.IntRange(1, int(CategoryWarmup)).Draw(t, "category"))
+			}
+		}
+		k := rapid.IntRange(0, n).Draw(t, "k")
+		want := k
+		for want < n && cat[want] == CategoryOK {
+			want++
+		}
+		if got := okEnd(cat, k); got != want {
+			t.Fatalf("okEnd(%v, %d) = %d, want %d", cat, k, got, want)
+		}
+	})
 }
