@@ -418,10 +418,9 @@ func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
 	var area float64
 	n, now := 0, first
 	// Which edge comes next is as likely one as the other, so the choice
-	// is made with as few branches as may be (the sweep was a fifth
-	// faster so): past the last of either, the other is taken through a
-	// sentinel beyond any valid time, and the indexes move by arithmetic
-	// on d.
+	// is made without a branch: past the last of either, the other is
+	// taken through a sentinel beyond any valid time, and the indexes move
+	// by arithmetic.
 	seg, next := starts[0], 1 // the segment of starts, and the next
 	for i, j := 0, 0; i < len(seg) || j < len(ends); {
 		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
@@ -431,22 +430,25 @@ func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
 		if j < len(ends) {
 			e = ends[j]
 		}
-		t, d := s, 1 // d is +1 for a start, −1 for an end
+		// end is 1 for an end, 0 for a start: set so, with the edge's
+		// time taken by min, the compiler makes no branch of the choice.
+		t := min(s, e)
+		end := 0
 		if e <= s {
-			t, d = e, -1
+			end = 1
 		}
 		// The time since the last edge is spent at n (none passes between
 		// the edges of one instant, where n may dip below 0 as a request
 		// of no length ends before it begins).
 		if dt := t - now; dt > 0 {
-			for len(timeAt) <= n {
-				timeAt = append(timeAt, 0)
+			if n >= len(timeAt) {
+				timeAt = append(timeAt, make([]time.Duration, n+1-len(timeAt))...)
 			}
 			timeAt[n] += dt
 			area += float64(n) * float64(dt)
 		}
-		n += d
-		i, j = i+(1+d)>>1, j+(1-d)>>1
+		n += 1 - 2*end
+		i, j = i+1-end, j+end
 		if i == len(seg) && next < len(starts) {
 			seg, i, next = starts[next], 0, next+1
 		}
