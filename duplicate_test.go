@@ -129,3 +129,38 @@ func TestKeyBounds(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDuplicateIDs finds the repeated ids among 5,000,000 keys of
+// distinct hashes, in the runs of this machine's cores: "sort" sorts each
+// run on its core, as classification does, and "merge" reads the sorted
+// runs as one, looking for repeats.
+func BenchmarkDuplicateIDs(b *testing.B) {
+	const n = 5_000_000
+	shift := bits.Len(uint(n))
+	keys := make([]uint64, n)
+	for i := range keys {
+		// Multiplying by an odd number permutes the hashes of 64 − shift
+		// bits: they are distinct, in no order.
+		hash := uint64(i) * 0x9E3779B97F4A7C15 & (1<<(64-shift) - 1)
+		keys[i] = hash<<shift | uint64(i)
+	}
+	ids := &idKeys{shift: shift, keys: make([]uint64, n), parts: inParts(n)}
+	src := &source{} // no hash repeats: no id is read
+	sortRuns := func() {
+		copy(ids.keys, keys)
+		eachPart(ids.parts, func(p, _, _ int) { ids.sortRun(p) })
+	}
+	b.Run("sort", func(b *testing.B) {
+		for b.Loop() {
+			sortRuns()
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		sortRuns()
+		for b.Loop() {
+			if d := duplicateIDs(src, ids); len(d) != 0 {
+				b.Fatalf("%d repeats", len(d))
+			}
+		}
+	})
+}
