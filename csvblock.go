@@ -73,6 +73,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	defer csvScratchPool.Put(sc)
 	text, spans := sc.text[:0], sc.spans[:0]
 	data, line := b.data, b.firstLine
+	plan := newRowPlan(cols, fields)
 	// Most blocks have no quote at all: their rows are not each searched
 	// for one.
 	quotes := bytes.IndexByte(data, '"') >= 0
@@ -104,63 +105,36 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 		if len(row) == 0 {
 			continue // blank lines are skipped
 		}
-		var f csvFields
-		var at [len(f)]int // each field's offset in the row
-		k, start := 0, 0
-		for i := 0; ; i++ {
-			if i == len(row) || row[i] == ',' {
-				if k == fields {
-					k++ // one too many
-					break
+		// The record is read in its slot: copying a Record, which holds
+		// pointers, costs a write barrier on every copy while the
+		// collector runs. A table's row is read into rec.
+		var rec Record
+		r := &rec
+		if pb.tab == nil {
+			pb.recs = pb.recs[:len(pb.recs)+1]
+			r = &pb.recs[len(pb.recs)-1]
+		}
+		id, message, ok := plan.read(row, r)
+		if !ok {
+			*r = Record{}
+			var item lineItem
+			if id, message, item, ok = readCSVRow(row, line, cols, fields, r); !ok {
+				if pb.tab == nil {
+					pb.recs = pb.recs[:len(pb.recs)-1]
 				}
-				f[k], at[k] = row[start:i], start
-				k++
-				start = i + 1
-				if i == len(row) {
-					break
-				}
-			}
-		}
-		if k != fields {
-			pb.items = append(pb.items, lineItem{line: line, err: csvSyntaxError(line, 1, csv.ErrFieldCount)})
-			continue
-		}
-		// A row that cannot be parsed is set aside with its line, column and id.
-		fail := func(rerr *RecordError) {
-			rerr.Line, rerr.Column, rerr.ID = line, at[rerr.Column]+1, string(f[cols.id])
-			pb.items = append(pb.items, lineItem{line: line, err: rerr})
-		}
-		if pb.tab != nil {
-			var rec Record
-			if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
-				fail(rerr)
+				pb.items = append(pb.items, item)
 				continue
 			}
-			var message []byte
-			if cols.message >= 0 {
-				message = f[cols.message]
-			}
-			addRow(pb.tab, &rec, f[cols.id], message, line)
-			continue
 		}
-		// The record is parsed in its slot: copying a Record, which holds
-		// pointers, costs a write barrier on every copy while the
-		// collector runs.
-		pb.recs = pb.recs[:len(pb.recs)+1]
-		r := &pb.recs[len(pb.recs)-1]
-		if rerr := parseCSVRow(&f, cols, r); rerr != nil {
-			*r = Record{}
-			pb.recs = pb.recs[:len(pb.recs)-1]
-			fail(rerr)
+		if pb.tab != nil {
+			addRow(pb.tab, r, id, message, line)
 			continue
 		}
 		var sp [4]int32
 		sp[0] = int32(len(text))
-		text = append(text, f[cols.id]...)
+		text = append(text, id...)
 		sp[1], sp[2] = int32(len(text)), int32(len(text))
-		if cols.message >= 0 {
-			text = append(text, f[cols.message]...)
-		}
+		text = append(text, message...)
 		sp[3] = int32(len(text))
 		spans = append(spans, sp)
 		pb.lines = append(pb.lines, line)
@@ -174,6 +148,41 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 		}
 	}
 	return pb
+}
+
+// readCSVRow reads a row without quotes (or line ending) on line line
+// into rec, a zero Record, all but its id and message, which it returns:
+// split on its commas, each field parsed apart. A row that cannot be read
+// gives its error in item, with its line, column and id, and ok false.
+func readCSVRow(row []byte, line int, cols csvCols, fields int, rec *Record) (id, message []byte, item lineItem, ok bool) {
+	var f csvFields
+	var at [len(f)]int // each field's offset in the row
+	k, start := 0, 0
+	for i := 0; ; i++ {
+		if i == len(row) || row[i] == ',' {
+			if k == fields {
+				k++ // one too many
+				break
+			}
+			f[k], at[k] = row[start:i], start
+			k++
+			start = i + 1
+			if i == len(row) {
+				break
+			}
+		}
+	}
+	if k != fields {
+		return nil, nil, lineItem{line: line, err: csvSyntaxError(line, 1, csv.ErrFieldCount)}, false
+	}
+	if rerr := parseCSVRow(&f, cols, rec); rerr != nil {
+		rerr.Line, rerr.Column, rerr.ID = line, at[rerr.Column]+1, string(f[cols.id])
+		return nil, nil, lineItem{line: line, err: rerr}, false
+	}
+	if cols.message >= 0 {
+		message = f[cols.message]
+	}
+	return f[cols.id], message, lineItem{}, true
 }
 
 // quotedCSVRow reads one self-contained row holding double quotes with
