@@ -14,6 +14,7 @@ import (
 // invalid (the first is kept).
 func classify(recs []Record, lines []int) ([]Category, *Run) {
 	c := classifyPooling(&source{recs: recs, lines: lines}, false)
+	c.release()
 	return c.cat, c.bad
 }
 
@@ -23,7 +24,7 @@ func classify(recs []Record, lines []int) ([]Category, *Run) {
 // records are validated, when each record's chunks have just been read.
 type pooledGaps struct {
 	mo   moments
-	most []time.Duration
+	most []time.Duration // mapped apart from Go's heap, see classes.release
 }
 
 // gapsPooled says whether a record of category c adds its gaps to the
@@ -44,6 +45,10 @@ type classes struct {
 	// as they were validated; nil when a repeated id changed a category
 	// after that, so that the runs must be tallied again (see tallyAll).
 	each []tally
+	// release gives back the memory of spare and of pg's largest gaps,
+	// which are mapped apart from Go's heap (see hugepage.Map): neither
+	// may be read after it.
+	release func()
 }
 
 // classifyPooling is classify, and with pool also pools the gaps; it
@@ -52,10 +57,11 @@ func classifyPooling(src *source, pool bool) classes {
 	n := src.len()
 	cat := hugepage.Make[Category](n, n)
 	var pg *pooledGaps
+	releaseMost := func() {}
 	if pool {
 		pg = &pooledGaps{mo: moments{squared: true}}
 		if src.tab == nil { // a table's rows have no chunk arrivals: none is pooled
-			pg.most = hugepage.Make[time.Duration](n, n)
+			pg.most, releaseMost = hugepage.Map[time.Duration](n)
 		}
 	}
 	ids := newIDKeys(n)
@@ -96,7 +102,11 @@ func classifyPooling(src *source, pool bool) classes {
 		pg.mo = moments{squared: true}
 		poolAll(src, cat, pg)
 	}
-	return classes{cat: cat, bad: bad, pg: pg, spare: ids.spare(), each: each}
+	release := func() {
+		releaseMost()
+		ids.release()
+	}
+	return classes{cat: cat, bad: bad, pg: pg, spare: ids.spare(), each: each, release: release}
 }
 
 // invalidRecord is a record that failed validation, and why: err is nil

@@ -30,10 +30,11 @@ type duplicate struct{ at, first int }
 // taken on every core as the records are validated, each run of parts by
 // its core, which then sorts them (see sortRun).
 type idKeys struct {
-	seed  maphash.Seed
-	shift int
-	keys  []uint64
-	parts [][2]int // the runs [lo, hi) of records, each sorted apart
+	seed    maphash.Seed
+	shift   int
+	keys    []uint64 // mapped apart from Go's heap (see hugepage.Map)
+	parts   [][2]int // the runs [lo, hi) of records, each sorted apart
+	release func()   // gives the keys' memory back
 }
 
 // noKey marks a record without a key. No key is all ones: its index, below
@@ -43,16 +44,18 @@ const noKey = ^uint64(0)
 // newIDKeys returns room for the keys of n records, validated in the runs
 // inParts gives.
 func newIDKeys(n int) *idKeys {
+	keys, release := hugepage.Map[uint64](n)
 	return &idKeys{
-		seed:  maphash.MakeSeed(),
-		shift: bits.Len(uint(n)),
-		keys:  hugepage.Make[uint64](n, n),
-		parts: inParts(n),
+		seed:    maphash.MakeSeed(),
+		shift:   bits.Len(uint(n)),
+		keys:    keys,
+		parts:   inParts(n),
+		release: release,
 	}
 }
 
 // spare returns the keys' memory, free once duplicateIDs has run, as
-// empty room for a duration for each record. Of all the memory Summarize
+// empty room for a duration for each record, until release is called. Of all the memory Summarize
 // takes, a word for each record is worth not taking twice: for 5,000,000
 // rows it is 40 MB, which a fresh allocation would have the system clear
 // again.

@@ -96,9 +96,11 @@ func TestSummaryOnAnyCores(t *testing.T) {
 	}
 }
 
-// Summarize gives back the memory it maps for its lists of samples,
-// whether it ends with a summary or at a record it cannot judge, from
-// records and from a table. Every list is mapped here, however small.
+// Summarize gives back the memory it maps for its lists (samples, id
+// hashes, largest gaps, sends), whether it ends with a summary, at a
+// record it cannot judge or at rejected records, from records and from a
+// table; so does DescribeWorkload. Every list is mapped here, however
+// small.
 func TestSummaryGivesBackMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("memory is mapped apart from the heap on Linux only")
@@ -117,6 +119,15 @@ func TestSummaryGivesBackMemory(t *testing.T) {
 		{"records, a record it cannot judge", SLO{MaxGap: 45 * time.Millisecond}, true, nil},
 		{"table", SLO{TTFT: 200 * time.Millisecond}, false, func(opt Options) error {
 			_, _, err := ReadOptions{Lenient: true}.Summarize(bytes.NewReader(table), opt)
+			return err
+		}},
+		{"strict, stopped by the repeated ids", SLO{}, true, func(opt Options) error {
+			opt.Lenient = false
+			_, err := Summarize(recs, opt)
+			return err
+		}},
+		{"the workload alone", SLO{}, false, func(Options) error {
+			_, err := DescribeWorkload(recs)
 			return err
 		}},
 	} {

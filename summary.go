@@ -179,6 +179,9 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	classes := classifyPooling(src, true)
+	// Deferred first, this runs last: after the workload, which takes
+	// spare, is done.
+	defer classes.release()
 	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {

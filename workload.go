@@ -99,7 +99,9 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	n := src.len()
 	ends := spare[:0]
 	if cap(ends) < n {
-		ends = hugepage.Make[time.Duration](0, n)
+		room, release := hugepage.Map[time.Duration](n)
+		defer release()
+		ends = room[:0]
 	}
 	// The ok records' sends, the requests' starts, are a table's own
 	// column where they can be (see table.okColumns), or else a list.
@@ -111,7 +113,9 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	}
 	var list []time.Duration
 	if starts == nil {
-		list = hugepage.Make[time.Duration](0, n)
+		room, release := hugepage.Map[time.Duration](n)
+		defer release()
+		list = room[:0]
 	}
 	var others []time.Duration // the sends of the measured records that are not ok
 	es := EarlyStop{}
