@@ -271,11 +271,12 @@
 // core with integer sums, so no figure depends on how the records were
 // divided.
 //
-// On Linux, Summarize keeps its large lists of samples (TPOTs, largest
-// gaps, and TTFTs and E2Es where they are not read in place) in memory
-// mapped apart from Go's heap, in huge pages, and gives it back before it
-// returns: for 10⁶ records, 32 MB that a memory limit set with
-// runtime/debug.SetMemoryLimit does not see while Summarize runs. Memory
+// On Linux, Summarize keeps its large temporary lists (the samples of
+// TPOT, largest gap, and TTFT and E2E where they are not read in place;
+// the id hashes, the largest gaps of each record, the send times) in
+// memory mapped apart from Go's heap, in huge pages, and gives it back
+// before it returns: for 10⁶ records, about 56 MB that a memory limit set
+// with runtime/debug.SetMemoryLimit does not see while Summarize runs. Memory
 // from the heap may have been used before, and the runtime clears it
 // 4 KiB at a time before it can be asked for in huge pages, which on a
 // virtual machine cost more than the summary.
