@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"encoding/binary"
+	"iter"
 	"math"
 	"math/bits"
 	"sort"
@@ -317,18 +318,9 @@ func (t *table) okColumns(cat []Category, cols ...column) (segs [][][]time.Durat
 	for c := range cols {
 		segs[c] = make([][]time.Duration, 0, runs)
 	}
-	for j, b := range t.blocks {
-		in := cat[t.first[j] : t.first[j]+b.n]
-		for k := 0; k < len(in); {
-			if in[k] != CategoryOK {
-				k++
-				continue
-			}
-			end := okEnd(in, k)
-			for c, col := range cols {
-				segs[c] = append(segs[c], col(b)[k:end:end])
-			}
-			k = end
+	for b, run := range t.okSpans(cat) {
+		for c, col := range cols {
+			segs[c] = append(segs[c], col(b)[run[0]:run[1]:run[1]])
 		}
 	}
 	return segs, true
@@ -345,19 +337,31 @@ func lastColumn(b *tableBlock) []time.Duration  { return b.last }
 // okRuns returns the number of runs of rows in CategoryOK, none of them
 // across two blocks, and the number of such rows.
 func (t *table) okRuns(cat []Category) (runs, ok int) {
-	for j, b := range t.blocks {
-		in := cat[t.first[j] : t.first[j]+b.n]
-		for k := 0; k < len(in); {
-			if in[k] != CategoryOK {
-				k++
-				continue
-			}
-			end := okEnd(in, k)
-			runs, ok = runs+1, ok+end-k
-			k = end
-		}
+	for _, run := range t.okSpans(cat) {
+		runs, ok = runs+1, ok+run[1]-run[0]
 	}
 	return runs, ok
+}
+
+// okSpans yields each run of rows in CategoryOK, none of them across two
+// blocks: its block and the rows [lo, hi) of it.
+func (t *table) okSpans(cat []Category) iter.Seq2[*tableBlock, [2]int] {
+	return func(yield func(*tableBlock, [2]int) bool) {
+		for j, b := range t.blocks {
+			in := cat[t.first[j] : t.first[j]+b.n]
+			for k := 0; k < len(in); {
+				if in[k] != CategoryOK {
+					k++
+					continue
+				}
+				end := okEnd(in, k)
+				if !yield(b, [2]int{k, end}) {
+					return
+				}
+				k = end
+			}
+		}
+	}
 }
 
 // okEnd returns the index of the first of cat from k on that is not
