@@ -236,40 +236,15 @@ func parseMillisBytes(b []byte) (time.Duration, error) {
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i, neg = 1, b[0] == '-'
 	}
-	// The digits before the point and after it are read in two tight
-	// loops; anything but digits and one point is left to parseMillis.
-	var m uint64
-	start := i
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-	}
-	digits, decimals := i-start, 0
-	if i < len(b) && b[i] == '.' {
-		i++
-		start = i
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-		}
-		decimals = i - start
-		digits += decimals
-	}
-	if i != len(b) || digits == 0 || digits > 15 {
+	m, n, digits, decimals := plainDecimal(b[i:])
+	if i+n != len(b) || digits == 0 || digits > 15 {
 		return parseMillis(string(b))
 	}
-	// With at most six decimals the value is a whole number of
-	// nanoseconds, m·10^(6−decimals). The float path below gives exactly
-	// that whenever it is below 2⁵¹: its two roundings (the division and
-	// the product by 10⁶) are each within 2⁻⁵³ of their exact values, so
-	// it is within 2⁻⁵² of the whole number, less than 0.5 below 2⁵¹, and
-	// math.Round lands on it. Here it is taken without the division.
-	if decimals <= 6 {
-		if p := uint64(pow10int[6-decimals]); m < (1<<51)/p {
-			ns := time.Duration(m * p)
-			if neg {
-				ns = -ns
-			}
-			return ns, nil
+	if ns, ok := exactNanos(m, digits, decimals); ok {
+		if neg {
+			ns = -ns
 		}
+		return ns, nil
 	}
 	ms := float64(m) / pow10[decimals]
 	if neg {
@@ -282,6 +257,47 @@ func parseMillisBytes(b []byte) (time.Duration, error) {
 	return time.Duration(ns), nil
 }
 
+// plainDecimal reads the digits at the start of b, with at most one point
+// among them, in two tight loops (before the point and after it): m is the
+// integer of all the digits, n the bytes read, digits and decimals the
+// numbers of digits in all and after the point.
+func plainDecimal(b []byte) (m uint64, n, digits, decimals int) {
+	i := 0
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	digits = i
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for ; i < len(b) && b[i]-'0' <= 9; i++ {
+			m = m*10 + uint64(b[i]-'0')
+		}
+		decimals = i - start
+		digits += decimals
+	}
+	return m, i, digits, decimals
+}
+
+// exactNanos returns the nanoseconds of the milliseconds whose digits,
+// at most 15 of them, make m, decimals of them after the point, and
+// whether it can without a division. With at most six decimals the value
+// is a whole number of nanoseconds, m·10^(6−decimals); the float path of
+// parseMillisBytes gives exactly that whenever it is below 2⁵¹: its two
+// roundings (the division and the product by 10⁶) are each within 2⁻⁵³
+// of their exact values, so it is within 2⁻⁵² of the whole number, less
+// than 0.5 below 2⁵¹, and math.Round lands on it.
+func exactNanos(m uint64, digits, decimals int) (time.Duration, bool) {
+	if digits == 0 || digits > 15 || decimals > 6 {
+		return 0, false
+	}
+	p := uint64(pow10int[6-decimals])
+	if m >= (1<<51)/p {
+		return 0, false
+	}
+	return time.Duration(m * p), true
+}
+
 // parseCountBytes is parseCount on the bytes of a field; a count of at
 // most nine digits, which cannot overflow, is converted here.
 func parseCountBytes(b []byte) (int, error) {
@@ -289,16 +305,9 @@ func parseCountBytes(b []byte) (int, error) {
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i, neg = 1, b[0] == '-'
 	}
-	if len(b)-i == 0 || len(b)-i > 9 {
+	n, read := countPrefix(b[i:])
+	if read == 0 || i+read != len(b) {
 		return parseCount(string(b))
-	}
-	n := 0
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			return parseCount(string(b))
-		}
-		n = n*10 + int(c-'0')
 	}
 	if neg {
 		n = -n

@@ -1,7 +1,5 @@
 package llmmetrics
 
-import "time"
-
 // Reading a plain CSV row in one pass. Most rows a load generator writes
 // are plain: no quotes, no signs, every number present, digits with at
 // most one point. Such a row is read field by field as its commas are
@@ -9,7 +7,7 @@ import "time"
 // split on its commas first and its fields parsed after: every byte is
 // read once. Any row that is not plain (an empty or signed number, too
 // many digits, a field too many or too few, a bad status) is left to the
-// general path, csvFieldsOf and parseCSVRow, which gives its error; a row
+// general path, readCSVRow, which gives its error; a row
 // read here gives what that path gives for it.
 
 // fieldKind is what a field of a row holds.
@@ -80,8 +78,9 @@ func (p *rowPlan) read(row []byte, rec *Record) (id, message []byte, ok bool) {
 			}
 			at += n
 		case fieldSent, fieldTTFT, fieldE2E:
-			v, n := millisPrefix(rest)
-			if n == 0 {
+			m, n, digits, decimals := plainDecimal(rest)
+			v, exact := exactNanos(m, digits, decimals)
+			if !exact {
 				return nil, nil, false
 			}
 			switch kind {
@@ -117,39 +116,8 @@ func (p *rowPlan) read(row []byte, rec *Record) (id, message []byte, ok bool) {
 	return id, message, at == len(row)
 }
 
-// millisPrefix parses the plain decimal of milliseconds at the start of b,
-// digits with at most one point, as parseMillisBytes parses it on its
-// exact path: at most 15 digits, 6 of them decimals, below 2⁵¹
-// nanoseconds. It returns the duration and the bytes read, or 0 bytes
-// when the start of b is no such decimal.
-func millisPrefix(b []byte) (time.Duration, int) {
-	var m uint64
-	i := 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-	}
-	digits, decimals := i, 0
-	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-		}
-		decimals = i - start
-		digits += decimals
-	}
-	if digits == 0 || digits > 15 || decimals > 6 {
-		return 0, 0
-	}
-	p := uint64(pow10int[6-decimals])
-	if m >= (1<<51)/p {
-		return 0, 0
-	}
-	return time.Duration(m * p), i
-}
-
 // countPrefix parses the count of at most nine digits at the start of b,
-// as parseCountBytes parses it. It returns the count and the bytes read,
+// which cannot overflow (parseCountBytes takes it so). It returns the count and the bytes read,
 // or 0 bytes when the start of b is no such count.
 func countPrefix(b []byte) (int, int) {
 	n, i := 0, 0
