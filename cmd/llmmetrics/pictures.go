@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/charts"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/server"
 )
 
@@ -64,7 +65,7 @@ func writeSpectrum(w io.Writer, metric string, runs []namedRun, s *llmmetrics.Su
 		return fmt.Errorf("--spectrum %s: no ok request has a %s", metric, metric)
 	}
 	fmt.Fprintf(w, "# llmmetrics %s spectrum over %d ok requests, ms\n", metric, len(xs))
-	return llmmetrics.WriteSpectrum(w, xs)
+	return compare.WriteSpectrum(w, xs)
 }
 
 // reportCharts draws a report's charts: the CDFs (a line per file), the
@@ -204,7 +205,7 @@ func (p *pictures) write(title, text string, cs []charts.Chart) error {
 }
 
 // sweepCharts draws a sweep's charts.
-func sweepCharts(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) ([]charts.Chart, error) {
+func sweepCharts(sw *compare.Sweep, c *compare.Capacity) ([]charts.Chart, error) {
 	var out []charts.Chart
 	for _, draw := range []func() (charts.Chart, error){
 		func() (charts.Chart, error) { return charts.SweepLatency(sw, "ttft") },

@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // A RankTest is the result of a two-sided Mann–Whitney U test of whether
@@ -33,7 +35,7 @@ const exactLimit = 20
 func MannWhitney[T ~int64 | ~float64](a, b []T) (RankTest, error) {
 	na, nb := len(a), len(b)
 	if na == 0 || nb == 0 {
-		return RankTest{}, ErrNoSamples
+		return RankTest{}, llmmetrics.ErrNoSamples
 	}
 	type v struct {
 		x     float64

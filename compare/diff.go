@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"bytes"
@@ -9,13 +9,15 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // DiffOptions control Diff. Summary holds the options every run is
 // summarized with (method, percentiles, SLO, warm-up); Alpha is the
 // significance level, 0.05 when 0.
 type DiffOptions struct {
-	Summary Options
+	Summary llmmetrics.Options
 	Alpha   float64
 }
 
@@ -27,8 +29,8 @@ type Diff struct {
 	RunsA      int
 	RunsB      int
 	Rows       []DiffRow
-	SummariesA []*Summary // one per run, in order
-	SummariesB []*Summary
+	SummariesA []*llmmetrics.Summary // one per run, in order
+	SummariesB []*llmmetrics.Summary
 }
 
 // A DiffRow is one figure of a Diff.
@@ -58,16 +60,16 @@ type DiffRow struct {
 // DiffRuns compares the runs of a with those of b. It returns ErrNoRecords
 // when a side has no run, and the error of any run Run.Summarize refuses,
 // naming its side and position. It does not modify the runs.
-func DiffRuns(a, b []*Run, opt DiffOptions) (*Diff, error) {
+func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 	if len(a) == 0 || len(b) == 0 {
-		return nil, fmt.Errorf("%w: a side of the comparison has no run", ErrNoRecords)
+		return nil, fmt.Errorf("%w: a side of the comparison has no run", llmmetrics.ErrNoRecords)
 	}
 	alpha := opt.Alpha
 	if alpha == 0 {
 		alpha = 0.05
 	}
 	if !(alpha > 0 && alpha < 1) {
-		return nil, fmt.Errorf("%w: significance level %v", ErrInvalidOption, alpha)
+		return nil, fmt.Errorf("%w: significance level %v", llmmetrics.ErrInvalidOption, alpha)
 	}
 	d := &Diff{Alpha: alpha, RunsA: len(a), RunsB: len(b)}
 	sa, pa, err := diffSide(a, "A", opt.Summary)
@@ -81,18 +83,18 @@ func DiffRuns(a, b []*Run, opt DiffOptions) (*Diff, error) {
 	d.SummariesA, d.SummariesB = sa, sb
 	ps := opt.Summary.Percentiles
 	if ps == nil {
-		ps = DefaultPercentiles
+		ps = llmmetrics.DefaultPercentiles
 	}
 	for _, m := range []string{"ttft", "tpot", "e2e"} {
 		if len(pa[m]) == 0 || len(pb[m]) == 0 {
 			continue
 		}
-		da, _ := Describe(pa[m], opt.Summary.Method, ps...)
-		db, _ := Describe(pb[m], opt.Summary.Method, ps...)
+		da, _ := llmmetrics.Describe(pa[m], opt.Summary.Method, ps...)
+		db, _ := llmmetrics.Describe(pb[m], opt.Summary.Method, ps...)
 		for i, p := range ps {
 			row := DiffRow{Name: m + " " + p.Key(), Unit: "ms", A: millis(da.Points[i].Value), B: millis(db.Points[i].Value),
 				NA: da.N, NB: db.N}
-			if p == MustPercentile(50) {
+			if p == llmmetrics.MustPercentile(50) {
 				t, _ := MannWhitney(pa[m], pb[m])
 				row.Test = &t
 			}
@@ -124,9 +126,9 @@ func (r DiffRow) finish(alpha float64) DiffRow {
 
 // diffSide summarizes each run of one side and pools its per-request
 // latencies.
-func diffSide(runs []*Run, side string, opt Options) ([]*Summary, map[string][]time.Duration, error) {
+func diffSide(runs []*llmmetrics.Run, side string, opt llmmetrics.Options) ([]*llmmetrics.Summary, map[string][]time.Duration, error) {
 	pooled := map[string][]time.Duration{}
-	var sums []*Summary
+	var sums []*llmmetrics.Summary
 	for i, run := range runs {
 		recs := run.Records
 		s, err := run.Summarize(opt)
@@ -134,20 +136,19 @@ func diffSide(runs []*Run, side string, opt Options) ([]*Summary, map[string][]t
 			return nil, nil, fmt.Errorf("%s run %d: %w", side, i+1, err)
 		}
 		sums = append(sums, s)
-		marked, _, err := opt.Warmup.mark(recs)
+		samples, err := llmmetrics.Samples(recs, opt)
 		if err != nil {
 			return nil, nil, err
 		}
-		cat, _ := classify(marked, nil)
-		for k := range marked {
-			r := &marked[k]
-			if cat[k] != CategoryOK {
-				continue
-			}
-			pooled["ttft"] = append(pooled["ttft"], ttft(r))
-			pooled["e2e"] = append(pooled["e2e"], e2e(r))
+		for k := range samples {
+			r := &samples[k]
+			ttft, _ := r.TTFT()
+			e2e, _ := r.E2E()
+			pooled["ttft"] = append(pooled["ttft"], ttft)
+			pooled["e2e"] = append(pooled["e2e"], e2e)
 			if r.CompletionTokens >= 2 {
-				pooled["tpot"] = append(pooled["tpot"], tpot(r))
+				tpot, _ := r.TPOT()
+				pooled["tpot"] = append(pooled["tpot"], tpot)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // A SpectrumPoint is a value of a percentile spectrum: the smallest sample
@@ -32,7 +34,7 @@ const spectrumTicks = 5
 // modify xs.
 func Spectrum(xs []time.Duration) ([]SpectrumPoint, error) {
 	if len(xs) == 0 {
-		return nil, ErrNoSamples
+		return nil, llmmetrics.ErrNoSamples
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -65,7 +67,7 @@ func WriteSpectrum(w io.Writer, xs []time.Duration) error {
 	if err != nil {
 		return err
 	}
-	d, err := Describe(xs, NearestRank)
+	d, err := llmmetrics.Describe(xs, llmmetrics.NearestRank)
 	if err != nil {
 		return err
 	}

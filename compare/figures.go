@@ -1,4 +1,6 @@
-package llmmetrics
+package compare
+
+import "github.com/llmmetrics/llmmetrics"
 
 // A runFigure is a figure a run has once (not per request): a rate, the
 // attainment, the error rate. The gate, the two-run comparison and the
@@ -6,17 +8,17 @@ package llmmetrics
 type runFigure struct {
 	name, unit string
 	// value returns the figure, or why the summary has none.
-	value func(s *Summary) (v float64, absent string)
+	value func(s *llmmetrics.Summary) (v float64, absent string)
 }
 
 var runFigures = []runFigure{
-	{"output_tokens_per_s", "tokens/s", func(s *Summary) (float64, string) {
+	{"output_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
 		return float64(s.Throughput.OutputTokensPerSecond), ""
 	}},
-	{"prompt_tokens_per_s", "tokens/s", func(s *Summary) (float64, string) {
+	{"prompt_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
@@ -25,19 +27,19 @@ var runFigures = []runFigure{
 		}
 		return float64(s.Throughput.PromptTokensPerSecond), ""
 	}},
-	{"requests_per_s", "requests/s", func(s *Summary) (float64, string) {
+	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
 		return float64(s.Throughput.RequestsPerSecond), ""
 	}},
-	{"attainment", "fraction", func(s *Summary) (float64, string) {
+	{"attainment", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Goodput == nil {
 			return 0, "attainment needs an SLO"
 		}
 		return s.Goodput.Attainment, ""
 	}},
-	{"error_rate", "fraction", func(s *Summary) (float64, string) {
+	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Requests.Offered == 0 {
 			return 0, "no request offered"
 		}
@@ -57,7 +59,7 @@ func runFigureNamed(name string) (runFigure, bool) {
 
 // values returns the figure of every summary, or nil when some lack it: a
 // figure some runs lack is not compared.
-func (f runFigure) values(sums []*Summary) []float64 {
+func (f runFigure) values(sums []*llmmetrics.Summary) []float64 {
 	out := make([]float64, 0, len(sums))
 	for _, s := range sums {
 		v, absent := f.value(s)

@@ -1,10 +1,12 @@
-package llmmetrics
+package compare
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // A Condition is a threshold a run must not cross, for a gate in CI, as
@@ -35,7 +37,7 @@ var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "i
 func ParseCondition(s string) (Condition, error) {
 	c := Condition{Text: strings.TrimSpace(s)}
 	bad := func(why string) (Condition, error) {
-		return Condition{}, fmt.Errorf("%w: condition %q: %s", ErrInvalidOption, s, why)
+		return Condition{}, fmt.Errorf("%w: condition %q: %s", llmmetrics.ErrInvalidOption, s, why)
 	}
 	i := strings.IndexAny(c.Text, "<>")
 	if i < 0 {
@@ -58,7 +60,7 @@ func ParseCondition(s string) (Condition, error) {
 		switch {
 		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
 		case strings.HasPrefix(c.Stat, "p"):
-			if _, err := ParsePercentile(c.Stat[1:]); err != nil {
+			if _, err := llmmetrics.ParsePercentile(c.Stat[1:]); err != nil {
 				return bad(err.Error())
 			}
 		default:
@@ -87,7 +89,7 @@ func ParseCondition(s string) (Condition, error) {
 // the figure it read, formatted. A figure the summary does not have (no ok
 // request, no SLO for attainment, a percentile not computed) is an error
 // wrapping ErrInvalidOption: a gate never passes on a missing figure.
-func (c Condition) Check(s *Summary) (failed bool, value string, err error) {
+func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
 	v, value, err := c.read(s)
 	if err != nil {
 		return false, "", err
@@ -106,9 +108,9 @@ func (c Condition) Check(s *Summary) (failed bool, value string, err error) {
 }
 
 // read returns the figure the condition is about.
-func (c Condition) read(s *Summary) (float64, string, error) {
+func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	missing := func(why string) (float64, string, error) {
-		return 0, "", fmt.Errorf("%w: condition %q: %s", ErrInvalidOption, c.Text, why)
+		return 0, "", fmt.Errorf("%w: condition %q: %s", llmmetrics.ErrInvalidOption, c.Text, why)
 	}
 	if c.Stat == "" {
 		f, _ := runFigureNamed(c.Metric)
@@ -118,7 +120,7 @@ func (c Condition) read(s *Summary) (float64, string, error) {
 		}
 		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
 	}
-	d := s.distribution(c.Metric)
+	d := distribution(s, c.Metric)
 	if d == nil {
 		return missing(fmt.Sprintf("the run has no %s distribution", c.Metric))
 	}
@@ -131,7 +133,7 @@ func (c Condition) read(s *Summary) (float64, string, error) {
 	case "max":
 		v = d.Max
 	default:
-		p, _ := ParsePercentile(c.Stat[1:])
+		p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
 		var ok bool
 		if v, ok = d.At(p); !ok {
 			return missing(fmt.Sprintf("%s was not computed (add it to the percentiles)", c.Stat))
@@ -142,7 +144,7 @@ func (c Condition) read(s *Summary) (float64, string, error) {
 
 // distribution returns the summary's distribution of a latency metric by
 // name (ttft, tpot, e2e, itl, max_gap), or nil.
-func (s *Summary) distribution(name string) *Distribution {
+func distribution(s *llmmetrics.Summary, name string) *llmmetrics.Distribution {
 	switch name {
 	case "ttft":
 		return s.TTFT

@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 func TestMannWhitney(t *testing.T) {
@@ -55,7 +57,7 @@ func TestMannWhitney(t *testing.T) {
 	assert.Equal(t, 1.0, r.P)
 
 	_, err = MannWhitney([]float64{}, []float64{1})
-	assert.ErrorIs(t, err, ErrNoSamples)
+	assert.ErrorIs(t, err, llmmetrics.ErrNoSamples)
 
 	// Large samples shifted by a tenth of their spread are told apart;
 	// the same sample against itself is not.
@@ -73,23 +75,23 @@ func TestMannWhitney(t *testing.T) {
 
 // runOf makes a run of n ok requests whose TTFT is base plus a spread of
 // i·step, one a second, 11 tokens 20 ms apart.
-func runOf(n int, base, step time.Duration) *Run {
-	var recs []Record
+func runOf(n int, base, step time.Duration) *llmmetrics.Run {
+	var recs []llmmetrics.Record
 	for i := range n {
 		ttft := base + time.Duration(i)*step
-		recs = append(recs, Record{ID: string(rune('a'+i%26)) + string(rune('a'+i/26)), Sent: time.Duration(i) * time.Second,
+		recs = append(recs, llmmetrics.Record{ID: string(rune('a'+i%26)) + string(rune('a'+i/26)), Sent: time.Duration(i) * time.Second,
 			FirstText: ttft, LastText: ttft + 200*time.Millisecond, CompletionTokens: 11, PromptTokens: 100})
 	}
-	return &Run{Records: recs}
+	return &llmmetrics.Run{Records: recs}
 }
 
 func TestDiffRuns(t *testing.T) {
 	ms := time.Millisecond
 	// B's TTFTs are 50 ms later than A's, over a spread of 0–29 ms: every B
 	// value is above every A value.
-	a := []*Run{runOf(30, 100*ms, ms), runOf(30, 100*ms, ms), runOf(30, 100*ms, ms)}
-	b := []*Run{runOf(30, 150*ms, ms), runOf(30, 150*ms, ms), runOf(30, 150*ms, ms)}
-	d, err := DiffRuns(a, b, DiffOptions{Summary: Options{Percentiles: []Percentile{MustPercentile(50), MustPercentile(99)}}})
+	a := []*llmmetrics.Run{runOf(30, 100*ms, ms), runOf(30, 100*ms, ms), runOf(30, 100*ms, ms)}
+	b := []*llmmetrics.Run{runOf(30, 150*ms, ms), runOf(30, 150*ms, ms), runOf(30, 150*ms, ms)}
+	d, err := DiffRuns(a, b, DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99)}}})
 	require.NoError(t, err)
 	rows := map[string]DiffRow{}
 	for _, r := range d.Rows {
@@ -123,10 +125,10 @@ func TestDiffRuns(t *testing.T) {
 	assert.Equal(t, 0.05, got["alpha"])
 
 	_, err = DiffRuns(nil, b, DiffOptions{})
-	assert.ErrorIs(t, err, ErrNoRecords)
+	assert.ErrorIs(t, err, llmmetrics.ErrNoRecords)
 	_, err = DiffRuns(a, b, DiffOptions{Alpha: 2})
-	assert.ErrorIs(t, err, ErrInvalidOption)
-	bad := []*Run{{Records: []Record{{ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}, {ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}}}}
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	bad := []*llmmetrics.Run{{Records: []llmmetrics.Record{{ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}, {ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}}}}
 	_, err = DiffRuns(a, bad, DiffOptions{})
 	assert.ErrorContains(t, err, "B run 1")
 	assert.True(t, math.IsNaN(DiffRow{A: 0, B: 1}.finish(0.05).Change))

@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"bytes"
@@ -13,15 +13,17 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // A LevelRun is one run of a sweep, taken at one load level: a
 // concurrency or an arrival rate (requests a second).
 type LevelRun struct {
-	Kind  string  // "concurrency" or "rate"
-	Level float64 // the concurrency, or the rate in requests a second
-	Name  string  // where the run came from, for messages
-	Run   *Run    // the run's records; nil for a run known by a tool's summary alone
+	Kind  string          // "concurrency" or "rate"
+	Level float64         // the concurrency, or the rate in requests a second
+	Name  string          // where the run came from, for messages
+	Run   *llmmetrics.Run // the run's records; nil for a run known by a tool's summary alone
 	// Figures are figures of the run that its records do not give, by the
 	// names a sweep uses ("ttft p99" in ms, "server ttft p50",
 	// "output_tokens_per_s", …): another tool's summary of a run whose
@@ -34,7 +36,7 @@ type LevelRun struct {
 // LevelOf reads a run's level from its header's load (as llmmetrics run
 // writes it: concurrency for a closed loop, rate_per_s for an open one).
 // ok is false when the run has no header or the header no level.
-func LevelOf(run *Run) (kind string, level float64, ok bool) {
+func LevelOf(run *llmmetrics.Run) (kind string, level float64, ok bool) {
 	if run == nil || run.Header == nil {
 		return "", 0, false
 	}
@@ -65,7 +67,7 @@ type Sweep struct {
 	EnvDiffers []string
 	EnvMissing int
 	// SLO is the SLO attainment was judged against, when one was set.
-	SLO *SLO
+	SLO *llmmetrics.SLO
 }
 
 // A SweepLevel is one level of a sweep: its repeats, and each figure as
@@ -85,7 +87,7 @@ type SweepFigure struct {
 }
 
 // header returns the run's header, or nil.
-func (r LevelRun) header() *RunHeader {
+func (r LevelRun) header() *llmmetrics.RunHeader {
 	if r.Run == nil {
 		return nil
 	}
@@ -108,22 +110,22 @@ func (l SweepLevel) Figure(name string) (SweepFigure, bool) {
 // than 3 runs is warned about. It returns ErrInvalidOption for no runs
 // or mixed kinds, and the error of any run Run.Summarize refuses, naming
 // the run.
-func SweepRuns(runs []LevelRun, opt Options) (*Sweep, error) {
+func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("%w: a sweep needs runs", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: a sweep needs runs", llmmetrics.ErrInvalidOption)
 	}
 	sw := &Sweep{Kind: runs[0].Kind, SLO: opt.SLO}
 	byLevel := map[float64][]LevelRun{}
 	for _, r := range runs {
 		if r.Kind != sw.Kind {
-			return nil, fmt.Errorf("%w: %s is a %s level and %s a %s level: a sweep varies one of them", ErrInvalidOption,
+			return nil, fmt.Errorf("%w: %s is a %s level and %s a %s level: a sweep varies one of them", llmmetrics.ErrInvalidOption,
 				runs[0].Name, sw.Kind, r.Name, r.Kind)
 		}
 		if !(r.Level >= 0) {
-			return nil, fmt.Errorf("%w: %s: level %v", ErrInvalidOption, r.Name, r.Level)
+			return nil, fmt.Errorf("%w: %s: level %v", llmmetrics.ErrInvalidOption, r.Name, r.Level)
 		}
 		if r.Run == nil && len(r.Figures) == 0 {
-			return nil, fmt.Errorf("%w: %s has neither records nor figures", ErrInvalidOption, r.Name)
+			return nil, fmt.Errorf("%w: %s has neither records nor figures", llmmetrics.ErrInvalidOption, r.Name)
 		}
 		byLevel[r.Level] = append(byLevel[r.Level], r)
 	}
@@ -152,7 +154,7 @@ var sweepFigures = []sweepFigure{
 	{"e2e p50", "ms", percentileOf("e2e", 50)},
 	{"e2e p95", "ms", percentileOf("e2e", 95)},
 	{"e2e p99", "ms", percentileOf("e2e", 99)},
-	{"user_tps p50", "tokens/s", func(_ *Summary, user []float64) (float64, bool) {
+	{"user_tps p50", "tokens/s", func(_ *llmmetrics.Summary, user []float64) (float64, bool) {
 		if len(user) == 0 {
 			return 0, false
 		}
@@ -164,31 +166,31 @@ var sweepFigures = []sweepFigure{
 	fromRunFigure("attainment"),
 	fromRunFigure("error_rate"),
 	// The workload each level put on the server.
-	{"in_flight mean", "requests", func(s *Summary, _ []float64) (float64, bool) {
+	{"in_flight mean", "requests", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Concurrency == nil {
 			return 0, false
 		}
 		return s.Workload.Concurrency.Mean, true
 	}},
-	{"arrival_cv", "ratio", func(s *Summary, _ []float64) (float64, bool) {
+	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Arrivals == nil {
 			return 0, false
 		}
 		return s.Workload.Arrivals.CV, true
 	}},
-	{"prompt_tokens p50", "tokens", func(s *Summary, _ []float64) (float64, bool) {
+	{"prompt_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Prompt == nil {
 			return 0, false
 		}
 		return float64(s.Workload.Prompt.P50), true
 	}},
-	{"output_tokens p50", "tokens", func(s *Summary, _ []float64) (float64, bool) {
+	{"output_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Output == nil {
 			return 0, false
 		}
 		return float64(s.Workload.Output.P50), true
 	}},
-	{"early_stop_rate", "fraction", func(s *Summary, _ []float64) (float64, bool) {
+	{"early_stop_rate", "fraction", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.EarlyStop == nil {
 			return 0, false
 		}
@@ -199,22 +201,22 @@ var sweepFigures = []sweepFigure{
 // sweepFigure is one figure a sweep reports of each run.
 type sweepFigure struct {
 	name, unit string
-	value      func(s *Summary, user []float64) (float64, bool)
+	value      func(s *llmmetrics.Summary, user []float64) (float64, bool)
 }
 
 // fromRunFigure is a run figure (runFigures), as a sweep figure.
 func fromRunFigure(name string) sweepFigure {
 	f, _ := runFigureNamed(name)
-	return sweepFigure{f.name, f.unit, func(s *Summary, _ []float64) (float64, bool) {
+	return sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		v, absent := f.value(s)
 		return v, absent == ""
 	}}
 }
 
-func percentileOf(metric string, p float64) func(*Summary, []float64) (float64, bool) {
-	pp := MustPercentile(p)
-	return func(s *Summary, _ []float64) (float64, bool) {
-		d := s.distribution(metric)
+func percentileOf(metric string, p float64) func(*llmmetrics.Summary, []float64) (float64, bool) {
+	pp := llmmetrics.MustPercentile(p)
+	return func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		d := distribution(s, metric)
 		if d == nil {
 			return 0, false
 		}
@@ -247,7 +249,7 @@ func figureUnit(name string) string {
 
 // runValues returns the figures of one run by name: those its records
 // give, over those given with it.
-func runValues(r LevelRun, opt Options) (map[string]float64, error) {
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]float64, error) {
 	vals := map[string]float64{}
 	for k, v := range r.Figures {
 		vals[k] = v
@@ -272,14 +274,14 @@ func runValues(r LevelRun, opt Options) (map[string]float64, error) {
 }
 
 // sweepLevel summarizes the runs of one level.
-func sweepLevel(level float64, runs []LevelRun, opt Options) (SweepLevel, error) {
+func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLevel, error) {
 	ps := opt.Percentiles
 	if ps == nil {
-		ps = DefaultPercentiles
+		ps = llmmetrics.DefaultPercentiles
 	}
 	for _, p := range []float64{50, 95, 99} {
-		if !slices.Contains(ps, MustPercentile(p)) {
-			ps = append(slices.Clone(ps), MustPercentile(p))
+		if !slices.Contains(ps, llmmetrics.MustPercentile(p)) {
+			ps = append(slices.Clone(ps), llmmetrics.MustPercentile(p))
 		}
 	}
 	opt.Percentiles = ps
@@ -329,20 +331,19 @@ func figureOrder(names func(func(string) bool)) []string {
 
 // userTPS returns the sorted per-request User TPS, (n − 1)/(t_last −
 // t_first), of the measured ok requests with n ≥ 2 and some decode time.
-func userTPS(recs []Record, opt Options) ([]float64, error) {
-	recs, _, err := opt.Warmup.mark(recs)
+func userTPS(recs []llmmetrics.Record, opt llmmetrics.Options) ([]float64, error) {
+	samples, err := llmmetrics.Samples(recs, opt)
 	if err != nil {
 		return nil, err
 	}
-	cat, _ := classify(recs, nil)
 	var out []float64
-	for i := range recs {
-		r := &recs[i]
-		if cat[i] != CategoryOK || r.CompletionTokens < 2 {
+	for i := range samples {
+		r := &samples[i]
+		if r.CompletionTokens < 2 {
 			continue
 		}
-		if d := decodeTime(r); d > 0 {
-			out = append(out, float64(r.CompletionTokens-1)/d.Seconds())
+		if v, err := r.UserTPS(); err == nil {
+			out = append(out, float64(v))
 		}
 	}
 	slices.Sort(out)
@@ -423,13 +424,13 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		target = 0.9
 	}
 	if !(target > 0 && target <= 1) {
-		return nil, fmt.Errorf("%w: attainment target %v", ErrInvalidOption, target)
+		return nil, fmt.Errorf("%w: attainment target %v", llmmetrics.ErrInvalidOption, target)
 	}
 	c := &Capacity{Kind: sw.Kind, Target: target}
 	for _, lv := range sw.Levels {
 		f, ok := lv.Figure("attainment")
 		if !ok {
-			return nil, fmt.Errorf("%w: capacity needs attainment, and so an SLO", ErrInvalidOption)
+			return nil, fmt.Errorf("%w: capacity needs attainment, and so an SLO", llmmetrics.ErrInvalidOption)
 		}
 		c.Margins = append(c.Margins, Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target})
 	}
@@ -437,7 +438,7 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 	first := slices.IndexFunc(c.Margins, func(m Margin) bool { return m.Margin < 0 })
 	switch {
 	case len(c.Margins) == 0:
-		return nil, fmt.Errorf("%w: a sweep without levels", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: a sweep without levels", llmmetrics.ErrInvalidOption)
 	case first < 0:
 		top := c.Margins[len(c.Margins)-1].Level
 		c.Passing = &top

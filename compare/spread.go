@@ -1,9 +1,11 @@
-package llmmetrics
+package compare
 
 import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // madScale is 1/Φ⁻¹(3/4), the factor that makes the MAD of a normal sample
@@ -29,13 +31,13 @@ type Spread[T ~int64 | ~float64] struct {
 // modify xs.
 func MedianMAD[T ~int64 | ~float64](xs []T) (Spread[T], error) {
 	if len(xs) == 0 {
-		return Spread[T]{}, ErrNoSamples
+		return Spread[T]{}, llmmetrics.ErrNoSamples
 	}
 	v := make([]float64, len(xs))
 	for i, x := range xs {
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return Spread[T]{}, fmt.Errorf("%w: run %d", ErrNonFinite, i)
+			return Spread[T]{}, fmt.Errorf("%w: run %d", llmmetrics.ErrNonFinite, i)
 		}
 		v[i] = f
 	}

@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"fmt"
@@ -10,23 +10,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // levelRun makes a run of 10 requests of which good have TTFT ttft and the
 // rest 1 s (past a 200 ms SLO), each 5 tokens over 80 ms of decode.
 func levelRun(level float64, ttft time.Duration, good int, env map[string]string) LevelRun {
-	var recs []Record
+	var recs []llmmetrics.Record
 	for i := range 10 {
 		t := ttft
 		if i >= good {
 			t = time.Second
 		}
-		recs = append(recs, Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second, FirstText: t, LastText: t + 80*time.Millisecond,
+		recs = append(recs, llmmetrics.Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second, FirstText: t, LastText: t + 80*time.Millisecond,
 			CompletionTokens: 5, PromptTokens: 50})
 	}
-	run := &Run{Records: recs}
+	run := &llmmetrics.Run{Records: recs}
 	if env != nil {
-		run.Header = &RunHeader{Env: env}
+		run.Header = &llmmetrics.RunHeader{Env: env}
 	}
 	return LevelRun{Kind: "concurrency", Level: level, Name: "c" + string(rune('0'+int(level))), Run: run}
 }
@@ -39,8 +41,8 @@ func TestSweepAndCapacity(t *testing.T) {
 		levelRun(1, 100*ms, 10, gpu), levelRun(1, 110*ms, 10, gpu), levelRun(1, 130*ms, 10, gpu),
 		levelRun(2, 100*ms, 9, gpu), levelRun(2, 100*ms, 9, map[string]string{"gpu": "A100"}),
 	}
-	slo := SLO{TTFT: 200 * ms}
-	sw, err := SweepRuns(runs, Options{SLO: &slo})
+	slo := llmmetrics.SLO{TTFT: 200 * ms}
+	sw, err := SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
 	require.Len(t, sw.Levels, 3)
 	assert.Equal(t, []float64{1, 2, 4}, []float64{sw.Levels[0].Level, sw.Levels[1].Level, sw.Levels[2].Level})
@@ -92,28 +94,28 @@ func TestSweepAndCapacity(t *testing.T) {
 	assert.Contains(t, b.String(), "the runs disagree on: gpu")
 
 	_, err = sw.Capacity(1.5)
-	assert.ErrorIs(t, err, ErrInvalidOption)
-	noSLO, _ := SweepRuns(runs, Options{})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	noSLO, _ := SweepRuns(runs, llmmetrics.Options{})
 	_, err = noSLO.Capacity(0.9)
-	assert.ErrorIs(t, err, ErrInvalidOption)
-	_, err = SweepRuns(nil, Options{})
-	assert.ErrorIs(t, err, ErrInvalidOption)
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	_, err = SweepRuns(nil, llmmetrics.Options{})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
 	mixed := append([]LevelRun{}, runs...)
 	mixed[0].Kind = "rate"
-	_, err = SweepRuns(mixed, Options{})
-	assert.ErrorIs(t, err, ErrInvalidOption)
+	_, err = SweepRuns(mixed, llmmetrics.Options{})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
 }
 
 // A sweep's median over one repeat is that repeat's figure; capacity
 // never lies outside the measured levels.
 func TestSweepOneRepeat(t *testing.T) {
 	r := levelRun(8, 120*time.Millisecond, 7, nil)
-	slo := SLO{TTFT: 200 * time.Millisecond}
-	sw, err := SweepRuns([]LevelRun{r}, Options{SLO: &slo})
+	slo := llmmetrics.SLO{TTFT: 200 * time.Millisecond}
+	sw, err := SweepRuns([]LevelRun{r}, llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
-	s, err := r.Run.Summarize(Options{SLO: &slo})
+	s, err := r.Run.Summarize(llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
-	p99, _ := s.TTFT.At(MustPercentile(99))
+	p99, _ := s.TTFT.At(llmmetrics.MustPercentile(99))
 	f, _ := sw.Levels[0].Figure("ttft p99")
 	assert.Equal(t, millis(p99), f.Spread.Median)
 	assert.Zero(t, f.Spread.MAD)
@@ -126,15 +128,15 @@ func TestSweepOneRepeat(t *testing.T) {
 }
 
 func TestLevelOf(t *testing.T) {
-	kind, level, ok := LevelOf(&Run{Header: &RunHeader{Load: map[string]string{"loop": "closed", "concurrency": "8"}}})
+	kind, level, ok := LevelOf(&llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "closed", "concurrency": "8"}}})
 	assert.True(t, ok)
 	assert.Equal(t, "concurrency", kind)
 	assert.Equal(t, 8.0, level)
-	kind, level, ok = LevelOf(&Run{Header: &RunHeader{Load: map[string]string{"loop": "open", "rate_per_s": "2.5", "max_in_flight": "8"}}})
+	kind, level, ok = LevelOf(&llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "open", "rate_per_s": "2.5", "max_in_flight": "8"}}})
 	assert.True(t, ok)
 	assert.Equal(t, "rate", kind)
 	assert.Equal(t, 2.5, level)
-	_, _, ok = LevelOf(&Run{})
+	_, _, ok = LevelOf(&llmmetrics.Run{})
 	assert.False(t, ok)
 }
 
@@ -151,8 +153,8 @@ func TestCapacityWithinLevels(t *testing.T) {
 			runs = append(runs, levelRun(level, 100*time.Millisecond, good, nil))
 			lo, hi = min(lo, level), max(hi, level)
 		}
-		slo := SLO{TTFT: 200 * time.Millisecond}
-		sw, err := SweepRuns(runs, Options{SLO: &slo})
+		slo := llmmetrics.SLO{TTFT: 200 * time.Millisecond}
+		sw, err := SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 		if err != nil {
 			t.Fatal(err)
 		}

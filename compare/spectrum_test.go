@@ -1,4 +1,4 @@
-package llmmetrics
+package compare
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // Samples of 1 … 10 ms. Quantiles 1 − 2^(−k/5): k = 0 gives the minimum;
@@ -35,7 +37,7 @@ func TestSpectrum(t *testing.T) {
 	assert.Equal(t, SpectrumPoint{1, 7, 4}, sp[len(sp)-1])
 
 	_, err = Spectrum(nil)
-	assert.ErrorIs(t, err, ErrNoSamples)
+	assert.ErrorIs(t, err, llmmetrics.ErrNoSamples)
 
 	var b strings.Builder
 	require.NoError(t, WriteSpectrum(&b, xs))
