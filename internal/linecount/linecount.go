@@ -1,4 +1,7 @@
-package llmmetrics
+// Package linecount counts the lines and commas of a file before it is
+// read, in parallel, so that a reader can make room for every record at
+// once.
+package linecount
 
 import (
 	"bytes"
@@ -9,22 +12,16 @@ import (
 	"sync"
 )
 
-// countLines returns the number of lines of r from its offset to its end
-// (its newlines, plus one), when r is a regular file whose lines average
-// minLineBytes or more, so that a reader can make room for every record at
-// once; -1 otherwise. It reads the file with
-// ReadAt, in parallel, leaving its offset where it was. The count is a
-// bound to size slices by, not a promise: the file may change.
-func countLines(r io.Reader) int {
-	lines, _ := countFile(r)
-	return lines
-}
-
-// countFile is countLines, and also counts the commas of the file (-1
-// when it does not count the lines), by which a JSONL reader makes room
-// for every chunk arrival at once: a value in an array but the last is
-// followed by one.
-func countFile(r io.Reader) (lines, commas int) {
+// File returns the number of lines of r from its offset to its end (its
+// newlines, plus one), when r is a regular file whose lines average
+// MinLineBytes or more, so that a reader can make room for every record at
+// once; -1 otherwise. It also counts the commas of the file (-1 when it
+// does not count the lines), by which a JSONL reader makes room for every
+// chunk arrival at once: a value in an array but the last is followed by
+// one. It reads the file with ReadAt, in parallel, leaving its offset
+// where it was. The counts are bounds to size slices by, not promises:
+// the file may change.
+func File(r io.Reader) (lines, commas int) {
 	f, ok := r.(interface {
 		io.ReaderAt
 		io.Seeker
@@ -75,14 +72,14 @@ func countFile(r io.Reader) (lines, commas int) {
 		lines += counts[p]
 		commas += commaCounts[p]
 	}
-	if int64(lines)*minLineBytes > size {
+	if int64(lines)*MinLineBytes > size {
 		return -1, -1
 	}
 	return lines, commas
 }
 
-// minLineBytes is the shortest average line for which countLines gives a
+// MinLineBytes is the shortest average line for which File gives a
 // count. A reader makes room for one record a line, 144 bytes each: lines
 // shorter on average than any record (a file of blank lines, say) would
 // take memory out of all proportion to the input, so there it does not.
-const minLineBytes = 16
+const MinLineBytes = 16
