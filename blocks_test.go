@@ -42,7 +42,7 @@ func inFile(t *testing.T) func(io.Reader) io.Reader {
 		if want < 0 {
 			wantCommas = -1
 		}
-		if lines, commas := linecount.File(f); lines != want || commas != wantCommas {
+		if lines, commas := linecount.File(f, maxLine); lines != want || commas != wantCommas {
 			t.Fatalf("linecount.File: %d lines, %d commas; want %d, %d", lines, commas, want, wantCommas)
 		}
 		return f
@@ -52,7 +52,7 @@ func inFile(t *testing.T) func(io.Reader) io.Reader {
 // A file of blank lines is not given a slot a line.
 func TestCountLinesShort(t *testing.T) {
 	f := inFile(t)(strings.NewReader(strings.Repeat("\n", 100_000)))
-	if n, _ := linecount.File(f); n != -1 {
+	if n, _ := linecount.File(f, maxLine); n != -1 {
 		t.Fatalf("linecount.File of 100,000 blank lines = %d, want -1", n)
 	}
 	run, err := ReadJSONL(f)

@@ -92,7 +92,7 @@ func (o ReadOptions) counts(r io.Reader) (lines, commas int) {
 	if o.lineHint != 0 {
 		return o.lineHint, o.commaHint
 	}
-	return linecount.File(r)
+	return linecount.File(r, maxLine)
 }
 
 // reject handles a row that could not be parsed: in strict mode it is the
@@ -138,7 +138,7 @@ func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
 // it read. An input with nothing but white space is an error wrapping
 // ErrNoRecords.
 func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
-	o.lineHint, o.commaHint = linecount.File(r)
+	o.lineHint, o.commaHint = linecount.File(r, maxLine)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // File returns the number of lines of r from its offset to its end (its
@@ -21,7 +22,14 @@ import (
 // one. It reads the file with ReadAt, in parallel, leaving its offset
 // where it was. The counts are bounds to size slices by, not promises:
 // the file may change.
-func File(r io.Reader) (lines, commas int) {
+//
+// A file with a line longer than longest bytes gets no count (-1, -1),
+// and File stops reading it there: the reader that follows refuses the
+// line, and counting the rest of a file it will not read would be wasted.
+// When the first piece File reads (1 MiB) holds no newline, it gives no
+// count at once: a first line that long is either refused or the only
+// few lines of the file, for which room need not be made ahead.
+func File(r io.Reader, longest int) (lines, commas int) {
 	f, ok := r.(interface {
 		io.ReaderAt
 		io.Seeker
@@ -38,12 +46,18 @@ func File(r io.Reader) (lines, commas int) {
 	if err != nil || off > fi.Size() {
 		return -1, -1
 	}
-	const piece = 1 << 20
 	size := fi.Size() - off
+	if size > piece {
+		first := make([]byte, piece)
+		if n, _ := f.ReadAt(first, off); n < piece || bytes.IndexByte(first, '\n') < 0 {
+			return -1, -1
+		}
+	}
 	parts := runtime.GOMAXPROCS(0)
 	counts := make([]int, parts)
 	commaCounts := make([]int, parts)
 	failed := make([]bool, parts)
+	var long atomic.Bool // a line longer than longest was seen
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := off+size*int64(p)/int64(parts), off+size*int64(p+1)/int64(parts)
@@ -51,12 +65,22 @@ func File(r io.Reader) (lines, commas int) {
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, piece)
+			run := 0 // bytes since the last newline, from the part's start
 			for at := lo; at < hi; {
 				n, err := f.ReadAt(buf[:min(int64(piece), hi-at)], at)
-				counts[p] += bytes.Count(buf[:n], []byte{'\n'})
+				c := bytes.Count(buf[:n], []byte{'\n'})
+				counts[p] += c
 				commaCounts[p] += bytes.Count(buf[:n], []byte{','})
 				at += int64(n)
-				if at < hi && (err != nil || n == 0) {
+				if c == 0 {
+					run += n
+				} else {
+					run = n - 1 - bytes.LastIndexByte(buf[:n], '\n')
+				}
+				if run > longest {
+					long.Store(true)
+				}
+				if long.Load() || at < hi && (err != nil || n == 0) {
 					failed[p] = true
 					return
 				}
@@ -83,3 +107,6 @@ func File(r io.Reader) (lines, commas int) {
 // shorter on average than any record (a file of blank lines, say) would
 // take memory out of all proportion to the input, so there it does not.
 const MinLineBytes = 16
+
+// piece is the size of one read.
+const piece = 1 << 20
