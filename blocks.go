@@ -1,36 +1,20 @@
 package llmmetrics
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
-	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
-// Reading a line format in parallel: a splitter cuts the input into blocks
-// of whole lines, workers parse the blocks on every core, and the caller
-// takes their results in input order. At most readAhead bytes are read
-// beyond the block being taken, so that a strict reader stops soon after
-// the first bad line even on an endless input.
-const readAhead = 768 << 10
-
-// A block is a run of whole lines of the input, and the number of its
-// first line.
+// A block is a block of lines (see blocks.Block) and where its records
+// go.
 type block struct {
-	seq       int
-	firstLine int
-	data      []byte
-	buf       []byte    // the buffer data is in, to reuse once the block is taken
-	err       error     // a read error after the block's lines (or instead of them)
-	rest      io.Reader // the input after the block, when the splitter stopped at a fence
-	nLines    int       // the number of lines in data, once counted (see lineCount)
-	counted   bool
+	blocks.Block
 
 	// recs and lines, when not nil, are where the block's records and
 	// their line numbers go: empty windows, with room for one a line, of
@@ -43,25 +27,6 @@ type block struct {
 	// reader that keeps a table: an empty block whose columns are a
 	// window of the reader's.
 	tab *tableBlock
-}
-
-// lineCount returns the number of lines in the block, counting them the
-// first time (see count).
-func (b *block) lineCount() int {
-	if !b.counted {
-		b.count()
-	}
-	return b.nLines
-}
-
-// count counts the block's lines, once for the worker's window and its
-// parser both.
-func (b *block) count() {
-	n := bytes.Count(b.data, []byte{'\n'})
-	if len(b.data) > 0 && b.data[len(b.data)-1] != '\n' {
-		n++
-	}
-	b.nLines, b.counted = n, true
 }
 
 // slots returns where the block's records and their line numbers go: the
@@ -115,7 +80,7 @@ func (d *rows) window(b *block) {
 	if d == nil {
 		return
 	}
-	at, n := b.firstLine-d.first, b.lineCount()
+	at, n := b.FirstLine-d.first, b.Lines()
 	if d.tab != nil {
 		if at >= 0 && at+n <= len(d.tab.status) && n > 0 {
 			b.tab = d.tab.window(at, n)
@@ -155,105 +120,10 @@ func (d *rows) take(recs []Record, lines []int, at int) {
 }
 
 // done returns the records and their lines. The slots left over stay in
-// their capacity, so that rows read after a fence (see splitBlocks) are
+// their capacity, so that rows read after a fence (see blocks.Split) are
 // appended in place.
 func (d *rows) done() ([]Record, []int) {
 	return d.recs[:d.fill], d.lines[:d.fill]
-}
-
-// splitBlocks reads r and sends its lines in blocks of about size bytes,
-// each ending at a newline (the last may not), numbered from line first.
-// Each block is read into a buffer taken from free, so that at most
-// cap(free) blocks are out at once and their memory is reused; it stops
-// when done is closed. A line longer than maxLine is an error.
-//
-// A fence, when not nil, finds the first line of a block's data that the
-// blocks' parser cannot take (a CSV row whose quoted field goes on past its
-// line), returning its offset or −1: the splitter stops at the start of
-// that line, and the last block carries the input from there on in its
-// rest, to be read another way.
-func splitBlocks(r io.Reader, first int, fence func([]byte) int, size int, free chan []byte, done <-chan struct{}, out chan<- block) {
-	defer close(out)
-	var carry []byte
-	line := first
-	for seq := 0; ; seq++ {
-		var buf []byte
-		select {
-		case buf = <-free:
-		case <-done:
-			return
-		}
-		if room := max(size, min(2*len(carry), maxLine+1)); cap(buf) < room {
-			buf = make([]byte, 0, room)
-		}
-		buf = append(buf[:0], carry...)
-		var rerr error
-		for {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err != nil {
-				rerr = err
-				break
-			}
-			if len(buf) == cap(buf) {
-				if bytes.IndexByte(buf, '\n') >= 0 {
-					break
-				}
-				// One line longer than the block: read on for its end.
-				if len(buf) > maxLine {
-					rerr = &longLine{line: line + bytes.Count(buf, []byte{'\n'})}
-					break
-				}
-				buf = lineio.Grow(buf, maxLine)
-			}
-		}
-		end := len(buf)
-		_, long := rerr.(*longLine)
-		switch {
-		case rerr == nil:
-			end = bytes.LastIndexByte(buf, '\n') + 1
-		case long:
-			end = 0 // the block is the long line alone, which is not parsed
-		}
-		fenced := false
-		if fence != nil {
-			if at := fence(buf[:end]); at >= 0 {
-				end, fenced = at, true
-			}
-		}
-		carry = carry[:0]
-		if !long { // the long line ends the reading: no need to copy it
-			carry = append(carry, buf[end:]...)
-		}
-		b := block{seq: seq, firstLine: line, data: buf[:end], buf: buf}
-		line += bytes.Count(b.data, []byte{'\n'})
-		if fenced {
-			b.rest = io.MultiReader(bytes.NewReader(carry), r)
-			if rerr != nil && rerr != io.EOF {
-				b.rest = io.MultiReader(bytes.NewReader(carry), &failing{rerr})
-			}
-			select {
-			case out <- b:
-			case <-done:
-			}
-			return
-		}
-		if rerr != nil {
-			if rerr != io.EOF {
-				b.err = rerr
-			}
-			select {
-			case out <- b:
-			case <-done:
-			}
-			return
-		}
-		select {
-		case out <- b:
-		case <-done:
-			return
-		}
-	}
 }
 
 // lineItem is a line of a block that is not a record: a row set aside, or
@@ -279,30 +149,31 @@ type parsedBlock struct {
 }
 
 // parseBlocks parses the blocks of r, from line first and up to a fence
-// (see splitBlocks), with one worker per core, parse turning one block into
+// (see blocks.Split), with one worker per core, parse turning one block into
 // its records (in dst's slots, when it is not nil) and items, and returns the results in input order, one at a time, through
 // next; stop ends the reading early.
 func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
 	workers := runtime.GOMAXPROCS(0)
-	size := max(64<<10, readAhead/(workers+1))
+	size := max(64<<10, blocks.ReadAhead/(workers+1))
 	free := make(chan []byte, workers+1)
 	for range workers + 1 {
 		free <- nil
 	}
 	done := make(chan struct{})
-	blocks := make(chan block, workers+1)
+	split := make(chan blocks.Block, workers+1)
 	results := make(chan parsedBlock, workers+1)
-	go splitBlocks(r, first, fence, size, free, done, blocks)
+	go blocks.Split(r, first, fence, size, maxLine, free, done, split)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range blocks {
-				b.count()
+			for raw := range split {
+				b := block{Block: raw}
+				b.Lines() // counted once, for the window and the parser
 				dst.window(&b)
 				pb := parse(b)
-				pb.buf, pb.rest, pb.at = b.buf, b.rest, b.at
+				pb.buf, pb.rest, pb.at = b.Buf, b.Rest, b.at
 				select {
 				case results <- pb:
 				case <-done:
@@ -339,36 +210,6 @@ func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, pars
 	}
 	return next, stop
 }
-
-// splitLines calls fn for each line of data with its number, from first,
-// and the offset of its text after a byte order mark and leading blanks;
-// blank lines are skipped. It returns the number of the line after the
-// last.
-func splitLines(data []byte, first int, fn func(t []byte, line, lead int)) int {
-	line := first
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		var b []byte
-		if i < 0 {
-			b, data = data, nil
-		} else {
-			b, data = data[:i+1], data[i+1:]
-		}
-		body := bytes.TrimPrefix(b, bom)
-		lead := len(b) - len(body)
-		if t := bytes.TrimSpace(body); len(t) > 0 {
-			lead += len(body) - len(bytes.TrimLeft(body, " \t\r\n"))
-			fn(t, line, lead)
-		}
-		line++
-	}
-	return line
-}
-
-// longLine is the error of a line longer than maxLine.
-type longLine struct{ line int }
-
-func (e *longLine) Error() string { return fmt.Sprintf("line longer than %d bytes", maxLine) }
 
 // gatherEnd is how gathering the blocks ended: with a read error on a
 // line, or at a fence with the rest of the input, from a line, to be read
@@ -419,9 +260,9 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 		}
 		if pb.err != nil || pb.rest != nil {
 			end = gatherEnd{err: pb.err, rest: pb.rest, line: pb.lastLine}
-			var long *longLine
+			var long *blocks.LongLine
 			if errors.As(pb.err, &long) {
-				end.line = long.line
+				end.line = long.Line
 			}
 			break
 		}
@@ -441,8 +282,3 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 	}
 	return end, nil
 }
-
-// failing is a reader that fails with err.
-type failing struct{ err error }
-
-func (f *failing) Read([]byte) (int, error) { return 0, f.err }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
@@ -77,10 +78,10 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var long *longLine
+	var long *blocks.LongLine
 	switch {
 	case errors.As(end.err, &long):
-		return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, long.line, maxLine)
+		return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, long.Line, maxLine)
 	case end.err != nil:
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", end.err)
 	case end.rest != nil:
@@ -240,7 +241,7 @@ func csvColumns(header []string) (csvCols, error) {
 	col := map[string]int{}
 	for i, h := range header {
 		if i == 0 {
-			h = strings.TrimPrefix(h, string(bom))
+			h = strings.TrimPrefix(h, string(lineio.BOM))
 		}
 		if _, dup := col[h]; dup {
 			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, h)

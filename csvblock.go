@@ -58,8 +58,8 @@ var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
 // needing fields fields, into records, or into a block of a table when
 // intoTable is set.
 func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBlock {
-	pb := parsedBlock{seq: b.seq, err: b.err}
-	n := b.lineCount()
+	pb := parsedBlock{seq: b.Seq, err: b.Err}
+	n := b.Lines()
 	switch {
 	case b.tab != nil:
 		pb.tab = b.tab
@@ -74,7 +74,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	sc := csvScratchPool.Get().(*csvScratch)
 	defer csvScratchPool.Put(sc)
 	text, spans := sc.text[:0], sc.spans[:0]
-	data, line := b.data, b.firstLine
+	data, line := b.Data, b.FirstLine
 	plan := newRowPlan(cols, fields)
 	// Most blocks have no quote at all: their rows are not each searched
 	// for one.
