@@ -3,9 +3,7 @@ package llmmetrics
 import (
 	"errors"
 	"io"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
@@ -136,8 +134,6 @@ type lineItem struct {
 
 // parsedBlock is a block's lines, parsed.
 type parsedBlock struct {
-	seq      int
-	buf      []byte // the block's buffer, returned to the pool once taken
 	recs     []Record
 	lines    []int       // the line of each record
 	tab      *tableBlock // the records instead, for a reader that keeps a table
@@ -149,66 +145,19 @@ type parsedBlock struct {
 }
 
 // parseBlocks parses the blocks of r, from line first and up to a fence
-// (see blocks.Split), with one worker per core, parse turning one block into
-// its records (in dst's slots, when it is not nil) and items, and returns the results in input order, one at a time, through
-// next; stop ends the reading early.
+// (see blocks.Split), on every core (see blocks.Parse), parse turning one
+// block into its records (in dst's slots, when it is not nil) and items,
+// and returns the results in input order, one at a time, through next;
+// stop ends the reading early.
 func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
-	workers := runtime.GOMAXPROCS(0)
-	size := max(64<<10, blocks.ReadAhead/(workers+1))
-	free := make(chan []byte, workers+1)
-	for range workers + 1 {
-		free <- nil
-	}
-	done := make(chan struct{})
-	split := make(chan blocks.Block, workers+1)
-	results := make(chan parsedBlock, workers+1)
-	go blocks.Split(r, first, fence, size, maxLine, free, done, split)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for raw := range split {
-				b := block{Block: raw}
-				b.Lines() // counted once, for the window and the parser
-				dst.window(&b)
-				pb := parse(b)
-				pb.buf, pb.rest, pb.at = b.Buf, b.Rest, b.at
-				select {
-				case results <- pb:
-				case <-done:
-					return
-				}
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
-	pending := map[int]parsedBlock{}
-	want := 0
-	var once sync.Once
-	stop = func() { once.Do(func() { close(done) }) }
-	var taken []byte // the buffer of the block last taken, free once the caller is done with it
-	holding := false // the caller holds the last block taken
-	next = func() (parsedBlock, bool) {
-		if holding {
-			free <- taken[:0] // the caller is done with the previous block
-			taken, holding = nil, false
-		}
-		for {
-			if pb, ok := pending[want]; ok {
-				delete(pending, want)
-				want++
-				taken, holding = pb.buf, true
-				return pb, true
-			}
-			pb, ok := <-results
-			if !ok {
-				return parsedBlock{}, false
-			}
-			pending[pb.seq] = pb
-		}
-	}
-	return next, stop
+	return blocks.Parse(r, first, fence, maxLine, func(raw *blocks.Block) parsedBlock {
+		b := block{Block: *raw}
+		b.Lines() // counted once, for the window and the parser
+		dst.window(&b)
+		pb := parse(b)
+		pb.rest, pb.at = b.Rest, b.at
+		return pb
+	})
 }
 
 // gatherEnd is how gathering the blocks ended: with a read error on a

@@ -58,7 +58,7 @@ var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
 // needing fields fields, into records, or into a block of a table when
 // intoTable is set.
 func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBlock {
-	pb := parsedBlock{seq: b.Seq, err: b.Err}
+	pb := parsedBlock{err: b.Err}
 	n := b.Lines()
 	switch {
 	case b.tab != nil:

@@ -104,7 +104,7 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk
 // arrivals in one arena, taken from room when it has enough.
 func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
-	pb := parsedBlock{seq: b.Seq, err: b.Err}
+	pb := parsedBlock{err: b.Err}
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
 	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
@@ -163,6 +165,76 @@ func Lines(data []byte, first int, fn func(t []byte, line, lead int)) int {
 		line++
 	}
 	return line
+}
+
+// Parse parses the blocks of r (see Split), from line first and up to a
+// fence, with one worker per core, parse turning one block into a result,
+// and returns the results in input order, one at a time, through next;
+// stop ends the reading early. A block's buffer is reused once the result
+// after it is asked for: a result must not hold on to the block's data
+// past that.
+func Parse[T any](r io.Reader, first int, fence func([]byte) int, limit int, parse func(*Block) T) (next func() (T, bool), stop func()) {
+	workers := runtime.GOMAXPROCS(0)
+	size := max(64<<10, ReadAhead/(workers+1))
+	free := make(chan []byte, workers+1)
+	for range workers + 1 {
+		free <- nil
+	}
+	done := make(chan struct{})
+	split := make(chan Block, workers+1)
+	results := make(chan parsed[T], workers+1)
+	go Split(r, first, fence, size, limit, free, done, split)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range split {
+				pb := parsed[T]{seq: b.Seq, buf: b.Buf, v: parse(&b)}
+				select {
+				case results <- pb:
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	pending := map[int]parsed[T]{}
+	want := 0
+	var once sync.Once
+	stop = func() { once.Do(func() { close(done) }) }
+	var taken []byte // the buffer of the block last taken, free once the caller is done with it
+	holding := false // the caller holds the last block taken
+	next = func() (T, bool) {
+		if holding {
+			free <- taken[:0] // the caller is done with the previous block
+			taken, holding = nil, false
+		}
+		for {
+			if pb, ok := pending[want]; ok {
+				delete(pending, want)
+				want++
+				taken, holding = pb.buf, true
+				return pb.v, true
+			}
+			pb, ok := <-results
+			if !ok {
+				var zero T
+				return zero, false
+			}
+			pending[pb.seq] = pb
+		}
+	}
+	return next, stop
+}
+
+// parsed is a block's result, with what Parse needs to order it and to
+// reuse its buffer.
+type parsed[T any] struct {
+	seq int
+	buf []byte
+	v   T
 }
 
 // LongLine is the error of a line longer than the limit.

@@ -88,3 +88,37 @@ func TestLines(t *testing.T) {
 		t.Fatalf("Lines: %v, next %d; want %v, 15", got, next, want)
 	}
 }
+
+// Parse gives the blocks' results in input order, whatever order the
+// workers finish in: 10,000 numbered lines, each block's result its first
+// line and its lines' text, read back in one piece.
+func TestParse(t *testing.T) {
+	var in strings.Builder
+	for i := range 10_000 {
+		in.WriteString(strings.Repeat("x", i%97) + "\n")
+	}
+	type result struct {
+		first, lines int
+		text         string
+	}
+	next, stop := Parse(strings.NewReader(in.String()), 1, nil, 1<<20, func(b *Block) result {
+		return result{b.FirstLine, b.Lines(), string(b.Data)}
+	})
+	defer stop()
+	var all strings.Builder
+	line := 1
+	for {
+		r, ok := next()
+		if !ok {
+			break
+		}
+		if r.first != line {
+			t.Fatalf("a block from line %d after line %d", r.first, line-1)
+		}
+		line += r.lines
+		all.WriteString(r.text)
+	}
+	if all.String() != in.String() || line != 10_001 {
+		t.Fatalf("results make %d bytes and %d lines; want %d and 10,000", all.Len(), line-1, in.Len())
+	}
+}
