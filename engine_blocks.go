@@ -150,8 +150,8 @@ type parsedBlock struct {
 // and returns the results in input order, one at a time, through next;
 // stop ends the reading early.
 func parseBlocks(r io.Reader, first int, fence func([]byte) int, dst *rows, parse func(block) parsedBlock) (next func() (parsedBlock, bool), stop func()) {
-	return blocks.Parse(r, first, fence, maxLine, func(raw *blocks.Block) parsedBlock {
-		b := block{Block: *raw}
+	return blocks.Parse(r, first, fence, maxLine, func(raw blocks.Block) parsedBlock {
+		b := block{Block: raw}
 		b.Lines() // counted once, for the window and the parser
 		dst.window(&b)
 		pb := parse(b)

@@ -173,7 +173,7 @@ func Lines(data []byte, first int, fn func(t []byte, line, lead int)) int {
 // stop ends the reading early. A block's buffer is reused once the result
 // after it is asked for: a result must not hold on to the block's data
 // past that.
-func Parse[T any](r io.Reader, first int, fence func([]byte) int, limit int, parse func(*Block) T) (next func() (T, bool), stop func()) {
+func Parse[T any](r io.Reader, first int, fence func([]byte) int, limit int, parse func(Block) T) (next func() (T, bool), stop func()) {
 	workers := runtime.GOMAXPROCS(0)
 	size := max(64<<10, ReadAhead/(workers+1))
 	free := make(chan []byte, workers+1)
@@ -190,7 +190,7 @@ func Parse[T any](r io.Reader, first int, fence func([]byte) int, limit int, par
 		go func() {
 			defer wg.Done()
 			for b := range split {
-				pb := parsed[T]{seq: b.Seq, buf: b.Buf, v: parse(&b)}
+				pb := parsed[T]{seq: b.Seq, buf: b.Buf, v: parse(b)}
 				select {
 				case results <- pb:
 				case <-done:

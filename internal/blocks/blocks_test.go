@@ -101,7 +101,7 @@ func TestParse(t *testing.T) {
 		first, lines int
 		text         string
 	}
-	next, stop := Parse(strings.NewReader(in.String()), 1, nil, 1<<20, func(b *Block) result {
+	next, stop := Parse(strings.NewReader(in.String()), 1, nil, 1<<20, func(b Block) result {
 		return result{b.FirstLine, b.Lines(), string(b.Data)}
 	})
 	defer stop()
