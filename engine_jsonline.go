@@ -198,27 +198,22 @@ func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordE
 			copy(slab, a[start:])
 			a, start = slab, 0
 		}
-		v, ok := p.plainArrival()
+		// The common arrival first (see jsontok.ListUint); p.int reads
+		// any other.
+		u, end, ok := jsontok.ListUint(p.b, p.i, maxTime)
+		p.i = end
 		if !ok {
 			n, err := p.int(-maxTime, maxTime)
 			if err != nil {
 				return a, start, err
 			}
-			v = time.Duration(n)
+			u = uint64(n)
 		}
-		a = append(a, v)
+		a = append(a, time.Duration(u))
 		if closed, err := p.afterValue(); closed || err != nil {
 			return a, start, err
 		}
 	}
-}
-
-// plainArrival reads the common arrival (see jsontok.ListUint); it reads
-// nothing and returns false for anything else, which p.int reads.
-func (p *lineParser) plainArrival() (time.Duration, bool) {
-	u, end, ok := jsontok.ListUint(p.b, p.i, maxTime)
-	p.i = end
-	return time.Duration(u), ok
 }
 
 // ints reads an array of whole numbers in [lo, hi], calling add with each.
