@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/idkeys"
 	"github.com/llmmetrics/llmmetrics/internal/parts"
@@ -181,7 +182,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 // recordGaps are what the pool takes from one record's gaps.
 type recordGaps struct {
 	lo, hi time.Duration
-	sq     sum192 // their squares
+	sq     exact.Sum192 // their squares
 }
 
 // gapsOf takes the gaps between chunk arrivals, of which there are at
@@ -200,7 +201,7 @@ func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
 
 // add adds record i's gaps, g, to mo.
 func (pg *pooledGaps) add(mo *moments, i int, r *Record, g *recordGaps) {
-	mo.squares.addSum(g.sq)
+	mo.squares.AddSum(g.sq)
 	mo.addMany(len(r.Chunks)-1, g.lo, g.hi, decodeTime(r))
 	pg.most[i] = g.hi
 }
