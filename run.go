@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/llmmetrics/llmmetrics/internal/linecount"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // MaxReasons is how many rejected rows or records a Run or a Summary keeps
@@ -144,7 +145,7 @@ func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, 0, fmt.Errorf("llmmetrics: reading input: %w", err)
 	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, lineio.BOM), " \t\r\n")
 	if len(head) == 0 && err == io.EOF {
 		return nil, 0, fmt.Errorf("%w: the input is empty", ErrNoRecords)
 	}
@@ -177,5 +178,3 @@ func (o ReadOptions) Summarize(r io.Reader, opt Options) (*Summary, Format, erro
 	s, err := run.Summarize(opt)
 	return s, f, err
 }
-
-var bom = []byte("\xef\xbb\xbf")

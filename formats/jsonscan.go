@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // scanner reads a JSON document held in memory, one value at a time, for
@@ -28,16 +29,7 @@ func (s *scanner) errorf(format string, args ...any) error {
 }
 
 // ws skips white space.
-func (s *scanner) ws() { s.i = skipSpace(s.b, s.i) }
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space, or len(b).
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
+func (s *scanner) ws() { s.i = jsontok.Space(s.b, s.i) }
 
 // peek returns the next byte that is not white space, or 0 at the end.
 func (s *scanner) peek() byte {
@@ -84,34 +76,28 @@ func (s *scanner) str() (string, error) {
 		return "", err
 	}
 	start := s.i - 1
-	escaped := false
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '\\':
-			escaped = true
-			s.i += 2
-		case c == '"':
-			s.i++
-			if !escaped {
-				return string(s.b[start+1 : s.i-1]), nil
-			}
-			var out string
-			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
-				return "", s.errorf("bad string: %v", err)
-			}
-			return out, nil
-		case c < 0x20:
-			return "", s.errorf("control character in string")
-		default:
-			s.i++
-		}
+	end, escaped, _, err := jsontok.String(s.b, start)
+	s.i = end
+	switch err {
+	case nil:
+	case jsontok.ErrControl:
+		return "", s.errorf("control character in string")
+	default:
+		return "", s.errorf("%v inside a string", errEOF)
 	}
-	return "", s.errorf("%v inside a string", errEOF)
+	if !escaped {
+		return string(s.b[start+1 : end-1]), nil
+	}
+	var out string
+	if err := json.Unmarshal(s.b[start:end], &out); err != nil {
+		return "", s.errorf("bad string: %v", err)
+	}
+	return out, nil
 }
 
 // literal consumes word if it comes next.
 func (s *scanner) literal(word string) bool {
-	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+	if jsontok.Literal(s.b, s.i, word) {
 		s.i += len(word)
 		return true
 	}
@@ -272,7 +258,7 @@ func (s *scanner) innerLists(end int, closed bool) ([][]float64, error) {
 // shape the cuts assume.
 func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 	b := s.b
-	if k := skipSpace(b, open+1); k >= len(b) || b[k] != '[' {
+	if k := jsontok.Space(b, open+1); k >= len(b) || b[k] != '[' {
 		return nil, false
 	}
 	closeAt, ok := arrayEnd(b, open+1, workers, endChunk)
@@ -291,7 +277,7 @@ func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 		if j < 0 {
 			break
 		}
-		k := skipSpace(b, p+j+1)
+		k := jsontok.Space(b, p+j+1)
 		if k >= closeAt || b[k] != ',' {
 			break
 		}

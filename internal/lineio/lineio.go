@@ -8,6 +8,10 @@ import (
 	"fmt"
 )
 
+// BOM is the UTF-8 byte order mark, which the readers of line formats
+// skip at the start of a line.
+var BOM = []byte("\xef\xbb\xbf")
+
 // Read appends the next line of br, without its newline, to dst and
 // returns it. With max > 0, a line longer than max bytes is an error. At
 // the end of the input it returns the last line (possibly empty) with the

@@ -76,7 +76,7 @@ func SortOn[T ~int64 | ~uint64](xs []T, workers int) {
 // The second digit of those 5 M values, on buckets of about 4,900, is 10
 // bits wide too: 105-110 and 68-80 ms, from 130-145 and 90-105 with 8
 // bits. Sorted in two runs of 2.5 M, one on each core (as the id hashes
-// are, see duplicateIDs), the buckets hold about 2,400 values: with a
+// are, see idkeys.Keys.Repeats), the buckets hold about 2,400 values: with a
 // 10-bit second digit from 2,048 values rather than 4,096, the two runs
 // took 71-73 ms rather than 84-86 (1,024 was no quicker).
 const wideDigitMin = 1 << 11

@@ -1,14 +1,14 @@
 package llmmetrics
 
 import (
-	"sync"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/parts"
 )
 
 // Counting the records and gathering their samples on every core. The
-// records are cut into one run of them per core (inParts); each core
+// records are cut into one run of them per core (parts.Split); each core
 // counts its run, then writes its samples at the place the runs before it
 // leave, so that every sample is in input order, as one pass would leave
 // it. Every figure combined across the runs is an integer (counts, exact
@@ -95,9 +95,9 @@ func (t *tally) add(u *tally) {
 // already (see classes.each).
 func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
 	if each == nil {
-		parts := inParts(src.len())
-		each = make([]tally, len(parts))
-		eachPart(parts, func(p, lo, hi int) {
+		runs := parts.Split(src.len())
+		each = make([]tally, len(runs))
+		parts.Each(runs, func(p, lo, hi int) {
 			var t tally // apart from the other cores' until the end
 			t.count(src, cat, lo, hi)
 			each[p] = t
@@ -173,11 +173,11 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 	}
 	s.tpots, s.maxGaps = s.list(all.nTPOT), s.list(all.nMaxGap)
 	s.inPlace(src, cat, all.a.OK)
-	parts := inParts(src.len())
-	found := make([]sampleCounts, len(parts))
-	bad := make([]int, len(parts))
-	errs := make([]error, len(parts))
-	eachPart(parts, func(p, lo, hi int) {
+	runs := parts.Split(src.len())
+	found := make([]sampleCounts, len(runs))
+	bad := make([]int, len(runs))
+	errs := make([]error, len(runs))
+	parts.Each(runs, func(p, lo, hi int) {
 		// This run's samples go after those of the runs before it.
 		// The counts are kept apart from the other cores' until the end,
 		// rather than written where they write theirs.
@@ -267,19 +267,4 @@ func (g *gatherer) take(i int, r *Record) error {
 		f.slo.add(v)
 	}
 	return nil
-}
-
-// eachPart calls fn for each run [lo, hi) of parts, each on a goroutine of
-// its own but the first, and waits for them all.
-func eachPart(parts [][2]int, fn func(p, lo, hi int)) {
-	var wg sync.WaitGroup
-	for p := 1; p < len(parts); p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(p, parts[p][0], parts[p][1])
-		}()
-	}
-	fn(0, parts[0][0], parts[0][1])
-	wg.Wait()
 }

@@ -1,4 +1,6 @@
-package llmmetrics
+// Package idkeys finds the items whose id repeats an earlier item's, on
+// every core, without a map of millions of strings.
+package idkeys
 
 import (
 	"hash/maphash"
@@ -8,28 +10,27 @@ import (
 	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/parts"
 	"github.com/llmmetrics/llmmetrics/internal/radix"
 )
 
-// Finding the records whose id repeats an earlier record's.
-//
 // A map of millions of strings is slow to build, so each id is hashed into
 // a key and the keys sorted: records with one id then sit together, and
 // only records with equal hashes have their ids compared. The records are
-// validated in runs, one for each core (see inParts); each core sorts the
+// validated in runs, one for each core (see parts.Split); each core sorts the
 // keys of its own run as soon as it has validated it, and the sorted runs
 // are read as one by merging them, a range of hashes on each core.
 
-// duplicate is a record whose id an earlier one has.
-type duplicate struct{ at, first int }
+// A Dup is an item whose id an earlier one, First, has.
+type Dup struct{ At, First int }
 
-// idKeys are the keys by which repeated ids are found (see duplicateIDs):
+// Keys are the keys by which repeated ids are found (see Repeats):
 // keys[i] holds the hash of record i's id in its high bits and i in the
 // low ones, or noKey when the record is invalid or has no id. Each key
 // thus sorts after those of earlier records with the same hash. They are
 // taken on every core as the records are validated, each run of parts by
-// its core, which then sorts them (see sortRun).
-type idKeys struct {
+// its core, which then sorts them (see SortRun).
+type Keys struct {
 	seed    maphash.Seed
 	shift   int
 	keys    []uint64 // mapped apart from Go's heap (see hugepage.Map)
@@ -41,30 +42,30 @@ type idKeys struct {
 // the number of records, leaves a zero in the low bits.
 const noKey = ^uint64(0)
 
-// newIDKeys returns room for the keys of n records, validated in the runs
-// inParts gives.
-func newIDKeys(n int) *idKeys {
+// New returns room for the keys of n records, validated in the runs
+// parts.Split gives (see Parts).
+func New(n int) *Keys {
 	keys, release := hugepage.Map[uint64](n)
-	return &idKeys{
+	return &Keys{
 		seed:    maphash.MakeSeed(),
 		shift:   bits.Len(uint(n)),
 		keys:    keys,
-		parts:   inParts(n),
+		parts:   parts.Split(n),
 		release: release,
 	}
 }
 
-// spare returns the keys' memory, free once duplicateIDs has run, as
-// empty room for a duration for each record, until release is called. Of all the memory Summarize
+// Spare returns the keys' memory, free once Repeats has run, as empty
+// room for a duration for each record, until Release is called. Of all the memory Summarize
 // takes, a word for each record is worth not taking twice: for 5,000,000
 // rows it is 40 MB, which a fresh allocation would have the system clear
 // again.
-func (k *idKeys) spare() []time.Duration {
+func (k *Keys) Spare() []time.Duration {
 	return unsafe.Slice((*time.Duration)(unsafe.Pointer(unsafe.SliceData(k.keys))), cap(k.keys))[:0]
 }
 
-// add sets the key of record i, valid, with the given id.
-func (k *idKeys) add(i int, id string) {
+// Add sets the key of record i, valid, with the given id.
+func (k *Keys) Add(i int, id string) {
 	if id == "" {
 		k.keys[i] = noKey
 		return
@@ -72,40 +73,51 @@ func (k *idKeys) add(i int, id string) {
 	k.keys[i] = maphash.String(k.seed, id)<<k.shift | uint64(i)
 }
 
-// sortRun sorts the keys of run p, once they are all set, on the core
+// None sets record i to have no key: it is invalid.
+func (k *Keys) None(i int) { k.keys[i] = noKey }
+
+// Parts returns the runs [lo, hi) of records whose keys are sorted apart,
+// each by a core (see SortRun).
+func (k *Keys) Parts() [][2]int { return k.parts }
+
+// Release gives the keys' memory back; Spare's room with it.
+func (k *Keys) Release() { k.release() }
+
+// SortRun sorts the keys of run p, once they are all set, on the core
 // that set them.
-func (k *idKeys) sortRun(p int) {
+func (k *Keys) SortRun(p int) {
 	lo, hi := k.parts[p][0], k.parts[p][1]
 	radix.SortOn(k.keys[lo:hi], 1)
 }
 
-// duplicateIDs finds the valid records whose id repeats that of an earlier
-// valid record, in input order, each with the first record of its id. Each
-// run of keys must have been sorted (see sortRun).
-func duplicateIDs(src *source, ids *idKeys) []duplicate {
+// Repeats finds the valid records whose id repeats that of an earlier
+// valid record, in input order, each with the first record of its id, id
+// giving the id of a record. Each run of keys must have been sorted (see
+// SortRun).
+func (ids *Keys) Repeats(id func(int) string) []Dup {
 	runs := ids.sortedRuns()
 	bounds := keyBounds(len(ids.parts), ids.shift)
-	found := make([][]duplicate, len(bounds)-1)
-	eachPart(make([][2]int, len(found)), func(q, _, _ int) {
+	found := make([][]Dup, len(bounds)-1)
+	parts.Each(make([][2]int, len(found)), func(q, _, _ int) {
 		in := make([][]uint64, len(runs))
 		for r, run := range runs {
 			a, _ := slices.BinarySearch(run, bounds[q])
 			b, _ := slices.BinarySearch(run, bounds[q+1])
 			in[r] = run[a:b]
 		}
-		found[q] = repeatsIn(src, in, ids.shift)
+		found[q] = repeatsIn(id, in, ids.shift)
 	})
-	var dups []duplicate
+	var dups []Dup
 	for _, f := range found {
 		dups = append(dups, f...)
 	}
-	slices.SortFunc(dups, func(a, b duplicate) int { return a.at - b.at })
+	slices.SortFunc(dups, func(a, b Dup) int { return a.At - b.At })
 	return dups
 }
 
 // sortedRuns returns the runs of keys, each without the keys of records
 // that have none: those sort last, as no key is all ones, and are cut off.
-func (k *idKeys) sortedRuns() [][]uint64 {
+func (k *Keys) sortedRuns() [][]uint64 {
 	runs := make([][]uint64, len(k.parts))
 	for p, part := range k.parts {
 		run := k.keys[part[0]:part[1]]
@@ -139,16 +151,16 @@ func keyBounds(n, shift int) []uint64 {
 // record's key follows those of earlier records with the same hash, so
 // that in each group of equal hashes a record is compared with the records
 // before it.
-func repeatsIn(src *source, runs [][]uint64, shift int) []duplicate {
+func repeatsIn(id func(int) string, runs [][]uint64, shift int) []Dup {
 	index := func(k uint64) int { return int(k & (1<<shift - 1)) }
-	var dups []duplicate
+	var dups []Dup
 	var group []uint64 // keys of one hash, in input order
 	compare := func() {
 		for x := 1; x < len(group); x++ {
 			i := index(group[x])
 			for y := range x {
-				if j := index(group[y]); src.id(j) == src.id(i) {
-					dups = append(dups, duplicate{i, j})
+				if j := index(group[y]); id(j) == id(i) {
+					dups = append(dups, Dup{i, j})
 					break
 				}
 			}

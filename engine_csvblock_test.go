@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/llmmetrics/llmmetrics/internal/csvline"
 )
 
 // The rows before the first double quote are split on all cores and
@@ -99,11 +101,11 @@ func TestCSVSplitLarge(t *testing.T) {
 	sameAsEncodingCSV(t, in, inFile(t))
 	// Without the row whose quoted field holds a newline, the whole input
 	// goes the parallel way.
-	quote := openQuoteLine(in)
+	quote := csvline.OpenQuote(in)
 	start := bytes.LastIndexByte(in[:quote], '\n') + 1
 	end := quote + bytes.Index(in[quote:], []byte("\"\"\"\n")) + 4
 	unquoted := append(append([]byte(nil), in[:start]...), in[end:]...)
-	if openQuoteLine(unquoted) >= 0 || bytes.Count(unquoted, []byte{'"'}) < 100 {
+	if csvline.OpenQuote(unquoted) >= 0 || bytes.Count(unquoted, []byte{'"'}) < 100 {
 		t.Fatal("the input without the multi-line row is not what the test wants")
 	}
 	sameAsEncodingCSV(t, unquoted, same)

@@ -1,14 +1,15 @@
-package llmmetrics
+package idkeys
 
 import (
 	"math/bits"
 	"slices"
 	"testing"
 
+	"github.com/llmmetrics/llmmetrics/internal/parts"
 	"pgregory.net/rapid"
 )
 
-// duplicateIDs finds each record whose id an earlier record with a key
+// Repeats finds each record whose id an earlier record with a key
 // has, with the first such record, whatever the runs the keys were sorted
 // in, when hashes collide across ids, and when the records of one hash lie
 // in several runs. The keys are made here with a hash of eight values, one
@@ -17,7 +18,7 @@ import (
 func TestDuplicateIDsAcrossRuns(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 300).Draw(t, "n")
-		recs := make([]Record, n)
+		recs := make([]struct{ ID string }, n)
 		for i := range recs {
 			recs[i].ID = rapid.SampledFrom([]string{"", "a", "b", "c", "dd", "ee", "fff", "g", "hh"}).Draw(t, "id")
 		}
@@ -35,7 +36,7 @@ func TestDuplicateIDsAcrossRuns(t *testing.T) {
 			lo = c
 		}
 		shift := bits.Len(uint(n))
-		ids := &idKeys{shift: shift, keys: make([]uint64, n), parts: parts}
+		ids := &Keys{shift: shift, keys: make([]uint64, n), parts: parts}
 		for i, r := range recs {
 			if keyless[i] {
 				ids.keys[i] = noKey
@@ -46,18 +47,18 @@ func TestDuplicateIDsAcrossRuns(t *testing.T) {
 			ids.keys[i] = hash<<shift | uint64(i)
 		}
 		for p := range parts {
-			ids.sortRun(p)
+			ids.SortRun(p)
 		}
-		got := duplicateIDs(&source{recs: recs}, ids)
+		got := ids.Repeats(func(i int) string { return recs[i].ID })
 
-		var want []duplicate
+		var want []Dup
 		for i := range recs {
 			if keyless[i] {
 				continue
 			}
 			for j := range i {
 				if !keyless[j] && recs[j].ID == recs[i].ID {
-					want = append(want, duplicate{i, j})
+					want = append(want, Dup{i, j})
 					break
 				}
 			}
@@ -109,11 +110,11 @@ func BenchmarkDuplicateIDs(b *testing.B) {
 		hash := uint64(i) * 0x9E3779B97F4A7C15 & (1<<(64-shift) - 1)
 		keys[i] = hash<<shift | uint64(i)
 	}
-	ids := &idKeys{shift: shift, keys: make([]uint64, n), parts: inParts(n)}
-	src := &source{} // no hash repeats: no id is read
+	ids := &Keys{shift: shift, keys: make([]uint64, n), parts: parts.Split(n)}
+	id := func(int) string { panic("no hash repeats: no id is read") }
 	sortRuns := func() {
 		copy(ids.keys, keys)
-		eachPart(ids.parts, func(p, _, _ int) { ids.sortRun(p) })
+		parts.Each(ids.parts, func(p, _, _ int) { ids.SortRun(p) })
 	}
 	b.Run("sort", func(b *testing.B) {
 		for b.Loop() {
@@ -123,7 +124,7 @@ func BenchmarkDuplicateIDs(b *testing.B) {
 	b.Run("merge", func(b *testing.B) {
 		sortRuns()
 		for b.Loop() {
-			if d := duplicateIDs(src, ids); len(d) != 0 {
+			if d := ids.Repeats(id); len(d) != 0 {
 				b.Fatalf("%d repeats", len(d))
 			}
 		}

@@ -13,36 +13,12 @@ import (
 )
 
 // Reading a block of CSV rows, each one line: the splitter stops before
-// the first line with an odd number of double quotes (openQuoteLine), the
+// the first line with an odd number of double quotes (csvline.OpenQuote), the
 // only kind of line on which encoding/csv can go on reading past its end
 // (a quoted field holding a newline). A row without a quote is split on
 // its commas, which is what encoding/csv does with it; a row with quotes,
 // self-contained, is given to encoding/csv alone. The numbers are parsed
 // from the bytes in place, and the ids of a block share one string.
-
-// openQuoteLine returns the offset of the first line of data with an odd
-// number of double quotes, or −1. A line with an even number cannot leave
-// encoding/csv inside a quoted field at its end: a quoted field read to its
-// close takes an even number, and a quote out of place is an error that
-// ends the row with its line.
-func openQuoteLine(data []byte) int {
-	for at := 0; ; {
-		q := bytes.IndexByte(data[at:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += at
-		start := bytes.LastIndexByte(data[:q], '\n') + 1
-		end := len(data)
-		if i := bytes.IndexByte(data[q:], '\n'); i >= 0 {
-			end = q + i + 1
-		}
-		if bytes.Count(data[start:end], []byte{'"'})%2 == 1 {
-			return start
-		}
-		at = end
-	}
-}
 
 // csvScratch is a block's working memory, reused from block to block: on a
 // large file, new memory for every block would be memory the system has to
@@ -58,8 +34,8 @@ var csvScratchPool = sync.Pool{New: func() any { return new(csvScratch) }}
 // needing fields fields, into records, or into a block of a table when
 // intoTable is set.
 func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBlock {
-	pb := parsedBlock{seq: b.seq, err: b.err}
-	n := b.lineCount()
+	pb := parsedBlock{err: b.Err}
+	n := b.Lines()
 	switch {
 	case b.tab != nil:
 		pb.tab = b.tab
@@ -74,7 +50,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	sc := csvScratchPool.Get().(*csvScratch)
 	defer csvScratchPool.Put(sc)
 	text, spans := sc.text[:0], sc.spans[:0]
-	data, line := b.data, b.firstLine
+	data, line := b.Data, b.FirstLine
 	plan := newRowPlan(cols, fields)
 	// Most blocks have no quote at all: their rows are not each searched
 	// for one.

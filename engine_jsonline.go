@@ -1,13 +1,11 @@
 package llmmetrics
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // This file parses one line of the JSONL format. It is written by hand,
@@ -77,16 +75,7 @@ func (p *lineParser) fail(sentinel error, format string, args ...any) *RecordErr
 	return e
 }
 
-func (p *lineParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *lineParser) ws() { p.i = jsontok.Space(p.b, p.i) }
 
 // next returns the next byte that is not white space, or 0 at the end.
 func (p *lineParser) next() byte {
@@ -123,39 +112,31 @@ func (p *lineParser) rawStr() ([]byte, *RecordError) {
 	if err := p.expect('"'); err != nil {
 		return nil, err
 	}
-	start, plain := p.i-1, true
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '\\':
-			plain = false
-			p.i += 2
-			continue
-		case c == '"':
-			p.i++
-			if plain {
-				return p.b[start+1 : p.i-1], nil
-			}
-			var s string
-			if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
-				p.i = start
-				return nil, p.fail(ErrSyntax, "bad string: %v", err)
-			}
-			return []byte(s), nil
-		case c < 0x20:
-			return nil, p.fail(ErrSyntax, "control character in a string")
-		case c >= 0x80:
-			plain = false
-		}
-		p.i++
+	start := p.i - 1
+	end, escaped, nonASCII, err := jsontok.String(p.b, start)
+	p.i = end
+	switch err {
+	case nil:
+	case jsontok.ErrControl:
+		return nil, p.fail(ErrSyntax, "control character in a string")
+	default:
+		return nil, p.fail(ErrSyntax, "the line ends inside a string")
 	}
-	return nil, p.fail(ErrSyntax, "the line ends inside a string")
+	if !escaped && !nonASCII {
+		return p.b[start+1 : end-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(p.b[start:end], &s); err != nil {
+		p.i = start
+		return nil, p.fail(ErrSyntax, "bad string: %v", err)
+	}
+	return []byte(s), nil
 }
 
 // literal consumes word if it comes next.
 func (p *lineParser) literal(word string) bool {
 	p.ws()
-	if len(p.b)-p.i >= len(word) && string(p.b[p.i:p.i+len(word)]) == word {
+	if jsontok.Literal(p.b, p.i, word) {
 		p.i += len(word)
 		return true
 	}
@@ -172,7 +153,7 @@ func client(rec *Record) *ClientSide {
 
 // null consumes a null if it comes next.
 func (p *lineParser) null() bool {
-	if p.next() == 'n' && len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
+	if p.next() == 'n' && jsontok.Literal(p.b, p.i, "null") {
 		p.i += 4
 		return true
 	}
@@ -185,48 +166,21 @@ func (p *lineParser) null() bool {
 func (p *lineParser) int(lo, hi int64) (int64, *RecordError) {
 	p.ws()
 	start := p.i
-	neg := p.i < len(p.b) && p.b[p.i] == '-'
-	if neg {
-		p.i++
+	v, end, why := jsontok.Whole(p.b, p.i)
+	if why == jsontok.WholeOK && v >= lo && v <= hi {
+		p.i = end
+		return v, nil
 	}
-	var u uint64
-	digits, over := 0, false
-	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
-		// 19 digits cannot overflow a uint64; with no leading zero, 20 or
-		// more are beyond any int64, so they need no arithmetic.
-		if digits < 19 {
-			u = u*10 + uint64(p.b[p.i]-'0')
-		} else {
-			over = true
-		}
-		digits++
-	}
-	text := p.b[start:p.i]
-	switch {
-	case digits == 0:
-		p.i = start
+	text := p.b[start:end]
+	switch why {
+	case jsontok.NoDigits:
 		return 0, p.fail(ErrSyntax, "want a whole number")
-	case digits > 1 && text[len(text)-digits] == '0':
-		p.i = start
+	case jsontok.LeadingZero:
 		return 0, p.fail(ErrSyntax, "%s: a leading zero", text)
-	case p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E'):
-		p.i = start
+	case jsontok.Fraction:
 		return 0, p.fail(ErrSyntax, "want a whole number, without a fraction or an exponent")
 	}
-	var v int64
-	switch {
-	case over || (!neg && u > math.MaxInt64) || (neg && u > 1<<63):
-		over = true
-	case neg:
-		v = -int64(u)
-	default:
-		v = int64(u)
-	}
-	if over || v < lo || v > hi {
-		p.i = start
-		return 0, p.fail(ErrOutOfRange, "%s is outside [%d, %d]", text, lo, hi)
-	}
-	return v, nil
+	return 0, p.fail(ErrOutOfRange, "%s is outside [%d, %d]", text, lo, hi)
 }
 
 // arrivals reads an array of chunk arrivals onto the end of the arena a,
@@ -244,47 +198,22 @@ func (p *lineParser) arrivals(a []time.Duration) ([]time.Duration, int, *RecordE
 			copy(slab, a[start:])
 			a, start = slab, 0
 		}
-		v, ok := p.plainArrival()
+		// The common arrival first (see jsontok.ListUint); p.int reads
+		// any other.
+		u, end, ok := jsontok.ListUint(p.b, p.i, maxTime)
+		p.i = end
 		if !ok {
 			n, err := p.int(-maxTime, maxTime)
 			if err != nil {
 				return a, start, err
 			}
-			v = time.Duration(n)
+			u = uint64(n)
 		}
-		a = append(a, v)
+		a = append(a, time.Duration(u))
 		if closed, err := p.afterValue(); closed || err != nil {
 			return a, start, err
 		}
 	}
-}
-
-// plainArrival reads the common arrival, digits without a leading zero
-// followed at once by ',' or ']', eight digits at a time where it can be;
-// it reads nothing and returns false for anything else, which p.int reads.
-func (p *lineParser) plainArrival() (time.Duration, bool) {
-	b, i, j := p.b, p.i, p.i
-	var u uint64
-	for j+8 <= len(b) && j-i <= 10 { // eight digits at a time, to at most 18
-		v := binary.LittleEndian.Uint64(b[j:])
-		if !eightdigits.Valid(v) {
-			break
-		}
-		u = u*1e8 + eightdigits.Parse(v)
-		j += 8
-	}
-	for ; j < len(b) && j-i < 18; j++ {
-		c := b[j] - '0'
-		if c > 9 {
-			break
-		}
-		u = u*10 + uint64(c)
-	}
-	if j > i && j < len(b) && (b[j] == ',' || b[j] == ']') && (b[i] != '0' || j == i+1) && u <= maxTime {
-		p.i = j
-		return time.Duration(u), true
-	}
-	return 0, false
 }
 
 // ints reads an array of whole numbers in [lo, hi], calling add with each.

@@ -7,7 +7,7 @@ import (
 )
 
 // source is where Summarize reads its records: a slice of Records, with
-// the line of each when known, or a table of rows (table.go), which holds
+// the line of each when known, or a table of rows (engine_table.go), which holds
 // such records in a fraction of the memory and gives them a window at a
 // time, decoded. Every pass of Summarize reads its records through windows,
 // so that one code serves both.
