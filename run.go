@@ -11,11 +11,6 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
-// MaxReasons is how many rejected rows or records a Run or a Summary keeps
-// in full, with their reasons. Rows rejected beyond it are counted, not
-// kept, so that lenient reading of a file of any size uses bounded memory.
-const MaxReasons = 1000
-
 // A Run is the records of one benchmark run as read from a file, with the
 // line each came from and the rows the reader set aside. Readers never drop
 // a row: each one ends in Records, in Rejected, or, past MaxReasons
