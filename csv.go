@@ -91,7 +91,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 			return nil, err
 		}
 	}
-	run.tab.flush()
+	run.tab.Flush()
 	return run, run.Err()
 }
 
@@ -119,7 +119,7 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 	if err := o.readCSVRowsFrom(cr, lr, 0, line, cols, len(header), run); err != nil {
 		return nil, err
 	}
-	run.tab.flush()
+	run.tab.Flush()
 	return run, run.Err()
 }
 

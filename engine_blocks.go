@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // A block is a block of lines (see blocks.Block) and where its records
@@ -24,7 +25,7 @@ type block struct {
 	// tab, when not nil, is where the block's rows go instead, for a
 	// reader that keeps a table: an empty block whose columns are a
 	// window of the reader's.
-	tab *tableBlock
+	tab *table.Block
 }
 
 // slots returns where the block's records and their line numbers go: the
@@ -42,15 +43,15 @@ func (b *block) slots(n int) ([]Record, []int) {
 // it, rather than copied when the blocks are joined. Slots of blank and
 // rejected lines are closed up as the blocks are taken.
 //
-// A reader that keeps a table (see table) has its rows' columns instead,
+// A reader that keeps a table (see internal/table) has its rows' columns instead,
 // in tab, and takes no slots: a table's blocks keep their own rows, and
 // the slots of blank and rejected lines stay empty.
 type rows struct {
 	first int // the line of slot 0
 	recs  []Record
 	lines []int
-	fill  int         // slots taken: the records so far
-	tab   *tableBlock // the columns of a table's rows, when recs is nil
+	fill  int          // slots taken: the records so far
+	tab   *table.Block // the columns of a table's rows, when recs is nil
 }
 
 // newRows returns slots for the given number of lines from line first, or
@@ -68,7 +69,7 @@ func newTableRows(first, lines int) *rows {
 	if lines <= 0 {
 		return nil
 	}
-	return &rows{first: first, tab: newTableRoom(lines)}
+	return &rows{first: first, tab: table.NewRoom(lines)}
 }
 
 // window gives a block the slots of its lines, when they are all within
@@ -80,8 +81,8 @@ func (d *rows) window(b *block) {
 	}
 	at, n := b.FirstLine-d.first, b.Lines()
 	if d.tab != nil {
-		if at >= 0 && at+n <= len(d.tab.status) && n > 0 {
-			b.tab = d.tab.window(at, n)
+		if at >= 0 && at+n <= len(d.tab.Status) && n > 0 {
+			b.tab = d.tab.Window(at, n)
 		}
 		return
 	}
@@ -135,13 +136,13 @@ type lineItem struct {
 // parsedBlock is a block's lines, parsed.
 type parsedBlock struct {
 	recs     []Record
-	lines    []int       // the line of each record
-	tab      *tableBlock // the records instead, for a reader that keeps a table
-	at       int         // the slot of recs in the reader's rows, -1 for none (see block)
-	items    []lineItem  // the lines that are not records, in order
-	lastLine int         // the number of the line after the block's last
-	err      error       // the block's read error
-	rest     io.Reader   // the input after the block, to be read another way
+	lines    []int        // the line of each record
+	tab      *table.Block // the records instead, for a reader that keeps a table
+	at       int          // the slot of recs in the reader's rows, -1 for none (see block)
+	items    []lineItem   // the lines that are not records, in order
+	lastLine int          // the number of the line after the block's last
+	err      error        // the block's read error
+	rest     io.Reader    // the input after the block, to be read another way
 }
 
 // parseBlocks parses the blocks of r, from line first and up to a fence
@@ -200,7 +201,7 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 		}
 		switch {
 		case pb.tab != nil:
-			run.tab.add(pb.tab)
+			run.tab.Add(pb.tab)
 		case dst != nil:
 			dst.take(pb.recs, pb.lines, pb.at)
 		default:

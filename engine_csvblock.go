@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/decimal"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // Reading a block of CSV rows, each one line: the splitter stops before
@@ -40,7 +41,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 	case b.tab != nil:
 		pb.tab = b.tab
 	case intoTable:
-		pb.tab = newTableBlock(n)
+		pb.tab = table.NewBlock(n)
 	default:
 		pb.recs, pb.lines = b.slots(n)
 	}
@@ -64,7 +65,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 		}
 		if quotes && bytes.IndexByte(row, '"') >= 0 {
 			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok && pb.tab != nil {
-				pb.tab.add(&rec, line)
+				addToTable(pb.tab, &rec, line)
 			} else if ok {
 				pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
 				spans = append(spans, [4]int32{-1})
@@ -105,7 +106,7 @@ func parseCSVBlock(b block, cols csvCols, fields int, intoTable bool) parsedBloc
 			}
 		}
 		if pb.tab != nil {
-			addRow(pb.tab, r, id, message, line)
+			table.Add(pb.tab, id, message, uint8(r.Status), r.Sent, r.FirstText, r.LastText, r.PromptTokens, r.CompletionTokens, line)
 			continue
 		}
 		var sp [4]int32

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/parts"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // Counting the records and gathering their samples on every core. The
@@ -115,7 +116,7 @@ func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
 // chunk arrivals and are read in place.
 //
 // The TTFTs and E2Es of a table's rows are its own columns, read in place
-// (see table.okColumns), when they can be: then ttfts and e2es are nil.
+// (see table.OKColumns), when they can be: then ttfts and e2es are nil.
 //
 // The lists are mapped apart from Go's heap (see hugepage.Map) and must
 // not be read once release is called.
@@ -213,7 +214,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 // lists for gatherer.take to fill.
 func (s *samples) inPlace(src *source, cat []Category, ok int) {
 	if src.tab != nil {
-		if segs, fits := src.tab.okColumns(cat, firstColumn, lastColumn); fits {
+		if segs, fits := table.OKColumns(src.tab, cat, table.FirstColumn, table.LastColumn); fits {
 			s.ttft = sample{Segs: segs[0], N: ok}
 			s.e2e = sample{Segs: segs[1], N: ok}
 			return

@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"iter"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // source is where Summarize reads its records: a slice of Records, with
-// the line of each when known, or a table of rows (engine_table.go), which holds
-// such records in a fraction of the memory and gives them a window at a
-// time, decoded. Every pass of Summarize reads its records through windows,
-// so that one code serves both.
+// the line of each when known, or a table of rows (internal/table), which
+// holds such records in a fraction of the memory and gives them a window
+// at a time, decoded. Every pass of Summarize reads its records through
+// windows, so that one code serves both.
 type source struct {
 	recs  []Record
 	lines []int // lines[i] is the line record i started on; nil when unknown
-	tab   *table
+	tab   *table.Table
 }
 
 // window is the number of rows a table decodes at a time.
@@ -23,7 +25,7 @@ const window = 512
 // len returns the number of records.
 func (s *source) len() int {
 	if s.tab != nil {
-		return s.tab.len()
+		return s.tab.Len()
 	}
 	return len(s.recs)
 }
@@ -52,7 +54,7 @@ func (s *source) windows(lo, hi int, ids bool) iter.Seq2[int, []Record] {
 		buf := make([]Record, window)
 		for base := lo; base < hi; base += window {
 			w := buf[:min(window, hi-base)]
-			s.tab.decode(base, w, ids)
+			decodeRows(s.tab, base, w, ids)
 			if !yield(base, w) {
 				return
 			}
@@ -63,7 +65,7 @@ func (s *source) windows(lo, hi int, ids bool) iter.Seq2[int, []Record] {
 // id returns record i's id.
 func (s *source) id(i int) string {
 	if s.tab != nil {
-		return s.tab.id(i)
+		return s.tab.ID(i)
 	}
 	return s.recs[i].ID
 }
@@ -81,7 +83,7 @@ func (s *source) chunks(i int) []time.Duration {
 func (s *source) line(i int) (int, bool) {
 	switch {
 	case s.tab != nil:
-		return s.tab.line(i), true
+		return s.tab.Line(i), true
 	case s.lines != nil:
 		return s.lines[i], true
 	}
@@ -109,11 +111,11 @@ func (s *source) asSlice() *source {
 	if s.tab == nil {
 		return s
 	}
-	n := s.tab.len()
+	n := s.tab.Len()
 	out := &source{recs: make([]Record, n), lines: make([]int, n)}
-	s.tab.decode(0, out.recs, withIDs)
+	decodeRows(s.tab, 0, out.recs, withIDs)
 	for i := range out.lines {
-		out.lines[i] = s.tab.line(i)
+		out.lines[i] = s.tab.Line(i)
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"pgregory.net/rapid"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // randomRow returns a record a table can hold: any status, times and
@@ -46,41 +46,41 @@ func TestTableRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	var want []Record
 	var lines []int
-	tab := &table{}
+	tab := &table.Table{}
 	line := 2
 	for len(want) < 5000 {
 		// A block of up to 700 rows, or a few rows one at a time.
 		n := rng.IntN(700)
-		var b *tableBlock
+		var b *table.Block
 		if rng.IntN(3) > 0 {
-			b = newTableBlock(n)
+			b = table.NewBlock(n)
 		}
 		for range n {
 			line += 1 + rng.IntN(2)*rng.IntN(5) // blank or rejected lines between some rows
 			r := randomRow(rng, len(want))
 			if b != nil {
-				b.add(&r, line)
+				addToTable(b, &r, line)
 			} else {
-				tab.addRecord(&r, line)
+				addToTable(tab.Tail(r.ID), &r, line)
 			}
 			want, lines = append(want, r), append(lines, line)
 		}
 		if b != nil {
-			tab.add(b)
+			tab.Add(b)
 		}
 	}
-	tab.flush()
-	if tab.len() != len(want) {
-		t.Fatalf("%d rows, want %d", tab.len(), len(want))
+	tab.Flush()
+	if tab.Len() != len(want) {
+		t.Fatalf("%d rows, want %d", tab.Len(), len(want))
 	}
 	src := &source{tab: tab}
 	for i := range want {
 		got := make([]Record, 1) // row i alone, as a window of one
-		if tab.decode(i, got, withIDs); !reflect.DeepEqual(got[0], want[i]) {
+		if decodeRows(tab, i, got, withIDs); !reflect.DeepEqual(got[0], want[i]) {
 			t.Fatalf("row %d: %+v, want %+v", i, got[0], want[i])
 		}
-		if tab.id(i) != want[i].ID || tab.line(i) != lines[i] {
-			t.Fatalf("row %d: id %q line %d, want %q %d", i, tab.id(i), tab.line(i), want[i].ID, lines[i])
+		if tab.ID(i) != want[i].ID || tab.Line(i) != lines[i] {
+			t.Fatalf("row %d: id %q line %d, want %q %d", i, tab.ID(i), tab.Line(i), want[i].ID, lines[i])
 		}
 	}
 	for _, ids := range []bool{withIDs, noIDs} {
@@ -251,7 +251,7 @@ func TestSummarizeTableMatches(t *testing.T) {
 		inputs = append(inputs, bytes.ReplaceAll(in, []byte("line one\nline two"), []byte("line one")))
 	}
 	// Mostly ok rows, in long runs: their TTFTs, E2Es and sends are read
-	// in the table's columns (see table.okColumns). Shuffled, the sends
+	// in the table's columns (see table.OKColumns). Shuffled, the sends
 	// are out of order, so the requests' starts are copied and sorted
 	// rather than swept in place. With ids of 40 bytes, every block's ids
 	// outgrow the room a window has for them (see idRoom).
@@ -293,30 +293,8 @@ func BenchmarkReadTable(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		run, _, err := ReadOptions{table: true}.Read(bytes.NewReader(in))
-		if err != nil || run.tab.len() != 200_000 {
+		if err != nil || run.tab.Len() != 200_000 {
 			b.Fatal(err)
 		}
 	}
-}
-
-// okEnd finds the first category that is not ok from k on, as a plain
-// search does, wherever it falls in or across the words it reads.
-func TestOKEnd(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(0, 40).Draw(t, "n")
-		cat := make([]Category, n)
-		for i := range cat {
-			if rapid.IntRange(0, 9).Draw(t, "not ok") == 0 {
-				cat[i] = Category(rapid.IntRange(1, int(CategoryWarmup)).Draw(t, "category"))
-			}
-		}
-		k := rapid.IntRange(0, n).Draw(t, "k")
-		want := k
-		for want < n && cat[want] == CategoryOK {
-			want++
-		}
-		if got := okEnd(cat, k); got != want {
-			t.Fatalf("okEnd(%v, %d) = %d, want %d", cat, k, got, want)
-		}
-	})
 }

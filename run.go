@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/linecount"
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
 // A Run is the records of one benchmark run as read from a file, with the
@@ -27,7 +28,7 @@ type Run struct {
 
 	// tab, when not nil, holds the records instead of Records and Lines:
 	// a table, which ReadOptions.Summarize reads a CSV file into.
-	tab *table
+	tab *table.Table
 }
 
 // Reject sets a row aside: its reason is kept while fewer than MaxReasons
@@ -44,7 +45,7 @@ func (run *Run) Reject(e *RecordError) {
 // has one, or to Records and Lines.
 func (run *Run) keep(r *Record, line int) {
 	if run.tab != nil {
-		run.tab.addRecord(r, line)
+		addToTable(run.tab.Tail(r.ID), r, line)
 		return
 	}
 	run.Records = append(run.Records, *r)
@@ -105,7 +106,7 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 // for one.
 func (o ReadOptions) newRun() *Run {
 	if o.table {
-		return &Run{tab: &table{}}
+		return &Run{tab: &table.Table{}}
 	}
 	return &Run{}
 }

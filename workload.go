@@ -9,6 +9,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/order"
 	"github.com/llmmetrics/llmmetrics/internal/radix"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -105,10 +106,10 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 		ends = room[:0]
 	}
 	// The ok records' sends, the requests' starts, are a table's own
-	// column where they can be (see table.okColumns), or else a list.
+	// column where they can be (see table.OKColumns), or else a list.
 	var starts [][]time.Duration
 	if src.tab != nil {
-		if segs, fits := src.tab.okColumns(cat, sentColumn); fits {
+		if segs, fits := table.OKColumns(src.tab, cat, table.SentColumn); fits {
 			starts = segs[0]
 		}
 	}
