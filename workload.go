@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
-	"github.com/llmmetrics/llmmetrics/internal/order"
+	"github.com/llmmetrics/llmmetrics/internal/lengths"
 	"github.com/llmmetrics/llmmetrics/internal/radix"
 	"github.com/llmmetrics/llmmetrics/internal/table"
 	"gonum.org/v1/gonum/stat"
@@ -176,136 +176,36 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	return w, absent
 }
 
-// histogramBins is the number of bins of a length histogram.
-const histogramBins = 8
-
-// A lengthSample holds token counts: as a count of each value while their
-// range is small (lengthRange values at most), which needs no list of
-// them, and as a list once it is not.
-type lengthSample struct {
-	base   int   // the value counted by counts[0]
-	counts []int // counts[v−base] is the number of v's
-	list   []int64
-}
-
-// lengthRange bounds the range of values counted by value.
-const lengthRange = 1 << 16
+// A lengthSample holds token counts (see lengths.Sample).
+type lengthSample struct{ s lengths.Sample }
 
 // add adds a count.
-func (l *lengthSample) add(v int) {
-	if l.list != nil {
-		l.list = append(l.list, int64(v))
-		return
-	}
-	if l.counts == nil {
-		l.base, l.counts = v, make([]int, 1, 64)
-	}
-	if v >= l.base+len(l.counts) && v < l.base+cap(l.counts) {
-		l.counts = l.counts[:v-l.base+1] // room above, and zero
-	}
-	if v < l.base || v >= l.base+len(l.counts) {
-		lo, hi := min(v, l.base), max(v, l.base+len(l.counts)-1)
-		if hi-lo >= lengthRange {
-			// Too wide a range: list the values counted so far, then on.
-			for k, c := range l.counts {
-				for range c {
-					l.list = append(l.list, int64(l.base+k))
-				}
-			}
-			l.counts = nil
-			l.list = append(l.list, int64(v))
-			return
-		}
-		grown := make([]int, hi-lo+1, max(2*(hi-lo+1), 64))
-		copy(grown[l.base-lo:], l.counts)
-		l.base, l.counts = lo, grown
-	}
-	l.counts[v-l.base]++
-}
+func (l *lengthSample) add(v int) { l.s.Add(v) }
 
 // describe describes the counts, or returns nil for none.
-func (l *lengthSample) describe() *Lengths {
-	if l.list != nil || l.counts == nil {
-		return lengths(l.list)
-	}
-	n := 0
-	for _, c := range l.counts {
-		n += c
-	}
-	// The range only grows to take a value, so its ends are both counted.
-	lo, hi := int64(l.base), int64(l.base+len(l.counts)-1)
-	// The value at a rank (from 0) is where the counts up to it pass it.
-	at := func(k int) int {
-		for v, c := range l.counts {
-			if k < c {
-				return l.base + v
-			}
-			k -= c
-		}
-		return int(hi)
-	}
-	h := newLengthBins(lo, hi, n)
-	h.l.P50, h.l.P95 = at(lengthRank(lengthP50, n)), at(lengthRank(lengthP95, n))
-	for k, c := range l.counts {
-		h.counts[int64(k)/h.width] += c // the value base+k is k from the lowest
-	}
-	return h.done()
-}
+func (l *lengthSample) describe() *Lengths { return asLengths(l.s.Describe(lengthRanks)) }
 
-// lengths describes token counts, or returns nil for none. It does not
-// sort them: the two percentiles are selected (see order.Select), and the
-// histogram's bins are equal in width, so each count's bin is found by one
-// division (gonum's stat.Histogram, which takes bins of any width, needs
-// the counts sorted).
-func lengths(xs []int64) *Lengths {
-	if len(xs) == 0 {
-		return nil
-	}
-	lo, hi := slices.Min(xs), slices.Max(xs)
-	ks := slices.Compact([]int{lengthRank(lengthP50, len(xs)), lengthRank(lengthP95, len(xs))})
-	at := make([]int64, len(ks))
-	order.Select(order.Flat(xs), lo, hi, ks, at)
-	h := newLengthBins(lo, hi, len(xs))
-	h.l.P50, h.l.P95 = int(at[0]), int(at[len(at)-1])
-	for _, x := range xs {
-		h.counts[(x-lo)/h.width]++
-	}
-	return h.done()
-}
-
-// The length percentiles, and the index (from 0) of each in n sorted
-// lengths: nearest rank, as percentile.go defines it.
+// The length percentiles, and lengthRanks, the index (from 0) of each in
+// n sorted lengths: nearest rank, as percentile.go defines it.
 var lengthP50, lengthP95 = MustPercentile(50), MustPercentile(95)
 
-func lengthRank(p Percentile, n int) int {
-	k, _ := NearestRank.position(p, n)
-	return k
+func lengthRanks(n int) (p50, p95 int) {
+	p50, _ = NearestRank.position(lengthP50, n)
+	p95, _ = NearestRank.position(lengthP95, n)
+	return p50, p95
 }
 
-// lengthBins is a length histogram being counted: bins of equal width over
-// [min, max+1), their edges whole tokens.
-type lengthBins struct {
-	l      *Lengths
-	lo     int64
-	width  int64
-	counts []int
-}
-
-func newLengthBins(lo, hi int64, n int) *lengthBins {
-	width := max(1, (hi+1-lo+histogramBins-1)/histogramBins)
-	return &lengthBins{
-		l:  &Lengths{N: n, Max: int(hi)},
-		lo: lo, width: width,
-		counts: make([]int, (hi+1-lo+width-1)/width),
+// asLengths returns the Lengths of a description, or nil for none.
+func asLengths(d lengths.Description, some bool) *Lengths {
+	if !some {
+		return nil
 	}
-}
-
-// done returns the lengths with their histogram.
-func (h *lengthBins) done() *Lengths {
-	for i, c := range h.counts {
-		h.l.Histogram = append(h.l.Histogram, Bin{Lo: int(h.lo + int64(i)*h.width), Hi: int(h.lo + int64(i+1)*h.width), Count: c})
+	l := &Lengths{N: d.N, P50: d.P50, P95: d.P95, Max: d.Max, Histogram: make([]Bin, len(d.Counts))}
+	for i, c := range d.Counts {
+		lo := d.Min + int64(i)*d.Width
+		l.Histogram[i] = Bin{Lo: int(lo), Hi: int(lo + d.Width), Count: c}
 	}
-	return h.l
+	return l
 }
 
 // floatRoom returns the memory of ds, which is free, as empty room for
