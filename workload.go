@@ -2,13 +2,12 @@ package llmmetrics
 
 import (
 	"math"
-	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/llmmetrics/llmmetrics/internal/lengths"
-	"github.com/llmmetrics/llmmetrics/internal/radix"
 	"github.com/llmmetrics/llmmetrics/internal/table"
 	"gonum.org/v1/gonum/stat"
 )
@@ -152,9 +151,9 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	if starts == nil {
 		starts = [][]time.Duration{list}
 	}
-	starts = inOrder(starts, list != nil)
+	starts = inflight.InOrder(starts, list != nil)
 	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: sweep(starts, ends)}
-	w.Arrivals = arrivals(sendGaps(starts, others, floatRoom(ends)))
+	w.Arrivals = arrivals(inflight.Gaps(starts, others, floatRoom(ends)))
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -214,67 +213,6 @@ func floatRoom(ds []time.Duration) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
 }
 
-// inOrder returns sends (segments, none of them empty but a lone one), in
-// time order: themselves when they are, or else sorted, in place when own
-// says that they are one list of the caller's own, or else in a list of
-// their own (a table's column is never reordered).
-func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
-	sorted := true
-	for k, seg := range sends {
-		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
-			sorted = false
-			break
-		}
-	}
-	switch {
-	case sorted:
-		return sends
-	case own && len(sends) == 1:
-		radix.Sort(sends[0])
-		return sends
-	}
-	n := 0
-	for _, seg := range sends {
-		n += len(seg)
-	}
-	list := hugepage.Make[time.Duration](0, n)
-	for _, seg := range sends {
-		list = append(list, seg...)
-	}
-	radix.Sort(list)
-	return [][]time.Duration{list}
-}
-
-// sendGaps appends to gaps the gaps between consecutive sends, in time
-// order, of the sends of a (segments in time order, none empty) and b
-// (any order, sorted here) merged, and returns them.
-func sendGaps(a [][]time.Duration, b []time.Duration, gaps []float64) []float64 {
-	if !slices.IsSorted(b) {
-		radix.Sort(b)
-	}
-	var prev time.Duration
-	seg, next := []time.Duration(nil), 0 // a's segment, and the next
-	i, j := 0, 0                         // in seg, and in b
-	for taken := 0; ; taken++ {
-		if i == len(seg) && next < len(a) {
-			seg, i, next = a[next], 0, next+1
-		}
-		var t time.Duration
-		switch {
-		case i < len(seg) && (j == len(b) || seg[i] <= b[j]):
-			t, i = seg[i], i+1
-		case j < len(b):
-			t, j = b[j], j+1
-		default:
-			return gaps
-		}
-		if taken > 0 {
-			gaps = append(gaps, float64(t-prev))
-		}
-		prev = t
-	}
-}
-
 // arrivals describes the gaps between consecutive sends, or returns nil
 // for fewer than two gaps.
 func arrivals(gaps []float64) *Arrivals {
@@ -301,74 +239,13 @@ func arrivals(gaps []float64) *Arrivals {
 	return a
 }
 
-// sweep describes the requests in flight, each from a start to an end, or
-// returns nil when they cover no time; starts are in time order in
-// segments (none of them empty, see inOrder), and as many ends in any
-// order, which it sorts. It sweeps the two in time order, at one instant
-// ends before starts: a request that ends as another begins does not
-// overlap it.
+// sweep describes the requests in flight (see inflight.Sweep), or returns
+// nil when they cover no time.
 func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
-	if len(ends) == 0 {
+	l, ok := inflight.Sweep(starts, ends)
+	if !ok {
 		return nil
 	}
-	if !slices.IsSorted(ends) {
-		radix.Sort(ends)
-	}
-	lastSeg := starts[len(starts)-1]
-	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])
-	if first == last {
-		return nil
-	}
-	c := &Concurrency{Span: last - first}
-	var timeAt []time.Duration // how long the run spent at each count
-	var area float64
-	n, now := 0, first
-	// Which edge comes next is as likely one as the other, so the choice
-	// is made without a branch: past the last of either, the other is
-	// taken through a sentinel beyond any valid time, and the indexes move
-	// by arithmetic.
-	seg, next := starts[0], 1 // the segment of starts, and the next
-	for i, j := 0, 0; i < len(seg) || j < len(ends); {
-		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-		if i < len(seg) {
-			s = seg[i]
-		}
-		if j < len(ends) {
-			e = ends[j]
-		}
-		// end is 1 for an end, 0 for a start: set so, with the edge's
-		// time taken by min, the compiler makes no branch of the choice.
-		t := min(s, e)
-		end := 0
-		if e <= s {
-			end = 1
-		}
-		// The time since the last edge is spent at n (none passes between
-		// the edges of one instant, where n may dip below 0 as a request
-		// of no length ends before it begins).
-		if dt := t - now; dt > 0 {
-			if n >= len(timeAt) {
-				timeAt = append(timeAt, make([]time.Duration, n+1-len(timeAt))...)
-			}
-			timeAt[n] += dt
-			area += float64(n) * float64(dt)
-		}
-		n += 1 - 2*end
-		i, j = i+1-end, j+end
-		if i == len(seg) && next < len(starts) {
-			seg, i, next = starts[next], 0, next+1
-		}
-		c.Max = max(c.Max, n)
-		now = t
-	}
-	c.Mean = area / float64(c.Span)
-	var cum time.Duration
-	for k, t := range timeAt {
-		cum += t
-		if cum >= c.Span-cum { // 2·cum ≥ Span, which could overflow
-			c.P50 = k
-			break
-		}
-	}
-	return c
+	c := Concurrency(l)
+	return &c
 }

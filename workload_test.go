@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -237,7 +238,7 @@ func TestConcurrencyByInstants(t *testing.T) {
 				area += float64(in) * float64(dt)
 			}
 		}
-		got := sweep(inOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
+		got := sweep(inflight.InOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
 		if want.Span == 0 {
 			if got != nil {
 				t.Fatalf("no span, got %+v", got)
