@@ -43,7 +43,7 @@ func (b *block) slots(n int) ([]Record, []int) {
 // it, rather than copied when the blocks are joined. Slots of blank and
 // rejected lines are closed up as the blocks are taken.
 //
-// A reader that keeps a table (see internal/table) has its rows' columns instead,
+// A reader that keeps a table (internal/table) has its rows' columns instead,
 // in tab, and takes no slots: a table's blocks keep their own rows, and
 // the slots of blank and rejected lines stay empty.
 type rows struct {
