@@ -1,6 +1,11 @@
 package compare
 
-import "github.com/llmmetrics/llmmetrics"
+import (
+	"maps"
+	"slices"
+
+	"github.com/llmmetrics/llmmetrics"
+)
 
 // A runFigure is a figure a run has once (not per request): a rate, the
 // attainment, the error rate. The gate, the two-run comparison and the
@@ -57,16 +62,52 @@ func runFigureNamed(name string) (runFigure, bool) {
 	return runFigure{}, false
 }
 
-// values returns the figure of every summary, or nil when some lack it: a
-// figure some runs lack is not compared.
-func (f runFigure) values(sums []*llmmetrics.Summary) []float64 {
+// values returns the figure of every summary, or why some summary lacks
+// it: a figure some runs lack is not compared.
+func (f runFigure) values(sums []*llmmetrics.Summary) ([]float64, string) {
 	out := make([]float64, 0, len(sums))
 	for _, s := range sums {
 		v, absent := f.value(s)
 		if absent != "" {
-			return nil
+			return nil, absent
 		}
 		out = append(out, v)
 	}
-	return out
+	return out, ""
+}
+
+// percentileFigure is a latency percentile of each run, in milliseconds:
+// "ttft p99" is a run's own p99 TTFT, over that run's requests.
+func percentileFigure(metric string, p llmmetrics.Percentile) runFigure {
+	return runFigure{metric + " " + p.Key(), "ms", func(s *llmmetrics.Summary) (float64, string) {
+		d := distribution(s, metric)
+		if d == nil {
+			if why := s.Absent[metric]; why != "" {
+				return 0, "the run has no " + metric + ": " + why
+			}
+			return 0, "the run has no " + metric
+		}
+		v, ok := d.At(p)
+		if !ok {
+			return 0, p.Key() + " was not computed"
+		}
+		return millis(v), ""
+	}}
+}
+
+// sortedUnion returns the keys of a and b, sorted.
+func sortedUnion(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return sortedKeys(keys)
+}
+
+// sortedKeys returns a set's members, sorted.
+func sortedKeys(set map[string]bool) []string {
+	return slices.Sorted(maps.Keys(set))
 }

@@ -13,18 +13,22 @@ import (
 var diffCommand = &command{
 	name:     "diff",
 	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--json] A[,A2,…] B[,B2,…]",
-	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks: for each figure,\n" +
-		"the baseline A, the new B, the relative change, and whether the change is significant at --alpha,\n" +
-		"printed as ~ when it is not. Several files a side, joined by commas, are repeats of one setup.\n" +
-		"Latencies are percentiles of the per-request values pooled over a side's runs, never averages of\n" +
-		"per-run percentiles; their p50 is tested with the Mann–Whitney U test on those values (exact up to\n" +
-		"20 values a side, else the normal approximation with ties corrected), tail percentiles are shown\n" +
-		"but not tested. Rates (output and prompt tokens/s, requests/s, attainment, error rate) are the\n" +
-		"median over runs, tested on the per-run values: with fewer than 3 runs a side they cannot be\n" +
-		"significant, and the output says so. Files are llmmetrics' CSV or JSONL or another tool's results.",
+	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks. Several files\n" +
+		"a side, joined by commas, are repeats of one setup, each taken in a process of its own. Every figure\n" +
+		"is computed once per run: TTFT, TPOT and E2E percentiles over that run's requests, output and\n" +
+		"prompt tokens/s, requests/s, the error rate and with --slo the attainment. A and B are the median\n" +
+		"± MAD of the per-run values (the MAD as a percentage of the median), and the change between them\n" +
+		"is tested with the exact Mann–Whitney U test on those values, n = runs: requests pooled across\n" +
+		"runs are not independent samples, since on a shared machine most of the variance is between runs.\n" +
+		"A change is printed as ~ when its p is not below --alpha. With n + n runs the smallest p is\n" +
+		"2 / C(2n, n) (3 + 3 runs: 0.1), so diff states the runs a side needed to reach --alpha (4 for\n" +
+		"0.05) when a side has fewer. Each difference between the sides' run headers (load, model, API,\n" +
+		"lengths, environment) is printed as a WARNING line. Each run's throughput window is the one\n" +
+		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
+		"send times. Files are llmmetrics' CSV or JSONL or another tool's results. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
-		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl b1.jsonl,b2.jsonl,b3.jsonl",
+		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl,a4.jsonl b1.jsonl,b2.jsonl,b3.jsonl,b4.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _, _ := newDiffFlags(); return fs },
 }
