@@ -175,8 +175,9 @@ type File struct {
 	// Window is the throughput window the file implies, when its records
 	// carry no send times (0 when they do: derive it from the records).
 	Window time.Duration
-	// NoSendTimes is true when the file stores no send times and implies no
-	// window: rates need a declared window (see llmmetrics.Options).
+	// NoSendTimes is true when the file stores no send times: without a
+	// Window it implies none, and rates need a declared window (see
+	// llmmetrics.Options). Records gives both to the Run it returns.
 	NoSendTimes bool
 	// Summary holds the figures the file itself reports, in file order.
 	Summary []Figure
@@ -191,7 +192,8 @@ type File struct {
 }
 
 // Records returns one record per request of the file, under llmmetrics'
-// conventions, built on each call. A request the importer had to set aside
+// conventions, built on each call, with the file's Window and NoSendTimes
+// (which Run.Summarize applies). A request the importer had to set aside
 // is in Run.Rejected, and Records then returns the Run with Run.Err, which
 // wraps llmmetrics.ErrRejected; Run.Summarize counts it. It returns
 // ErrNoRecords for a file that holds a summary only.
@@ -200,6 +202,7 @@ func (f *File) Records() (*llmmetrics.Run, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
 	}
 	run := f.records()
+	run.Window, run.NoSendTimes = f.Window, f.NoSendTimes
 	return run, run.Err()
 }
 

@@ -210,6 +210,7 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 	f.compare = v.compare
 	if v.startTimes == nil {
 		f.Window = seconds(v.duration)
+		f.NoSendTimes = true
 	}
 	return f, nil
 }
