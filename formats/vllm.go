@@ -143,7 +143,7 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 		return fail("duration", fmt.Errorf("%w: %v", llmmetrics.ErrInvalidWindow, v.duration))
 	}
 
-	f := &File{Tool: tool, Summary: v.summary}
+	f := &File{Tool: tool, Summary: v.summary, load: v.load()}
 	switch {
 	case tool == SGLang:
 		f.Layout = "bench_serving --output-file"
@@ -213,6 +213,27 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 		f.NoSendTimes = true
 	}
 	return f, nil
+}
+
+// load is the load the file states: its max_concurrency, or else its
+// request_rate when finite (vLLM writes inf for no limit); nil for none.
+func (v *serveFile) load() *Load {
+	var rate, conc float64
+	for _, f := range v.summary {
+		switch f.Key {
+		case "request_rate":
+			rate = f.Value
+		case "max_concurrency":
+			conc = f.Value
+		}
+	}
+	switch {
+	case conc > 0 && !math.IsInf(conc, 0):
+		return &Load{Kind: "concurrency", Level: conc}
+	case rate > 0 && !math.IsInf(rate, 0):
+		return &Load{Kind: "rate", Level: rate}
+	}
+	return nil
 }
 
 // check refuses per-request data that would change a figure in silence:

@@ -25,7 +25,9 @@ var diffCommand = &command{
 		"0.05) when a side has fewer. Each difference between the sides' run headers (load, model, API,\n" +
 		"lengths, environment) is printed as a WARNING line. Each run's throughput window is the one\n" +
 		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
-		"send times. Files are llmmetrics' CSV or JSONL or another tool's results. See docs/comparing.md.",
+		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
+		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
+		"report does, unless --strict. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
 		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl,a4.jsonl b1.jsonl,b2.jsonl,b3.jsonl,b4.jsonl",
@@ -54,15 +56,18 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: diff reads each file's own format and derives each run's window", errUsage)
 	}
 	var sides [2][]*llmmetrics.Run
+	anyForeign := false
 	for k, side := range files {
 		for _, name := range strings.Split(side, ",") {
-			run, err := loadRun(name, opt.Lenient)
+			run, foreign, err := loadRun(name, opt.Lenient)
 			if err != nil {
 				return err
 			}
+			anyForeign = anyForeign || foreign
 			sides[k] = append(sides[k], run)
 		}
 	}
+	opt = lenientFor(opt, anyForeign, *f.strict)
 	d, err := compare.DiffRuns(sides[0], sides[1], compare.DiffOptions{Summary: opt, Alpha: *alpha})
 	if err != nil {
 		return err

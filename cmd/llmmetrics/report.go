@@ -43,7 +43,12 @@ var reportCommand = &command{
 		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
 		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
-		"under its keys; the flags the tool has no concept of are refused there.",
+		"under its keys; the flags the tool has no concept of are refused there.\n" +
+		"A GuideLLM file written by a sweep holds several benchmarks: report reports each in turn (with\n" +
+		"--json, one object a line), or only benchmark N with --benchmark N; a gate applies to each.\n" +
+		"Throughput takes its window from the file (a declared duration where the records carry no send\n" +
+		"times), as diff, sweep and reconcile do; without send times and a declared window it is absent,\n" +
+		"and so are the workload's arrivals, the requests in flight and the timeline.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -60,9 +65,10 @@ var reportCommand = &command{
 // reportFlags are the flags of report.
 type reportFlags struct {
 	analysis
-	dialect *string
-	gate    gate
-	pics    pictures
+	dialect   *string
+	benchmark *int
+	gate      gate
+	pics      pictures
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -70,6 +76,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f := &reportFlags{}
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
+	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
 	f.gate.define(fs)
 	f.pics.define(fs, true)
 	return fs, f
@@ -113,19 +120,59 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	if tool == "" {
+		if *f.benchmark > 1 {
+			return fmt.Errorf("%w: --benchmark %d: %s is one run in llmmetrics' format", errUsage, *f.benchmark, name)
+		}
 		return reportOwn(stdout, in, name, opt, f)
 	}
-	file, err := formats.Read(in, tool)
+	all, err := formats.ReadAll(in, tool)
 	if err != nil {
 		return inFile(name, err)
 	}
-	if dialect != "" {
-		if dialect != file.Tool {
-			return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
-		}
-		return reportDialect(stdout, name, file, fs, opt, f.asJSON())
+	benchmarks, err := f.chooseBenchmark(name, all)
+	if err != nil {
+		return err
 	}
-	return reportImported(stdout, name, file, opt, f)
+	// Each benchmark is reported in turn; a gate's verdict comes after all.
+	var gateErr error
+	for i, file := range benchmarks {
+		if i > 0 && !f.asJSON() {
+			fmt.Fprintln(stdout)
+		}
+		label := name
+		if file.Benchmarks > 1 {
+			label = fmt.Sprintf("%s, benchmark %d of %d (%s)", name, file.Benchmark, file.Benchmarks, file.Strategy)
+		}
+		if dialect != "" {
+			if dialect != file.Tool {
+				return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
+			}
+			err = reportDialect(stdout, label, file, fs, opt, f.asJSON())
+		} else {
+			err = reportImported(stdout, label, file, opt, f)
+		}
+		if errors.Is(err, errGate) && gateErr == nil {
+			gateErr = err
+		} else if err != nil && !errors.Is(err, errGate) {
+			return err
+		}
+	}
+	return gateErr
+}
+
+// chooseBenchmark returns the benchmark --benchmark N names, or every
+// benchmark of the file; pictures and the spectrum take one.
+func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*formats.File, error) {
+	n := *f.benchmark
+	switch {
+	case n == 0 && len(all) > 1 && (f.pics.wanted() || *f.pics.spectrum != ""):
+		return nil, fmt.Errorf("%w: %s holds %d benchmarks: pictures and the spectrum are of one, give --benchmark N", errUsage, name, len(all))
+	case n == 0:
+		return all, nil
+	case n < 0 || n > len(all):
+		return nil, fmt.Errorf("%w: --benchmark %d: %s holds %d benchmark(s), numbered from 1", errUsage, n, name, len(all))
+	}
+	return all[n-1 : n], nil
 }
 
 // reportOwn reports a file in llmmetrics' own CSV or JSONL. Unless the
