@@ -18,7 +18,7 @@ var reportCommand = &command{
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
 		"                    [--plot DIR] [--html FILE] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
-		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json] [FILE | --merge FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
@@ -27,9 +27,14 @@ var reportCommand = &command{
 		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
 		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
 		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
-		"Several files of llmmetrics' JSONL, each with its run header, are one run taken by several machines:\n" +
-		"they are put on one clock by the headers' wall-clock starts (the machines' clock offset is unknown,\n" +
-		"and the report says so) and reported together.\n" +
+		"Several files are several runs, and report refuses them (compare them with diff or sweep, or\n" +
+		"report each), unless --merge says they are one run taken by several machines: files of llmmetrics'\n" +
+		"JSONL, each with its run header, that come from one plan (the headers agree on the model, the API,\n" +
+		"the target and the load, or on a plan id) and whose windows overlap on the wall clock; otherwise\n" +
+		"--merge says why not. They are put on one clock by the headers' wall-clock starts: the machines'\n" +
+		"clock offset is unknown (milliseconds under NTP) and moves only the window's ends, since every\n" +
+		"latency is a difference on one machine's clock; starts further apart than 1% of the window are\n" +
+		"warned about.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
 		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
@@ -67,6 +72,7 @@ type reportFlags struct {
 	analysis
 	dialect   *string
 	benchmark *int
+	merge     *bool
 	gate      gate
 	pics      pictures
 }
@@ -77,6 +83,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
 	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
+	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
 	f.gate.define(fs)
 	f.pics.define(fs, true)
 	return fs, f
@@ -94,7 +101,13 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *f.pics.timings != "" && !f.pics.wanted() {
 		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
 	}
-	if len(files) > 1 {
+	if len(files) > 1 && !*f.merge {
+		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
+	}
+	if *f.merge {
+		if len(files) < 2 {
+			return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
+		}
 		if f.tool != "" || *f.dialect != "" {
 			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
 		}
@@ -219,7 +232,12 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
-	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Ids are prefixed with the file's position.", len(files)))
+	warnings, err := checkMerge(named)
+	if err != nil {
+		return err
+	}
+	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", len(files)))
+	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
 		return withLenientHint(err)
