@@ -15,8 +15,8 @@
 //
 // [SweepRuns] groups runs by load level (a concurrency or a rate, from the
 // run header with [LevelOf], or given) and reports each figure per level
-// as median ± MAD across the level's repeats (the lessons ask for at least
-// 3; fewer is warned about). Each percentile is computed per run over its
+// as median ± MAD across the level's repeats (the specification asks for
+// at least 3; fewer is warned about). Each percentile is computed per run over its
 // own requests; the sweep's figure is the median of those per-run
 // percentiles, which is not the percentile of the pooled requests and is
 // named so. [Sweep.Capacity] reads the highest level whose median
