@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,4 +130,37 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// shardLoads are the load keys a shard holds its share of, which add up
+// over the shards to the plan's.
+var shardLoads = []string{"concurrency", "requests", "rate_per_s", "max_in_flight"}
+
+// mergeShards gives a merged run of shards (every header with a "shard"
+// key, written by run --shard) the load of the whole plan: each share
+// summed over the files, the shard key replaced by the number of shards.
+// It does nothing for other files.
+func mergeShards(merged *llmmetrics.Run, runs []namedRun) {
+	for _, r := range runs {
+		if r.run.Header.Load["shard"] == "" {
+			return
+		}
+	}
+	load := merged.Header.Load
+	for _, k := range shardLoads {
+		if load[k] == "" {
+			continue
+		}
+		var sum float64
+		for _, r := range runs {
+			v, err := strconv.ParseFloat(r.run.Header.Load[k], 64)
+			if err != nil {
+				return // not a number: leave the first file's load as it is
+			}
+			sum += v
+		}
+		load[k] = strconv.FormatFloat(sum, 'g', -1, 64)
+	}
+	delete(load, "shard")
+	load["shards"] = strconv.Itoa(len(runs))
 }

@@ -236,6 +236,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return err
 	}
+	mergeShards(merged, named)
 	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", len(files)))
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
