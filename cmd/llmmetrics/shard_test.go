@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -167,7 +168,39 @@ func TestShardsRealServer(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--url", base + "/v1/chat/completions", "--model", "tiny", "--requests", "24", "--concurrency", "3",
 		"--warmup", "1", "--prompts", promptsFile(t), "--max-tokens", "8"}
-	files := runShards(t, dir, args...)
+	// Three processes of the built command, as three machines would run it.
+	bin := filepath.Join(dir, "llmmetrics")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// Five seconds for three processes to start: a safety net, not a
+	// measurement (a start past is refused, and the test would fail).
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
+	var files []string
+	var procs []*exec.Cmd
+	for i := range 3 {
+		files = append(files, filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i+1)))
+		cmd := exec.Command(bin, append([]string{"run", "--shard", fmt.Sprintf("%d/3", i+1), "--start-at", start, "--out", files[i]}, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		procs = append(procs, cmd)
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
+		defer func() {
+			if t.Failed() {
+				t.Logf("shard %d: %s", i+1, stderr.String())
+			}
+		}()
+	}
+	for i, cmd := range procs {
+		assert.NoError(t, cmd.Wait(), "shard %d", i+1)
+	}
 	whole := filepath.Join(dir, "whole.jsonl")
 	code, _, errs := runCLI(t, "", append([]string{"run", "--out", whole}, args...)...)
 	require.Equal(t, 0, code, errs)
