@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -351,4 +352,21 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// sortedUnion returns the keys of a and b, sorted.
+func sortedUnion(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return sortedKeys(keys)
+}
+
+// sortedKeys returns a set's members, sorted.
+func sortedKeys(set map[string]bool) []string {
+	return slices.Sorted(maps.Keys(set))
 }

@@ -1,11 +1,6 @@
 package compare
 
-import (
-	"maps"
-	"slices"
-
-	"github.com/llmmetrics/llmmetrics"
-)
+import "github.com/llmmetrics/llmmetrics"
 
 // A runFigure is a figure a run has once (not per request): a rate, the
 // attainment, the error rate. The gate, the two-run comparison and the
@@ -93,21 +88,4 @@ func percentileFigure(metric string, p llmmetrics.Percentile) runFigure {
 		}
 		return millis(v), ""
 	}}
-}
-
-// sortedUnion returns the keys of a and b, sorted.
-func sortedUnion(a, b map[string]string) []string {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	return sortedKeys(keys)
-}
-
-// sortedKeys returns a set's members, sorted.
-func sortedKeys(set map[string]bool) []string {
-	return slices.Sorted(maps.Keys(set))
 }

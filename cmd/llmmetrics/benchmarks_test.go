@@ -72,7 +72,9 @@ func TestReportEveryBenchmark(t *testing.T) {
 	code, out, errs = runCLI(t, "", "report", "--fail-if", "p50(ttft)>350ms", file)
 	assert.Equal(t, 3, code, errs)
 	assert.Contains(t, out, "benchmark 4 of 4")
-	assert.Contains(t, errs, "400ms")
+	assert.Contains(t, errs, "benchmark 4: gate failed: p50(ttft)>350ms (it is 400ms)")
+	assert.NotContains(t, errs, "benchmark 3:")
+	assert.Equal(t, 1, strings.Count(errs, "\n"), "one line")
 }
 
 // A sweep reads its levels from the files: each constant benchmark of a

@@ -164,9 +164,12 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		} else {
 			err = reportImported(stdout, label, file, opt, f)
 		}
-		if errors.Is(err, errGate) && gateErr == nil {
-			gateErr = err
-		} else if err != nil && !errors.Is(err, errGate) {
+		switch {
+		case len(benchmarks) == 1:
+			return err
+		case errors.Is(err, errGate):
+			gateErr = errors.Join(gateErr, fmt.Errorf("benchmark %d: %w", file.Benchmark, err))
+		case err != nil:
 			return err
 		}
 	}
