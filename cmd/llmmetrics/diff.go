@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -59,7 +60,7 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	anyForeign := false
 	for k, side := range files {
 		for _, name := range strings.Split(side, ",") {
-			run, foreign, err := loadRun(name, opt.Lenient)
+			run, foreign, err := diffRun(name, opt.Lenient)
 			if err != nil {
 				return err
 			}
@@ -82,4 +83,31 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "llmmetrics diff: A = %s, B = %s\n", files[0], files[1])
 	return d.WriteTable(stdout)
+}
+
+// diffRun reads one run of a side: a file in llmmetrics' formats, or the
+// first benchmark of another tool's file, given a header that says what
+// the file states of its load (its tool and its rate or concurrency), so
+// that the sides' loads are compared as llmmetrics' headers are; foreign
+// says it was another tool's.
+func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, err error) {
+	own, files, err := readRuns(name, lenient)
+	if err != nil || own != nil {
+		return own, false, err
+	}
+	if run, err = records(name, files[0]); err != nil {
+		return nil, true, err
+	}
+	if run.Header == nil {
+		h := &llmmetrics.RunHeader{Tool: string(files[0].Tool) + " " + files[0].Layout, Load: map[string]string{}}
+		if l, ok := files[0].Load(); ok {
+			if l.Kind == "rate" {
+				h.Load["loop"], h.Load["rate_per_s"] = "open", strconv.FormatFloat(l.Level, 'g', -1, 64)
+			} else {
+				h.Load["loop"], h.Load["concurrency"] = "closed", strconv.FormatFloat(l.Level, 'g', -1, 64)
+			}
+		}
+		run.Header = h
+	}
+	return run, true, nil
 }

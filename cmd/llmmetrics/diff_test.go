@@ -205,3 +205,17 @@ func TestSweepInferencePerf(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "may include traffic from outside the stage")
 }
+
+// Another tool's file has no run header, but states its load: diff
+// compares what it states (vLLM's request_rate 1 and 16 here).
+func TestDiffWarnsForeignLoads(t *testing.T) {
+	a := realdata(t, "vllm/surajssd__llm-k8s__llama33-70b-tp8-qps01.json")
+	b := realdata(t, "vllm/surajssd__llm-k8s__deepseek-v25-qps16.json")
+	code, out, errs := runCLI(t, "", "diff", a, b)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: A and B differ in load rate_per_s: A 1, B 16\n")
+	assert.NotContains(t, out, "has no run header")
+	code, out, errs = runCLI(t, "", "diff", a, a)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "WARNING")
+}

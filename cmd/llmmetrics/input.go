@@ -95,18 +95,6 @@ func records(name string, file *formats.File) (*llmmetrics.Run, error) {
 	return run, nil
 }
 
-// loadRun reads one run for the commands that take several: a file in
-// llmmetrics' formats, or another tool's (foreign; of a GuideLLM file
-// with several benchmarks, the first).
-func loadRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, err error) {
-	own, files, err := readRuns(name, lenient)
-	if err != nil || own != nil {
-		return own, false, err
-	}
-	run, err = records(name, files[0])
-	return run, true, err
-}
-
 // lenientFor returns opt lenient when some run is another tool's file
 // and --strict was not given: its invalid requests are set aside and
 // counted, as report does, since its reader cannot fix them. The runs of

@@ -128,7 +128,7 @@ func TestShardsMerge(t *testing.T) {
 	files := runShards(t, dir, args...)
 	assert.Equal(t, int64(12), served.Load())
 	for i, f := range files {
-		run, _, err := loadRun(f, false)
+		run, _, err := readRuns(f, false)
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf("%d/3", i+1), run.Header.Load["shard"])
 		assert.Equal(t, "1", run.Header.Load["concurrency"])
