@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // Reading a line format in parallel: a splitter cuts the input into blocks
@@ -182,8 +183,8 @@ func splitBlocks(r io.Reader, first int, fence func([]byte) int, size int, free 
 		case <-done:
 			return
 		}
-		if cap(buf) < max(size, 2*len(carry)) {
-			buf = make([]byte, 0, max(size, 2*len(carry)))
+		if room := max(size, min(2*len(carry), maxLine+1)); cap(buf) < room {
+			buf = make([]byte, 0, room)
 		}
 		buf = append(buf[:0], carry...)
 		var rerr error
@@ -203,19 +204,16 @@ func splitBlocks(r io.Reader, first int, fence func([]byte) int, size int, free 
 					rerr = &longLine{line: line + bytes.Count(buf, []byte{'\n'})}
 					break
 				}
-				grown := make([]byte, len(buf), 2*cap(buf))
-				copy(grown, buf)
-				buf = grown
+				buf = lineio.Grow(buf, maxLine)
 			}
 		}
 		end := len(buf)
+		_, long := rerr.(*longLine)
 		switch {
 		case rerr == nil:
 			end = bytes.LastIndexByte(buf, '\n') + 1
-		default:
-			if _, long := rerr.(*longLine); long {
-				end = 0 // the block is the long line alone, which is not parsed
-			}
+		case long:
+			end = 0 // the block is the long line alone, which is not parsed
 		}
 		fenced := false
 		if fence != nil {
@@ -223,7 +221,10 @@ func splitBlocks(r io.Reader, first int, fence func([]byte) int, size int, free 
 				end, fenced = at, true
 			}
 		}
-		carry = append(carry[:0], buf[end:]...)
+		carry = carry[:0]
+		if !long { // the long line ends the reading: no need to copy it
+			carry = append(carry, buf[end:]...)
+		}
 		b := block{seq: seq, firstLine: line, data: buf[:end], buf: buf}
 		line += bytes.Count(b.data, []byte{'\n'})
 		if fenced {

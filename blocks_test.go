@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/linecount"
 )
 
 // inFile returns a wrapper that writes what the reader holds to a file and
@@ -33,15 +35,15 @@ func inFile(t *testing.T) func(io.Reader) io.Reader {
 		}
 		t.Cleanup(func() { f.Close() })
 		want := bytes.Count(b, []byte{'\n'}) + 1
-		if want*minLineBytes > len(b) {
+		if want*linecount.MinLineBytes > len(b) {
 			want = -1 // too short on average to make room for
 		}
 		wantCommas := bytes.Count(b, []byte{','})
 		if want < 0 {
 			wantCommas = -1
 		}
-		if lines, commas := countFile(f); lines != want || commas != wantCommas {
-			t.Fatalf("countFile: %d lines, %d commas; want %d, %d", lines, commas, want, wantCommas)
+		if lines, commas := linecount.File(f, maxLine); lines != want || commas != wantCommas {
+			t.Fatalf("linecount.File: %d lines, %d commas; want %d, %d", lines, commas, want, wantCommas)
 		}
 		return f
 	}
@@ -50,8 +52,8 @@ func inFile(t *testing.T) func(io.Reader) io.Reader {
 // A file of blank lines is not given a slot a line.
 func TestCountLinesShort(t *testing.T) {
 	f := inFile(t)(strings.NewReader(strings.Repeat("\n", 100_000)))
-	if n := countLines(f); n != -1 {
-		t.Fatalf("countLines of 100,000 blank lines = %d, want -1", n)
+	if n, _ := linecount.File(f, maxLine); n != -1 {
+		t.Fatalf("linecount.File of 100,000 blank lines = %d, want -1", n)
 	}
 	run, err := ReadJSONL(f)
 	if err != nil || len(run.Records) != 0 || cap(run.Records) > 0 {

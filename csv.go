@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // The CSV format is the one the lessons write:
@@ -41,6 +43,9 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	total := o.lines(r)
 	head, r, err := csvHeaderLine(r)
+	if errors.Is(err, errLongRow) {
+		return nil, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", err)
 	}
@@ -91,8 +96,8 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 // csvHeaderLine reads r up to the end of its first line that is not blank,
 // the header, and returns those bytes and a reader of the rest. When the
 // header's quotes may go on past its line (an odd number of them, see
-// openQuoteLine) or it is longer than a row may be, it returns no header
-// and a reader of the whole input, for readQuotedCSV.
+// openQuoteLine), it returns no header and a reader of the whole input,
+// for readQuotedCSV. A header longer than a row may be is errLongRow.
 func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
 	buf := make([]byte, 0, 4<<10)
 	for {
@@ -104,10 +109,13 @@ func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
 			return head, io.MultiReader(bytes.NewReader(tail), r), nil
 		}
 		if len(buf) > maxLine {
-			return nil, io.MultiReader(bytes.NewReader(buf), r), nil
+			// No line of it ends: the header is too long, however its
+			// quotes go (readQuotedCSV would say so too, after reading
+			// the input again into encoding/csv's buffers).
+			return nil, nil, errLongRow
 		}
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = lineio.Grow(buf, maxLine)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

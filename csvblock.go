@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 )
 
 // Reading a block of CSV rows, each one line: the splitter stops before
@@ -220,33 +222,26 @@ func parseStatusBytes(b []byte) (Status, error) {
 	return ParseStatus(string(b))
 }
 
-// pow10int holds 10⁰ … 10⁶.
-var pow10int = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000}
-
-// pow10 holds the powers of ten that a float64 holds exactly.
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
-
 // parseMillisBytes is parseMillis on the bytes of a field. A plain decimal
 // of at most 15 digits is converted here: its digits make an integer that
-// a float64 holds exactly, and one division by an exact power of ten
-// rounds it correctly, giving the float64 strconv.ParseFloat gives (its own
-// exact path). Anything else is left to parseMillis.
+// a float64 holds exactly, and decimal.Float gives the float64
+// strconv.ParseFloat gives. Anything else is left to parseMillis.
 func parseMillisBytes(b []byte) (time.Duration, error) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i, neg = 1, b[0] == '-'
 	}
-	m, n, digits, decimals := plainDecimal(b[i:])
+	m, n, digits, decimals := decimal.Plain(b[i:])
 	if i+n != len(b) || digits == 0 || digits > 15 {
 		return parseMillis(string(b))
 	}
-	if ns, ok := exactNanos(m, digits, decimals); ok {
+	if ns, ok := decimal.MillisNanos(m, digits, decimals); ok {
 		if neg {
 			ns = -ns
 		}
-		return ns, nil
+		return time.Duration(ns), nil
 	}
-	ms := float64(m) / pow10[decimals]
+	ms := decimal.Float(m, -decimals)
 	if neg {
 		ms = -ms
 	}
@@ -257,47 +252,6 @@ func parseMillisBytes(b []byte) (time.Duration, error) {
 	return time.Duration(ns), nil
 }
 
-// plainDecimal reads the digits at the start of b, with at most one point
-// among them, in two tight loops (before the point and after it): m is the
-// integer of all the digits, n the bytes read, digits and decimals the
-// numbers of digits in all and after the point.
-func plainDecimal(b []byte) (m uint64, n, digits, decimals int) {
-	i := 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-	}
-	digits = i
-	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-		}
-		decimals = i - start
-		digits += decimals
-	}
-	return m, i, digits, decimals
-}
-
-// exactNanos returns the nanoseconds of the milliseconds whose digits,
-// at most 15 of them, make m, decimals of them after the point, and
-// whether it can without a division. With at most six decimals the value
-// is a whole number of nanoseconds, m·10^(6−decimals); the float path of
-// parseMillisBytes gives exactly that whenever it is below 2⁵¹: its two
-// roundings (the division and the product by 10⁶) are each within 2⁻⁵³
-// of their exact values, so it is within 2⁻⁵² of the whole number, less
-// than 0.5 below 2⁵¹, and math.Round lands on it.
-func exactNanos(m uint64, digits, decimals int) (time.Duration, bool) {
-	if digits == 0 || digits > 15 || decimals > 6 {
-		return 0, false
-	}
-	p := uint64(pow10int[6-decimals])
-	if m >= (1<<51)/p {
-		return 0, false
-	}
-	return time.Duration(m * p), true
-}
-
 // parseCountBytes is parseCount on the bytes of a field; a count of at
 // most nine digits, which cannot overflow, is converted here.
 func parseCountBytes(b []byte) (int, error) {
@@ -305,7 +259,7 @@ func parseCountBytes(b []byte) (int, error) {
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i, neg = 1, b[0] == '-'
 	}
-	n, read := countPrefix(b[i:])
+	n, read := decimal.Count(b[i:])
 	if read == 0 || i+read != len(b) {
 		return parseCount(string(b))
 	}

@@ -1,5 +1,11 @@
 package llmmetrics
 
+import (
+	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
+)
+
 // Reading a plain CSV row in one pass. Most rows a load generator writes
 // are plain: no quotes, no signs, every number present, digits with at
 // most one point. Such a row is read field by field as its commas are
@@ -67,7 +73,7 @@ func (p *rowPlan) read(row []byte, rec *Record) (id, message []byte, ok bool) {
 		rest := row[at:]
 		switch kind {
 		case fieldPrompt, fieldCompletion:
-			v, n := countPrefix(rest)
+			v, n := decimal.Count(rest)
 			if n == 0 {
 				return nil, nil, false
 			}
@@ -78,11 +84,12 @@ func (p *rowPlan) read(row []byte, rec *Record) (id, message []byte, ok bool) {
 			}
 			at += n
 		case fieldSent, fieldTTFT, fieldE2E:
-			m, n, digits, decimals := plainDecimal(rest)
-			v, exact := exactNanos(m, digits, decimals)
+			m, n, digits, decimals := decimal.Plain(rest)
+			ns, exact := decimal.MillisNanos(m, digits, decimals)
 			if !exact {
 				return nil, nil, false
 			}
+			v := time.Duration(ns)
 			switch kind {
 			case fieldSent:
 				rec.Sent = v
@@ -114,18 +121,4 @@ func (p *rowPlan) read(row []byte, rec *Record) (id, message []byte, ok bool) {
 		}
 	}
 	return id, message, at == len(row)
-}
-
-// countPrefix parses the count of at most nine digits at the start of b,
-// which cannot overflow (parseCountBytes takes it so). It returns the count and the bytes read,
-// or 0 bytes when the start of b is no such count.
-func countPrefix(b []byte) (int, int) {
-	n, i := 0, 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		n = n*10 + int(b[i]-'0')
-	}
-	if i == 0 || i > 9 {
-		return 0, 0
-	}
-	return n, i
 }

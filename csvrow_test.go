@@ -94,49 +94,6 @@ func TestRowsNotPlain(t *testing.T) {
 	}
 }
 
-// The exact path of the millisecond parsers (plainDecimal, then
-// exactNanos) reads what parseMillis, by strconv, reads from the same
-// bytes, wherever it takes a decimal, and stops only where the decimal
-// does.
-func FuzzExactMillis(f *testing.F) {
-	for _, s := range []string{"99.406", "2251799813.685248,", "0.000001", "1.", ".5", "123456789012345", "1234567890123456", "5.1234567", "007.50x", "2251799813.685249"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, n, digits, decimals := plainDecimal(b)
-		v, ok := exactNanos(m, digits, decimals)
-		if !ok {
-			return
-		}
-		if want, err := parseMillis(string(b[:n])); err != nil || v != want {
-			t.Fatalf("%q: %v from %d bytes; parseMillis(%q) = %v, %v", b, v, n, b[:n], want, err)
-		}
-		if n < len(b) && (b[n]-'0' <= 9 || b[n] == '.' && bytes.IndexByte(b[:n], '.') < 0) {
-			t.Fatalf("%q: stopped at %d, before %q", b, n, b[n])
-		}
-	})
-}
-
-// countPrefix reads what parseCount, by strconv, reads from the same
-// bytes, wherever it takes a count.
-func FuzzCountPrefix(f *testing.F) {
-	for _, s := range []string{"0", "123456789", "1234567890", "12,3", "007", ""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, n := countPrefix(b)
-		if n == 0 {
-			return
-		}
-		if want, err := parseCount(string(b[:n])); err != nil || v != want {
-			t.Fatalf("countPrefix(%q) = %d, %d; parseCount(%q) = %d, %v", b, v, n, b[:n], want, err)
-		}
-		if n < len(b) && b[n]-'0' <= 9 {
-			t.Fatalf("countPrefix(%q) stopped at %d, before a digit", b, n)
-		}
-	})
-}
-
 // A row read in one pass gives what the general path gives for it: the
 // same record, id and message. (FuzzCSVSplit compares whole files with
 // encoding/csv; this compares the two paths row by row.)

@@ -1,19 +1,19 @@
-package formats
+package decimal
 
 import (
 	"math"
 	"math/bits"
 )
 
-// This file makes the scanner's fast number path correctly rounded, so that
-// every number parses to the float64 strconv.ParseFloat gives.
+// This file makes Parse's fast path correctly rounded, so that every
+// number parses to the float64 strconv.ParseFloat gives.
 //
 // The fast path reads up to 19 digits into an integer w and a power of ten
 // e with |e| ≤ 22, so the value is v = w·10^e. When w ≤ 2^53 both w and 10^|e|
 // are exact float64s, and one multiplication or division rounds once:
 // the result is correctly rounded. A larger w is rounded when it is
 // converted, so the computed c can be one unit in the last place away from
-// the correct result. decimalToFloat then decides exactly, in integer
+// the correct result. Float then decides exactly, in integer
 // arithmetic, on which side of the midpoints between c and its neighbours
 // v lies, and moves c to the neighbour when v is nearer it (ties to even,
 // as IEEE 754 rounding does).
@@ -27,8 +27,9 @@ var pow5 = func() (p [23]uint64) {
 	return p
 }()
 
-// decimalToFloat returns w·10^e correctly rounded, for |e| ≤ 22.
-func decimalToFloat(w uint64, e int) float64 {
+// Float returns w·10^e correctly rounded, for |e| ≤ 22: the float64
+// strconv.ParseFloat gives for the decimal.
+func Float(w uint64, e int) float64 {
 	c := float64(w)
 	if e < 0 {
 		c /= pow10[-e]

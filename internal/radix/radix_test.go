@@ -1,4 +1,4 @@
-package llmmetrics
+package radix
 
 import (
 	"math"
@@ -9,9 +9,9 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
-// sortInts gives the order slices.Sort gives, for signed and unsigned
+// Sort gives the order slices.Sort gives, for signed and unsigned
 // values, short and long slices, and values that agree in some bytes.
-func TestSortInts(t *testing.T) {
+func TestSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// The largest size is sorted on every core. The mask 0xffffffff marks
 	// values whose first byte is 0 nine times in ten: one of that byte's
@@ -33,8 +33,8 @@ func TestSortInts(t *testing.T) {
 			ws, wu := slices.Clone(s), slices.Clone(u)
 			slices.Sort(ws)
 			slices.Sort(wu)
-			sortInts(s)
-			sortInts(u)
+			Sort(s)
+			Sort(u)
 			if !slices.Equal(s, ws) || !slices.Equal(u, wu) {
 				t.Fatalf("n %d, mask %x: not sorted as slices.Sort sorts", n, mask)
 			}
@@ -42,10 +42,10 @@ func TestSortInts(t *testing.T) {
 	}
 }
 
-// BenchmarkSortInts sorts 5,000,000 id hashes (random 64-bit keys) and
+// BenchmarkSort sorts 5,000,000 id hashes (random 64-bit keys) and
 // 5,000,000 request ends (send times 5 ms apart plus up to 5 s): the two
 // sorts of a 5 M-row summary.
-func BenchmarkSortInts(b *testing.B) {
+func BenchmarkSort(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	keys, ends := make([]uint64, 5_000_000), make([]int64, 5_000_000)
 	for i := range keys {
@@ -57,8 +57,8 @@ func BenchmarkSortInts(b *testing.B) {
 		name string
 		sort func()
 	}{
-		{"hashes", func() { copy(kbuf, keys); sortInts(kbuf) }},
-		{"ends", func() { copy(ebuf, ends); sortInts(ebuf) }},
+		{"hashes", func() { copy(kbuf, keys); Sort(kbuf) }},
+		{"ends", func() { copy(ebuf, ends); Sort(ebuf) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

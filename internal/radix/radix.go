@@ -1,4 +1,6 @@
-package llmmetrics
+// Package radix sorts large slices of integers in a few linear passes,
+// in place, on every core, and merges sorted runs of them.
+package radix
 
 import (
 	"math/bits"
@@ -30,18 +32,18 @@ const bucketMin = 1 << 6
 // in its bucket, the buckets are independent.
 const parallelSortMin = 1 << 18
 
-// sortInts sorts xs in increasing order, on every core when xs is large.
-func sortInts[T ~int64 | ~uint64](xs []T) {
+// Sort sorts xs in increasing order, on every core when xs is large.
+func Sort[T ~int64 | ~uint64](xs []T) {
 	workers := 1
 	if len(xs) >= parallelSortMin {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	sortIntsOn(xs, workers)
+	SortOn(xs, workers)
 }
 
-// sortIntsOn sorts xs in increasing order on the given number of
+// SortOn sorts xs in increasing order on the given number of
 // goroutines.
-func sortIntsOn[T ~int64 | ~uint64](xs []T, workers int) {
+func SortOn[T ~int64 | ~uint64](xs []T, workers int) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)
 		return
