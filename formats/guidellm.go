@@ -46,9 +46,10 @@ type guidellmBenchmark struct {
 		Percentiles map[string]float64 `json:"percentiles"`
 	} `json:"metrics"`
 	Duration float64 `json:"duration"`
-	Args     struct {
-		Strategy json.RawMessage `json:"strategy"`
-	} `json:"args"`
+	// Args holds the benchmark's strategy; it is read leniently (see
+	// guidellmBenchmarkFile), as a shape this package does not know states
+	// no load rather than refusing the file.
+	Args json.RawMessage `json:"args"`
 }
 
 // guidellmStrategy is how GuideLLM scheduled a benchmark's requests:
@@ -178,10 +179,14 @@ func guidellmBenchmarkFile(raw json.RawMessage, k, n int) (*File, error) {
 	f := &File{Tool: GuideLLM, Layout: "benchmarks.json", Summary: guidellmFigures(&b), Benchmark: k + 1, Benchmarks: n}
 	// The strategy is read leniently: a version that writes it otherwise
 	// states no load, which is not a reason to refuse its requests.
-	var st guidellmStrategy
-	if json.Unmarshal(b.Args.Strategy, &st) == nil {
-		f.load = st.load()
+	var args struct {
+		Strategy guidellmStrategy `json:"strategy"`
 	}
+	if json.Unmarshal(b.Args, &args) != nil {
+		args.Strategy = guidellmStrategy{}
+	}
+	st := args.Strategy
+	f.load = st.load()
 	f.Strategy = st.String()
 	if n > 1 {
 		f.Notes = append(f.Notes, fmt.Sprintf("The file holds %d benchmarks; this is benchmark %d (%s).", n, k+1, f.Strategy))
