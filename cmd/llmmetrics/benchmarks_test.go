@@ -138,3 +138,13 @@ func TestSweepLevelsFromRealFiles(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `concurrency\s+100\s`, out)
 }
+
+// diff takes the first benchmark of a file that holds several, and says so.
+func TestDiffFirstBenchmark(t *testing.T) {
+	file := writeGuideLLMSweep(t, t.TempDir())
+	code, out, errs := runCLI(t, "", "diff", "--percentiles", "50", file, file)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: "+file+" holds 4 benchmarks: diff takes the first; report --benchmark N reports each\n")
+	// The first benchmark's TTFT is 100 ms in every request.
+	assert.Regexp(t, `ttft p50 \(ms\)\s+100 ± 0%`, out)
+}

@@ -58,13 +58,17 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	var sides [2][]*llmmetrics.Run
 	anyForeign := false
+	var warnings []string
 	for k, side := range files {
 		for _, name := range strings.Split(side, ",") {
-			run, foreign, err := diffRun(name, opt.Lenient)
+			run, foreign, several, err := diffRun(name, opt.Lenient)
 			if err != nil {
 				return err
 			}
 			anyForeign = anyForeign || foreign
+			if several > 1 {
+				warnings = append(warnings, fmt.Sprintf("%s holds %d benchmarks: diff takes the first; report --benchmark N reports each", name, several))
+			}
 			sides[k] = append(sides[k], run)
 		}
 	}
@@ -73,6 +77,7 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	d.Warnings = append(d.Warnings, warnings...)
 	if f.asJSON() {
 		b, err := d.MarshalJSON()
 		if err != nil {
@@ -89,14 +94,14 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 // first benchmark of another tool's file, given a header that says what
 // the file states of its load (its tool and its rate or concurrency), so
 // that the sides' loads are compared as llmmetrics' headers are; foreign
-// says it was another tool's.
-func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, err error) {
+// says it was another tool's, and benchmarks how many the file holds.
+func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, benchmarks int, err error) {
 	own, files, err := readRuns(name, lenient)
 	if err != nil || own != nil {
-		return own, false, err
+		return own, false, 1, err
 	}
 	if run, err = records(name, files[0]); err != nil {
-		return nil, true, err
+		return nil, true, len(files), err
 	}
 	if run.Header == nil {
 		h := &llmmetrics.RunHeader{Tool: string(files[0].Tool) + " " + files[0].Layout, Load: map[string]string{}}
@@ -109,5 +114,5 @@ func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, err 
 		}
 		run.Header = h
 	}
-	return run, true, nil
+	return run, true, len(files), nil
 }
