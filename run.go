@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/linecount"
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
@@ -25,6 +26,15 @@ type Run struct {
 	Lines    []int          // Lines[i] is the line Records[i] started on
 	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field
 	Unlisted int            // rows rejected beyond the first MaxReasons: counted, reasons not kept
+
+	// Window is the throughput window the file declares (another tool's
+	// benchmark duration, say), 0 when it is derived from the records;
+	// NoSendTimes says the file stores no send times, so that the records'
+	// Sent are not real. Run.Summarize applies both unless its Options
+	// declare a window (see Options.Window and Options.NoSendTimes): every
+	// command that summarizes the run takes its window from there.
+	Window      time.Duration
+	NoSendTimes bool
 
 	// tab, when not nil, holds the records instead of Records and Lines:
 	// a table, which ReadOptions.Summarize reads a CSV file into.

@@ -358,3 +358,35 @@ func TestGoodputLeavesWarmupOut(t *testing.T) {
 		t.Fatalf("every request warm-up: goodput %+v, absent %q", all.Goodput, all.Absent["goodput"])
 	}
 }
+
+// A run's declared window and missing send times are applied by
+// Run.Summarize, so that every command that summarizes the run gets the
+// same throughput: 5 ok requests of 2 tokens over a declared 10 s are 0.5
+// requests/s and 1 token/s; a window in the options wins.
+func TestRunDeclaredWindow(t *testing.T) {
+	var recs []Record
+	for i := range 5 {
+		recs = append(recs, Record{ID: fmt.Sprint(i), FirstText: ms(100), LastText: ms(300), CompletionTokens: 2})
+	}
+	run := &Run{Records: recs, Window: 10 * time.Second, NoSendTimes: true}
+	s, err := run.Summarize(Options{})
+	require.NoError(t, err)
+	require.NotNil(t, s.Throughput)
+	assert.Equal(t, RequestRate(0.5), s.Throughput.RequestsPerSecond)
+	assert.Equal(t, OutputTokenRate(1), s.Throughput.OutputTokensPerSecond)
+	require.NotNil(t, s.Workload)
+	assert.Nil(t, s.Workload.Arrivals)
+	assert.Nil(t, s.Workload.Concurrency)
+	assert.Equal(t, "the records carry no send times", s.Absent["workload.arrivals"])
+	assert.Equal(t, "the records carry no send times", s.Absent["workload.concurrency"])
+
+	s, err = run.Summarize(Options{Window: 5 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, RequestRate(1), s.Throughput.RequestsPerSecond)
+
+	run.Window = 0 // no send times and no window: no throughput
+	s, err = run.Summarize(Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	assert.Contains(t, s.Absent["throughput"], "no send times")
+}

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,42 +88,85 @@ func runOf(n int, base, step time.Duration) *llmmetrics.Run {
 
 func TestDiffRuns(t *testing.T) {
 	ms := time.Millisecond
-	// B's TTFTs are 50 ms later than A's, over a spread of 0–29 ms: every B
-	// value is above every A value.
-	a := []*llmmetrics.Run{runOf(30, 100*ms, ms), runOf(30, 100*ms, ms), runOf(30, 100*ms, ms)}
-	b := []*llmmetrics.Run{runOf(30, 150*ms, ms), runOf(30, 150*ms, ms), runOf(30, 150*ms, ms)}
+	// Each run's TTFTs are base + 0 … 29 ms, so its nearest-rank p50
+	// (rank 15 of 30) is base + 14 ms. A's bases 100, 102, 104, 106 ms give
+	// p50s 114, 116, 118, 120: median 117, deviations 3, 1, 1, 3, MAD 2.
+	// B's 150, 151, 153, 155 give 164, 165, 167, 169: median 166,
+	// deviations 2, 1, 1, 3, MAD 1.5. Every B run is above every A run:
+	// U = 0, the most extreme of the C(8, 4) = 70 splits, p = 2/70.
+	var a, b []*llmmetrics.Run
+	for _, base := range []time.Duration{100, 102, 104, 106} {
+		a = append(a, runOf(30, base*ms, ms))
+	}
+	for _, base := range []time.Duration{150, 151, 153, 155} {
+		b = append(b, runOf(30, base*ms, ms))
+	}
 	d, err := DiffRuns(a, b, DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99)}}})
 	require.NoError(t, err)
 	rows := map[string]DiffRow{}
 	for _, r := range d.Rows {
 		rows[r.Name] = r
 	}
-	// Pooled, 90 values a side: nearest-rank p50 is rank 45, the value of
-	// the 15th smallest TTFT of a run (each appears thrice): 100 + 14 ms;
-	// B's is 164 ms.
 	p50 := rows["ttft p50"]
-	assert.Equal(t, 114.0, p50.A)
-	assert.Equal(t, 164.0, p50.B)
-	assert.InDelta(t, 50.0/114, p50.Change, 1e-12)
+	assert.Equal(t, Spread[float64]{N: 4, Median: 117, MAD: 2, ScaledMAD: 2 * madScale}, p50.A)
+	assert.Equal(t, 166.0, p50.B.Median)
+	assert.Equal(t, 1.5, p50.B.MAD)
+	assert.InDelta(t, 49.0/117, p50.Change, 1e-12)
+	assert.InDelta(t, 2.0/70, p50.Test.P, 1e-15)
+	assert.True(t, p50.Test.Exact)
 	assert.True(t, p50.Significant)
-	assert.Equal(t, 90, p50.NA)
-	assert.Nil(t, rows["ttft p99"].Test, "a tail percentile is not tested")
-	assert.False(t, rows["ttft p99"].Significant)
-	// TPOT is the same on both sides (200 ms / 10 gaps).
-	assert.Equal(t, 20.0, rows["tpot p50"].A)
+	// p99 is each run's own p99 (rank 30 of 30: base + 29 ms), tested
+	// like any other figure: A 129, 131, 133, 135 → 132; B 179, 180,
+	// 182, 184 → 181.
+	p99 := rows["ttft p99"]
+	assert.Equal(t, 132.0, p99.A.Median)
+	assert.Equal(t, 181.0, p99.B.Median)
+	assert.True(t, p99.Significant)
+	// TPOT is 200 ms / 10 gaps = 20 ms in every run: all tied, p = 1.
+	assert.Equal(t, 20.0, rows["tpot p50"].A.Median)
+	assert.Equal(t, 1.0, rows["tpot p50"].Test.P)
 	assert.False(t, rows["tpot p50"].Significant)
-	// Rates per run: 3 runs a side, identical throughput.
 	out := rows["output_tokens_per_s"]
-	assert.Equal(t, 3, out.NA)
-	assert.False(t, out.Significant)
-	assert.NotContains(t, rows, "attainment", "no SLO")
+	assert.Equal(t, 4, out.A.N)
+	assert.NotContains(t, rows, "attainment", "no SLO, not asked for")
+	assert.Equal(t, 4, d.MinRuns)
+	assert.Empty(t, d.Skipped)
+	assert.Equal(t, []string{
+		"A run 1 has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
+		"B run 1 has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
+	}, d.Warnings)
 
 	// JSON and the table.
 	j, err := d.MarshalJSON()
 	require.NoError(t, err)
-	var got map[string]any
+	var got struct {
+		Alpha   float64
+		MinRuns int `json:"min_runs"`
+		Rows    []struct {
+			Name string
+			A    struct{ Median, MAD float64 }
+			P    float64
+		}
+	}
 	require.NoError(t, json.Unmarshal(j, &got))
-	assert.Equal(t, 0.05, got["alpha"])
+	assert.Equal(t, 0.05, got.Alpha)
+	assert.Equal(t, 4, got.MinRuns)
+	assert.Equal(t, "ttft p50", got.Rows[0].Name)
+	assert.Equal(t, 117.0, got.Rows[0].A.Median)
+	var table strings.Builder
+	require.NoError(t, d.WriteTable(&table))
+	// 2/117 = 1.7 % and 1.5/166 = 0.9 %; 49/117 = +41.88 %.
+	assert.Regexp(t, `ttft p50 \(ms\)\s+117 ± 2%\s+166 ± 1%\s+\+41\.88% \(p=0\.029 n=4\)\n`, table.String())
+	assert.Regexp(t, `tpot p50 \(ms\)\s+20 ± 0%\s+20 ± 0%\s+~ \(p=1\.000 n=4\)\n`, table.String())
+	assert.NotContains(t, table.String(), "need ≥")
+
+	// Three runs a side can never reach 0.05: the smallest p is 2/20.
+	d3, err := DiffRuns(a[:3], b[:3], DiffOptions{})
+	require.NoError(t, err)
+	table.Reset()
+	require.NoError(t, d3.WriteTable(&table))
+	assert.Contains(t, table.String(), "need ≥ 4 runs a side for α = 0.05: with 3 + 3 runs the smallest possible p is 0.1, so no change can be significant\n")
+	assert.Regexp(t, `ttft p50 \(ms\)\s+116 ± 2%\s+165 ± 1%\s+~ \(p=0\.100 n=3\)`, table.String())
 
 	_, err = DiffRuns(nil, b, DiffOptions{})
 	assert.ErrorIs(t, err, llmmetrics.ErrNoRecords)
@@ -131,5 +175,51 @@ func TestDiffRuns(t *testing.T) {
 	bad := []*llmmetrics.Run{{Records: []llmmetrics.Record{{ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}, {ID: "x", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1}}}}
 	_, err = DiffRuns(a, bad, DiffOptions{})
 	assert.ErrorContains(t, err, "B run 1")
-	assert.True(t, math.IsNaN(DiffRow{A: 0, B: 1}.finish(0.05).Change))
+	assert.True(t, math.IsNaN(DiffRow{B: Spread[float64]{Median: 1}}.finish(0.05).Change))
+}
+
+// The smallest p of n + n runs is 2/C(2n, n): C(4,2) = 6, C(6,3) = 20,
+// C(8,4) = 70, C(10,5) = 252, C(12,6) = 924, C(14,7) = 3432.
+func TestMinRuns(t *testing.T) {
+	for _, c := range []struct {
+		alpha float64
+		n     int
+	}{{0.5, 2}, {0.2, 3}, {0.1, 4}, {0.05, 4}, {0.01, 5}, {0.005, 6}, {0.001, 7}, {0, 0}, {1, 0}} {
+		assert.Equal(t, c.n, MinRuns(c.alpha), "α = %g", c.alpha)
+	}
+	assert.InDelta(t, 2.0/20, minP(3, 3), 1e-15)
+	assert.InDelta(t, 2.0/70, minP(4, 4), 1e-15)
+	assert.InDelta(t, 2.0/35, minP(3, 4), 1e-15) // C(7,3) = 35
+	assert.Equal(t, 1.0, minP(1, 1))
+}
+
+// Each difference between the sides' run headers is a warning, and so is
+// a side whose runs disagree among themselves.
+func TestDiffHeaderWarnings(t *testing.T) {
+	ms := time.Millisecond
+	with := func(conc, gpu, driver string) *llmmetrics.Run {
+		r := runOf(10, 100*ms, ms)
+		r.Header = &llmmetrics.RunHeader{Model: "m", API: "chat", Load: map[string]string{"loop": "closed", "concurrency": conc, "max_tokens": "64",
+			"scrape_before": "x" + conc + driver + ".prom"}, Env: map[string]string{"gpu": gpu, "driver": driver}}
+		return r
+	}
+	a := []*llmmetrics.Run{with("1", "h100", "550"), with("1", "h100", "551")}
+	b := []*llmmetrics.Run{with("8", "h100", "550"), with("8", "h100", "550")}
+	b[1].Header.Model = "m2"
+	d, err := DiffRuns(a, b, DiffOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"A's runs differ among themselves in environment driver: 550, 551",
+		"B's runs differ among themselves in model: m, m2",
+		"A and B differ in environment driver: A 550 | 551, B 550",
+		"A and B differ in load concurrency: A 1, B 8",
+		"A and B differ in model: A m, B m | m2",
+	}, d.Warnings)
+	var table strings.Builder
+	require.NoError(t, d.WriteTable(&table))
+	assert.Contains(t, table.String(), "WARNING: A and B differ in load concurrency: A 1, B 8\n")
+
+	same, err := DiffRuns(a[:1], a[:1], DiffOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, same.Warnings)
 }

@@ -15,8 +15,8 @@
 //
 // [SweepRuns] groups runs by load level (a concurrency or a rate, from the
 // run header with [LevelOf], or given) and reports each figure per level
-// as median ± MAD across the level's repeats (the lessons ask for at least
-// 3; fewer is warned about). Each percentile is computed per run over its
+// as median ± MAD across the level's repeats (the specification asks for
+// at least 3; fewer is warned about). Each percentile is computed per run over its
 // own requests; the sweep's figure is the median of those per-run
 // percentiles, which is not the percentile of the pooled requests and is
 // named so. [Sweep.Capacity] reads the highest level whose median
@@ -30,16 +30,17 @@
 // # Comparing runs
 //
 // [DiffRuns] compares two sets of runs, A and B, as benchstat compares
-// benchmarks. Latency rows are percentiles of the per-request values
-// pooled over each side's runs (never averages of per-run percentiles);
-// their p50 is tested with the Mann–Whitney U test on those values
-// ([MannWhitney]: exact for samples of at most 20 values, from the
-// distribution of A's rank sum over every split, ties given average ranks;
-// otherwise the normal approximation with the tie correction and a
-// continuity correction of ½). Rate rows (output and prompt tokens/s,
-// requests/s, attainment, error rate) are medians over runs, tested on the
-// per-run values. A change is significant when p < α (0.05 by default);
-// with fewer than 3 runs a side a rate's change never is.
+// benchmarks: every figure (each latency percentile of a run, over that
+// run's requests; each rate; the attainment; the error rate) is computed
+// once per run, and the two sides' per-run values are compared with the
+// Mann–Whitney U test ([MannWhitney]: exact for samples of at most 20
+// values, from the distribution of A's rank sum over every split, ties
+// given average ranks; otherwise the normal approximation with the tie
+// correction and a continuity correction of ½). Requests pooled across
+// runs are not independent samples, so n is the number of runs. A change
+// is significant when p < α (0.05 by default); [MinRuns] gives the runs a
+// side needed to reach α at all (4 for 0.05). Differences between the
+// sides' run headers are warnings.
 //
 // # Gates
 //

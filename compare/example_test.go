@@ -47,53 +47,57 @@ func ExampleMannWhitney() {
 	// Output: 0 0.1 true
 }
 
-// diffRuns makes runs of 40 requests whose TTFT is base + i ms.
+// diffRuns makes runs of 40 requests whose TTFT is base + k + i ms in
+// run k, request i; E2E is TTFT + 400 ms, with 21 tokens.
 func diffRuns(base time.Duration, runs int) []*llmmetrics.Run {
 	var out []*llmmetrics.Run
-	for range runs {
+	for k := range runs {
 		var recs []llmmetrics.Record
 		for i := range 40 {
-			ttft := base + time.Duration(i)*time.Millisecond
+			ttft := base + time.Duration(k+i)*time.Millisecond
 			recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * 100 * time.Millisecond,
 				FirstText: ttft, LastText: ttft + 400*time.Millisecond, CompletionTokens: 21})
 		}
-		out = append(out, &llmmetrics.Run{Records: recs})
+		h := &llmmetrics.RunHeader{Model: "m", Load: map[string]string{"loop": "closed", "concurrency": "4"}}
+		out = append(out, &llmmetrics.Run{Header: h, Records: recs})
 	}
 	return out
 }
 
 func ExampleDiffRuns() {
-	// By hand: a side's TTFTs are base + 0 … 39 ms, 40 values, so the
-	// nearest-rank p50 is the 20th, base + 19 ms: 119 and 149 ms. TPOT is
-	// 400 ms / (21 − 1) = 20 ms on both sides, every value tied.
-	a, b := diffRuns(100*time.Millisecond, 3), diffRuns(130*time.Millisecond, 3)
+	// By hand: run k's TTFTs are base + k + 0 … 39 ms, so its nearest-rank
+	// p50 (the 20th of 40) is base + k + 19 ms: 119 … 122 ms for A, whose
+	// median is 120.5, and 149 … 152 for B. Every B run is above every A
+	// run, the most extreme of C(8, 4) = 70 splits: p = 2/70 < 0.05. TPOT
+	// is 400 ms / (21 − 1) = 20 ms in every run, all tied.
+	a, b := diffRuns(100*time.Millisecond, 4), diffRuns(130*time.Millisecond, 4)
 	d, _ := compare.DiffRuns(a, b, compare.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
 	for _, r := range d.Rows[:2] {
-		fmt.Printf("%s: %.0f → %.0f %s, significant %v\n", r.Name, r.A, r.B, r.Unit, r.Significant)
+		fmt.Printf("%s: %g → %g %s, p = %.4f, significant %v\n", r.Name, r.A.Median, r.B.Median, r.Unit, r.Test.P, r.Significant)
 	}
 	// Output:
-	// ttft p50: 119 → 149 ms, significant true
-	// tpot p50: 20 → 20 ms, significant false
+	// ttft p50: 120.5 → 150.5 ms, p = 0.0286, significant true
+	// tpot p50: 20 → 20 ms, p = 1.0000, significant false
 }
 
 func ExampleDiff_WriteTable() {
-	// By hand: TTFT p50 119 → 149 ms is +30/119 = +25.21 %; E2E is TTFT +
-	// 400 ms, so 519 → 549 ms, +30/519 = +5.78 %. All 40 B values exceed
-	// all 40 A values: U = 0, and p rounds to 0.000.
-	a, b := diffRuns(100*time.Millisecond, 1), diffRuns(130*time.Millisecond, 1)
+	// By hand: TTFT p50 120.5 → 150.5 ms is +30/120.5 = +24.90 %; its MAD
+	// is median(1.5, 0.5, 0.5, 1.5) = 1 ms, 1/120.5 = 0.8 % of the median.
+	// E2E is TTFT + 400 ms, so 520.5 → 550.5 ms, +30/520.5 = +5.76 %.
+	a, b := diffRuns(100*time.Millisecond, 4), diffRuns(130*time.Millisecond, 4)
 	d, _ := compare.DiffRuns(a, b, compare.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
 	d.Rows = d.Rows[:3] // the latencies
 	d.WriteTable(os.Stdout)
 	// Output:
-	// A: 1 run(s), B: 1 run(s); significance level α = 0.05
-	// latencies: percentiles of the per-request values pooled over each side's runs; p50 tested with Mann–Whitney U on them
-	// rates: median over runs, tested with Mann–Whitney U on the per-run values
-	// fewer than 3 runs a side: a rate's change cannot be significant (the lessons ask for ≥ 3 repeats)
+	// A: 4 run(s), B: 4 run(s); significance level α = 0.05
+	// each figure is computed per run (a percentile over that run's requests); A and B are the median ± MAD across runs,
+	// the change is tested with the exact Mann–Whitney U test on the per-run values, n = runs
 	//
-	//                    A    B                       vs A
-	//   ttft p50 (ms)  119  149  +25.21% (p=0.000 n=40+40)
-	//   tpot p50 (ms)   20   20        ~ (p=1.000 n=40+40)
-	//   e2e p50 (ms)   519  549   +5.78% (p=0.000 n=40+40)
+	//                           A           B                   vs A
+	//   ttft p50 (ms)  120.5 ± 1%  150.5 ± 1%  +24.90% (p=0.029 n=4)
+	//   tpot p50 (ms)     20 ± 0%     20 ± 0%        ~ (p=1.000 n=4)
+	//   e2e p50 (ms)   520.5 ± 0%  550.5 ± 0%   +5.76% (p=0.029 n=4)
+	// not compared: prompt_tokens_per_s: no ok record carries a prompt token count
 }
 
 func ExampleDiff_MarshalJSON() {
@@ -110,6 +114,12 @@ func ExampleDiff_MarshalJSON() {
 	json.Unmarshal(j, &v)
 	fmt.Println(v.Rows[0].Name, v.Rows[0].Change, v.Rows[0].Significant)
 	// Output: ttft p50 0 false
+}
+
+func ExampleMinRuns() {
+	// 3 + 3 runs: the most extreme split is 2 of C(6, 3) = 20, p = 0.1.
+	fmt.Println(compare.MinRuns(0.05), compare.MinRuns(0.2))
+	// Output: 4 3
 }
 
 // sweepRun makes a run at a concurrency whose requests all take ttft to

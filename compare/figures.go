@@ -57,16 +57,35 @@ func runFigureNamed(name string) (runFigure, bool) {
 	return runFigure{}, false
 }
 
-// values returns the figure of every summary, or nil when some lack it: a
-// figure some runs lack is not compared.
-func (f runFigure) values(sums []*llmmetrics.Summary) []float64 {
+// values returns the figure of every summary, or why some summary lacks
+// it: a figure some runs lack is not compared.
+func (f runFigure) values(sums []*llmmetrics.Summary) ([]float64, string) {
 	out := make([]float64, 0, len(sums))
 	for _, s := range sums {
 		v, absent := f.value(s)
 		if absent != "" {
-			return nil
+			return nil, absent
 		}
 		out = append(out, v)
 	}
-	return out
+	return out, ""
+}
+
+// percentileFigure is a latency percentile of each run, in milliseconds:
+// "ttft p99" is a run's own p99 TTFT, over that run's requests.
+func percentileFigure(metric string, p llmmetrics.Percentile) runFigure {
+	return runFigure{metric + " " + p.Key(), "ms", func(s *llmmetrics.Summary) (float64, string) {
+		d := distribution(s, metric)
+		if d == nil {
+			if why := s.Absent[metric]; why != "" {
+				return 0, "the run has no " + metric + ": " + why
+			}
+			return 0, "the run has no " + metric
+		}
+		v, ok := d.At(p)
+		if !ok {
+			return 0, p.Key() + " was not computed"
+		}
+		return millis(v), ""
+	}}
 }

@@ -214,14 +214,10 @@ func fromRunFigure(name string) sweepFigure {
 }
 
 func percentileOf(metric string, p float64) func(*llmmetrics.Summary, []float64) (float64, bool) {
-	pp := llmmetrics.MustPercentile(p)
+	f := percentileFigure(metric, llmmetrics.MustPercentile(p))
 	return func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-		d := distribution(s, metric)
-		if d == nil {
-			return 0, false
-		}
-		v, ok := d.At(pp)
-		return millis(v), ok
+		v, absent := f.value(s)
+		return v, absent == ""
 	}
 }
 

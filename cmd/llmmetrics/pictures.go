@@ -112,8 +112,12 @@ func reportCharts(runs []namedRun, s *llmmetrics.Summary, timingsPath string) ([
 	}
 	first := runs[0]
 	caption := fmt.Sprintf("%s: %d requests, bars from send to last text chunk", first.name, len(first.run.Records))
-	if err := keep(charts.Timeline(charts.TimelineOf(recs[0], cut), caption)); err != nil {
-		return nil, err
+	// Without send times there is no timeline (see workload.arrivals in
+	// the summary's absent figures): bars all starting at 0 would be made up.
+	if !first.run.NoSendTimes {
+		if err := keep(charts.Timeline(charts.TimelineOf(recs[0], cut), caption)); err != nil {
+			return nil, err
+		}
 	}
 	if timingsPath != "" {
 		stacks, caption, err := decompositionStacks(all, timingsPath)

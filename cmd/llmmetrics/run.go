@@ -92,6 +92,8 @@ type runFlags struct {
 	settle, gpuInterval         *time.Duration
 	searchFrom, searchMax       *float64
 	attainTarget                *float64
+
+	shardFlags // --shard, --start-at (shard.go)
 }
 
 // list is a flag that may be given several times.
@@ -140,6 +142,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.searchMax = fs.Float64("search-max", 1024, "with --search: the highest level probed")
 	f.attainTarget = fs.Float64("target", 0.9, "with --search: the attainment `fraction` the capacity must meet")
 	f.settle = fs.Duration("settle", 500*time.Millisecond, "with --ttft-breakdown: the pause before each request")
+	f.shardFlags.define(fs)
 	return fs, f
 }
 
@@ -162,6 +165,8 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	})
 	switch {
+	case (*f.ttftBreakdown || *f.search != "") && (flagSet(fs, "shard") || flagSet(fs, "start-at")): // shard.go
+		return fmt.Errorf("%w: --shard and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case *f.ttftBreakdown && *f.search != "":
 		return fmt.Errorf("%w: --ttft-breakdown and --search are two different runs", errUsage)
 	case *f.ttftBreakdown:
@@ -182,6 +187,10 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: --repeats belongs to --search or --ttft-breakdown", errUsage)
 	}
 	p, opt, err := f.plan(fs)
+	if err != nil {
+		return err
+	}
+	sh, err := f.shardFlags.apply(fs, &p) // shard.go
 	if err != nil {
 		return err
 	}
@@ -228,6 +237,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("--gpu-telemetry: %w", err)
 		}
 	}
+	if err := sh.wait(ctx); err != nil { // shard.go
+		return err
+	}
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -245,6 +257,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	results := append(preflight, out.Results...)
 	header := f.header(fs, p, out.Start, f.load(p))
+	sh.label(results, header.Load) // shard.go
 	if err := writeScrapes(*f.out, rawBefore, rawAfter, out, header); err != nil {
 		return err
 	}

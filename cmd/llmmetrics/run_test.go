@@ -168,8 +168,8 @@ func TestReportMergesFiles(t *testing.T) {
 		return path
 	}
 	a := write("a.jsonl", "2026-11-30T10:00:00Z", 0)
-	b := write("b.jsonl", "2026-11-30T10:00:01Z", 0)
-	code, out, errs := runCLI(t, "", "report", "--json", a, b)
+	b := write("b.jsonl", "2026-11-30T10:00:00.1Z", 0)
+	code, out, errs := runCLI(t, "", "report", "--json", "--merge", a, b)
 	require.Equal(t, 0, code, errs)
 	var got struct {
 		Requests   llmmetrics.Accounting `json:"requests"`
@@ -183,12 +183,12 @@ func TestReportMergesFiles(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	assert.Equal(t, 2, got.Requests.OK)
-	// b's request went 1 s after a's: the window runs from 0 to 1.2 s.
-	assert.Equal(t, 1.2, got.Throughput.Window)
+	// b's request went 0.1 s after a's: the window runs from 0 to 0.3 s.
+	assert.Equal(t, 0.3, got.Throughput.Window)
 	assert.Contains(t, strings.Join(got.Notes, " "), "clock offset is unknown")
 	assert.Equal(t, "1/1", got.TTFT.IDs["p50"])
 
-	code, _, errs = runCLI(t, "", "report", a, "../../testdata/sample_run.jsonl")
+	code, _, errs = runCLI(t, "", "report", "--merge", a, "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no header with its start time")
 }
