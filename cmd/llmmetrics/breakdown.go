@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
-	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
