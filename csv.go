@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// The CSV format is the one the lessons write:
+// The CSV format is the one the specification writes:
 //
 //	request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms
 //

@@ -163,7 +163,7 @@ func (d *Diff) WriteTable(w io.Writer) error {
 	b.WriteString("latencies: percentiles of the per-request values pooled over each side's runs; p50 tested with Mann–Whitney U on them\n")
 	b.WriteString("rates: median over runs, tested with Mann–Whitney U on the per-run values\n")
 	if d.RunsA < 3 || d.RunsB < 3 {
-		b.WriteString("fewer than 3 runs a side: a rate's change cannot be significant (the lessons ask for ≥ 3 repeats)\n")
+		b.WriteString("fewer than 3 runs a side: a rate's change cannot be significant (the specification asks for ≥ 3 repeats)\n")
 	}
 	b.WriteString("\n")
 	width := 0

@@ -9,6 +9,13 @@
 // [Read] load runs from files; the per-record methods compute one request's
 // metrics.
 //
+// The definitions are those of the project's specification: three
+// documents with worked examples (seed 000, serving workloads and
+// performance metrics; 002, TTFT, TPOT and goodput; 004, the TTFT
+// benchmark), kept in the project's shared folder beside the repository,
+// ../shared/seeds. Every worked example is a golden test; testdata/seeds
+// lists them with the section each comes from.
+//
 // # Definitions
 //
 // For one request r, let t_sent be its send time, t_first and t_last the
@@ -92,7 +99,7 @@
 // Among the ok requests, one_token counts those with n = 1. Warm-up records
 // (Record.Warmup) are also outside the derived window. Where steady state
 // begins can be measured rather than assumed: [WarmupRule.Detect] applies
-// the lessons' illustrative rule ([LessonsWarmup]: medians of TTFT and
+// the specification's illustrative rule ([LessonsWarmup]: medians of TTFT and
 // TPOT over windows of 10 requests change by under 2 % three times in a
 // row), its parameters exposed. Options.Warmup ([WarmupSpec]) marks more
 // records warm-up before a summary — the first N in send order, those sent
@@ -137,8 +144,8 @@
 //
 // [SweepRuns] groups runs by load level (a concurrency or a rate, from the
 // run header with [LevelOf], or given) and reports each figure per level
-// as median ± MAD across the level's repeats (the lessons ask for at least
-// 3; fewer is warned about). Each percentile is computed per run over its
+// as median ± MAD across the level's repeats (the specification asks for at
+// least 3; fewer is warned about). Each percentile is computed per run over its
 // own requests; the sweep's figure is the median of those per-run
 // percentiles, which is not the percentile of the pooled requests and is
 // named so. [Sweep.Capacity] reads the highest level whose median

@@ -556,7 +556,7 @@ func ExampleWarmupRule_Detect() {
 	fmt.Println(cut.Reason)
 	// Output:
 	// true 20s
-	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
+	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the specification's illustrative rule)
 }
 
 func ExampleWarmupSpec_Cut() {
@@ -712,7 +712,7 @@ func ExampleDiff_WriteTable() {
 	// A: 1 run(s), B: 1 run(s); significance level α = 0.05
 	// latencies: percentiles of the per-request values pooled over each side's runs; p50 tested with Mann–Whitney U on them
 	// rates: median over runs, tested with Mann–Whitney U on the per-run values
-	// fewer than 3 runs a side: a rate's change cannot be significant (the lessons ask for ≥ 3 repeats)
+	// fewer than 3 runs a side: a rate's change cannot be significant (the specification asks for ≥ 3 repeats)
 	//
 	//                    A    B                       vs A
 	//   ttft p50 (ms)  119  149  +25.21% (p=0.000 n=40+40)
