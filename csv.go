@@ -14,7 +14,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
-// The CSV format is the one the lessons write:
+// The CSV format is the one the specification writes:
 //
 //	request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms
 //

@@ -9,6 +9,13 @@
 // [Read] load runs from files; the per-record methods compute one request's
 // metrics.
 //
+// The definitions are those of the project's specification: three
+// documents with worked examples (seed 000, serving workloads and
+// performance metrics; 002, TTFT, TPOT and goodput; 004, the TTFT
+// benchmark), kept in the project's shared folder beside the repository,
+// ../shared/seeds. Every worked example is a golden test; testdata/seeds
+// lists them with the section each comes from.
+//
 // # Definitions
 //
 // For one request r, let t_sent be its send time, t_first and t_last the
@@ -92,7 +99,7 @@
 // Among the ok requests, one_token counts those with n = 1. Warm-up records
 // (Record.Warmup) are also outside the derived window. Where steady state
 // begins can be measured rather than assumed: [WarmupRule.Detect] applies
-// the lessons' illustrative rule ([LessonsWarmup]: medians of TTFT and
+// the specification's illustrative rule ([LessonsWarmup]: medians of TTFT and
 // TPOT over windows of 10 requests change by under 2 % three times in a
 // row), its parameters exposed. Options.Warmup ([WarmupSpec]) marks more
 // records warm-up before a summary — the first N in send order, those sent

@@ -546,7 +546,7 @@ func ExampleWarmupRule_Detect() {
 	fmt.Println(cut.Reason)
 	// Output:
 	// true 20s
-	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
+	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the specification's illustrative rule)
 }
 
 func ExampleWarmupSpec_Cut() {

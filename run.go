@@ -125,7 +125,7 @@ func (o ReadOptions) newRun() *Run {
 type Format uint8
 
 const (
-	FormatCSV   Format = iota // the lessons' CSV; see ReadCSV
+	FormatCSV   Format = iota // the specification's CSV; see ReadCSV
 	FormatJSONL               // one JSON object a line with chunk timings; see ReadJSONL
 )
 

@@ -13,7 +13,7 @@ import (
 )
 
 // A Workload describes what a run asked of the server, which every latency
-// figure depends on (the lessons' §1): the prompt and output lengths, the
+// figure depends on (the specification's seed 000, §1): the prompt and output lengths, the
 // arrival process, the concurrency the server saw, and how often requests
 // stopped before max_tokens. A nil part had no data; Summary.Absent says
 // why.

@@ -51,7 +51,7 @@ func LevelOf(run *llmmetrics.Run) (kind string, level float64, ok bool) {
 }
 
 // A Sweep is a set of runs grouped by level, each figure given per level
-// as median ± MAD across the level's repeats (the lessons' §4.2): every
+// as median ± MAD across the level's repeats (the specification's seed 000, §4.5): every
 // percentile is computed per run over that run's requests, and the sweep
 // reports the median of those per-run percentiles — a different figure
 // from the percentile of the pooled requests, and named so ("median of
@@ -136,7 +136,7 @@ func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 			return nil, err
 		}
 		if lv.Runs < 3 {
-			sw.Warnings = append(sw.Warnings, fmt.Sprintf("%s %g has %d run(s): the lessons ask for at least 3 repeats, and a spread of fewer says little", sw.Kind, level, lv.Runs))
+			sw.Warnings = append(sw.Warnings, fmt.Sprintf("%s %g has %d run(s): the specification asks for at least 3 repeats, and a spread of fewer says little", sw.Kind, level, lv.Runs))
 		}
 		sw.Levels = append(sw.Levels, lv)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
-// A BreakdownPlan describes a TTFT breakdown run (the lessons' cold,
+// A BreakdownPlan describes a TTFT breakdown run (the specification's cold,
 // sequential requests per prompt length): for each length in Lengths, in
 // ascending order, Repeats requests one at a time, Settle apart, each
 // isolated from the server's prefix cache by a salt of its own.
@@ -29,7 +29,7 @@ type BreakdownPlan struct {
 	Plan
 	Lengths []int         // prompt lengths in tokens, as the server counts them
 	Repeats int           // requests per length
-	Settle  time.Duration // the pause before each request; 0: 500 ms, as the lesson
+	Settle  time.Duration // the pause before each request; 0: 500 ms, as the specification
 }
 
 // Salt names how a breakdown kept its requests out of the prefix cache.

@@ -1,10 +1,10 @@
 // Package drive sends a planned load of streaming requests to an LLM
 // endpoint and observes every one with the observe package: a closed loop
-// with exactly C requests in flight (the lessons' semaphore), or an open
+// with exactly C requests in flight (the specification's semaphore), or an open
 // loop of Poisson or gamma arrivals whose every request keeps its
 // scheduled time, so that a slow client or server cannot hide latency
 // (coordinated omission). A warm-up, by count, by duration or by the
-// lessons' rule, is sent first and marked; an interrupted run stops
+// specification's rule, is sent first and marked; an interrupted run stops
 // sending, gives the requests in flight a grace period, and loses nothing it
 // measured.
 package drive

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
-	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -25,7 +25,7 @@ import (
 // few more show the request ended normally.
 const breakdownMaxTokens = 16
 
-// runBreakdown is run --ttft-breakdown: the lessons' TTFT breakdown
+// runBreakdown is run --ttft-breakdown: the specification's TTFT breakdown
 // (cold, sequential requests per prompt length), each request's TTFT
 // decomposed with the server's own timings by the server module.
 func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
@@ -106,7 +106,7 @@ func (f *runFlags) breakdownPlan(fs *flag.FlagSet) (drive.BreakdownPlan, error) 
 		bp.Lengths = append(bp.Lengths, n)
 	}
 	if *f.settle == 0 {
-		return bp, fmt.Errorf("%w: --settle must be positive (the lesson uses 0.5s)", errUsage)
+		return bp, fmt.Errorf("%w: --settle must be positive (the specification uses 0.5s)", errUsage)
 	}
 	if err := drive.CheckBreakdown(bp); err != nil {
 		return bp, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))

@@ -33,7 +33,7 @@ func (a *analysis) define(fs *flag.FlagSet, full bool) {
 		a.percentiles = fs.String("percentiles", "50,90,95,99", "comma-separated `list` of percentiles to report, each in [0, 100] with at most 4 decimals, e.g. 50,99,99.9")
 		a.slo = fs.String("slo", "", "per-request SLO for goodput, any subset of ttft, tpot, e2e and max_gap, e.g. `ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s`; a request is good when it meets every limit")
 		a.sloStrict = fs.Bool("slo-strict", false, "a value meets an SLO limit only below it (<), not at it (≤)")
-		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the lessons' illustrative rule)")
+		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the specification's illustrative rule)")
 		a.stratify = fs.String("stratify", "", "also report latency per output or prompt length stratum of the ok requests, e.g. `output=16,64,256` or prompt=512,2048")
 		a.lenient = fs.Bool("lenient", false, "set invalid records aside as rejected, counted and listed, instead of failing (the default for other tools' files)")
 	}

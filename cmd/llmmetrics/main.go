@@ -1,6 +1,8 @@
 // Command llmmetrics summarizes per-request records of an LLM serving run:
 // TTFT, TPOT, ITL, E2E, their percentiles, throughput and goodput, with
-// every convention named in the output.
+// every convention named in the output. Its definitions are those of the
+// project's specification (see the package documentation of
+// github.com/llmmetrics/llmmetrics).
 //
 // Usage:
 //
@@ -142,7 +144,8 @@ func synopses() string {
 func writeHelp(w io.Writer, c *command) {
 	if c == nil {
 		fmt.Fprint(w, "llmmetrics turns per-request records of an LLM serving run into latency, throughput and\n"+
-			"goodput figures, naming every convention it uses.\n\n")
+			"goodput figures, naming every convention it uses. Its definitions are the project's specification\n"+
+			"(see the README, \"The specification\", and go doc github.com/llmmetrics/llmmetrics).\n\n")
 		fmt.Fprint(w, synopses())
 		return
 	}

@@ -37,7 +37,7 @@ var reportCommand = &command{
 		"warned about.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
-		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
+		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
 		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
 		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
 		"--plot DIR writes the charts (latency CDFs, a line per file; the gaps with each request's largest;\n" +

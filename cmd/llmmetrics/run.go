@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
-	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -37,7 +37,7 @@ var runCommand = &command{
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
 		"                 [--max-tokens 16] [--gpu-telemetry] [--out FILE] [--timings FILE] [--json]",
 	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
-		"endpoint and records each with the lessons' client rules: the send stamped when the request was\n" +
+		"endpoint and records each with the specification's client rules: the send stamped when the request was\n" +
 		"written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
 		"frames and [DONE] are not text); n from the server's usage, never a chunk count. A closed loop keeps\n" +
 		"exactly C requests in flight; an open loop draws Poisson (or gamma, --burstiness) arrivals and keeps\n" +
@@ -56,7 +56,7 @@ var runCommand = &command{
 		"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
 		"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
 		"records go to their own file, named by level, for llmmetrics sweep.\n\n" +
-		"--ttft-breakdown runs the lessons' TTFT breakdown instead of a load: for each prompt length, from the\n" +
+		"--ttft-breakdown runs the specification's TTFT breakdown instead of a load: for each prompt length, from the\n" +
 		"shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size the\n" +
 		"prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
 		"(used when the server accepts it and reports no cached tokens for a repeated prompt under a new salt;\n" +
@@ -114,7 +114,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
-	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the lessons' rule)")
+	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
 	f.promptTokens = fs.Int("prompt-tokens", 0, "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them)")
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
 	f.maxTokens = fs.Int("max-tokens", 0, "max_tokens of each request (0: the server's default)")
@@ -134,7 +134,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.json = fs.Bool("json", false, "print the report as JSON ({\"client\": …, \"server\": …} with --scrape)")
 	f.gpuTelemetry = fs.Bool("gpu-telemetry", false, "sample GPU utilisation, memory and power with nvidia-smi during the run, and summarize them per level (per prompt length with --ttft-breakdown)")
 	f.gpuInterval = fs.Duration("gpu-interval", 200*time.Millisecond, "with --gpu-telemetry: the time between samples")
-	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the lessons' TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
+	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the specification's TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
 	f.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
 	f.repeats = fs.Int("repeats", 0, "with --ttft-breakdown: requests per prompt length (default 5); with --search: runs at each end of the bracket (default 3)")
 	f.search = fs.String("search", "", "search for the capacity: the highest `concurrency` (or rate) at which --target of the requests meet --slo; each probe is a run of --requests or --duration")

@@ -227,7 +227,7 @@ type breakdownJSON struct {
 
 // standInGPU puts the gpu package's stand-in nvidia-smi first on PATH.
 func standInGPU(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "gpu", "testdata", "nvidia-smi"))
+	src, err := os.ReadFile(filepath.Join("internal", "gpu", "testdata", "nvidia-smi"))
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-smi"), src, 0o755))

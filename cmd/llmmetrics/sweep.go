@@ -22,8 +22,8 @@ var sweepCommand = &command{
 	name: "sweep",
 	synopsis: "llmmetrics sweep [--level FILE=VALUE ...] [--kind concurrency|rate] [--slo ...] [--target 0.9]\n" +
 		"                   [--warmup N|D|auto] [--method ...] [--plot DIR] [--html FILE] [--json] FILE...",
-	about: "Sweep reports runs taken at several load levels, each level run several times (the lessons ask\n" +
-		"for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
+	about: "Sweep reports runs taken at several load levels, each level run several times (the specification\n" +
+		"asks for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
 		"the level's runs — TTFT, TPOT and E2E p50/p95/p99, per-request User TPS, output and prompt tokens/s\n" +
 		"apart, and with --slo the attainment (a percentage goodput). Percentiles are computed per run over\n" +
 		"its own requests and never averaged or subtracted across runs: a row is the median of per-run\n" +

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/llmmetrics/llmmetrics/gpu"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 )
 
 func ExampleParseSample() {
