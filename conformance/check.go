@@ -126,7 +126,8 @@ func WriteReport(w io.Writer, results []Result) (int, error) {
 			if r.Err != nil {
 				word = "refused"
 			}
-			_, err = fmt.Fprintf(w, "%-13s %s\n", word, strings.Replace(Explain(r), "\n", "\n  ", -1))
+			text := strings.TrimPrefix(Explain(r), "case ")
+			_, err = fmt.Fprintf(w, "%-13s %s\n", word, strings.ReplaceAll(text, "\n\t", "\n    "))
 		}
 		if err != nil {
 			return bad, err
