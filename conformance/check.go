@@ -30,6 +30,14 @@ type Result struct {
 // agreed on every figure it gave.
 func (r Result) Agrees() bool { return r.Answered && r.Err == nil && len(r.Differ) == 0 }
 
+// Compared returns how many of the case's figures the tool gave.
+func (r Result) Compared() int {
+	if !r.Answered || r.Err != nil {
+		return 0
+	}
+	return len(r.Case.Expected) - len(r.Missing)
+}
+
 // Run runs every case through tool.
 func Run(tool Tool) []Result {
 	var rs []Result
@@ -68,17 +76,21 @@ type TB interface {
 // does not give are not errors; Check logs how many there were.
 func Check(t TB, tool Tool) {
 	t.Helper()
-	missing, agreed := 0, 0
+	missing, agreed, none := 0, 0, 0
 	results := Run(tool)
 	for _, r := range results {
 		missing += len(r.Missing)
-		if r.Agrees() {
+		switch {
+		case !r.Agrees():
+			t.Errorf("%s", Explain(r))
+		case r.Compared() == 0:
+			none++
+		default:
 			agreed++
-			continue
 		}
-		t.Errorf("%s", Explain(r))
 	}
-	t.Logf("conformance %s: %d of %d cases agree; %d expected figures not given by the tool", Version, agreed, len(results), missing)
+	t.Logf("conformance %s: %d of %d cases agree, %d had none of their figures given; %d expected figures not given by the tool",
+		Version, agreed, len(results), none, missing)
 }
 
 // Explain describes a result that does not agree: the case, what
@@ -101,10 +113,10 @@ func Explain(r Result) string {
 	return b.String()
 }
 
-// WriteReport writes one line per case, agree, differ, refused or not
-// answered, with the differences and the trap under each case that does
-// not agree, then a count; it returns the number of cases that differ or
-// were refused.
+// WriteReport writes one line per case, agree, differ, refused, not
+// compared (answered, but with none of its figures) or not answered, with
+// the differences and the trap under each case that does not agree, then
+// a count; it returns the number of cases that differ or were refused.
 func WriteReport(w io.Writer, results []Result) (int, error) {
 	bad, agree, unanswered := 0, 0, 0
 	for _, r := range results {
@@ -113,6 +125,9 @@ func WriteReport(w io.Writer, results []Result) (int, error) {
 		case !r.Answered:
 			unanswered++
 			_, err = fmt.Fprintf(w, "not answered  %s\n", r.Case.ID)
+		case r.Agrees() && r.Compared() == 0:
+			unanswered++
+			_, err = fmt.Fprintf(w, "not compared  %s (none of its %d figures given)\n", r.Case.ID, len(r.Case.Expected))
 		case r.Agrees():
 			agree++
 			note := ""
@@ -133,7 +148,7 @@ func WriteReport(w io.Writer, results []Result) (int, error) {
 			return bad, err
 		}
 	}
-	_, err := fmt.Fprintf(w, "conformance %s: %d agree, %d differ or refused, %d not answered, of %d cases\n",
+	_, err := fmt.Fprintf(w, "conformance %s: %d agree, %d differ or refused, %d not answered or compared, of %d cases\n",
 		Version, agree, bad, unanswered, len(results))
 	return bad, err
 }
