@@ -631,21 +631,23 @@ func handCases() []Case {
 	})
 	add(Case{
 		ID:      "trap-failed-partial-output",
-		Trap:    "A request that failed after streaming some text counted in TTFT, in tokens delivered or in completed requests.",
-		Section: sw + "§2.4 (RPS counts completed requests) and " + lm + "'Count requests that satisfy the whole promise'",
+		Trap:    "A request that failed after streaming some text, or a zero-token reply, counted in TTFT, in tokens delivered or in completed requests.",
+		Section: sw + "§2.4 (RPS counts completed requests) and §2.2 (n = 0 is not a latency sample)",
 		Arithmetic: "a and b: 10 tokens each; c: 3 text chunks then an error: not ok, no TTFT, no tokens; " +
-			"over 1 s: 20 output tokens/s, 2 requests/s",
+			"z: usage 0 and no text: zero-token, no TTFT; over 1 s: 20 output tokens/s, 2 requests/s",
 		Options: nearest(50).withWindow(1000),
 		Requests: reqs(
 			req("a", 0).every(10, 100, 10).usage(10),
 			req("b", 100).every(10, 100, 10).usage(10),
-			req("c", 200).text(50, 60, 70).fail("error", "stream ended with an error event: out of memory")),
-		Expected: merge(counts(3, 2, 0, 1), F{
+			req("c", 200).text(50, 60, 70).fail("error", "stream ended with an error event: out of memory"),
+			req("z", 300).event(KindRole, 40).event(KindUsage, 41).event(KindDone, 42).usage(0)),
+		Expected: merge(counts(4, 2, 1, 1), F{
 			"output_tokens_per_s": v(20),
 			"requests_per_s":      v(2),
 			"ttft_ms.n":           v(2),
 			"ttft_ms.min":         v(100),
 			"request.c.ttft_ms":   none,
+			"request.z.ttft_ms":   none,
 		}),
 	})
 	add(Case{
