@@ -103,7 +103,7 @@ func handCases() []Case {
 	})
 	add(Case{
 		ID:      "seed-goodput-cohort",
-		Trap:    "The timed-out request left out of the goodput cohort: attainment 2/4 or 2/5, goodput per offered request or per second.",
+		Trap:    "The timed-out request left out of the cohort (attainment 2/4, not 2/5), or attainment (a fraction) confused with goodput (requests per second).",
 		Section: lm + "'Count requests that satisfy the whole promise'",
 		Arithmetic: "limits TTFT ≤ 500, TPOT ≤ 50; A 100/20 good, B 200/40 good, C 700/20 late, D 100/80 slow, " +
 			"E timed out; attainment 2/5 = 0.4; goodput 2 / 10 s = 0.2 requests/s",

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +303,23 @@ func TestCheckAnswers(t *testing.T) {
 	}
 	if _, err := CheckAnswers(map[string]Figures{"no-such-case": {}}); err == nil {
 		t.Error("an unknown case id is not an error")
+	}
+}
+
+// docs/conformance.md lists every hand case with its trap, as the case
+// says it.
+func TestDocsListEveryCase(t *testing.T) {
+	b, err := os.ReadFile("../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, c := range handCases() {
+		if row := "| `" + c.ID + "` | " + c.Trap + " |"; !strings.Contains(doc, row) {
+			t.Errorf("docs/conformance.md lacks the row %s", row)
+		}
+	}
+	if !strings.Contains(doc, "`breadth-00` … `breadth-11`") {
+		t.Error("docs/conformance.md does not name the breadth cases")
 	}
 }
