@@ -151,3 +151,50 @@ func ExampleExport() {
 	// expected.csv true
 	// jsonl/seed-opening-trace.jsonl true
 }
+
+// A percentile's key in a figure's name.
+func ExamplePercentileKey() {
+	fmt.Println(conformance.PercentileKey(50), conformance.PercentileKey(99.9))
+	// Output: p50 p99.9
+}
+
+// Only text events are text chunks: a role delta, the usage frame and
+// [DONE] are not.
+func ExampleRequest_TextTimes() {
+	for _, c := range conformance.Cases() {
+		if c.ID == "trap-role-only-first-chunk" {
+			r := c.Requests[0]
+			fmt.Println(len(r.Events), "events,", r.TextTimes())
+		}
+	}
+	// Output: 6 events, [100ms 130ms 160ms]
+}
+
+// A request as the library's record: its text chunks from the send, and
+// the client's wait before it.
+func ExampleRequest_Record() {
+	for _, c := range conformance.Cases() {
+		if c.ID == "trap-ttft-from-connection" {
+			rec, err := c.Requests[0].Record()
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			ttft, _ := rec.TTFT()
+			fmt.Println("sent", rec.Sent, "after a wait of", rec.Client.Wait, "; TTFT", ttft)
+		}
+	}
+	// Output: sent 80ms after a wait of 80ms ; TTFT 120ms
+}
+
+// Agree compares one figure within its tolerance: 1 ns for milliseconds,
+// exactly for counts.
+func ExampleAgree() {
+	fmt.Println(conformance.Agree("ttft_ms.p50", conformance.Num(120), conformance.Num(120.0000004)))
+	fmt.Println(conformance.Agree("requests.ok", conformance.Num(3), conformance.Num(2)))
+	fmt.Println(conformance.Agree("tpot_ms.mean", conformance.Absent, conformance.Num(0)))
+	// Output:
+	// true
+	// false
+	// false
+}
