@@ -38,28 +38,32 @@ func (r Result) Compared() int {
 	return len(r.Case.Expected) - len(r.Missing)
 }
 
-// Run runs every case through tool.
+// Run runs every case through tool. The tool is given a copy of each
+// case, which it may modify; its figures are compared with another.
 func Run(tool Tool) []Result {
-	var rs []Result
-	for _, c := range Cases() {
-		rs = append(rs, runOne(tool, c))
+	given, want := Cases(), Cases()
+	rs := make([]Result, len(want))
+	for i := range want {
+		rs[i] = runOne(tool, given[i], want[i])
 	}
 	return rs
 }
 
-func runOne(tool Tool, c Case) (r Result) {
-	r = Result{Case: c, Answered: true}
+// runOne runs one case through tool, which a panic of the tool does not
+// stop.
+func runOne(tool Tool, given, want Case) (r Result) {
+	r = Result{Case: want, Answered: true}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Err = fmt.Errorf("the tool panicked: %v", p)
 		}
 	}()
-	got, err := tool(c)
+	got, err := tool(given)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	r.Differ, r.Missing = Compare(c.Expected, got)
+	r.Differ, r.Missing = Compare(want.Expected, got)
 	return r
 }
 

@@ -323,3 +323,21 @@ func TestDocsListEveryCase(t *testing.T) {
 		t.Error("docs/conformance.md does not name the breadth cases")
 	}
 }
+
+// A tool that changes the case it is given cannot change what it is
+// judged against.
+func TestRunGivesACopy(t *testing.T) {
+	rs := Run(func(c Case) (Figures, error) {
+		f := Figures{}
+		for name := range c.Expected {
+			c.Expected[name] = Num(-1)
+			f[name] = Num(-1)
+		}
+		return f, nil
+	})
+	for _, r := range rs {
+		if r.Agrees() && len(r.Case.Expected) > 0 {
+			t.Errorf("case %s agrees with a tool that rewrote its expected figures", r.Case.ID)
+		}
+	}
+}
