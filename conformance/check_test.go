@@ -44,22 +44,30 @@ func withTokens(tokens func(r Request) *int) Tool {
 	}
 }
 
+// libraryThen is the library with its figures changed by adjust: a tool
+// with one formula of its own.
+func libraryThen(adjust func(r Request, f Figures)) Tool {
+	return func(c Case) (Figures, error) {
+		f, err := Library(c)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range c.Requests {
+			adjust(r, f)
+		}
+		return f, nil
+	}
+}
+
 // userTPSWithN is the library except that its User TPS divides n tokens,
 // not the n − 1 gaps, by the decode time.
-func userTPSWithN(c Case) (Figures, error) {
-	f, err := Library(c)
-	if err != nil {
-		return nil, err
+var userTPSWithN = libraryThen(func(r Request, f Figures) {
+	name := perRequest(r.ID, "user_tps")
+	if x, ok := f[name]; ok && !x.Absent {
+		n := float64(*r.CompletionTokens)
+		f[name] = Num(x.Num * n / (n - 1))
 	}
-	for _, r := range c.Requests {
-		name := perRequest(r.ID, "user_tps")
-		if x, ok := f[name]; ok && !x.Absent {
-			n := float64(*r.CompletionTokens)
-			f[name] = Num(x.Num * n / (n - 1))
-		}
-	}
-	return f, nil
-}
+})
 
 // chunksForTokens counts a request's text chunks as its tokens.
 var chunksForTokens = withTokens(func(r Request) *int {
@@ -75,18 +83,11 @@ func failuresLeftOut(c Case) (Figures, error) {
 }
 
 // roleChunkTTFT stamps TTFT at the first event of any kind.
-func roleChunkTTFT(c Case) (Figures, error) {
-	f, err := Library(c)
-	if err != nil {
-		return nil, err
+var roleChunkTTFT = libraryThen(func(r Request, f Figures) {
+	if name := perRequest(r.ID, "ttft_ms"); r.Status == "ok" && len(r.Events) > 0 && !f[name].Absent {
+		f[name] = Num(float64(r.Events[0].At-r.Sent) / 1e6)
 	}
-	for _, r := range c.Requests {
-		if name := perRequest(r.ID, "ttft_ms"); r.Status == "ok" && len(r.Events) > 0 && !f[name].Absent {
-			f[name] = Num(float64(r.Events[0].At-r.Sent) / 1e6)
-		}
-	}
-	return f, nil
-}
+})
 
 // A deliberately wrong tool is caught by Check, on the case of its trap,
 // with the trap named.
