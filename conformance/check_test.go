@@ -247,8 +247,8 @@ func TestAgree(t *testing.T) {
 func TestCheckAnswers(t *testing.T) {
 	var lines bytes.Buffer
 	for _, r := range Run(Library) {
-		if _, known := libraryDisagrees[r.Case.ID]; known {
-			continue
+		if _, known := libraryDisagrees[r.Case.ID]; known || r.Case.ID == "edge-ties" {
+			continue // edge-ties is left unanswered
 		}
 		f, _ := Library(r.Case)
 		if r.Case.ID == "trap-user-tps-n" {
@@ -276,7 +276,7 @@ func TestCheckAnswers(t *testing.T) {
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
-	if !strings.Contains(out.String(), fmt.Sprintf("not answered  %s\n", "edge-chunks-no-usage")) {
+	if !strings.Contains(out.String(), "not answered  edge-ties\n") {
 		t.Errorf("an unanswered case is not listed:\n%s", out.String())
 	}
 
