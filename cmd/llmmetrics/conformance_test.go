@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +17,21 @@ import (
 // exportedCase is a case as a tool in another language reads it from
 // cases.json: plain JSON, times in ns.
 type exportedCase struct {
-	ID       string `json:"id"`
+	ID      string `json:"id"`
+	Options struct {
+		WarmupRequests int `json:"warmup_requests"`
+		SLO            *struct {
+			TTFT   int64 `json:"ttft_ns"`
+			TPOT   int64 `json:"tpot_ns"`
+			E2E    int64 `json:"e2e_ns"`
+			MaxGap int64 `json:"max_gap_ns"`
+			Strict bool  `json:"strict"`
+		} `json:"slo"`
+	} `json:"options"`
 	Requests []struct {
 		ID               string `json:"id"`
 		Status           string `json:"status"`
+		Warmup           bool   `json:"warmup"`
 		Sent             int64  `json:"sent_ns"`
 		CompletionTokens *int   `json:"completion_tokens"`
 		Events           []struct {
@@ -29,11 +41,20 @@ type exportedCase struct {
 	} `json:"requests"`
 }
 
+// The deliberate mistakes answerCases can make.
+const (
+	rightTool       = ""
+	nNotGaps        = "n"        // TPOT and User TPS divide by n, not n − 1
+	chunksForTokens = "chunks"   // n is the number of text chunks
+	failuresLeftOut = "failures" // attainment over the ok requests only
+)
+
 // answerCases is a small tool written against the exported files only, as
 // a tool in another language would be: per request, TTFT at the first text
-// event, TPOT and User TPS dividing by the n − 1 gaps, or, with nGaps
-// false, by n (the trap). It writes one answer line per case.
-func answerCases(t *testing.T, dir string, nGaps bool) string {
+// event, TPOT and User TPS from the n − 1 gaps; under an SLO, the
+// attainment. With bug set it makes that mistake. It writes one answer
+// line per case.
+func answerCases(t *testing.T, dir string, bug string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	require.NoError(t, err)
@@ -45,25 +66,59 @@ func answerCases(t *testing.T, dir string, nGaps bool) string {
 	var out strings.Builder
 	for _, c := range set.Cases {
 		figures := map[string]any{}
+		// The first WarmupRequests in send order are warm-up (no case
+		// has a tie there).
+		sends := []int64{}
 		for _, r := range c.Requests {
+			sends = append(sends, r.Sent)
+		}
+		slices.Sort(sends)
+		good, judged := 0, 0
+		for _, r := range c.Requests {
+			if w := c.Options.WarmupRequests; r.Warmup || w > 0 && r.Sent < sends[min(w, len(sends)-1)] {
+				continue
+			}
 			var text []int64
 			for _, e := range r.Events {
 				if e.Kind == "text" {
 					text = append(text, e.At)
 				}
 			}
+			if r.Status == "ok" || bug != failuresLeftOut {
+				judged++
+			}
 			ttft, tpot, tps := any(nil), any(nil), any(nil)
 			if r.Status == "ok" && len(text) > 0 {
-				ttft = float64(text[0]-r.Sent) / 1e6
-				if n := r.CompletionTokens; n != nil && *n >= len(text) && *n >= 2 {
+				first, last := text[0]-r.Sent, text[len(text)-1]-r.Sent
+				ttft = float64(first) / 1e6
+				n := r.CompletionTokens
+				if bug == chunksForTokens {
+					n = new(int)
+					*n = len(text)
+				}
+				ok := true
+				if n != nil && *n >= len(text) && *n >= 2 {
 					gaps := float64(*n - 1)
-					if !nGaps {
+					if bug == nNotGaps {
 						gaps = float64(*n)
 					}
-					decode := time.Duration(text[len(text)-1] - text[0])
+					decode := time.Duration(last - first)
 					tpot = float64(decode) / 1e6 / gaps
 					if decode > 0 {
 						tps = gaps / decode.Seconds()
+					}
+					if slo := c.Options.SLO; slo != nil {
+						ok = within(float64(decode)/gaps, slo.TPOT, slo.Strict)
+					}
+				}
+				if slo := c.Options.SLO; slo != nil {
+					most := int64(0)
+					for k := 1; k < len(text); k++ {
+						most = max(most, text[k]-text[k-1])
+					}
+					if ok && within(float64(first), slo.TTFT, slo.Strict) && within(float64(last), slo.E2E, slo.Strict) &&
+						within(float64(most), slo.MaxGap, slo.Strict) {
+						good++
 					}
 				}
 			}
@@ -71,11 +126,25 @@ func answerCases(t *testing.T, dir string, nGaps bool) string {
 			figures["request."+r.ID+".tpot_ms"] = tpot
 			figures["request."+r.ID+".user_tps"] = tps
 		}
+		if c.Options.SLO != nil && judged > 0 {
+			figures["goodput.attainment"] = float64(good) / float64(judged)
+		}
 		line, err := json.Marshal(map[string]any{"case": c.ID, "figures": figures})
 		require.NoError(t, err)
 		fmt.Fprintf(&out, "%s\n", line)
 	}
 	return out.String()
+}
+
+// within says whether x (ns) meets limit (ns; 0 is no limit).
+func within(x float64, limit int64, strict bool) bool {
+	switch {
+	case limit == 0:
+		return true
+	case strict:
+		return x < float64(limit)
+	}
+	return x <= float64(limit)
 }
 
 func TestConformanceExportAndCheck(t *testing.T) {
@@ -89,7 +158,7 @@ func TestConformanceExportAndCheck(t *testing.T) {
 
 	// The right tool: every case it answers agrees; exit 0.
 	answers := filepath.Join(dir, "answers.jsonl")
-	require.NoError(t, os.WriteFile(answers, []byte(answerCases(t, dir, true)), 0o644))
+	require.NoError(t, os.WriteFile(answers, []byte(answerCases(t, dir, rightTool)), 0o644))
 	code, out, errs = runCLI(t, "", "conformance", "check", answers)
 	assert.Equal(t, 0, code, errs+out)
 	assert.Contains(t, out, "agree         trap-user-tps-n\n")
@@ -98,26 +167,36 @@ func TestConformanceExportAndCheck(t *testing.T) {
 	assert.NotContains(t, out, "\ndiffer ")
 
 	// The same from standard input.
-	code, _, errs = runCLI(t, answerCases(t, dir, true), "conformance", "check", "-")
+	code, _, errs = runCLI(t, answerCases(t, dir, rightTool), "conformance", "check", "-")
 	assert.Equal(t, 0, code, errs)
 
 	// With --all, the cases it does not answer, or answers with none of
 	// their figures, fail the check.
-	lines := strings.SplitAfter(answerCases(t, dir, true), "\n")
+	lines := strings.SplitAfter(answerCases(t, dir, rightTool), "\n")
 	code, out, errs = runCLI(t, strings.Join(lines[1:], ""), "conformance", "check", "--all", "-")
 	assert.Equal(t, 3, code, out)
 	assert.Contains(t, out, "not answered  seed-opening-trace\n")
 	assert.Contains(t, errs, "not answered or compared (--all)")
 
-	// A deliberately wrong tool, dividing by n rather than n − 1: exit 3,
-	// and the trap cases are named with their trap and section.
-	code, out, errs = runCLI(t, answerCases(t, dir, false), "conformance", "check", "-")
-	assert.Equal(t, 3, code)
-	assert.Contains(t, errs, "cases differ or were refused")
-	assert.Contains(t, out, "differ        trap-user-tps-n\n    request.u1.user_tps: got 50, want 40\n")
-	assert.Contains(t, out, "    trap: Per-request token rate dividing n tokens (or n over E2E) instead of the n − 1 gaps by the decode time.\n"+
-		"    specification: Serving Workloads §2.4")
-	assert.Contains(t, out, "differ        trap-tpot-n\n    request.t.tpot_ms: got 40, want 50\n")
+	// Deliberately wrong tools: each exits 3, and the case of its trap is
+	// named with the figure, the trap and the section.
+	for _, tc := range []struct {
+		bug, want string
+	}{
+		{nNotGaps, "differ        trap-user-tps-n\n    request.u1.user_tps: got 50, want 40\n"},
+		{nNotGaps, "differ        trap-tpot-n\n    request.t.tpot_ms: got 40, want 50\n"},
+		{nNotGaps, "    trap: Per-request token rate dividing n tokens (or n over E2E) instead of the n − 1 gaps by the decode time.\n" +
+			"    specification: Serving Workloads §2.4"},
+		{chunksForTokens, "differ        trap-chunks-for-tokens\n    request.multi.tpot_ms: got 40, want 20\n" +
+			"    request.multi.user_tps: got 25, want 50\n    trap: The number of text chunks taken for the number of tokens"},
+		{failuresLeftOut, "differ        trap-failures-out-of-attainment\n    goodput.attainment: got 1, want 0.8\n" +
+			"    trap: Failed and timed-out requests left out of the attainment denominator"},
+	} {
+		code, out, errs := runCLI(t, answerCases(t, dir, tc.bug), "conformance", "check", "-")
+		assert.Equal(t, 3, code, tc.bug)
+		assert.Contains(t, errs, "cases differ or were refused", tc.bug)
+		assert.Contains(t, out, tc.want, tc.bug)
+	}
 }
 
 func TestConformanceCommandErrors(t *testing.T) {
