@@ -21,8 +21,8 @@ func v(x float64) Value { return Num(x) }
 // none is an absent figure.
 var none = Absent
 
-// F is a literal set of figures.
-type F = Figures
+// figs is a literal set of figures.
+type figs = Figures
 
 // PercentileKey names percentile p in a figure's name: p50, p99.9.
 func PercentileKey(p float64) string { return "p" + strconv.FormatFloat(p, 'f', -1, 64) }
@@ -121,7 +121,7 @@ func merge(fs ...Figures) Figures {
 
 // counts gives the accounting figures.
 func counts(offered, ok, zero, failed int) Figures {
-	return F{
+	return figs{
 		"requests.offered":    v(float64(offered)),
 		"requests.ok":         v(float64(ok)),
 		"requests.zero_token": v(float64(zero)),

@@ -33,7 +33,7 @@ func handCases() []Case {
 			"User TPS = 4/0.145 s; nearest-rank p50 of the sorted gaps 35, 36, 37, 37 is the 2nd, 36",
 		Options:  nearest(50, 99),
 		Requests: reqs(req("trace-5", 0).text(120, 155, 192, 228, 265).usage(5).prompt(512)),
-		Expected: merge(counts(1, 1, 0, 0), F{
+		Expected: merge(counts(1, 1, 0, 0), figs{
 			"request.trace-5.ttft_ms":    v(120),
 			"request.trace-5.tpot_ms":    v(36.25),
 			"request.trace-5.e2e_ms":     v(265),
@@ -55,7 +55,7 @@ func handCases() []Case {
 		Arithmetic: "exact E2E = 120 + 4·36.25 = 265; the approximation 120 + 5·36.25 = 301.25 is not E2E",
 		Options:    nearest(50),
 		Requests:   reqs(req("trace-5", 0).text(120, 155, 192, 228, 265).usage(5).prompt(512)),
-		Expected: F{
+		Expected: figs{
 			"request.trace-5.e2e_ms": v(265),
 			"e2e_ms.mean":            v(265),
 			"e2e_ms.p50":             v(265),
@@ -71,7 +71,7 @@ func handCases() []Case {
 		Requests: reqs(
 			req("A", 0).text(120, 1110).usage(100).prompt(512),
 			req("B", 0).text(120, 170).usage(2).prompt(512)),
-		Expected: F{
+		Expected: figs{
 			"request.A.tpot_ms":         v(10),
 			"request.B.tpot_ms":         v(50),
 			"tpot_ms.n":                 v(2),
@@ -89,7 +89,7 @@ func handCases() []Case {
 			"User TPS 3/0.24 = 12.5",
 		Options:  nearest(50, 99),
 		Requests: reqs(req("four", 0).text(100, 120, 320, 340).usage(4)),
-		Expected: F{
+		Expected: figs{
 			"request.four.ttft_ms":    v(100),
 			"request.four.tpot_ms":    v(80),
 			"request.four.e2e_ms":     v(340),
@@ -114,7 +114,7 @@ func handCases() []Case {
 			req("C", 4000).text(700, 720, 740).usage(3).prompt(100),
 			req("D", 6000).text(100, 180, 260).usage(3).prompt(100),
 			req("E", 8000).fail("timeout", "no answer within the client's deadline")),
-		Expected: merge(counts(5, 4, 0, 1), F{
+		Expected: merge(counts(5, 4, 0, 1), figs{
 			"goodput.good":              v(2),
 			"goodput.attainment":        v(0.4),
 			"goodput.requests_per_s":    v(0.2),
@@ -169,7 +169,7 @@ func handCases() []Case {
 			req("r4", 300).usage(0).prompt(256),
 			req("r5", 400).fail("error", "HTTP 500: internal server error"),
 			req("r6", 500).text(210, 1010).usage(33).prompt(256)),
-		Expected: merge(counts(6, 4, 1, 1), F{
+		Expected: merge(counts(6, 4, 1, 1), figs{
 			"requests.one_token": v(1),
 			"request.r1.tpot_ms": v(30),
 			"request.r2.tpot_ms": v(40),
@@ -197,7 +197,7 @@ func handCases() []Case {
 				"64 × 40 tokens over a declared 1 s window = 2,560 output tokens/s; 64 requests/s",
 			Options:  nearest(50).withWindow(1000),
 			Requests: reqs(rs...),
-			Expected: F{
+			Expected: figs{
 				"request.s00.user_tps": v(40),
 				"request.s63.tpot_ms":  v(25),
 				"tpot_ms.mean":         v(25),
@@ -227,7 +227,7 @@ func handCases() []Case {
 			Arithmetic: "10 requests fail only TTFT (600 > 500), 10 only TPOT (80 > 50): 80 of 100 pass both; attainment 0.8",
 			Options:    nearest(90).withSLO(SLO{TTFT: ms(500), TPOT: ms(50)}),
 			Requests:   reqs(rs...),
-			Expected: F{
+			Expected: figs{
 				"goodput.good":       v(80),
 				"goodput.attainment": v(0.8),
 				"ttft_ms.p90":        v(100), // 90 of 100 at 100 ms: rank 90
@@ -256,7 +256,7 @@ func handCases() []Case {
 				"gap-weighted (240·50 + 3980·10)/4220 = 51800/4220 = 2590/211",
 			Options:  nearest(50),
 			Requests: reqs(rs...),
-			Expected: F{
+			Expected: figs{
 				"itl_ms.n":                  v(4220),
 				"tpot_ms.n":                 v(100),
 				"tpot_ms.mean":              v(42),
@@ -279,7 +279,7 @@ func handCases() []Case {
 			Arithmetic: "nearest rank ⌈p·1000/100⌉: p50 → 500th = 500 ms, p99 → 990th = 990 ms, p99.9 → 999th = 999 ms",
 			Options:    nearest(50, 99, 99.9),
 			Requests:   reqs(rs...),
-			Expected: F{
+			Expected: figs{
 				"ttft_ms.n":     v(1000),
 				"ttft_ms.p50":   v(500),
 				"ttft_ms.p99":   v(990),
@@ -302,7 +302,7 @@ func handCases() []Case {
 		Options:    nearest(50),
 		Requests: reqs(req("chat", 0).event(KindRole, 40).text(100, 130, 160).
 			event(KindUsage, 161).event(KindDone, 162).usage(3)),
-		Expected: F{
+		Expected: figs{
 			"request.chat.ttft_ms": v(100),
 			"request.chat.e2e_ms":  v(160),
 			"request.chat.tpot_ms": v(30),
@@ -316,7 +316,7 @@ func handCases() []Case {
 		Arithmetic: "empty delta at 60 ms ignored; text at 90 and 120: TTFT 90, TPOT 30",
 		Options:    nearest(50),
 		Requests:   reqs(req("cmpl", 0).event(KindEmpty, 60).text(90, 120).usage(2)),
-		Expected: F{
+		Expected: figs{
 			"request.cmpl.ttft_ms": v(90),
 			"request.cmpl.tpot_ms": v(30),
 			"itl_ms.n":             v(1),
@@ -329,7 +329,7 @@ func handCases() []Case {
 		Arithmetic: "call began at 0, request written at 80 (80 ms of dial); first text 200, last 230 from the epoch: TTFT 120, E2E 150",
 		Options:    nearest(50),
 		Requests:   reqs(req("dial", 80).waited(80).text(120, 150).usage(2)),
-		Expected: F{
+		Expected: figs{
 			"request.dial.ttft_ms": v(120),
 			"request.dial.e2e_ms":  v(150),
 			"ttft_ms.mean":         v(120),
@@ -346,7 +346,7 @@ func handCases() []Case {
 			req("u1", 0).every(5, 100, 25).usage(5),
 			req("u2", 0).text(100, 150).usage(2),
 			req("u3", 0).every(11, 200, 20).usage(11)),
-		Expected: F{
+		Expected: figs{
 			"request.u1.user_tps": v(40),
 			"request.u2.user_tps": v(20),
 			"request.u3.user_tps": v(50),
@@ -359,7 +359,7 @@ func handCases() []Case {
 		Arithmetic: "5 tokens, first 100, last 300: TPOT 200/4 = 50 (not 200/5 = 40)",
 		Options:    nearest(50),
 		Requests:   reqs(req("t", 0).every(5, 100, 50).usage(5)),
-		Expected: F{
+		Expected: figs{
 			"request.t.tpot_ms": v(50),
 			"tpot_ms.mean":      v(50),
 			"tpot_ms.p50":       v(50),
@@ -374,7 +374,7 @@ func handCases() []Case {
 		Options: nearest(50).withWindow(1000),
 		Requests: reqs(req("multi", 0).textTokens(100, 2).textTokens(140, 2).textTokens(180, 2).textTokens(220, 1).
 			usage(7)),
-		Expected: F{
+		Expected: figs{
 			"request.multi.tpot_ms":  v(20),
 			"request.multi.user_tps": v(50),
 			"output_tokens_per_s":    v(7),
@@ -392,7 +392,7 @@ func handCases() []Case {
 		Requests: reqs(
 			req("a", 0).every(4, 100, 20).usage(4),
 			req("b", 0).every(10, 100, 10).usage(9)),
-		Expected: merge(counts(2, 2, 0, 0), F{
+		Expected: merge(counts(2, 2, 0, 0), figs{
 			"requests.no_token_count": v(1),
 			"request.b.ttft_ms":       v(100),
 			"request.b.e2e_ms":        v(190),
@@ -418,7 +418,7 @@ func handCases() []Case {
 			Arithmetic: "8 ok requests all within E2E ≤ 1 s, 2 failed: attainment 8/10 = 0.8 (not 8/8); goodput 8 / 2 s = 4 requests/s",
 			Options:    nearest(50).withWindow(2000).withSLO(SLO{E2E: ms(1000)}),
 			Requests:   reqs(rs...),
-			Expected: merge(counts(10, 8, 0, 2), F{
+			Expected: merge(counts(10, 8, 0, 2), figs{
 				"goodput.good":           v(8),
 				"goodput.attainment":     v(0.8),
 				"goodput.requests_per_s": v(4),
@@ -437,7 +437,7 @@ func handCases() []Case {
 			req("c", 200).text(120, 140).usage(2),
 			req("z", 300).event(KindUsage, 90).event(KindDone, 91).usage(0),
 			req("x", 400).fail("cancelled", "the caller cancelled the request")),
-		Expected: merge(counts(5, 3, 1, 1), F{
+		Expected: merge(counts(5, 3, 1, 1), figs{
 			"goodput.good":       v(3),
 			"goodput.attainment": v(0.6),
 			"request.z.ttft_ms":  none,
@@ -453,7 +453,7 @@ func handCases() []Case {
 		Requests: reqs(
 			req("r1", 0).text(300.7, 320.7).usage(2),
 			req("r2", 2000).text(300.7, 310.7).usage(2)),
-		Expected: F{
+		Expected: figs{
 			"goodput.good":       v(2),
 			"goodput.attainment": v(1),
 			"request.r1.ttft_ms": v(300.7),
@@ -466,7 +466,7 @@ func handCases() []Case {
 		Arithmetic: "3 requests of 1 token: no TPOT sample, 3 excluded; TTFT 80, 90, 100 ms: mean 90",
 		Options:    nearest(50),
 		Requests:   reqs(req("a", 0).text(80).usage(1), req("b", 10).text(90).usage(1), req("c", 20).text(100).usage(1)),
-		Expected: F{
+		Expected: figs{
 			"requests.one_token":        v(3),
 			"tpot_ms.n":                 v(0),
 			"tpot_ms.mean":              none,
@@ -496,7 +496,7 @@ func handCases() []Case {
 				"p90 = 9th = 700 (mean of the runs' p90s: (140 + 800)/2 = 470)",
 			Options:  nearest(50, 90),
 			Requests: reqs(rs...),
-			Expected: F{
+			Expected: figs{
 				"ttft_ms.n":   v(10),
 				"ttft_ms.p50": v(140),
 				"ttft_ms.p90": v(700),
@@ -510,7 +510,7 @@ func handCases() []Case {
 		Arithmetic: "r1: 1 token, no TPOT; r2: 3 tokens 100, 140, 180, TPOT 40; mean TPOT 40 (not (0 + 40)/2 = 20)",
 		Options:    nearest(50),
 		Requests:   reqs(req("r1", 0).text(80).usage(1), req("r2", 0).text(100, 140, 180).usage(3)),
-		Expected: F{
+		Expected: figs{
 			"tpot_ms.n":           v(1),
 			"tpot_ms.mean":        v(40),
 			"request.r1.tpot_ms":  none,
@@ -525,7 +525,7 @@ func handCases() []Case {
 		Arithmetic: "text at 100, 120, 140; usage at 400, [DONE] at 401: E2E 140, TPOT 40/2 = 20",
 		Options:    nearest(50),
 		Requests:   reqs(req("tail", 0).text(100, 120, 140).event(KindUsage, 400).event(KindDone, 401).usage(3)),
-		Expected: F{
+		Expected: figs{
 			"request.tail.e2e_ms":  v(140),
 			"request.tail.tpot_ms": v(20),
 			"e2e_ms.max":           v(140),
@@ -539,7 +539,7 @@ func handCases() []Case {
 		Options:    nearest(50),
 		Requests: reqs(req("frames", 0).event(KindRole, 50).text(100, 110, 120, 130).
 			event(KindUsage, 131).event(KindDone, 132).usage(4)),
-		Expected: F{
+		Expected: figs{
 			"itl_ms.n":               v(3),
 			"itl_ms.mean":            v(10),
 			"itl_ms.min":             v(10),
@@ -553,7 +553,7 @@ func handCases() []Case {
 		Arithmetic: "TTFT 1000, 5 tokens 10 ms apart: TPOT 40/4 = 10 (not 1040/5 = 208)",
 		Options:    nearest(50),
 		Requests:   reqs(req("slowstart", 0).every(5, 1000, 10).usage(5)),
-		Expected: F{
+		Expected: figs{
 			"request.slowstart.tpot_ms": v(10),
 			"tpot_ms.mean":              v(10),
 		},
@@ -566,7 +566,7 @@ func handCases() []Case {
 			"TPOT 60/5 = 12",
 		Options:  nearest(50),
 		Requests: reqs(req("bundled", 0).textTokens(100, 3).textTokens(160, 3).usage(6)),
-		Expected: F{
+		Expected: figs{
 			"itl_ms.n":                v(1),
 			"itl_ms.min":              v(60),
 			"itl_ms.p50":              v(60),
@@ -580,7 +580,7 @@ func handCases() []Case {
 		Arithmetic: "one token at 80 ms: TTFT 80, E2E 80, no TPOT",
 		Options:    nearest(50),
 		Requests:   reqs(req("single", 0).text(80).usage(1)),
-		Expected: F{
+		Expected: figs{
 			"ttft_ms.n":              v(1),
 			"ttft_ms.p50":            v(80),
 			"request.single.ttft_ms": v(80),
@@ -600,7 +600,7 @@ func handCases() []Case {
 			req("e1", 0).fail("error", "HTTP 500: internal server error"),
 			req("e2", 100).fail("timeout", "no answer within 30 s"),
 			req("e3", 200).fail("cancelled", "the client stopped")),
-		Expected: merge(counts(3, 0, 0, 3), F{
+		Expected: merge(counts(3, 0, 0, 3), figs{
 			"ttft_ms.n":           v(0),
 			"ttft_ms.mean":        none,
 			"ttft_ms.p50":         none,
@@ -623,7 +623,7 @@ func handCases() []Case {
 		Requests: reqs(
 			req("a", 0).every(10, 100, 10).usage(10).prompt(100),
 			req("b", 500).every(10, 100, 10).usage(10).prompt(100)),
-		Expected: F{
+		Expected: figs{
 			"output_tokens_per_s": v(10),
 			"prompt_tokens_per_s": v(100),
 			"requests_per_s":      v(1),
@@ -641,7 +641,7 @@ func handCases() []Case {
 			req("b", 100).every(10, 100, 10).usage(10),
 			req("c", 200).text(50, 60, 70).fail("error", "stream ended with an error event: out of memory"),
 			req("z", 300).event(KindRole, 40).event(KindUsage, 41).event(KindDone, 42).usage(0)),
-		Expected: merge(counts(4, 2, 1, 1), F{
+		Expected: merge(counts(4, 2, 1, 1), figs{
 			"output_tokens_per_s": v(20),
 			"requests_per_s":      v(2),
 			"ttft_ms.n":           v(2),
@@ -664,7 +664,7 @@ func handCases() []Case {
 			req("m1", 200).text(100).usage(1),
 			req("m2", 300).text(110).usage(1),
 			req("m3", 400).text(120).usage(1)),
-		Expected: F{
+		Expected: figs{
 			"requests.offered":   v(5),
 			"requests.warmup":    v(2),
 			"requests.ok":        v(3),
@@ -690,7 +690,7 @@ func handCases() []Case {
 		Arithmetic: "TTFT 100, 200, 300, 400; rank ⌈p·4/100⌉: p25 → 1st 100, p50 → 2nd 200, p90 → 4th 400",
 		Options:    nearest(25, 50, 90),
 		Requests:   ttfts("n", 300, 100, 400, 200),
-		Expected: F{
+		Expected: figs{
 			"ttft_ms.p25": v(100),
 			"ttft_ms.p50": v(200),
 			"ttft_ms.p90": v(400),
@@ -703,7 +703,7 @@ func handCases() []Case {
 		Arithmetic: "TTFT 100, 200, 300, 400; position (4 − 1)·p/100: p25 → 0.75, 175; p50 → 1.5, 250; p90 → 2.7, 370",
 		Options:    linear(25, 50, 90),
 		Requests:   ttfts("l", 300, 100, 400, 200),
-		Expected: F{
+		Expected: figs{
 			"ttft_ms.p25": v(175),
 			"ttft_ms.p50": v(250),
 			"ttft_ms.p90": v(370),
@@ -721,7 +721,7 @@ func handCases() []Case {
 			Arithmetic: "TTFT 1 … 100 ms; p7 → rank ⌈7·100/100⌉ = 7 → 7 ms; p29 → 29 ms",
 			Options:    nearest(7, 29),
 			Requests:   ttfts("e", ts...),
-			Expected: F{
+			Expected: figs{
 				"ttft_ms.p7":  v(7),
 				"ttft_ms.p29": v(29),
 			},
@@ -734,7 +734,7 @@ func handCases() []Case {
 		Arithmetic: "strict TTFT < 1000 ms: TTFT 1000 is not good, 999 is; attainment 1/2",
 		Options:    nearest(50).withSLO(SLO{TTFT: ms(1000), Strict: true}),
 		Requests:   reqs(req("at", 0).text(1000, 1010).usage(2), req("below", 0).text(999, 1010).usage(2)),
-		Expected: F{
+		Expected: figs{
 			"goodput.good":       v(1),
 			"goodput.attainment": v(0.5),
 		},
@@ -746,7 +746,7 @@ func handCases() []Case {
 		Arithmetic: "gaps 20, 200, 20: TPOT 80 ≤ 100 passes, largest gap 200 > 100 fails: not good",
 		Options:    nearest(50).withSLO(SLO{TPOT: ms(100), MaxGap: ms(100)}),
 		Requests:   reqs(req("four", 0).text(100, 120, 320, 340).usage(4)),
-		Expected: F{
+		Expected: figs{
 			"goodput.good":       v(0),
 			"goodput.attainment": v(0),
 		},
@@ -761,7 +761,7 @@ func handCases() []Case {
 		Arithmetic: "no request: every count 0, every latency absent",
 		Options:    nearest(50),
 		Requests:   []Request{},
-		Expected: merge(counts(0, 0, 0, 0), F{
+		Expected: merge(counts(0, 0, 0, 0), figs{
 			"ttft_ms.n":    v(0),
 			"ttft_ms.mean": none,
 			"ttft_ms.p50":  none,
@@ -776,7 +776,7 @@ func handCases() []Case {
 		Arithmetic: "one request, 3 tokens at 100, 130, 160: TTFT p50 = p99 = 100, TPOT 30, E2E 160",
 		Options:    nearest(50, 99),
 		Requests:   reqs(req("only", 0).text(100, 130, 160).usage(3)),
-		Expected: merge(counts(1, 1, 0, 0), F{
+		Expected: merge(counts(1, 1, 0, 0), figs{
 			"ttft_ms.p50": v(100),
 			"ttft_ms.p99": v(100),
 			"tpot_ms.p50": v(30),
@@ -791,7 +791,7 @@ func handCases() []Case {
 		Arithmetic: "TTFT 100 and 300; linear: p50 at 0.5 → 200, p99 at 0.99 → 100 + 0.99·200 = 298",
 		Options:    linear(50, 99),
 		Requests:   reqs(req("x", 0).text(300).usage(1), req("y", 0).text(100).usage(1)),
-		Expected: F{
+		Expected: figs{
 			"ttft_ms.p50": v(200),
 			"ttft_ms.p99": v(298),
 			"ttft_ms.max": v(300),
@@ -804,7 +804,7 @@ func handCases() []Case {
 		Arithmetic: "TTFT 100, 200, 100, 100; nearest rank: p50 → 2nd of 100, 100, 100, 200 = 100; p75 → 3rd = 100; p99 → 4th = 200",
 		Options:    nearest(50, 75, 99),
 		Requests:   ttfts("t", 100, 200, 100, 100),
-		Expected: F{
+		Expected: figs{
 			"ttft_ms.p50":  v(100),
 			"ttft_ms.p75":  v(100),
 			"ttft_ms.p99":  v(200),
@@ -818,7 +818,7 @@ func handCases() []Case {
 		Arithmetic: "one ok request with usage 0 and no text: zero-token, no TTFT; under TTFT ≤ 1 s it is not good: 0/1",
 		Options:    nearest(50).withSLO(SLO{TTFT: ms(1000)}),
 		Requests:   reqs(req("stop", 0).event(KindRole, 30).event(KindUsage, 40).event(KindDone, 41).usage(0)),
-		Expected: merge(counts(1, 0, 1, 0), F{
+		Expected: merge(counts(1, 0, 1, 0), figs{
 			"ttft_ms.n":            v(0),
 			"ttft_ms.mean":         none,
 			"request.stop.ttft_ms": none,
@@ -833,7 +833,7 @@ func handCases() []Case {
 		Arithmetic: "text at 100, 100, 150, 3 tokens: gaps 0 and 50; TPOT 50/2 = 25; largest gap 50",
 		Options:    nearest(50),
 		Requests:   reqs(req("same", 0).text(100, 100, 150).usage(3)),
-		Expected: F{
+		Expected: figs{
 			"itl_ms.n":                v(2),
 			"itl_ms.min":              v(0),
 			"itl_ms.max":              v(50),
@@ -848,7 +848,7 @@ func handCases() []Case {
 		Arithmetic: "one chunk of 3 tokens at 100 ms: TPOT 0/2 = 0 ms, User TPS 2/0 absent, no gap",
 		Options:    nearest(50),
 		Requests:   reqs(req("burst", 0).textTokens(100, 3).usage(3)),
-		Expected: F{
+		Expected: figs{
 			"request.burst.tpot_ms":    v(0),
 			"request.burst.user_tps":   none,
 			"request.burst.max_gap_ms": none,
@@ -862,7 +862,7 @@ func handCases() []Case {
 		Arithmetic: "sent at 5000 ms, text at 5120, 5150: TTFT 120 (not 5120), E2E 150",
 		Options:    nearest(50),
 		Requests:   reqs(req("later", 5000).text(120, 150).usage(2)),
-		Expected: F{
+		Expected: figs{
 			"request.later.ttft_ms": v(120),
 			"request.later.e2e_ms":  v(150),
 			"ttft_ms.p50":           v(120),
@@ -878,7 +878,7 @@ func handCases() []Case {
 		Requests: reqs(
 			func() *Request { r := req("r1", 0).every(4, 100, 20); r.MaxTokens = 100; return r }(),
 			req("r2", 0).every(4, 100, 30).usage(4)),
-		Expected: merge(counts(2, 2, 0, 0), F{
+		Expected: merge(counts(2, 2, 0, 0), figs{
 			"requests.no_token_count": v(1),
 			"request.r1.ttft_ms":      v(100),
 			"request.r1.e2e_ms":       v(160),
@@ -900,7 +900,7 @@ func handCases() []Case {
 		Arithmetic: "2 text chunks at 100, 150 and usage 0: TTFT 100 kept, no TPOT, counted as having no token count",
 		Options:    nearest(50),
 		Requests:   reqs(req("z", 0).text(100, 150).usage(0)),
-		Expected: merge(counts(1, 1, 0, 0), F{
+		Expected: merge(counts(1, 1, 0, 0), figs{
 			"requests.no_token_count": v(1),
 			"request.z.ttft_ms":       v(100),
 			"request.z.tpot_ms":       none,
@@ -916,7 +916,7 @@ func handCases() []Case {
 		Requests: reqs(
 			req("a", 0).every(10, 100, 100).usage(10),
 			req("b", 500).every(10, 100, 100).usage(10)),
-		Expected: F{
+		Expected: figs{
 			"output_tokens_per_s": v(20 / 1.5),
 			"requests_per_s":      v(2 / 1.5),
 		},
