@@ -12,6 +12,7 @@
 //	llmmetrics sweep [flags] FILE...      runs at several load levels: median ±MAD per level, and the capacity
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
+//	llmmetrics conformance export|check   the cases other tools test their metrics against
 //	llmmetrics version                    the version of this build
 //	llmmetrics help [COMMAND]             a command's flags, defaults and examples
 //
@@ -60,7 +61,7 @@ func init() {
 	runCommand.run = runLoad
 	diffCommand.run = diffRuns
 	sweepCommand.run = sweepReport
-	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, versionCommand}
+	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, versionCommand}
 }
 
 func lookup(name string) *command {
