@@ -11,7 +11,7 @@ import (
 
 var diffCommand = &command{
 	name:     "diff",
-	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--json] A[,A2,…] B[,B2,…]",
+	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--plot DIR] [--html FILE] [--label A --label B] [--json] A[,A2,…] B[,B2,…]",
 	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks: for each figure,\n" +
 		"the baseline A, the new B, the relative change, and whether the change is significant at --alpha,\n" +
 		"printed as ~ when it is not. Several files a side, joined by commas, are repeats of one setup.\n" +
@@ -25,19 +25,21 @@ var diffCommand = &command{
 		"llmmetrics diff before.jsonl after.jsonl",
 		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl b1.jsonl,b2.jsonl,b3.jsonl",
 	},
-	flags: func() *flag.FlagSet { fs, _, _ := newDiffFlags(); return fs },
+	flags: func() *flag.FlagSet { fs, _, _, _ := newDiffFlags(); return fs },
 }
 
-func newDiffFlags() (*flag.FlagSet, *analysis, *float64) {
+func newDiffFlags() (*flag.FlagSet, *analysis, *float64, *pictures) {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	a := &analysis{}
 	a.define(fs, true)
 	alpha := fs.Float64("alpha", 0.05, "the significance `level` of the tests")
-	return fs, a, alpha
+	pics := &pictures{}
+	pics.define(fs, false)
+	return fs, a, alpha, pics
 }
 
 func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
-	fs, f, alpha := newDiffFlags()
+	fs, f, alpha, pics := newDiffFlags()
 	opt, files, err := f.parseFiles(fs, args, 0)
 	if err != nil {
 		return err
@@ -60,6 +62,9 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	d, err := llmmetrics.DiffRuns(sides[0], sides[1], llmmetrics.DiffOptions{Summary: opt, Alpha: *alpha})
 	if err != nil {
+		return err
+	}
+	if err := pics.writeDiff(sides, [2]string(files), opt, d); err != nil {
 		return err
 	}
 	if f.asJSON() {

@@ -18,7 +18,7 @@ func TestReportPictures(t *testing.T) {
 	code, out, errs := runCLI(t, "", "report", "--plot", filepath.Join(dir, "charts"), "--html", html, "../../testdata/sample_run.jsonl")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "requests: 240 offered", "the report is printed as usual")
-	for _, name := range []string{"ttft_cdf", "tpot_cdf", "e2e_cdf", "gaps", "timeline"} {
+	for _, name := range []string{"ttft_cdf", "tpot_cdf", "e2e_cdf", "ttft_spectrum", "tpot_spectrum", "e2e_spectrum", "gaps", "timeline"} {
 		for _, ext := range []string{".svg", ".png"} {
 			st, err := os.Stat(filepath.Join(dir, "charts", name+ext))
 			require.NoError(t, err, name+ext)
@@ -28,9 +28,21 @@ func TestReportPictures(t *testing.T) {
 	b, err := os.ReadFile(html)
 	require.NoError(t, err)
 	page := string(b)
-	assert.Equal(t, 5, strings.Count(page, "<svg"))
-	assert.Contains(t, page, "requests: 240 offered")
-	assert.NotContains(t, page, "<script")
+	assert.Equal(t, 8, strings.Count(page, "<svg"))
+	// The figures are tables, with their units in the headers and the
+	// request holding each percentile beside it (nearest-rank, the
+	// default): the sample run's 234 ok requests, its TTFT p50 by the
+	// text report.
+	for _, h := range []string{"Run and environment", "Workload", "Latency", "Throughput", "Goodput", "Server side"} {
+		assert.True(t, strings.Contains(page, "<h2>"+h+"</h2>"), h)
+	}
+	for _, want := range []string{"<th>p50 (ms)</th>", "<td>TTFT</td><td>234</td>", "<td>100.360<small>req-092</small></td>"} {
+		assert.True(t, strings.Contains(page, want), want)
+	}
+	for _, bad := range []string{"<pre>", "<script", "@font-face"} {
+		assert.False(t, strings.Contains(page, bad), bad)
+	}
+	assert.Less(t, len(b), 300_000, "the sample run's page")
 
 	code, _, errs = runCLI(t, "", "report", "--timings", "x.jsonl", "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 2, code)
@@ -87,12 +99,12 @@ func TestSweepPictures(t *testing.T) {
 	}
 	code, _, errs := runCLI(t, "", append(args, names...)...)
 	require.Equal(t, 0, code, errs)
-	for _, name := range []string{"sweep_ttft", "sweep_tpot", "throughput_latency", "attainment"} {
+	for _, name := range []string{"sweep_ttft", "sweep_tpot", "throughput_ttft", "throughput_e2e", "attainment"} {
 		_, err := os.Stat(filepath.Join(dir, "charts", name+".svg"))
 		assert.NoError(t, err, name)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "sweep.html"))
 	require.NoError(t, err)
-	assert.Equal(t, 4, strings.Count(string(b), "<svg"))
+	assert.Equal(t, 5, strings.Count(string(b), "<svg"))
 	assert.Contains(t, string(b), "capacity:")
 }

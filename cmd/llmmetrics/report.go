@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -226,15 +225,7 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		return err
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := s.WriteTable(&table); err != nil {
-			return err
-		}
-		cs, err := reportCharts(runs, s, *f.pics.timings)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write("llmmetrics report: "+name, table.String(), cs); err != nil {
+		if err := f.pics.writeReport("llmmetrics report: "+name, s, runs); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -158,18 +157,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := sw.WriteTable(&table); err != nil {
-			return err
-		}
-		if capacity != nil {
-			fmt.Fprintf(&table, "\ncapacity: %s\n", capacity)
-		}
-		cs, err := sweepCharts(sw, capacity)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write(fmt.Sprintf("llmmetrics sweep: %d runs", len(runs)), table.String(), cs); err != nil {
+		if err := f.pics.writeSweep(sw, capacity, len(runs), notes); err != nil {
 			return err
 		}
 	}
