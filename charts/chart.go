@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -113,9 +115,11 @@ func drawWithLegend(c draw.Canvas, p *plot.Plot, legend *plot.Legend, lh vg.Leng
 }
 
 // svgTidy names the standard font family in place of the one measured,
-// and writes the caption as the SVG's description.
+// holds each text to the width it was measured at, and writes the
+// caption as the SVG's description.
 func svgTidy(svg []byte, caption string) []byte {
 	svg = bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte(fontFamily))
+	svg = fitTexts(svg)
 	if caption == "" {
 		return svg
 	}
@@ -130,6 +134,27 @@ func svgTidy(svg []byte, caption string) []byte {
 	j += i + 1
 	desc := "\n<desc>" + html.EscapeString(caption) + "</desc>"
 	return append(svg[:j:j], append([]byte(desc), svg[j:]...)...)
+}
+
+// svgText matches a text element as vgsvg writes it: its attributes, its
+// font size and its content.
+var svgText = regexp.MustCompile(`(<text [^>]*font-size:([0-9.]+)px")>([^<]*)</text>`)
+
+// fitTexts gives each text the width it was laid out with (textLength),
+// so that a browser without Liberation Sans or a font of its widths
+// (DejaVu Sans is wider) squeezes it into its room rather than pushing it
+// over its neighbours or out of the picture.
+func fitTexts(svg []byte) []byte {
+	return svgText.ReplaceAllFunc(svg, func(m []byte) []byte {
+		sub := svgText.FindSubmatch(m)
+		size, err := strconv.ParseFloat(string(sub[2]), 64)
+		if err != nil || len(sub[3]) == 0 {
+			return m
+		}
+		face := font.DefaultCache.Lookup(font.Font{Typeface: "Liberation", Variant: sans}, vg.Points(size))
+		w := face.Width(html.UnescapeString(string(sub[3])))
+		return fmt.Appendf(nil, `%s textLength="%.2f" lengthAdjust="spacingAndGlyphs">%s</text>`, sub[1], w.Points(), sub[3])
+	})
 }
 
 // WriteFiles writes the chart as NAME.svg and NAME.png in dir, which it
@@ -170,7 +195,10 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Tick.Marker = linearTicks{}
 	p.Y.Tick.Marker = linearTicks{}
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.Padding = vg.Points(2)
+	// Room between lines of text, for a browser's line boxes, which
+	// are taller than the glyphs measured here.
+	p.Legend.Padding = vg.Points(4)
+	p.X.Label.Padding, p.Y.Label.Padding = vg.Points(4), vg.Points(4)
 	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
 		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
 		f.Variant = sans
