@@ -50,8 +50,8 @@ func SpectrumPoints(xs []time.Duration, method llmmetrics.Method) []XY {
 	return out
 }
 
-// ninesTicks labels a nines axis at p0, p90, p99, p99.9 and p99.99, with
-// unlabelled ticks at the whole percentiles of the first nine.
+// ninesTicks labels a nines axis at p0, p50, p90, p99, p99.9 and p99.99,
+// with unlabelled ticks at the other tens of the first nine.
 type ninesTicks struct{}
 
 func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -65,7 +65,11 @@ func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	for p := 10.0; p < 90; p += 10 {
 		if x := Nines(p); x >= lo && x <= hi {
-			out = append(out, plot.Tick{Value: x})
+			t := plot.Tick{Value: x}
+			if p == 50 {
+				t.Label = "50"
+			}
+			out = append(out, t)
 		}
 	}
 	return out

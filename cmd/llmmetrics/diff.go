@@ -20,7 +20,8 @@ var diffCommand = &command{
 		"20 values a side, else the normal approximation with ties corrected), tail percentiles are shown\n" +
 		"but not tested. Rates (output and prompt tokens/s, requests/s, attainment, error rate) are the\n" +
 		"median over runs, tested on the per-run values: with fewer than 3 runs a side they cannot be\n" +
-		"significant, and the output says so. Files are llmmetrics' CSV or JSONL or another tool's results.",
+		"significant, and the output says so. Files are llmmetrics' CSV or JSONL or another tool's results.\n" +
+		"--plot DIR and --html FILE draw A's and B's percentile spectra of TTFT, TPOT and E2E overlaid.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
 		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl b1.jsonl,b2.jsonl,b3.jsonl",

@@ -35,8 +35,8 @@ var sweepCommand = &command{
 		"A run llmmetrics run took with --scrape and --out keeps its two scrapes beside its file; sweep reports\n" +
 		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.\n" +
 		"--plot DIR draws TTFT and TPOT p50/p99 against the level (±MAD bars), output tokens/s against p99\n" +
-		"E2E, and the attainment with its target and the capacity bracket; --html FILE writes them with the\n" +
-		"table into one page that opens offline.",
+		"TTFT and E2E with the SLO's limit and the capacity bracket shaded, and the attainment with its target\n" +
+		"and the bracket; --html FILE writes them with the table into one page that opens offline.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
