@@ -158,6 +158,9 @@ func latencySection(s *llmmetrics.Summary, cs []Chart) Section {
 		}
 		sec.Tables = append(sec.Tables, t)
 	}
+	if st := s.Strata; st != nil && len(s.Percentiles) > 0 {
+		sec.Tables = append(sec.Tables, strataTable(st, s.Percentiles))
+	}
 	conv := "Percentiles: " + s.Method.String()
 	if s.Method == llmmetrics.NearestRank {
 		conv += " (the value at rank ⌈p·N/100⌉, a real request)"
@@ -180,6 +183,41 @@ func latencySection(s *llmmetrics.Summary, cs []Chart) Section {
 		sec.Paragraphs = append(sec.Paragraphs, p+".")
 	}
 	return sec
+}
+
+// strataTable lays the latencies by length out as the text report does:
+// the lowest and the highest percentile asked, of TTFT, TPOT and E2E, in
+// each stratum; a dash where a stratum has no such value.
+func strataTable(st *llmmetrics.Strata, ps []llmmetrics.Percentile) Table {
+	lo, hi := ps[0], ps[len(ps)-1]
+	t := Table{Caption: fmt.Sprintf("Latency by %s length, over ok requests (%d measured requests that are not ok are in no stratum)", st.By, st.Unstratified),
+		Head: []string{"stratum", "n"}}
+	for _, m := range []string{"TTFT", "TPOT", "E2E"} {
+		t.Head = append(t.Head, m+" "+lo.Key()+" (ms)", m+" "+hi.Key()+" (ms)")
+	}
+	for _, x := range st.Strata {
+		row := []Cell{{Text: x.String()}, {Text: itoa(x.Requests)}}
+		var ds [3]*llmmetrics.Distribution
+		if sum := x.Summary; sum != nil {
+			ds[0], ds[2] = sum.TTFT, sum.E2E
+			if sum.TPOT != nil {
+				ds[1] = &sum.TPOT.Distribution
+			}
+		}
+		for _, d := range ds {
+			for _, p := range []llmmetrics.Percentile{lo, hi} {
+				c := Cell{Text: "—"}
+				if d != nil {
+					if v, ok := d.At(p); ok {
+						c.Text = fixedMS(v)
+					}
+				}
+				row = append(row, c)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 func throughputSection(s *llmmetrics.Summary, cs []Chart) Section {
@@ -254,14 +292,20 @@ func setAsideSection(s *llmmetrics.Summary) Section {
 		return sec
 	}
 	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("%d of %d records were rejected as invalid: counted, never measured.", a.Rejected, a.Offered))
-	t := Table{Head: []string{"record", "reason"}}
+	t := Table{Head: []string{"line", "record (from 1)", "id", "field", "reason"}}
 	for _, e := range s.Rejected {
-		msg := e.Error()
-		rec, why, ok := strings.Cut(msg, ": ")
-		if !ok {
-			rec, why = "", msg
+		line, index := "", ""
+		if e.Line > 0 {
+			line = itoa(e.Line)
 		}
-		t.Rows = append(t.Rows, []Cell{{Text: rec}, {Text: why}})
+		if e.Index >= 0 {
+			index = itoa(e.Index + 1)
+		}
+		reason := ""
+		if e.Err != nil {
+			reason = strings.TrimPrefix(e.Err.Error(), "llmmetrics: ")
+		}
+		t.Rows = append(t.Rows, []Cell{{Text: line}, {Text: index}, {Text: e.ID}, {Text: e.Field}, {Text: reason}})
 	}
 	sec.Tables = append(sec.Tables, t)
 	if more := a.Rejected - len(s.Rejected); more > 0 {

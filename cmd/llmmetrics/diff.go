@@ -35,7 +35,7 @@ func newDiffFlags() (*flag.FlagSet, *analysis, *float64, *pictures) {
 	a.define(fs, true)
 	alpha := fs.Float64("alpha", 0.05, "the significance `level` of the tests")
 	pics := &pictures{}
-	pics.define(fs, false)
+	pics.define(fs, "diff")
 	return fs, a, alpha, pics
 }
 

@@ -23,13 +23,18 @@ type pictures struct {
 	labels                        list
 }
 
-func (p *pictures) define(fs *flag.FlagSet, withReport bool) {
+// define declares the flags of command ("report", "diff" or "sweep"):
+// --plot and --html for all three, --label where lines are named by file
+// (report and diff), --spectrum and --timings for report.
+func (p *pictures) define(fs *flag.FlagSet, command string) {
 	p.plot = fs.String("plot", "", "write the charts as SVG and PNG files into `dir`")
 	p.html = fs.String("html", "", "write one self-contained HTML `file` of the tables and charts (no network, no script)")
-	fs.Var(&p.labels, "label", "with --plot or --html: the `name` of a file's line in the charts, in the order of the files (repeatable; default the file's base name)")
+	if command != "sweep" {
+		fs.Var(&p.labels, "label", "with --plot or --html: the `name` of a file's line in the charts, in the order of the files (repeatable; default the file's base name)")
+	}
 	none := ""
 	p.spectrum, p.timings = &none, &none
-	if withReport {
+	if command == "report" {
 		p.spectrum = fs.String("spectrum", "", "print only the percentile spectrum of `metric` (ttft, tpot, e2e or max_gap) in HdrHistogram's layout, for plotting elsewhere")
 		p.timings = fs.String("timings", "", "with --plot or --html: a timings `file` of the run (llmmetrics run --timings) for the TTFT decomposition chart")
 	}

@@ -108,3 +108,36 @@ func TestSweepPictures(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(string(b), "<svg"))
 	assert.Contains(t, string(b), "capacity:")
 }
+
+// The page's strata, records set aside and charts not drawn are HTML
+// too: the sample run's strata as the text report gives them; a run of
+// one-token requests has no TPOT chart, and the page says why.
+func TestReportPageSections(t *testing.T) {
+	dir := t.TempDir()
+	html := filepath.Join(dir, "report.html")
+	code, out, errs := runCLI(t, "", "report", "--stratify", "output=16,64", "--html", html, "../../testdata/sample_run.jsonl")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "n ≤ 16   42   100.360   350.264    22.020    23.764   217.875   504.920")
+	b, err := os.ReadFile(html)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(b), "<tr><td>n ≤ 16</td><td>42</td><td>100.360</td><td>350.264</td><td>22.020</td><td>23.764</td><td>217.875</td><td>504.920</td></tr>"))
+
+	run := filepath.Join(dir, "run.jsonl")
+	require.NoError(t, os.WriteFile(run, []byte(`{"id":"a","status":"ok","sent_ns":0,"chunk_arrivals_ns":[5000000],"completion_tokens":1}
+{"id":"b","status":"ok","sent_ns":1000000,"chunk_arrivals_ns":[5000000],"completion_tokens":1}
+{"id":"c","status":"ok","sent_ns":-5}
+`), 0o644))
+	plots := filepath.Join(dir, "charts")
+	code, _, errs = runCLI(t, "", "report", "--lenient", "--html", html, "--plot", plots, run)
+	require.Equal(t, 0, code, errs)
+	b, err = os.ReadFile(html)
+	require.NoError(t, err)
+	page := string(b)
+	// The third line is set aside: an ok record without its token count.
+	for _, want := range []string{"<h2>Set aside</h2>", "<td>3</td><td></td><td>c</td><td>completion_tokens</td><td>missing field: an ok record needs it</td>", "<h2>Notes</h2>", "<p>Chart tpot distribution: not drawn, no data to draw: no TPOT value above 0.</p>"} {
+		assert.True(t, strings.Contains(page, want), want)
+	}
+	notDrawn, err := os.ReadFile(filepath.Join(plots, "not_drawn.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(notDrawn), "tpot spectrum: not drawn")
+}

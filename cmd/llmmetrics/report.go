@@ -71,7 +71,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
 	f.gate.define(fs)
-	f.pics.define(fs, true)
+	f.pics.define(fs, "report")
 	return fs, f
 }
 

@@ -59,7 +59,7 @@ func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
 	fs.Var(&f.levels, "level", "a run's level, `FILE=VALUE`, where its header does not say (repeatable)")
 	f.kind = fs.String("kind", "concurrency", "what --level values are: concurrency or rate (requests a second)")
 	f.target = fs.Float64("target", 0.9, "with --slo: the attainment `fraction` the capacity must meet")
-	f.pics.define(fs, false)
+	f.pics.define(fs, "sweep")
 	return fs, f
 }
 
