@@ -244,7 +244,7 @@ func Decomposition(stacks []Stack, caption string) (Chart, error) {
 	if len(stacks) == 0 {
 		return Chart{}, fmt.Errorf("%w: no request to decompose", ErrNoData)
 	}
-	p := newPlot("Latency by part", "ms", "")
+	p := newPlot("Latency by part", "time from the request's send (ms)", "")
 	var order []string
 	for _, s := range stacks {
 		for _, part := range s.Parts {
@@ -482,6 +482,8 @@ func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
 	if err != nil {
 		return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 	}
+	line.Color, scatter.Color, bars.Color = colour(0), colour(0), colour(0)
+	line.Width = vg.Points(1.5)
 	p.Add(line, scatter, bars)
 	p.Legend.Add("attainment (median of runs ±MAD)", line, scatter)
 	if c != nil {

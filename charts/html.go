@@ -67,7 +67,7 @@ th { text-align: right; background: #f4f4f4; } th:first-child, td:first-child { 
 td { text-align: right; font-variant-numeric: tabular-nums; }
 td small { color: #777; margin-left: .35em; }
 .wrap { overflow-x: auto; }
-pre { background: #f6f6f6; padding: 1em; font-size: .85em; line-height: 1.35; white-space: pre-wrap; }
+pre { background: #f6f6f6; padding: 1em; font-size: .85em; line-height: 1.35; overflow-x: auto; }
 figure { margin: 1.5em 0; } figure svg { width: 100%; height: auto; max-width: 48em; display: block; }
 figcaption { font-size: .9em; color: #444; margin-top: .3em; max-width: 48em; }
 </style>

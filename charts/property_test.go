@@ -122,7 +122,7 @@ func drawAll(t fataler, recs []llmmetrics.Record, png bool) {
 // refused with its reason: never a panic.
 func TestChartsNeverPanic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		drawAll(t, smallRecords(t), rapid.IntRange(0, 9).Draw(t, "png") == 0)
+		drawAll(t, smallRecords(t), rapid.IntRange(0, 19).Draw(t, "png") == 0)
 	})
 }
 
