@@ -3,6 +3,7 @@ package charts
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -121,6 +122,7 @@ func drawAll(t fataler, recs []llmmetrics.Record, png bool) {
 // Every chart, from any small or degenerate set of records, is drawn or
 // refused with its reason: never a panic.
 func TestChartsNeverPanic(t *testing.T) {
+	fewerChecksUnderRace(t)
 	rapid.Check(t, func(t *rapid.T) {
 		drawAll(t, smallRecords(t), rapid.IntRange(0, 19).Draw(t, "png") == 0)
 	})
@@ -138,7 +140,7 @@ func TestDegenerateCharts(t *testing.T) {
 		"all failed":           {{ID: "a", Status: llmmetrics.StatusError}, {ID: "b", Status: llmmetrics.StatusTimeout}},
 		"zero gaps":            {{ID: "a", Chunks: []time.Duration{ms, ms, ms}, CompletionTokens: 3}},
 	} {
-		t.Run(name, func(t *testing.T) { drawAll(t, recs, true) })
+		t.Run(name, func(t *testing.T) { drawAll(t, recs, !raceEnabled) })
 	}
 	// One TTFT of 1 ms is drawn, on a log axis around it.
 	c, err := LatencyCDF("ttft", []Series{{"a", []time.Duration{ms}}}, llmmetrics.NearestRank, "w")
@@ -224,4 +226,17 @@ func TestTicksOfTheIssue(t *testing.T) {
 	assert.Equal(t, []string{"45", "50", "55", "60"}, labels(logTicks{}.Ticks(45, 62)))
 	assert.Equal(t, []string{"5", "10", "20", "50", "100"}, labels(logTicks{}.Ticks(4, 130)))
 	assert.Equal(t, []string{"0.0", "0.5", "1.0"}, labels(linearTicks{}.Ticks(0, 1)))
+}
+
+// fewerChecksUnderRace runs a drawing property test on 10 cases rather
+// than rapid's 100 under the race detector, which makes gonum/plot's
+// drawing ten times slower and has no goroutines here to watch.
+func fewerChecksUnderRace(t *testing.T) {
+	if !raceEnabled {
+		return
+	}
+	f := flag.Lookup("rapid.checks")
+	old := f.Value.String()
+	require.NoError(t, f.Value.Set("10"))
+	t.Cleanup(func() { f.Value.Set(old) })
 }

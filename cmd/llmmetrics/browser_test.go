@@ -75,6 +75,9 @@ func TestHTMLInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	if raceEnabled {
+		t.Skip("measures a layout, where the race detector has nothing to watch; run without -race")
+	}
 	bin := browser(t)
 	dir := t.TempDir()
 	artefacts := os.Getenv("LLMMETRICS_ARTEFACTS")

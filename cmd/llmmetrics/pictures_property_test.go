@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,6 +47,14 @@ func smallRun(t *rapid.T, path string) {
 // --html and --plot too, and print the same text: the pictures never take
 // the command down, nor change its figures.
 func TestPicturesNeverFail(t *testing.T) {
+	if raceEnabled {
+		// The race detector makes drawing ten times slower and has no
+		// goroutines to watch here: 10 cases rather than 100.
+		f := flag.Lookup("rapid.checks")
+		old := f.Value.String()
+		require.NoError(t, f.Value.Set("10"))
+		t.Cleanup(func() { f.Value.Set(old) })
+	}
 	dir := t.TempDir()
 	succeeded := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -73,7 +82,10 @@ func TestPicturesNeverFail(t *testing.T) {
 			succeeded[args[0]]++
 		}
 	})
-	t.Logf("commands that succeeded, of 100 runs: %v", succeeded)
+	t.Logf("commands that succeeded: %v", succeeded)
+	if raceEnabled {
+		return // too few cases to be sure each command succeeds once
+	}
 	for _, cmd := range []string{"report", "diff", "sweep"} {
 		require.Positive(t, succeeded[cmd], "%s never accepted a run: the test would not see its charts", cmd)
 	}
