@@ -208,3 +208,26 @@ func TestWriteHTML(t *testing.T) {
 	assert.NotContains(t, html, "@font-face")
 	assert.Contains(t, html, fontFamily)
 }
+
+// The throughput curve of a sweep whose level 1 meets the target and
+// level 2 misses it: the band between their p99 TTFTs (115 and 305 ms,
+// TestSweepData) is shaded, and the SLO's 250 ms limit drawn.
+func TestThroughputLatencyMarks(t *testing.T) {
+	sw, c := sweep(t)
+	ch, err := ThroughputLatencyCurve(sw, "ttft p99", c)
+	require.NoError(t, err)
+	svg, err := ch.Render("svg")
+	require.NoError(t, err)
+	for _, want := range []string{"capacity bracket: concurrency 1 meets the target 0.9, 2 misses it", "SLO: TTFT ≤ 250 ms, per request"} {
+		assert.Contains(t, string(svg), want)
+	}
+	assert.Equal(t, 115.0, ch.Plot.X.Min)
+	assert.Equal(t, 305.0, ch.Plot.X.Max)
+	// Without an SLO, neither.
+	sw.SLO = nil
+	ch, err = ThroughputLatencyCurve(sw, "ttft p99", nil)
+	require.NoError(t, err)
+	svg, _ = ch.Render("svg")
+	assert.NotContains(t, string(svg), "SLO:")
+	assert.NotContains(t, string(svg), "capacity bracket")
+}

@@ -141,3 +141,23 @@ func TestReportPageSections(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(notDrawn), "tpot spectrum: not drawn")
 }
+
+// diff --plot and --html draw A's and B's spectra of each latency,
+// named by --label.
+func TestDiffPictures(t *testing.T) {
+	dir := t.TempDir()
+	a, b := writeRunFile(t, dir, "a.jsonl", 100), writeRunFile(t, dir, "b.jsonl", 150)
+	code, out, errs := runCLI(t, "", "diff", "--plot", filepath.Join(dir, "charts"), "--html", filepath.Join(dir, "diff.html"),
+		"--label", "main", "--label", "branch", a, b)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ttft p50")
+	for _, name := range []string{"diff_ttft_spectrum", "diff_tpot_spectrum", "diff_e2e_spectrum"} {
+		svg, err := os.ReadFile(filepath.Join(dir, "charts", name+".svg"))
+		require.NoError(t, err, name)
+		assert.Contains(t, string(svg), "A: main (n=30)")
+		assert.Contains(t, string(svg), "B: branch (n=30)")
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "diff.html"))
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(string(page), "<svg"))
+}
