@@ -17,7 +17,12 @@ const SpectrumNines = 4
 
 // Nines returns where percentile p (in [0, 100)) lies on a nines axis,
 // −log₁₀(1 − p/100): 0 at p0, 1 at p90, 2 at p99, 3 at p99.9.
-func Nines(p float64) float64 { return 0 - math.Log10(1-p/100) + 0 }
+func Nines(p float64) float64 {
+	if p == 0 {
+		return 0 // not −0
+	}
+	return -math.Log10(1 - p/100)
+}
 
 // SpectrumPoints returns the spectrum of xs by method: the value in
 // milliseconds (Y) at percentiles spaced evenly on the nines axis (X, in
