@@ -65,7 +65,7 @@ caption { text-align: left; font-weight: bold; padding-bottom: .3em; }
 th, td { padding: .25em .6em; border-bottom: 1px solid #e4e4e4; }
 th { text-align: right; background: #f4f4f4; } th:first-child, td:first-child { text-align: left; }
 td { text-align: right; font-variant-numeric: tabular-nums; }
-td small { color: #777; margin-left: .35em; }
+td small { display: block; color: #777; font-size: .8em; }
 .wrap { overflow-x: auto; }
 pre { background: #f6f6f6; padding: 1em; font-size: .85em; line-height: 1.35; overflow-x: auto; }
 figure { margin: 1.5em 0; } figure svg { width: 100%; height: auto; max-width: 48em; display: block; }
