@@ -197,3 +197,18 @@ func ExampleReportPage() {
 	// Notes 0
 	// Set aside 0
 }
+
+func ExampleSweepPage() {
+	sw, capacity := sweep()
+	page := charts.SweepPage("A sweep", sw, capacity, nil, nil, nil)
+	t := page.Sections[0].Tables[0]
+	fmt.Println(t.Head)
+	for _, row := range t.Rows[:3] {
+		fmt.Println(row)
+	}
+	// Output:
+	// [figure concurrency 1 concurrency 8]
+	// [{runs } {2 } {2 }]
+	// [{ttft p50 (ms) } {45 ±5} {325 ±5}]
+	// [{ttft p95 (ms) } {45 ±5} {325 ±5}]
+}

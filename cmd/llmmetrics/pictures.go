@@ -262,20 +262,8 @@ func sweepCharts(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) drawn {
 
 // writeSweep writes a sweep's charts and page, with --plot or --html.
 func (p *pictures) writeSweep(sw *llmmetrics.Sweep, c *llmmetrics.Capacity, runs int, notes []string) error {
-	var table bytes.Buffer
-	if err := sw.WriteTable(&table); err != nil {
-		return err
-	}
-	if c != nil {
-		fmt.Fprintf(&table, "\ncapacity: %s\n", c)
-	}
 	d := sweepCharts(sw, c)
-	page := charts.Page{Title: fmt.Sprintf("llmmetrics sweep: %d runs", runs), Sections: []charts.Section{
-		{Heading: "Levels", Text: table.String()},
-		{Heading: "Throughput and latency", Charts: d.charts},
-		{Heading: "Notes", Paragraphs: append(slices.Clone(notes), d.notes...)},
-	}}
-	return p.write(page, d)
+	return p.write(charts.SweepPage(fmt.Sprintf("llmmetrics sweep: %d runs", runs), sw, c, d.charts, notes, d.notes), d)
 }
 
 // writeDiff writes a diff's charts and page, with --plot or --html: for

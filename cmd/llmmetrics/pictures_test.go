@@ -105,8 +105,15 @@ func TestSweepPictures(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "sweep.html"))
 	require.NoError(t, err)
-	assert.Equal(t, 5, strings.Count(string(b), "<svg"))
-	assert.Contains(t, string(b), "capacity:")
+	page := string(b)
+	assert.Equal(t, 5, strings.Count(page, "<svg"))
+	// The levels as a table: TTFT p50 at level 1 is the median of the
+	// runs' 114 ms (one run: writeRunFile's TTFTs 100..129 ms, nearest
+	// rank p50 at rank 15).
+	for _, want := range []string{"<th>concurrency 1</th><th>concurrency 2</th>", "<td>ttft p50 (ms)</td><td>114<small>±0</small></td>",
+		"<h2>Capacity</h2>"} {
+		assert.True(t, strings.Contains(page, want), want)
+	}
 }
 
 // The page's strata, records set aside and charts not drawn are HTML
