@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/llmmetrics/llmmetrics/internal/linecount"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // MaxReasons is how many rejected rows or records a Run or a Summary keeps
@@ -70,7 +73,7 @@ type ReadOptions struct {
 
 	// lineHint is the number of lines of the input, when Read counted
 	// them before wrapping it: 0 when not counted, -1 when they cannot be;
-	// commaHint its commas, counted with them (see countFile).
+	// commaHint its commas, counted with them (see linecount.File).
 	lineHint, commaHint int
 	// table has the CSV reader keep its rows in a table (Run.tab) rather
 	// than in Run.Records.
@@ -78,19 +81,19 @@ type ReadOptions struct {
 }
 
 // lines returns the number of lines of r from its offset on, -1 when it
-// is not a regular file; see countLines.
+// is not a regular file; see linecount.File.
 func (o ReadOptions) lines(r io.Reader) int {
 	lines, _ := o.counts(r)
 	return lines
 }
 
 // counts returns the numbers of lines and commas of r from its offset on,
-// -1 when it is not a regular file; see countFile.
+// -1 when it is not a regular file; see linecount.File.
 func (o ReadOptions) counts(r io.Reader) (lines, commas int) {
 	if o.lineHint != 0 {
 		return o.lineHint, o.commaHint
 	}
-	return countFile(r)
+	return linecount.File(r, maxLine)
 }
 
 // reject handles a row that could not be parsed: in strict mode it is the
@@ -136,13 +139,13 @@ func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
 // it read. An input with nothing but white space is an error wrapping
 // ErrNoRecords.
 func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
-	o.lineHint, o.commaHint = countFile(r)
+	o.lineHint, o.commaHint = linecount.File(r, maxLine)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, 0, fmt.Errorf("llmmetrics: reading input: %w", err)
 	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, lineio.BOM), " \t\r\n")
 	if len(head) == 0 && err == io.EOF {
 		return nil, 0, fmt.Errorf("%w: the input is empty", ErrNoRecords)
 	}
@@ -175,5 +178,3 @@ func (o ReadOptions) Summarize(r io.Reader, opt Options) (*Summary, Format, erro
 	s, err := run.Summarize(opt)
 	return s, f, err
 }
-
-var bom = []byte("\xef\xbb\xbf")

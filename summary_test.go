@@ -322,35 +322,6 @@ func TestParseSLO(t *testing.T) {
 	assert.Equal(t, "none", SLO{}.String())
 }
 
-func TestMedianMAD(t *testing.T) {
-	// reliability.md §A5: S1 = 1..10 has median 5.5, MAD 2.5, scaled 3.7065;
-	// S2 = {15,20,35,40,50} has median 35, MAD 15, scaled 22.239.
-	s1, err := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
-	require.NoError(t, err)
-	assert.Equal(t, 5.5, s1.Median)
-	assert.Equal(t, 2.5, s1.MAD)
-	assert.InDelta(t, 3.706506, s1.ScaledMAD, 1e-6)
-	s2, err := MedianMAD(durations(15, 20, 35, 40, 50))
-	require.NoError(t, err)
-	assert.Equal(t, 35*time.Millisecond, s2.Median)
-	assert.Equal(t, 15*time.Millisecond, s2.MAD)
-	assert.Equal(t, time.Duration(22_239_033), s2.ScaledMAD) // 15 ms × 1.4826022185… = 22.2390333 ms
-	// R's mad(c(1:8,100), constant=1) = 2; Prometheus mad_over_time of
-	// [4,6,2,1,999,1,2] = 1.
-	s3, _ := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 100})
-	assert.Equal(t, 2.0, s3.MAD)
-	s4, _ := MedianMAD([]float64{4, 6, 2, 1, 999, 1, 2})
-	assert.Equal(t, 1.0, s4.MAD)
-
-	_, err = MedianMAD([]float64{})
-	assert.ErrorIs(t, err, ErrNoSamples)
-	_, err = MedianMAD([]float64{1, nan()})
-	assert.ErrorIs(t, err, ErrNonFinite)
-	one, err := MedianMAD([]float64{3})
-	require.NoError(t, err)
-	assert.Equal(t, Spread[float64]{N: 1, Median: 3}, one)
-}
-
 func TestNoSendTimes(t *testing.T) {
 	recs := []Record{{ID: "a", FirstText: ms(100), LastText: ms(500), CompletionTokens: 5}}
 	s, err := Summarize(recs, Options{NoSendTimes: true, SLO: &SLO{}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/order"
+	"github.com/llmmetrics/llmmetrics/internal/radix"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -328,7 +329,7 @@ func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 	case sorted:
 		return sends
 	case own && len(sends) == 1:
-		sortInts(sends[0])
+		radix.Sort(sends[0])
 		return sends
 	}
 	n := 0
@@ -339,7 +340,7 @@ func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 	for _, seg := range sends {
 		list = append(list, seg...)
 	}
-	sortInts(list)
+	radix.Sort(list)
 	return [][]time.Duration{list}
 }
 
@@ -348,7 +349,7 @@ func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 // (any order, sorted here) merged, and returns them.
 func sendGaps(a [][]time.Duration, b []time.Duration, gaps []float64) []float64 {
 	if !slices.IsSorted(b) {
-		sortInts(b)
+		radix.Sort(b)
 	}
 	var prev time.Duration
 	seg, next := []time.Duration(nil), 0 // a's segment, and the next
@@ -410,7 +411,7 @@ func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
 		return nil
 	}
 	if !slices.IsSorted(ends) {
-		sortInts(ends)
+		radix.Sort(ends)
 	}
 	lastSeg := starts[len(starts)-1]
 	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/internal/doccheck"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,8 +95,8 @@ func TestTimelineOf(t *testing.T) {
 
 // sweep builds a sweep of two concurrency levels, two runs each, with an
 // SLO every request of level 1 meets and half of level 2's do.
-func sweep(t *testing.T) (*llmmetrics.Sweep, *llmmetrics.Capacity) {
-	var runs []llmmetrics.LevelRun
+func sweep(t *testing.T) (*compare.Sweep, *compare.Capacity) {
+	var runs []compare.LevelRun
 	for _, lv := range []struct {
 		level float64
 		ttft  []time.Duration
@@ -110,11 +111,11 @@ func sweep(t *testing.T) (*llmmetrics.Sweep, *llmmetrics.Capacity) {
 				recs = append(recs, llmmetrics.Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second,
 					FirstText: ttft, LastText: ttft + 90*ms, CompletionTokens: 10})
 			}
-			runs = append(runs, llmmetrics.LevelRun{Kind: "concurrency", Level: lv.level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
+			runs = append(runs, compare.LevelRun{Kind: "concurrency", Level: lv.level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
 		}
 	}
 	slo := llmmetrics.SLO{TTFT: 250 * ms}
-	sw, err := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	sw, err := compare.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
 	c, err := sw.Capacity(0.9)
 	require.NoError(t, err)

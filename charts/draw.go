@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -316,7 +317,7 @@ func newErrPoints(pts []ErrPoint) errPoints {
 // SweepLatency draws a latency metric's p50 and p99 against the sweep's
 // level, each the median across the level's runs with its MAD as an error
 // bar.
-func SweepLatency(sw *llmmetrics.Sweep, metric string) (Chart, error) {
+func SweepLatency(sw *compare.Sweep, metric string) (Chart, error) {
 	name := metricNames[metric]
 	if name == "" {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
@@ -359,7 +360,7 @@ func SweepLatency(sw *llmmetrics.Sweep, metric string) (Chart, error) {
 // line, where the sweep has one; and, where c brackets the capacity, the
 // band between the last level meeting the target and the first missing it,
 // shaded.
-func ThroughputLatencyCurve(sw *llmmetrics.Sweep, latency string, c *llmmetrics.Capacity) (Chart, error) {
+func ThroughputLatencyCurve(sw *compare.Sweep, latency string, c *compare.Capacity) (Chart, error) {
 	metric, q, _ := strings.Cut(latency, " ")
 	name := metricNames[metric]
 	if name == "" {
@@ -459,7 +460,7 @@ func sloLimit(slo *llmmetrics.SLO, metric string) time.Duration {
 // Attainment draws the SLO attainment against the sweep's level (median
 // ± MAD), the target as a horizontal line and, where the capacity has
 // them, the bracket's ends as vertical lines.
-func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
+func Attainment(sw *compare.Sweep, c *compare.Capacity) (Chart, error) {
 	pts := SweepPoints(sw, "attainment")
 	if len(pts) == 0 {
 		return Chart{}, fmt.Errorf("%w: the sweep has no attainment (no SLO)", ErrNoData)
@@ -513,14 +514,14 @@ func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
 	return Chart{Name: "attainment", Title: "SLO attainment", Caption: caption, Plot: p}, nil
 }
 
-func sweepAxis(sw *llmmetrics.Sweep) string {
+func sweepAxis(sw *compare.Sweep) string {
 	if sw.Kind == "rate" {
 		return "arrival rate (requests/s)"
 	}
 	return "concurrency (requests in flight)"
 }
 
-func sweepWindow(sw *llmmetrics.Sweep) string {
+func sweepWindow(sw *compare.Sweep) string {
 	runs := 0
 	for _, lv := range sw.Levels {
 		runs += lv.Runs

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/charts"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 const ms = time.Millisecond
@@ -23,8 +24,8 @@ func run() []llmmetrics.Record {
 }
 
 // sweep is two concurrency levels of two runs each.
-func sweep() (*llmmetrics.Sweep, *llmmetrics.Capacity) {
-	var runs []llmmetrics.LevelRun
+func sweep() (*compare.Sweep, *compare.Capacity) {
+	var runs []compare.LevelRun
 	for _, level := range []float64{1, 8} {
 		for k := range 2 {
 			var recs []llmmetrics.Record
@@ -33,11 +34,11 @@ func sweep() (*llmmetrics.Sweep, *llmmetrics.Capacity) {
 				recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, FirstText: ttft,
 					LastText: ttft + 90*ms, CompletionTokens: 10})
 			}
-			runs = append(runs, llmmetrics.LevelRun{Kind: "concurrency", Level: level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
+			runs = append(runs, compare.LevelRun{Kind: "concurrency", Level: level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
 		}
 	}
 	slo := llmmetrics.SLO{TTFT: 200 * ms}
-	sw, _ := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	sw, _ := compare.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 	c, _ := sw.Capacity(0.9)
 	return sw, c
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
@@ -91,12 +92,12 @@ func drawAll(t fataler, recs []llmmetrics.Record, png bool) {
 		}
 	}
 	keep(Decomposition(stacks, "c"))
-	var runs []llmmetrics.LevelRun
+	var runs []compare.LevelRun
 	for i := range recs {
-		runs = append(runs, llmmetrics.LevelRun{Kind: "concurrency", Level: float64(1 + i%3), Name: "r", Run: &llmmetrics.Run{Records: recs[i : i+1]}})
+		runs = append(runs, compare.LevelRun{Kind: "concurrency", Level: float64(1 + i%3), Name: "r", Run: &llmmetrics.Run{Records: recs[i : i+1]}})
 	}
 	slo := llmmetrics.SLO{TTFT: 40 * time.Millisecond, E2E: time.Second}
-	if sw, err := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo, Lenient: true}); err == nil {
+	if sw, err := compare.SweepRuns(runs, llmmetrics.Options{SLO: &slo, Lenient: true}); err == nil {
 		c, _ := sw.Capacity(0.9)
 		keep(SweepLatency(sw, "ttft"))
 		keep(SweepLatency(sw, "tpot"))

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 // SweepPage lays a sweep out as a page: its levels as a table (a row a
@@ -15,7 +15,7 @@ import (
 // the level's runs), the environment the runs agree on, the capacity, the
 // charts and the notes (notDrawn: the charts left out, with their
 // reasons).
-func SweepPage(title string, sw *llmmetrics.Sweep, c *llmmetrics.Capacity, cs []Chart, notes, notDrawn []string) Page {
+func SweepPage(title string, sw *compare.Sweep, c *compare.Capacity, cs []Chart, notes, notDrawn []string) Page {
 	levels := Section{Heading: "Levels"}
 	levels.Paragraphs = append(levels.Paragraphs, fmt.Sprintf("Per %s level, the median ±MAD (raw) across the level's runs. Latency percentiles are per run, so a row is the median of per-run percentiles, not a percentile of pooled requests.", sw.Kind))
 	if sw.SLO != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -199,7 +200,7 @@ func (o *SearchOutcome) MedianAttainment(level float64) (float64, int) {
 	if len(xs) == 0 {
 		return math.NaN(), 0
 	}
-	sp, _ := llmmetrics.MedianMAD(xs)
+	sp, _ := compare.MedianMAD(xs)
 	return sp.Median, len(xs)
 }
 

@@ -58,7 +58,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 		if err != nil && err != io.EOF {
 			return nil, &FieldError{Tool: AIPerf, Line: line, Offset: -1, Err: err}
 		}
-		if t := bytes.TrimSpace(bytes.TrimPrefix(b, bom)); len(t) > 0 {
+		if t := bytes.TrimSpace(bytes.TrimPrefix(b, lineio.BOM)); len(t) > 0 {
 			rec, ferr := parseAIPerfLine(t, line)
 			if ferr != nil {
 				return nil, ferr

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // Tools lists the tools whose files this package reads.
@@ -71,7 +73,7 @@ func DetectSummary(head []byte) (Tool, string, bool) {
 // value's first byte ('{' or '['; 0 when the head is not JSON). A head cut
 // off in the middle gives the keys up to the cut.
 func headKeys(head []byte) (map[string]bool, byte) {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, lineio.BOM), " \t\r\n")
 	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
 		return nil, 0
 	}

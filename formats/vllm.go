@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // serveFile is a serving-benchmark result of vLLM (--save-result, with or
@@ -57,8 +58,8 @@ func ReadVLLM(r io.Reader) (*File, error) {
 func parseServe(b []byte, tool Tool) (*File, error) {
 	v := &serveFile{tool: tool, hasSummary: map[string]bool{}, meta: map[string]string{}}
 	s := &scanner{b: b}
-	if bytes.HasPrefix(b, bom) {
-		s.i = len(bom) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
+	if bytes.HasPrefix(b, lineio.BOM) {
+		s.i = len(lineio.BOM) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
 	}
 	fail := func(field string, err error) (*File, error) {
 		return nil, &FieldError{Tool: tool, Field: field, Offset: s.i, Err: err}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 var diffCommand = &command{
@@ -61,7 +62,7 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 			sides[k] = append(sides[k], run)
 		}
 	}
-	d, err := llmmetrics.DiffRuns(sides[0], sides[1], llmmetrics.DiffOptions{Summary: opt, Alpha: *alpha})
+	d, err := compare.DiffRuns(sides[0], sides[1], compare.DiffOptions{Summary: opt, Alpha: *alpha})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/charts"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/server"
 )
 
@@ -97,7 +98,7 @@ func writeSpectrum(w io.Writer, metric string, runs []namedRun, s *llmmetrics.Su
 		return fmt.Errorf("--spectrum %s: no ok request has a %s", metric, metric)
 	}
 	fmt.Fprintf(w, "# llmmetrics %s spectrum over %d ok requests, ms\n", metric, len(xs))
-	return llmmetrics.WriteSpectrum(w, xs)
+	return compare.WriteSpectrum(w, xs)
 }
 
 // reportCharts draws a report's charts: the CDFs and the percentile
@@ -245,7 +246,7 @@ func (p *pictures) writeReport(title string, s *llmmetrics.Summary, runs []named
 // sweepCharts draws a sweep's charts: TTFT and TPOT against the level,
 // output tokens/s against p99 TTFT and E2E with the SLO and the capacity
 // bracket, and the attainment.
-func sweepCharts(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) drawn {
+func sweepCharts(sw *compare.Sweep, c *compare.Capacity) drawn {
 	var d drawn
 	ch, err := charts.SweepLatency(sw, "ttft")
 	d.keep("TTFT by level", ch, err)
@@ -261,7 +262,7 @@ func sweepCharts(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) drawn {
 }
 
 // writeSweep writes a sweep's charts and page, with --plot or --html.
-func (p *pictures) writeSweep(sw *llmmetrics.Sweep, c *llmmetrics.Capacity, runs int, notes []string) error {
+func (p *pictures) writeSweep(sw *compare.Sweep, c *compare.Capacity, runs int, notes []string) error {
 	d := sweepCharts(sw, c)
 	return p.write(charts.SweepPage(fmt.Sprintf("llmmetrics sweep: %d runs", runs), sw, c, d.charts, notes, d.notes), d)
 }
@@ -269,7 +270,7 @@ func (p *pictures) writeSweep(sw *llmmetrics.Sweep, c *llmmetrics.Capacity, runs
 // writeDiff writes a diff's charts and page, with --plot or --html: for
 // each latency metric, the percentile spectra of A and B overlaid, each
 // side's runs pooled.
-func (p *pictures) writeDiff(sides [2][]*llmmetrics.Run, names [2]string, opt llmmetrics.Options, diff *llmmetrics.Diff) error {
+func (p *pictures) writeDiff(sides [2][]*llmmetrics.Run, names [2]string, opt llmmetrics.Options, diff *compare.Diff) error {
 	if !p.wanted() {
 		return nil
 	}

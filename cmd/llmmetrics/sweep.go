@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/formats"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -87,7 +88,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 		given[name] = x
 	}
-	var runs []llmmetrics.LevelRun
+	var runs []compare.LevelRun
 	var notes []string
 	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
 	for _, name := range files {
@@ -102,7 +103,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 			if !seen {
 				i = len(runs)
 				stageAt[key] = i
-				runs = append(runs, llmmetrics.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
+				runs = append(runs, compare.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
 			}
 			lr := &runs[i]
 			for _, n := range st.Notes {
@@ -126,14 +127,14 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		lr := llmmetrics.LevelRun{Name: name, Run: run}
+		lr := compare.LevelRun{Name: name, Run: run}
 		if lr.Figures, err = serverFigures(name, run.Header); err != nil {
 			return err
 		}
 		if v, ok := given[name]; ok {
 			lr.Kind, lr.Level = *f.kind, v
 			delete(given, name)
-		} else if lr.Kind, lr.Level, ok = llmmetrics.LevelOf(run); !ok {
+		} else if lr.Kind, lr.Level, ok = compare.LevelOf(run); !ok {
 			return fmt.Errorf("%w: %s has no level in a run header: give --level %s=VALUE", errUsage, name, name)
 		}
 		runs = append(runs, lr)
@@ -146,11 +147,11 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	for name := range given {
 		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
 	}
-	sw, err := llmmetrics.SweepRuns(runs, opt)
+	sw, err := compare.SweepRuns(runs, opt)
 	if err != nil {
 		return err
 	}
-	var capacity *llmmetrics.Capacity
+	var capacity *compare.Capacity
 	if opt.SLO != nil {
 		if capacity, err = sw.Capacity(*f.target); err != nil {
 			return usageError("target", err)
@@ -193,7 +194,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	return nil
 }
 
-func capacityFields(c *llmmetrics.Capacity) string {
+func capacityFields(c *compare.Capacity) string {
 	var b strings.Builder
 	for _, kv := range []struct {
 		key string
