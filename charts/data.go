@@ -228,13 +228,19 @@ func SweepPoints(sw *compare.Sweep, figure string) []ErrPoint {
 // each level with both, the median p99 of the latency figure (x, ms)
 // against the median output tokens a second (y).
 func ThroughputLatency(sw *compare.Sweep, latency string) []XY {
-	var out []XY
+	pts, _ := throughputLatency(sw, latency)
+	return pts
+}
+
+// throughputLatency returns the curve's points and the level of each.
+func throughputLatency(sw *compare.Sweep, latency string) (pts []XY, levels []float64) {
 	for _, lv := range sw.Levels {
 		l, ok1 := lv.Figure(latency)
 		r, ok2 := lv.Figure("output_tokens_per_s")
 		if ok1 && ok2 {
-			out = append(out, XY{l.Spread.Median, r.Spread.Median})
+			pts = append(pts, XY{l.Spread.Median, r.Spread.Median})
+			levels = append(levels, lv.Level)
 		}
 	}
-	return out
+	return pts, levels
 }

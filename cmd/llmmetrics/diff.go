@@ -13,7 +13,7 @@ import (
 
 var diffCommand = &command{
 	name:     "diff",
-	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--json] A[,A2,…] B[,B2,…]",
+	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--plot DIR] [--html FILE] [--label A --label B] [--json] A[,A2,…] B[,B2,…]",
 	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks. Several files\n" +
 		"a side, joined by commas, are repeats of one setup, each taken in a process of its own. Every figure\n" +
 		"is computed once per run: TTFT, TPOT and E2E percentiles over that run's requests, output and\n" +
@@ -28,24 +28,27 @@ var diffCommand = &command{
 		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
 		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
 		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
-		"report does, unless --strict. See docs/comparing.md.",
+		"report does, unless --strict. --plot DIR and --html FILE draw A's and B's percentile\n" +
+		"spectra of TTFT, TPOT and E2E overlaid. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
 		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl,a4.jsonl b1.jsonl,b2.jsonl,b3.jsonl,b4.jsonl",
 	},
-	flags: func() *flag.FlagSet { fs, _, _ := newDiffFlags(); return fs },
+	flags: func() *flag.FlagSet { fs, _, _, _ := newDiffFlags(); return fs },
 }
 
-func newDiffFlags() (*flag.FlagSet, *analysis, *float64) {
+func newDiffFlags() (*flag.FlagSet, *analysis, *float64, *pictures) {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	a := &analysis{}
 	a.define(fs, true)
 	alpha := fs.Float64("alpha", 0.05, "the significance `level` of the tests")
-	return fs, a, alpha
+	pics := &pictures{}
+	pics.define(fs, "diff")
+	return fs, a, alpha, pics
 }
 
 func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
-	fs, f, alpha := newDiffFlags()
+	fs, f, alpha, pics := newDiffFlags()
 	opt, files, err := f.parseFiles(fs, args, 0)
 	if err != nil {
 		return err
@@ -78,6 +81,9 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 		return err
 	}
 	d.Warnings = append(d.Warnings, warnings...)
+	if err := pics.writeDiff(sides, [2]string(files), opt, d); err != nil {
+		return err
+	}
 	if f.asJSON() {
 		b, err := d.MarshalJSON()
 		if err != nil {

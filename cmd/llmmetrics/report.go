@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,7 +16,7 @@ var reportCommand = &command{
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
-		"                    [--plot DIR] [--html FILE] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
+		"                    [--plot DIR] [--html FILE] [--label NAME] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
 		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json] [FILE | --merge FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
@@ -40,10 +39,11 @@ var reportCommand = &command{
 		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
 		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
 		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
-		"--plot DIR writes the charts (latency CDFs, a line per file; the gaps with each request's largest;\n" +
-		"the timeline; with --timings, the TTFT decomposition) as SVG and PNG; --html FILE writes one page of\n" +
-		"the tables and the charts, inline, that opens offline. --spectrum METRIC prints only the metric's\n" +
-		"percentile spectrum in HdrHistogram's layout.\n" +
+		"--plot DIR writes the charts (latency CDFs and percentile spectra, a line per file named by --label or\n" +
+		"its base name; the gaps with each request's largest; the timeline; with --timings, the TTFT\n" +
+		"decomposition) as SVG and PNG; --html FILE writes one page of the tables and the charts, inline, that\n" +
+		"opens offline (docs/pictures.md). A chart that cannot be drawn is left out with its reason. --spectrum\n" +
+		"METRIC prints only the metric's percentile spectrum in HdrHistogram's layout.\n" +
 		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
 		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
 		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
@@ -85,7 +85,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
 	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
 	f.gate.define(fs)
-	f.pics.define(fs, true)
+	f.pics.define(fs, "report")
 	return fs, f
 }
 
@@ -291,15 +291,7 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		return err
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := s.WriteTable(&table); err != nil {
-			return err
-		}
-		cs, err := reportCharts(runs, s, *f.pics.timings)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write("llmmetrics report: "+name, table.String(), cs); err != nil {
+		if err := f.pics.writeReport("llmmetrics report: "+name, s, runs); err != nil {
 			return err
 		}
 	}

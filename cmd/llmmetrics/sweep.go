@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -44,8 +43,8 @@ var sweepCommand = &command{
 		"A run llmmetrics run took with --scrape and --out keeps its two scrapes beside its file; sweep reports\n" +
 		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.\n" +
 		"--plot DIR draws TTFT and TPOT p50/p99 against the level (±MAD bars), output tokens/s against p99\n" +
-		"E2E, and the attainment with its target and the capacity bracket; --html FILE writes them with the\n" +
-		"table into one page that opens offline.",
+		"TTFT and E2E with the SLO's limit and the capacity bracket shaded, and the attainment with its target\n" +
+		"and the bracket; --html FILE writes them with the table into one page that opens offline.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
@@ -69,7 +68,7 @@ func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
 	fs.Var(&f.levels, "level", "a run's level, `FILE=VALUE`, where its header does not say (repeatable)")
 	f.kind = fs.String("kind", "concurrency", "what --level values are: concurrency or rate (requests a second)")
 	f.target = fs.Float64("target", 0.9, "with --slo: the attainment `fraction` the capacity must meet")
-	f.pics.define(fs, false)
+	f.pics.define(fs, "sweep")
 	return fs, f
 }
 
@@ -182,18 +181,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := sw.WriteTable(&table); err != nil {
-			return err
-		}
-		if capacity != nil {
-			fmt.Fprintf(&table, "\ncapacity: %s\n", capacity)
-		}
-		cs, err := sweepCharts(sw, capacity)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write(fmt.Sprintf("llmmetrics sweep: %d runs", len(runs)), table.String(), cs); err != nil {
+		if err := f.pics.writeSweep(sw, capacity, len(runs), notes); err != nil {
 			return err
 		}
 	}
