@@ -10,7 +10,6 @@
 package drive
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,9 +51,27 @@ type Plan struct {
 
 	Warmup Warmup
 
-	Timeout time.Duration // for each request; 0: none
-	Grace   time.Duration // for requests in flight after an interrupt; 0: 10 s
-	Client  *http.Client  // nil: a client whose pool holds Concurrency connections
+	// Timeout bounds each request, from its call to its stream's end, and
+	// Stall the time without a byte from the server; 0 takes
+	// DefaultTimeout and DefaultStall, a negative value none.
+	Timeout, Stall time.Duration
+	// Grace is how long requests in flight may finish after sending stopped
+	// early: an interrupt, or the end of Duration. 0: 10 s. Closing Abort
+	// ends it at once.
+	Grace  time.Duration
+	Abort  <-chan struct{}
+	Client *http.Client // nil: a client whose pool holds Concurrency connections
+
+	// Epoch is the run's clock zero, where Record.Sent is 0; zero: when Run
+	// begins. A caller that sends requests of its own before the run
+	// (SyntheticPrompts, TestRequest) gives them and Run one epoch.
+	Epoch time.Time
+	// OnResult, when set, is given every request as it ends, one at a time
+	// (never concurrently), in the order they end: where a caller writes
+	// each record as it comes.
+	OnResult func(*observe.Result)
+
+	now func() time.Time // the records' clock; nil: time.Now (tests give a fake)
 
 	// Progress, when set, is called about four times a second.
 	Progress func(Progress)
@@ -146,6 +163,9 @@ type runner struct {
 	arrivals *arrivals
 	slots    chan struct{} // nil: no cap
 
+	hard context.Context // the requests' context: ends with the grace period
+	emit sync.Mutex      // serializes Plan.OnResult
+
 	mu        sync.Mutex
 	results   []*observe.Result
 	measured  int // measured requests finished
@@ -158,14 +178,8 @@ type runner struct {
 }
 
 func newRunner(p Plan) (*runner, error) {
-	client := p.Client
-	if client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
-		client = &http.Client{Transport: tr}
-	}
 	u, _ := url.Parse(p.URL)
-	r := &runner{p: p, obs: &observe.Observer{Client: client}, path: u.Path, steady: make(chan struct{})}
+	r := &runner{p: p, obs: &observe.Observer{Client: newClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
 	if p.Rate > 0 {
 		a, err := newArrivals(p.Rate, p.Burstiness, p.Seed)
 		if err != nil {
@@ -187,40 +201,59 @@ func newRunner(p Plan) (*runner, error) {
 	return r, nil
 }
 
+// errGraceOver is the cause given to requests cancelled when the grace
+// period ran out.
+var errGraceOver = errors.New("still in flight when the grace period after sending stopped ran out")
+
 func (r *runner) run(ctx context.Context) *Outcome {
 	grace := r.p.Grace
 	if grace == 0 {
 		grace = 10 * time.Second
 	}
-	// Requests run under hard, which ends Grace after ctx does.
-	hard, cancelHard := context.WithCancel(context.Background())
-	defer cancelHard()
+	// Requests run under hard, which ends Grace after sending stopped early
+	// (ctx ended, or the duration did), or at once when Abort is closed.
+	hard, cancelHard := context.WithCancelCause(context.Background())
+	defer cancelHard(nil)
+	r.hard = hard
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	stopSending := func() { stopOnce.Do(func() { close(stopped) }) }
 	go func() {
 		select {
 		case <-ctx.Done():
-			t := time.NewTimer(grace)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				cancelHard()
-			case <-hard.Done():
-			}
+		case <-stopped:
+		case <-hard.Done():
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelHard(errGraceOver)
+		case <-r.p.Abort:
+			cancelHard(errors.New("still in flight when a second interrupt ended the grace period"))
 		case <-hard.Done():
 		}
 	}()
-	start := time.Now()
-	r.obs.Epoch = start
+	start := r.obs.Epoch
+	if start.IsZero() {
+		start = time.Now()
+		r.obs.Epoch = start
+	}
 	out := &Outcome{Start: start}
-	stopProgress := r.progress(start)
+	stopProgress := r.progress(time.Now())
 	var wg sync.WaitGroup
-	out.Warmup = r.phase(ctx, hard, &wg, true)
+	out.Warmup = r.phase(ctx, &wg, true)
 	wg.Wait() // the warm-up drains before the measured part
 	out.MeasureStart = time.Now()
 	if r.p.OnMeasure != nil {
 		r.p.OnMeasure(true)
 	}
 	if ctx.Err() == nil {
-		r.phase(ctx, hard, &wg, false)
+		r.phase(ctx, &wg, false)
+		if r.p.Duration > 0 {
+			stopSending() // the duration is over: the requests in flight get the grace
+		}
 	}
 	wg.Wait()
 	out.MeasureEnd = time.Now()
@@ -234,8 +267,8 @@ func (r *runner) run(ctx context.Context) *Outcome {
 }
 
 // phase dispatches the warm-up or the measured requests; it returns how
-// the warm-up ended.
-func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool) string {
+// the warm-up ended. It stops when ctx ends, or at the phase's duration.
+func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) string {
 	w := r.p.Warmup
 	count, dur := r.p.Requests, r.p.Duration
 	if warm {
@@ -249,6 +282,12 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 		}
 	}
 	began := time.Now()
+	sendCtx := ctx
+	if dur > 0 {
+		var cancel context.CancelFunc
+		sendCtx, cancel = context.WithDeadline(ctx, began.Add(dur))
+		defer cancel()
+	}
 	var next time.Duration // the open loop's next arrival, from the epoch
 	if r.arrivals != nil {
 		next = began.Sub(r.obs.Epoch)
@@ -262,19 +301,19 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 			if dur > 0 && r.obs.Epoch.Add(at).Sub(began) > dur {
 				break
 			}
-			if !sleepUntil(ctx, r.obs.Epoch.Add(at)) {
+			if !sleepUntil(sendCtx, r.obs.Epoch.Add(at)) {
 				break
 			}
-		} else if dur > 0 && time.Since(began) >= dur {
+		} else if sendCtx.Err() != nil {
 			break
 		}
 		if warm && w.Auto && r.isSteady() {
 			break
 		}
-		if r.slots != nil && !r.acquire(ctx, warm) {
+		if r.slots != nil && !r.acquire(sendCtx, warm) {
 			break
 		}
-		if ctx.Err() != nil || r.arrivals == nil && dur > 0 && time.Since(began) >= dur {
+		if sendCtx.Err() != nil {
 			r.release() // the time ran out while waiting for a slot
 			break
 		}
@@ -283,7 +322,7 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 		go func() {
 			defer wg.Done()
 			defer r.release()
-			r.issue(hard, res, sched, warm)
+			r.issue(res, sched, warm)
 		}()
 	}
 	if warm && w.Auto {
@@ -338,10 +377,10 @@ func (r *runner) reserve() *observe.Result {
 }
 
 // issue sends one request and fills res.
-func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Duration, warm bool) {
+func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
-	*res = *send(ctx, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], r.p.MaxTokens, id, warm)
+	*res = *send(r.hard, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], r.p.MaxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to
@@ -349,16 +388,27 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
 	}
 	r.done(res, warm)
+	if r.p.OnResult != nil {
+		r.emit.Lock()
+		r.p.OnResult(res)
+		r.emit.Unlock()
+	}
 }
 
 // send sends one request of the plan under its timeout and returns what
 // was observed, always with a record: a request that could not be sent at
 // all is an error record stamped now. The record is named id, marked
-// warm-up or not, with its max_tokens.
+// warm-up or not, with its max_tokens. A request cancelled with a cause
+// (the grace period ran out) says so in its message.
 func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt string, maxTokens int, id string, warm bool) *observe.Result {
-	if p.Timeout > 0 {
+	parent := ctx
+	timeout := p.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	req, err := newRequest(ctx, p, path, prompt, maxTokens)
@@ -376,31 +426,15 @@ func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt strin
 	if rec.Client == nil { // never sent: no observation
 		rec.Client = &llmmetrics.ClientSide{}
 	}
+	if rec.Status == llmmetrics.StatusCancelled {
+		if cause := context.Cause(parent); cause != nil && cause != context.Canceled {
+			rec.Message = cause.Error() + " (" + rec.Message + ")"
+		}
+	}
+	if rec.Status == llmmetrics.StatusTimeout && timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+		rec.Message = fmt.Sprintf("past the request timeout of %v (%s)", timeout, rec.Message)
+	}
 	return res
-}
-
-// newRequest builds the streaming request of the plan for one prompt.
-func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
-	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, vs := range p.Header {
-		req.Header[k] = slices.Clone(vs)
-	}
-	// Replayable: when the server closed a kept-alive connection just as
-	// the request was written to it (llama.cpp's server does), nothing
-	// reached the server, and Go's transport sends it again on a new
-	// connection instead of failing it. An empty key marks the request so
-	// without sending a header; the send time is the write that got
-	// through.
-	req.Header["X-Idempotency-Key"] = nil
-	return req, nil
 }
 
 // done counts a finished request and, in Auto warm-up, asks the rule

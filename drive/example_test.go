@@ -3,6 +3,7 @@ package drive_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -170,4 +171,24 @@ func ExampleSearchOutcome_MedianAttainment() {
 		SLO: llmmetrics.SLO{TTFT: time.Second}})
 	fmt.Println(out.MedianAttainment(50))
 	// Output: 1 3
+}
+
+// A test request before the run stops it at once with the server's words
+// when the URL, the model or the key is wrong.
+func ExampleTestRequest() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"model 'm' not found"}}`, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	_, err := drive.TestRequest(context.Background(), drive.Plan{
+		URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Prompts: []string{"Hello"},
+	})
+	fmt.Println(err)
+	var re *drive.RequestError
+	if errors.As(err, &re) {
+		fmt.Println(re.HTTPStatus)
+	}
+	// Output:
+	// drive: the test request failed: error: HTTP 404: model 'm' not found
+	// 404
 }

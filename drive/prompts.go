@@ -2,6 +2,7 @@ package drive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,7 +39,7 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 	rng := rand.New(rand.NewPCG(p.Seed, 7))
 	sz, preflight, err := calibrate(ctx, p, tokens, rng)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, preflight, "", err
 	}
 	words := sz.words(tokens)
 	if sz.ok {
@@ -74,34 +75,86 @@ func (s sizing) String() string {
 }
 
 // calibrate measures the server's sizing with two preflight requests
-// (max_tokens 1) of tokens and 2×tokens words, returned marked warm-up.
+// (max_tokens 1) of tokens and 2×tokens words, sent under the plan's
+// timeouts, on its epoch, and returned marked warm-up. A preflight request
+// that fails stops the run: it is returned with an error that gives the
+// server's words.
 func calibrate(ctx context.Context, p Plan, tokens int, rng *rand.Rand) (sizing, []*observe.Result, error) {
-	p.MaxTokens = 1
-	obs := &observe.Observer{Client: p.Client}
+	obs := &observe.Observer{Client: newClient(p), Epoch: p.Epoch}
 	u, err := url.Parse(p.URL)
 	if err != nil {
 		return sizing{}, nil, err
 	}
 	var preflight []*observe.Result
-	count := func(words int, id string) (int, bool) {
-		req, err := newRequest(ctx, p, u.Path, synthetic(rng.Uint64(), words), 1)
-		if err != nil {
-			return 0, false
-		}
-		res, err := obs.Do(req, p.API, id)
-		if err != nil {
-			return 0, false
-		}
-		res.Record.Warmup, res.Record.MaxTokens = true, 1
+	count := func(words int, id string) (int, error) {
+		res := send(ctx, obs, p, u.Path, synthetic(rng.Uint64(), words), 1, id, true)
 		preflight = append(preflight, res)
-		return res.Record.PromptTokens, res.Record.Status == llmmetrics.StatusOK && res.Record.PromptTokens > 0
+		if p.OnResult != nil {
+			p.OnResult(res)
+		}
+		if err := requestFailed(res); err != nil {
+			return 0, fmt.Errorf("drive: the sizing request %s (%d words) failed: %w", id, words, err)
+		}
+		return res.Record.PromptTokens, nil
 	}
 	w1, w2 := tokens, 2*tokens
-	p1, ok1 := count(w1, "preflight-1")
-	p2, ok2 := count(w2, "preflight-2")
-	if !ok1 || !ok2 || p2 <= p1 {
+	p1, err := count(w1, "preflight-1")
+	if err != nil {
+		return sizing{}, preflight, err
+	}
+	p2, err := count(w2, "preflight-2")
+	if err != nil {
+		return sizing{}, preflight, err
+	}
+	if p1 <= 0 || p2 <= p1 {
 		return sizing{}, preflight, nil
 	}
 	per := float64(p2-p1) / float64(w2-w1)
 	return sizing{per: per, fixed: float64(p1) - per*float64(w1), ok: true}, preflight, nil
+}
+
+// A RequestError is a request that failed where the run cannot go on
+// without it (the test request, a sizing request): its status and the
+// server's words.
+type RequestError struct {
+	ID         string
+	Status     llmmetrics.Status
+	HTTPStatus int // 0 when no response came
+	Message    string
+}
+
+func (e *RequestError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Status, e.Message)
+}
+
+// requestFailed returns a *RequestError for a request that did not end ok.
+func requestFailed(res *observe.Result) error {
+	if res.Record.Status == llmmetrics.StatusOK {
+		return nil
+	}
+	return &RequestError{ID: res.Record.ID, Status: res.Record.Status, HTTPStatus: res.HTTPStatus, Message: res.Record.Message}
+}
+
+// TestRequest sends one request, the plan's first prompt with max_tokens 1,
+// before a run, as vLLM's benchmark does, so that a wrong URL, model or
+// key stops the run at once with the server's words. The request is
+// returned marked warm-up, named "test-1", to be kept with the run; err is
+// a *RequestError when it did not end ok.
+func TestRequest(ctx context.Context, p Plan) (*observe.Result, error) {
+	if len(p.Prompts) == 0 {
+		return nil, errors.New("drive: no prompts")
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return nil, err
+	}
+	obs := &observe.Observer{Client: newClient(p), Epoch: p.Epoch}
+	res := send(ctx, obs, p, u.Path, p.Prompts[0], 1, "test-1", true)
+	if p.OnResult != nil {
+		p.OnResult(res)
+	}
+	if err := requestFailed(res); err != nil {
+		return res, fmt.Errorf("drive: the test request failed: %w", err)
+	}
+	return res, nil
 }
