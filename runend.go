@@ -18,6 +18,10 @@ type RunEnd struct {
 	By      string `json:"by,omitempty"`      // what interrupted it: a signal's name, a flag
 	Planned int    `json:"planned,omitempty"` // requests planned, warm-up included; 0 for a duration
 	Written int    `json:"written"`           // records written before the end line
+	// Load holds facts of the load known only at its end (the time between
+	// the scrapes of the measured part); a reader adds them to the
+	// header's Load.
+	Load map[string]string `json:"load,omitempty"`
 }
 
 // endKey is the one key of a run's end line.
@@ -48,6 +52,14 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 		return fail("want a state of completed or interrupted")
 	}
 	run.End = e.End
+	if h := run.Header; h != nil && len(e.End.Load) > 0 {
+		if h.Load == nil {
+			h.Load = map[string]string{}
+		}
+		for k, v := range e.End.Load {
+			h.Load[k] = v
+		}
+	}
 	return nil
 }
 

@@ -21,7 +21,8 @@
 // On bad input the command prints one line to standard error and exits
 // with status 1; on a bad command line, with status 2; when report's gate
 // (--fail-below, --fail-if) finds the run crossing a condition, with
-// status 3, after printing the report.
+// status 3, after printing the report; when every measured request of a
+// run failed, with status 4, after printing the report and its error set.
 package main
 
 import (
@@ -94,6 +95,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errGate):
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 3
+	case errors.Is(err, errAllFailed):
+		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
+		return 4
 	default:
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 1

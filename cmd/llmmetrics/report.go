@@ -63,6 +63,7 @@ type reportFlags struct {
 	dialect *string
 	gate    gate
 	pics    pictures
+	errs    *errorSet // the failed requests' error set, printed after the table
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -137,6 +138,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		if err != nil {
 			return inFile(name, withLenientHint(err))
 		}
+		f.errs = errorSetOfFile(name, s, opt.Lenient)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
@@ -147,6 +149,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -177,6 +180,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return withLenientHint(err)
 	}
+	f.errs = newErrorSet(merged.Records)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
 }
 
@@ -203,6 +207,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -215,12 +220,17 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	var err error
 	if f.asJSON() {
 		var b []byte
-		if b, err = s.MarshalJSON(); err == nil {
+		if b, err = s.MarshalJSON(); err == nil && f.errs != nil {
+			b, err = withField(b, "error_set", f.errs)
+		}
+		if err == nil {
 			_, err = fmt.Fprintf(w, "%s\n", b)
 		}
 	} else {
 		fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
-		err = s.WriteTable(w)
+		if err = s.WriteTable(w); err == nil {
+			f.errs.write(w)
+		}
 	}
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -80,7 +79,9 @@ var runCommand = &command{
 type runFlags struct {
 	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
 	requests, concurrency, promptTokens, maxTokens                                                             *int
-	duration, timeout, grace                                                                                   *time.Duration
+	duration, timeout, stall, grace                                                                            *time.Duration
+	force                                                                                                      *bool
+	endpointNote                                                                                               string // set by target: the path appended to a base URL
 	rate, burstiness                                                                                           *float64
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
@@ -119,8 +120,10 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
 	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
-	f.timeout = fs.Duration("timeout", 0, "a deadline for each request (0: none); a request past it is a timeout")
-	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt, how long requests in flight may finish")
+	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (-1s: none)")
+	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (-1s: none)")
+	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
+	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
 	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")
 	f.timings = fs.String("timings", "", "write the server timings found in the streams (llama.cpp, Ollama, Groq) to `file`, for llmmetrics server --timings")
@@ -185,21 +188,54 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	rw, proms, err := f.runOutputs().check(f.inputs(), *f.force)
+	if err != nil {
+		return err
+	}
+	for _, pf := range proms {
+		defer pf.Close()
+	}
+	in := catchInterrupts(os.Stderr, p.Grace.String())
+	defer in.release()
+	ctx := in.ctx
+	p.Abort, p.Epoch, p.OnResult = in.abort, time.Now(), rw.add
 
 	var notes []string
-	var preflight []*observe.Result
+	if f.endpointNote != "" {
+		notes = append(notes, f.endpointNote+".")
+	}
+	planned := p.Requests
+	if planned > 0 {
+		planned += p.Warmup.Requests
+	}
+	header := f.header(fs, p, p.Epoch, f.load(p))
+	if len(proms) == 2 {
+		header.Load["scrape_before"], header.Load["scrape_after"] = filepath.Base(proms[0].Name()), filepath.Base(proms[1].Name())
+	}
+	rw.header(header)
+	// stopped ends the file when the run cannot go on before it began.
+	stopped := func(by string, err error) error {
+		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
+		return errors.Join(err, werr)
+	}
+	var sampler *gpu.Sampler
+	if *f.gpuTelemetry {
+		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
+			return stopped("a failed --gpu-telemetry", fmt.Errorf("--gpu-telemetry: %w", err))
+		}
+	}
 	if *f.promptTokens > 0 {
 		n := 1000
 		if p.Requests > 0 {
 			n = p.Requests + p.Warmup.Requests
 		}
 		var note string
-		if p.Prompts, preflight, note, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
-			return err
+		if p.Prompts, _, note, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
+			return stopped("a failed sizing request", err)
 		}
 		notes = append(notes, note)
+	} else if _, err := drive.TestRequest(ctx, p); err != nil {
+		return stopped("a failed test request", err)
 	}
 	var before, after *server.Scrape
 	var rawBefore, rawAfter []byte
@@ -222,12 +258,6 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			fmt.Fprintf(os.Stderr, "\r%s", progressLine(pr))
 		}
 	}
-	var sampler *gpu.Sampler
-	if *f.gpuTelemetry {
-		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
-			return fmt.Errorf("--gpu-telemetry: %w", err)
-		}
-	}
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -241,37 +271,57 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if err != nil {
-		return err
+		return stopped("an error", err)
 	}
-	results := append(preflight, out.Results...)
-	header := f.header(fs, p, out.Start, f.load(p))
-	if err := writeScrapes(*f.out, rawBefore, rawAfter, out, header); err != nil {
-		return err
+	end := &llmmetrics.RunEnd{State: "completed", Planned: planned}
+	if by := in.By(); by != "" {
+		end.State, end.By = "interrupted", by
 	}
+	werr := writeScrapes(proms, rawBefore, rawAfter, out, end)
+	werr = errors.Join(werr, rw.finish(end))
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
 	}
 	if out.Interrupted {
-		notes = append(notes, "The run was interrupted: sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
+		notes = append(notes, "The run was interrupted by "+end.By+": sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
 	}
-	if err := writeRun(*f.out, *f.timings, header, results); err != nil {
-		return err
-	}
-	run := observe.Run(results)
-	run.Header = header
+	run := observe.Run(rw.all())
+	run.Header, run.End = header, end
 	opt.Notes = notes
 	opt.Lenient = true // the unknown-n requests are set aside and counted, never lost
 	s, err := run.Summarize(opt)
 	if err != nil {
-		return err
+		return errors.Join(err, werr)
 	}
 	var srv *server.Report
 	if *f.scrape != "" {
 		if srv, err = serverSide(before, after, scrapeErr, out, run.Records); err != nil {
-			return err
+			return errors.Join(err, werr)
 		}
 	}
-	return writeRunReport(stdout, s, srv, tele, *f.json)
+	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), *f.json); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	return allFailed(s)
+}
+
+// allFailed returns errAllFailed when every measured request failed and
+// some failed of their own (an error or a timeout, not only cancelled by
+// an interrupt).
+func allFailed(s *llmmetrics.Summary) error {
+	a := s.Requests
+	if a.Failed > 0 && a.Failed == a.Offered-a.Warmup && a.Errors+a.Timeouts > 0 {
+		return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %d cancelled); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, a.Cancelled)
+	}
+	return nil
+}
+
+// inputs are the files a run reads, by flag, which no output may be.
+func (f *runFlags) inputs() map[string]string {
+	return map[string]string{"--prompts": *f.prompts, "--env-file": *f.envFile}
 }
 
 // plan turns the flags into a drive plan and report options.
@@ -333,8 +383,8 @@ func (f *runFlags) target() (drive.Plan, error) {
 		return p, fmt.Errorf("%w: run needs --url", errUsage)
 	}
 	u, err := url.Parse(*f.url)
-	if err != nil || !u.IsAbs() {
-		return p, fmt.Errorf("%w: --url %q is not an absolute URL", errUsage, *f.url)
+	if err != nil {
+		return p, badURL(*f.url)
 	}
 	api, known := observe.APIOf(u.Path)
 	if *f.api != "" {
@@ -344,7 +394,12 @@ func (f *runFlags) target() (drive.Plan, error) {
 	} else if !known {
 		api = observe.Chat
 	}
-	p = drive.Plan{URL: *f.url, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: *f.timeout, Header: http.Header{}}
+	target, note, err := endpoint(*f.url, api, *f.api != "")
+	if err != nil {
+		return p, err
+	}
+	f.endpointNote = note
+	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: *f.timeout, Stall: *f.stall, Header: http.Header{}}
 	if *f.body != "" {
 		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
 			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
@@ -452,7 +507,22 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	if *f.warmup != "" {
 		load["warmup"] = *f.warmup
 	}
+	load["timeout"], load["stall"], load["grace"] = limit(p.Timeout, drive.DefaultTimeout), limit(p.Stall, drive.DefaultStall), p.Grace.String()
+	if f.endpointNote != "" {
+		load["endpoint"] = f.endpointNote
+	}
 	return load
+}
+
+// limit states a request limit for the header: its value, or none.
+func limit(d, def time.Duration) string {
+	switch {
+	case d < 0:
+		return "none"
+	case d == 0:
+		return def.String()
+	}
+	return d.String()
 }
 
 func readEnvFile(path string) (map[string]string, error) {
@@ -561,25 +631,21 @@ func scrape(u string) (*server.Scrape, []byte, error) {
 	return s, raw, err
 }
 
-// writeScrapes writes the two scrapes of the measured part beside the
-// records (out without .jsonl, then .before.prom and .after.prom) and names
-// them in the header's load with the time between them, so that sweep
-// reports the server's figures of the run.
-func writeScrapes(out string, before, after []byte, o *drive.Outcome, h *llmmetrics.RunHeader) error {
-	if out == "" || before == nil || after == nil {
+// writeScrapes writes the two scrapes of the measured part into the files
+// opened beside the records (out without .jsonl, then .before.prom and
+// .after.prom), which the header names, and puts the time between them in
+// the end line's load, so that sweep reports the server's figures of the
+// run.
+func writeScrapes(files []*os.File, before, after []byte, o *drive.Outcome, end *llmmetrics.RunEnd) error {
+	if len(files) != 2 || before == nil || after == nil {
 		return nil
 	}
-	base := strings.TrimSuffix(out, ".jsonl")
-	for _, f := range []struct {
-		suffix, key string
-		raw         []byte
-	}{{".before.prom", "scrape_before", before}, {".after.prom", "scrape_after", after}} {
-		if err := os.WriteFile(base+f.suffix, f.raw, 0o644); err != nil {
-			return err
+	for i, raw := range [][]byte{before, after} {
+		if _, err := files[i].Write(raw); err != nil {
+			return fmt.Errorf("writing %s: %w", files[i].Name(), err)
 		}
-		h.Load[f.key] = filepath.Base(base + f.suffix)
 	}
-	h.Load["scrape_elapsed"] = o.MeasureEnd.Sub(o.MeasureStart).String()
+	end.Load = map[string]string{"scrape_elapsed": o.MeasureEnd.Sub(o.MeasureStart).String()}
 	return nil
 }
 
@@ -622,11 +688,16 @@ func levelName(p drive.Plan) string {
 // writeRunReport writes the client report, then the server side and the
 // GPU telemetry where there are any; as JSON, the client report alone, or
 // {"client": …, "server": …, "gpu": …} with the others.
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, asJSON bool) error {
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
 			return err
+		}
+		if errs != nil {
+			if b, err = withField(b, "error_set", errs); err != nil {
+				return err
+			}
 		}
 		if srv != nil || tele != nil {
 			obj := map[string]any{"client": json.RawMessage(b)}
@@ -647,6 +718,7 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 	if err := s.WriteTable(w); err != nil {
 		return err
 	}
+	errs.write(w)
 	if srv != nil {
 		fmt.Fprintln(w)
 		if err := srv.WriteTable(w); err != nil {
