@@ -120,8 +120,8 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
 	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
-	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (-1s: none)")
-	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (-1s: none)")
+	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (0: none)")
+	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (0: none)")
 	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
 	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
@@ -332,6 +332,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		return p, opt, err
 	}
 	p.Requests, p.Duration, p.Concurrency, p.Rate, p.Burstiness, p.Grace = *f.requests, *f.duration, *f.concurrency, *f.rate, *f.burstiness, *f.grace
+	if p.Grace == 0 {
+		p.Grace = time.Nanosecond // no grace: drive's zero is its default
+	}
 	switch w := *f.warmup; {
 	case w == "":
 	case w == "auto":
@@ -399,7 +402,7 @@ func (f *runFlags) target() (drive.Plan, error) {
 		return p, err
 	}
 	f.endpointNote = note
-	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: *f.timeout, Stall: *f.stall, Header: http.Header{}}
+	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: orNone(*f.timeout), Stall: orNone(*f.stall), Header: http.Header{}}
 	if *f.body != "" {
 		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
 			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
@@ -512,6 +515,14 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["endpoint"] = f.endpointNote
 	}
 	return load
+}
+
+// orNone turns a limit flag's 0 (none) into drive's negative.
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // limit states a request limit for the header: its value, or none.
