@@ -39,7 +39,9 @@ type Plan struct {
 	Requests int
 	Duration time.Duration
 
-	// Concurrency is the closed loop's number of requests in flight. With
+	// Concurrency is the closed loop's number of requests in flight (after
+	// a failure, the slot waits: 10 ms, doubling with each failure in a
+	// row, at most 1 s, so that instant failures are not re-sent at once). With
 	// Rate, it caps an open loop's requests in flight instead (0: no cap);
 	// a request that waits for a slot is late, and its lateness is kept.
 	Concurrency int
@@ -164,6 +166,7 @@ type runner struct {
 	slots    chan struct{} // nil: no cap
 
 	hard context.Context // the requests' context: ends with the grace period
+	stop context.Context // the run's context: ends when sending stops early
 	emit sync.Mutex      // serializes Plan.OnResult
 
 	mu        sync.Mutex
@@ -175,6 +178,7 @@ type runner struct {
 	warmRecs  []llmmetrics.Record // finished warm-up records, for Auto
 	steady    chan struct{}       // closed when Auto found steady state
 	steadyMsg string
+	failRun   int // failures in a row, for the closed loop's back-off
 }
 
 func newRunner(p Plan) (*runner, error) {
@@ -214,7 +218,7 @@ func (r *runner) run(ctx context.Context) *Outcome {
 	// (ctx ended, or the duration did), or at once when Abort is closed.
 	hard, cancelHard := context.WithCancelCause(context.Background())
 	defer cancelHard(nil)
-	r.hard = hard
+	r.hard, r.stop = hard, ctx
 	stopped := make(chan struct{})
 	var stopOnce sync.Once
 	stopSending := func() { stopOnce.Do(func() { close(stopped) }) }
@@ -388,6 +392,7 @@ func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
 	}
 	r.done(res, warm)
+	r.backOff(rec.Status == llmmetrics.StatusOK)
 	if r.p.OnResult != nil {
 		r.emit.Lock()
 		r.p.OnResult(res)
@@ -435,6 +440,41 @@ func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt strin
 		rec.Message = fmt.Sprintf("past the request timeout of %v (%s)", timeout, rec.Message)
 	}
 	return res
+}
+
+// Back-off of a closed loop after failures: the slot of a failed request
+// waits backoffBase·2^(k−1) after the k-th failure in a row (at most
+// backoffMax) before the next request takes it, so that a server failing
+// at once is not sent thousands of instant failures. An open loop keeps
+// its schedule.
+const (
+	backoffBase = 10 * time.Millisecond
+	backoffMax  = time.Second
+)
+
+// backOff holds the caller's slot after a failure in a closed loop.
+func (r *runner) backOff(ok bool) {
+	if r.arrivals != nil {
+		return
+	}
+	r.mu.Lock()
+	if ok {
+		r.failRun = 0
+		r.mu.Unlock()
+		return
+	}
+	r.failRun++
+	d := backoffMax
+	if r.failRun <= 7 {
+		d = min(backoffMax, backoffBase<<(r.failRun-1))
+	}
+	r.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stop.Done():
+	}
 }
 
 // done counts a finished request and, in Auto warm-up, asks the rule

@@ -82,7 +82,7 @@ type runFlags struct {
 	duration, timeout, stall, grace                                                                            *time.Duration
 	force                                                                                                      *bool
 	endpointNote                                                                                               string // set by target: the path appended to a base URL
-	rate, burstiness                                                                                           *float64
+	rate, burstiness, maxErrorRate                                                                             *float64
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
 	headers, env                                                                                               list
@@ -123,6 +123,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (0: none)")
 	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (0: none)")
 	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
+	f.maxErrorRate = fs.Float64("max-error-rate", 0, "stop sending (as an interrupt does) once more than this `fraction` of at least 10 measured requests failed; exit status 4")
 	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
 	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")
@@ -199,6 +200,11 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	defer in.release()
 	ctx := in.ctx
 	p.Abort, p.Epoch, p.OnResult = in.abort, time.Now(), rw.add
+	var brake *errorBrake
+	if *f.maxErrorRate > 0 {
+		brake = &errorBrake{rate: *f.maxErrorRate, stop: in.Stop}
+		p.OnResult = func(res *observe.Result) { rw.add(res); brake.add(res) }
+	}
 
 	var notes []string
 	if f.endpointNote != "" {
@@ -299,11 +305,15 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			return errors.Join(err, werr)
 		}
 	}
-	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), *f.json); err != nil {
+	lc := checkLoad(p, run.Records, s, opt)
+	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *f.json); err != nil {
 		return err
 	}
 	if werr != nil {
 		return werr
+	}
+	if by := in.By(); strings.HasPrefix(by, "--max-error-rate") {
+		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
 	}
 	return allFailed(s)
 }
@@ -347,6 +357,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		} else {
 			return p, opt, fmt.Errorf("%w: --warmup %q: want a count, a duration or auto", errUsage, w)
 		}
+	}
+	if *f.maxErrorRate > 1 {
+		return p, opt, valueError(fmt.Sprintf("--max-error-rate %g: want a fraction in (0, 1]", *f.maxErrorRate))
 	}
 	if (*f.promptTokens > 0) == (*f.prompts != "") {
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
@@ -699,11 +712,16 @@ func levelName(p drive.Plan) string {
 // writeRunReport writes the client report, then the server side and the
 // GPU telemetry where there are any; as JSON, the client report alone, or
 // {"client": …, "server": …, "gpu": …} with the others.
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, asJSON bool) error {
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
 			return err
+		}
+		if lc != nil {
+			if b, err = withField(b, "load_check", lc); err != nil {
+				return err
+			}
 		}
 		if errs != nil {
 			if b, err = withField(b, "error_set", errs); err != nil {
@@ -726,8 +744,14 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 		return err
 	}
 	fmt.Fprint(w, "llmmetrics run\n\n")
+	if lc != nil {
+		lc.writeWarnings(w)
+	}
 	if err := s.WriteTable(w); err != nil {
 		return err
+	}
+	if lc != nil {
+		lc.write(w)
 	}
 	errs.write(w)
 	if srv != nil {

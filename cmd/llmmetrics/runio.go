@@ -335,3 +335,7 @@ func badURL(raw string) error {
 // errAllFailed marks a run in which every measured request failed: exit
 // status 4, after the report.
 var errAllFailed = errors.New("every measured request failed")
+
+// errTooManyFailures marks a run stopped by --max-error-rate: exit status
+// 4, after the report.
+var errTooManyFailures = errors.New("too many failures")
