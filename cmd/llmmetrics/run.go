@@ -82,6 +82,7 @@ type runFlags struct {
 	duration, timeout, stall, grace                                                                            *time.Duration
 	force                                                                                                      *bool
 	endpointNote                                                                                               string // set by target: the path appended to a base URL
+	gate                                                                                                       gate   // --fail-if, --fail-below, as report has them
 	rate, burstiness, maxErrorRate                                                                             *float64
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
@@ -123,6 +124,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (0: none)")
 	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (0: none)")
 	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
+	f.gate.define(fs)
 	f.maxErrorRate = fs.Float64("max-error-rate", 0, "stop sending (as an interrupt does) once more than this `fraction` of at least 10 measured requests failed; exit status 4")
 	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
@@ -315,6 +317,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if by := in.By(); strings.HasPrefix(by, "--max-error-rate") {
 		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
 	}
+	if err := f.gate.check(s); err != nil {
+		return err
+	}
 	return allFailed(s)
 }
 
@@ -381,6 +386,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			return p, opt, usageError("slo", err)
 		}
 		opt.SLO = &slo
+	}
+	if err := f.gate.parse(&opt); err != nil {
+		return p, opt, err
 	}
 	probe := p
 	probe.Prompts = []string{"x"}

@@ -101,3 +101,21 @@ func TestFailureStorm(t *testing.T) {
 	assert.Equal(t, "llmmetrics: --max-error-rate 1.5: want a fraction in (0, 1]\n", errs)
 	_ = os.Remove(out)
 }
+
+// run gates the load as report gates a file: --fail-if and --fail-below
+// exit with status 3 after the report when the run crosses a condition.
+func TestRunGate(t *testing.T) {
+	srv, _ := fakeLlama(t)
+	args := []string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--requests", "4", "--concurrency", "2",
+		"--prompts", promptsFile(t), "--max-tokens", "3", "--slo", "ttft=1h"}
+	code, stdout, errs := runCLI(t, "", append(args, "--fail-below", "0.5", "--fail-if", "error_rate>0.5")...)
+	assert.Equal(t, 0, code, errs)
+	code, stdout, errs = runCLI(t, "", append(args, "--fail-if", "p99(ttft)<1h")...)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, "llmmetrics run")
+	assert.Contains(t, errs, "p99(ttft)<1h")
+	code, _, errs = runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "4", "--concurrency", "2",
+		"--prompts", promptsFile(t), "--fail-below", "0.5")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--fail-below needs --slo")
+}
