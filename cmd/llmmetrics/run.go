@@ -174,6 +174,12 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		if len(searchOnly) > 0 {
 			return fmt.Errorf("%w: %s belong to --search", errUsage, strings.Join(searchOnly, ", "))
 		}
+		// The outputs are written at the end: checked and opened now.
+		w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
+		if err != nil {
+			return err
+		}
+		w.finishEmpty()
 		return runBreakdown(fs, f, stdout)
 	case len(breakdownOnly) > 0:
 		return fmt.Errorf("%w: %s belong to --ttft-breakdown", errUsage, strings.Join(breakdownOnly, ", "))

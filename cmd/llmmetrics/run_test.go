@@ -394,10 +394,14 @@ func TestRunSearch(t *testing.T) {
 	} {
 		assert.Contains(t, stdout, want)
 	}
-	assert.Equal(t, int64(4*6), served.Load())
+	assert.Equal(t, int64(1+4*6), served.Load(), "the test request and four probes")
 	files, err := filepath.Glob(filepath.Join(dir, "probe-concurrency*.jsonl"))
 	require.NoError(t, err)
 	require.Len(t, files, 4)
+	pre, err := llmmetrics.ReadJSONL(mustOpen(t, filepath.Join(dir, "probe-preflight.jsonl")))
+	require.NoError(t, err)
+	require.Len(t, pre.Records, 1)
+	assert.Equal(t, "test-1", pre.Records[0].ID)
 	code, stdout, errs = runCLI(t, "", append([]string{"sweep", "--slo", "ttft=10s"}, files...)...)
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `concurrency\s+1\s+2\s+4`, stdout)

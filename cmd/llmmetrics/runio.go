@@ -171,6 +171,16 @@ func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
 	return w.err
 }
 
+// finishEmpty closes the files without writing: for a run that writes
+// them whole at its end.
+func (w *recordWriter) finishEmpty() {
+	for _, f := range []*os.File{w.out, w.timings} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
 // all returns every result kept, in the order they ended.
 func (w *recordWriter) all() []*observe.Result {
 	w.mu.Lock()
