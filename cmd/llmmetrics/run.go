@@ -30,34 +30,50 @@ var runCommand = &command{
 	synopsis: "llmmetrics run --url URL --model M [--api chat|completions|responses|ollama|tgi] (--requests N | --duration D)\n" +
 		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
 		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
-		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
+		"                 [--timeout 10m] [--stall 2m] [--grace 10s] [--max-error-rate F] [--fail-if COND] [--fail-below F]\n" +
+		"                 [--scrape URL/metrics] [--out FILE [--force]] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
 		"                 [--max-tokens 16] [--gpu-telemetry] [--out FILE] [--timings FILE] [--json]",
 	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
-		"endpoint and records each with the lessons' client rules: the send stamped when the request was\n" +
-		"written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
+		"endpoint and records each with the specification's client rules: the send stamped when the request\n" +
+		"was written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
 		"frames and [DONE] are not text); n from the server's usage, never a chunk count. A closed loop keeps\n" +
-		"exactly C requests in flight; an open loop draws Poisson (or gamma, --burstiness) arrivals and keeps\n" +
-		"each request's scheduled time, so its lateness shows what a slow client or server pushed back.\n" +
-		"The client's own waiting is reported apart, never inside TTFT. Warm-up requests are written and\n" +
-		"marked, and left out of the report. With --scrape, the server's /metrics is scraped as the measured\n" +
-		"part begins and ends, and the server side is reported with the known-output check. --out gets the\n" +
-		"JSONL records after a header line describing the run; the report follows on standard output.\n" +
-		"Ctrl-C stops sending, gives requests in flight --grace, records the rest as cancelled and writes\n" +
-		"everything. An API key is read from the environment variable --api-key-env names, never a flag.\n" +
-		"With --gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the\n" +
-		"measured part.\n\n" +
+		"exactly C requests in flight (after a failure its slot waits, 10 ms doubling to 1 s); an open loop\n" +
+		"draws Poisson (or gamma, --burstiness) arrivals and keeps each request's scheduled time: its report\n" +
+		"gives the achieved rate beside the offered one and TTFT and E2E also from the scheduled time\n" +
+		"(coordinated omission corrected), with a WARNING when the load fell behind. The client's own waiting\n" +
+		"is reported apart, never inside TTFT. Warm-up requests are written and marked, and left out of the\n" +
+		"report. With --scrape, the server's /metrics is scraped as the measured part begins and ends, and the\n" +
+		"server side is reported with the known-output check.\n\n" +
+		"Before the first request: every output is checked (distinct from each other and from the inputs, an\n" +
+		"existing one kept without --force, each writable); --url needs http:// or https:// and a base URL gets\n" +
+		"--api's endpoint path, said in the header; a test request (the first prompt, max_tokens 1), or with\n" +
+		"--prompt-tokens the two sizing requests, stops the run with the server's status and words when it\n" +
+		"fails (status 1). They are written to the file, marked warm-up, on the run's clock. No request is\n" +
+		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
+		"long), both in the header; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
+		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
+		"whether the run completed or was interrupted (by what), how many requests were planned and written;\n" +
+		"report prints an interrupted or truncated file in capitals at the top. SIGINT, SIGTERM and SIGHUP stop\n" +
+		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
+		"signal ends the grace at once. The report follows on standard output with an error set (failures by\n" +
+		"HTTP status and by message); status 4 when every measured request failed or --max-error-rate stopped\n" +
+		"the run, 3 when --fail-if or --fail-below (as report has them) finds the run crossing a condition.\n" +
+		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
+		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
+		"part. docs/run.md has the whole story.\n\n" +
 		"--search concurrency (or rate) looks for the capacity: the highest level at which --target of the\n" +
 		"requests meet --slo (DistServe's framing). Each probe is one run of the plan; the level doubles from\n" +
 		"--search-from until a probe misses the target, then is bisected until the bracket is within 5% (or\n" +
 		"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
 		"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
-		"records go to their own file, named by level, for llmmetrics sweep.\n\n" +
-		"--ttft-breakdown runs the lessons' TTFT breakdown instead of a load: for each prompt length, from the\n" +
-		"shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size the\n" +
-		"prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
+		"records go to their own file, named by level, for llmmetrics sweep, and the sizing or test requests\n" +
+		"to OUT-preflight.jsonl.\n\n" +
+		"--ttft-breakdown runs the specification's TTFT breakdown instead of a load: for each prompt length,\n" +
+		"from the shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size\n" +
+		"the prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
 		"(used when the server accepts it and reports no cached tokens for a repeated prompt under a new salt;\n" +
 		"otherwise each prompt begins with random text), and the report says which and why. Each request's\n" +
 		"client TTFT is decomposed with the timings the server sent in the stream (vLLM's per-request metrics,\n" +
@@ -68,6 +84,7 @@ var runCommand = &command{
 	examples: []string{
 		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
 		"llmmetrics run --url http://127.0.0.1:8000/v1/completions --model m --duration 2m --rate 4 --burstiness 0.5 --warmup auto --prompts prompts.txt --max-tokens 256",
+		"llmmetrics run --url http://127.0.0.1:8000 --model m --requests 500 --concurrency 16 --prompt-tokens 512 --max-tokens 128 --timeout 2m --stall 30s --max-error-rate 0.2 --slo ttft=500ms --fail-below 0.9 --out run.jsonl --force",
 		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
 		"llmmetrics run --search concurrency --slo ttft=500ms,tpot=50ms --target 0.9 --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --prompt-tokens 512 --max-tokens 128 --out probe.jsonl",
 		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
@@ -105,7 +122,7 @@ func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 func newRunFlags() (*flag.FlagSet, *runFlags) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f := &runFlags{}
-	f.url = fs.String("url", "", "the endpoint's full `URL`, e.g. http://127.0.0.1:8000/v1/chat/completions")
+	f.url = fs.String("url", "", "the endpoint's `URL`, e.g. http://127.0.0.1:8000/v1/chat/completions; a base URL (http://127.0.0.1:8000, …/v1) gets --api's endpoint path")
 	f.model = fs.String("model", "", "the model `name` sent in each request")
 	f.api = fs.String("api", "", "the endpoint's wire format: chat, completions, responses, ollama or tgi (default: from the URL's path)")
 	f.requests = fs.Int("requests", 0, "measured requests to send (or --duration)")
@@ -114,7 +131,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
-	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the lessons' rule)")
+	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
 	f.promptTokens = fs.Int("prompt-tokens", 0, "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them)")
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
 	f.maxTokens = fs.Int("max-tokens", 0, "max_tokens of each request (0: the server's default)")
@@ -138,7 +155,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.json = fs.Bool("json", false, "print the report as JSON ({\"client\": …, \"server\": …} with --scrape)")
 	f.gpuTelemetry = fs.Bool("gpu-telemetry", false, "sample GPU utilisation, memory and power with nvidia-smi during the run, and summarize them per level (per prompt length with --ttft-breakdown)")
 	f.gpuInterval = fs.Duration("gpu-interval", 200*time.Millisecond, "with --gpu-telemetry: the time between samples")
-	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the lessons' TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
+	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the specification's TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
 	f.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
 	f.repeats = fs.Int("repeats", 0, "with --ttft-breakdown: requests per prompt length (default 5); with --search: runs at each end of the bracket (default 3)")
 	f.search = fs.String("search", "", "search for the capacity: the highest `concurrency` (or rate) at which --target of the requests meet --slo; each probe is a run of --requests or --duration")
