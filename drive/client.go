@@ -29,13 +29,15 @@ func (e stalled) Error() string {
 func (stalled) Timeout() bool { return true }
 
 // newClient returns the client a plan's requests go through: p.Client, or
-// one whose pool holds enough connections for the plan, wrapped so that a
-// request whose server sends nothing for stall fails as a timeout.
+// one that opens a connection for each request (with p.KeepAlive, one whose
+// pool keeps enough for the plan), wrapped so that a request whose server
+// sends nothing for stall fails as a timeout.
 func newClient(p Plan) *http.Client {
 	base := p.Client
 	if base == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
+		tr.DisableKeepAlives = !p.KeepAlive
 		base = &http.Client{Transport: tr}
 	}
 	stall := p.Stall

@@ -62,7 +62,14 @@ type Plan struct {
 	// ends it at once.
 	Grace  time.Duration
 	Abort  <-chan struct{}
-	Client *http.Client // nil: a client whose pool holds Concurrency connections
+	Client *http.Client // nil: a client of the plan's own (see KeepAlive)
+	// KeepAlive reuses connections between requests. Without it each
+	// request has a connection of its own (its setup is the client's wait,
+	// never inside TTFT): servers such as llama.cpp's close a kept-alive
+	// connection as the next request is written on it, and since a request
+	// is never re-sent (each attempt is one record), that request would be
+	// a failure. With KeepAlive it is, with its reason.
+	KeepAlive bool
 
 	// Epoch is the run's clock zero, where Record.Sent is 0; zero: when Run
 	// begins. A caller that sends requests of its own before the run

@@ -28,8 +28,9 @@ func stream(w http.ResponseWriter) {
 
 // A server that drops every connection on its second request (it reads
 // the request, then closes without answering) receives exactly the
-// requests the run records: none is re-sent behind the run's back, and
-// each dropped one is a failure with its reason.
+// requests the run records: none is re-sent behind the run's back. With
+// KeepAlive each dropped one is a failure with its reason; without it
+// (the default) no connection is reused, and none is dropped.
 func TestNoHiddenRetry(t *testing.T) {
 	var received atomic.Int64
 	var mu sync.Mutex
@@ -53,6 +54,16 @@ func TestNoHiddenRetry(t *testing.T) {
 	p := plan(srv.URL)
 	p.Requests, p.Concurrency = 10, 1
 	out, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, out.Results, 10)
+	assert.Equal(t, int64(10), received.Load(), "the server received what the file holds")
+	for _, r := range out.Results {
+		assert.Equal(t, llmmetrics.StatusOK, r.Record.Status, r.Record.Message)
+	}
+
+	received.Store(0)
+	p.KeepAlive = true
+	out, err = Run(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, out.Results, 10)
 	assert.Equal(t, int64(10), received.Load(), "the server received what the file holds")

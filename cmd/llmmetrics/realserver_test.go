@@ -83,7 +83,7 @@ func TestRealServer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out, timings := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "timings.jsonl")
 			args := append([]string{"run", "--model", "tiny", "--warmup", "3", "--prompt-tokens", "64", "--max-tokens", "24",
-				"--body", `{"temperature":0,"seed":1}`, "--scrape", base + "/metrics", "--out", out, "--timings", timings, "--json"}, c.args...)
+				"--body", `{"temperature":0,"seed":1}`, "--scrape", base + "/metrics", "--out", out, "--timings", timings, "--force", "--json"}, c.args...)
 			code, stdout, errs := runCLI(t, "", args...)
 			require.Equal(t, 0, code, errs)
 			var got struct {

@@ -97,7 +97,7 @@ type runFlags struct {
 	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
 	requests, concurrency, promptTokens, maxTokens                                                             *int
 	duration, timeout, stall, grace                                                                            *time.Duration
-	force                                                                                                      *bool
+	force, keepAlive                                                                                           *bool
 	endpointNote                                                                                               string // set by target: the path appended to a base URL
 	gate                                                                                                       gate   // --fail-if, --fail-below, as report has them
 	rate, burstiness, maxErrorRate                                                                             *float64
@@ -143,6 +143,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
 	f.gate.define(fs)
 	f.maxErrorRate = fs.Float64("max-error-rate", 0, "stop sending (as an interrupt does) once more than this `fraction` of at least 10 measured requests failed; exit status 4")
+	f.keepAlive = fs.Bool("keep-alive", false, "reuse connections between requests (default: one a request, its setup kept out of TTFT); a request on a connection the server closed is then a failure, never re-sent")
 	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
 	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")
@@ -446,7 +447,7 @@ func (f *runFlags) target() (drive.Plan, error) {
 		return p, err
 	}
 	f.endpointNote = note
-	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: orNone(*f.timeout), Stall: orNone(*f.stall), Header: http.Header{}}
+	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: orNone(*f.timeout), Stall: orNone(*f.stall), KeepAlive: *f.keepAlive, Header: http.Header{}}
 	if *f.body != "" {
 		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
 			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
