@@ -77,12 +77,26 @@ func ExampleSyntheticPrompts() {
 		fmt.Println(err)
 		return
 	}
-	// The server counts words + 3. The two preflight requests, of 100
-	// and 200 words after a salt word, got 104 and 204 prompt tokens: 1 a
-	// word and 4 for the template and salt, so a prompt of 100 tokens is
-	// a salt and 96 words.
+	// The server counts words + 3. The two preflight requests, of one
+	// and two words after a salt word, got 5 and 6 prompt tokens: 1 a word
+	// and 4 for the template and salt, so a prompt of 100 tokens is a
+	// salt and 96 words. The sizing requests are never longer than the
+	// prompts they size.
 	fmt.Println(len(prompts), len(strings.Fields(prompts[0])), preflight[0].Record.PromptTokens, preflight[1].Record.PromptTokens)
-	// Output: 3 97 104 204
+
+	// A prompt shorter than a one-word prompt cannot be made.
+	_, _, _, err = drive.SyntheticPrompts(context.Background(), p, 4, 3)
+	fmt.Println(err)
+	// Output:
+	// 3 97 5 6
+	// drive: prompts of 4 tokens are shorter than the smallest this server allows: a one-word prompt counts 5 tokens (the chat template and the 8-character salt)
+}
+
+// TooShortError gives the template's own size.
+func ExampleTooShortError_Error() {
+	err := &drive.TooShortError{Tokens: 10, Smallest: 31}
+	fmt.Println(err)
+	// Output: drive: prompts of 10 tokens are shorter than the smallest this server allows: a one-word prompt counts 31 tokens (the chat template and the 8-character salt)
 }
 
 func ExampleBreakdown() {

@@ -37,13 +37,15 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 		return nil, nil, "", fmt.Errorf("drive: %d prompts of %d tokens", n, tokens)
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, 7))
-	sz, preflight, err := calibrate(ctx, p, tokens, rng)
+	sz, preflight, err := calibrate(ctx, p, tokens, tokens, rng)
 	if err != nil {
 		return nil, preflight, "", err
 	}
 	words := sz.words(tokens)
-	if sz.ok {
-		note = fmt.Sprintf("prompts of %d words, sized by two preflight requests for %d prompt tokens as the server counts them (%s); the report gives the counts the server returned",
+	if sz.one {
+		note = fmt.Sprintf("prompts of one word: a one-word prompt counts %d tokens as the server counts them, within 8 of the %d asked", int(sz.fixed)+1, tokens)
+	} else if sz.ok {
+		note = fmt.Sprintf("prompts of %d words, sized by two preflight requests (one word, two words) for %d prompt tokens as the server counts them (%s); the report gives the counts the server returned",
 			words, tokens, sz)
 	} else {
 		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %d words each", tokens)
@@ -60,12 +62,16 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 type sizing struct {
 	per, fixed float64
 	ok         bool
+	one        bool // the target is within 8 tokens of one word: one word, not measured further
 }
 
 // words returns the words of a synthetic prompt of about tokens tokens.
 func (s sizing) words(tokens int) int {
 	if !s.ok {
 		return tokens
+	}
+	if s.one {
+		return 1
 	}
 	return max(1, int(math.Round((float64(tokens)-s.fixed)/s.per)))
 }
@@ -74,12 +80,13 @@ func (s sizing) String() string {
 	return fmt.Sprintf("%.3g tokens a word, %.3g for the template and salt", s.per, s.fixed)
 }
 
-// calibrate measures the server's sizing with two preflight requests
-// (max_tokens 1) of tokens and 2×tokens words, sent under the plan's
-// timeouts, on its epoch, and returned marked warm-up. A preflight request
+// calibrate measures the server's sizing with preflight requests
+// (max_tokens 1) of one word and of two, sent under the plan's timeouts,
+// on its epoch, and returned marked warm-up. tokens is the shortest length
+// asked for, largest the longest. A preflight request
 // that fails stops the run: it is returned with an error that gives the
 // server's words.
-func calibrate(ctx context.Context, p Plan, tokens int, rng *rand.Rand) (sizing, []*observe.Result, error) {
+func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand) (sizing, []*observe.Result, error) {
 	obs := &observe.Observer{Client: newClient(p), Epoch: p.Epoch}
 	u, err := url.Parse(p.URL)
 	if err != nil {
@@ -97,20 +104,40 @@ func calibrate(ctx context.Context, p Plan, tokens int, rng *rand.Rand) (sizing,
 		}
 		return res.Record.PromptTokens, nil
 	}
-	w1, w2 := tokens, 2*tokens
-	p1, err := count(w1, "preflight-1")
+	// One word, then two: the sizing requests are never longer than the
+	// prompts they size (a second word is sent only when the target is at
+	// least 8 tokens beyond one word's count).
+	p1, err := count(1, "preflight-1")
 	if err != nil {
 		return sizing{}, preflight, err
 	}
-	p2, err := count(w2, "preflight-2")
+	if p1 <= 0 {
+		return sizing{}, preflight, nil // no count: not calibrated
+	}
+	if tokens < p1 {
+		return sizing{}, preflight, &TooShortError{Tokens: tokens, Smallest: p1}
+	}
+	if largest-p1 < 8 {
+		return sizing{per: 1, fixed: float64(p1 - 1), ok: true, one: true}, preflight, nil
+	}
+	p2, err := count(2, "preflight-2")
 	if err != nil {
 		return sizing{}, preflight, err
 	}
-	if p1 <= 0 || p2 <= p1 {
+	if p2 <= p1 {
 		return sizing{}, preflight, nil
 	}
-	per := float64(p2-p1) / float64(w2-w1)
-	return sizing{per: per, fixed: float64(p1) - per*float64(w1), ok: true}, preflight, nil
+	per := float64(p2 - p1)
+	return sizing{per: per, fixed: float64(p1) - per, ok: true}, preflight, nil
+}
+
+// A TooShortError refuses prompts shorter than the smallest the server's
+// chat template allows: a one-word prompt, with its salt, already counts
+// Smallest tokens.
+type TooShortError struct{ Tokens, Smallest int }
+
+func (e *TooShortError) Error() string {
+	return fmt.Sprintf("drive: prompts of %d tokens are shorter than the smallest this server allows: a one-word prompt counts %d tokens (the chat template and the 8-character salt)", e.Tokens, e.Smallest)
 }
 
 // A RequestError is a request that failed where the run cannot go on

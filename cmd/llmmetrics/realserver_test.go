@@ -203,6 +203,38 @@ func TestRealServer(t *testing.T) {
 		assert.Equal(t, 2.0, *got.Search.Passing)
 	})
 
+	// --prompt-tokens N gives prompts of N tokens as the server counts
+	// them, within 5% or 8 tokens, from the smallest the chat template
+	// allows (a smaller N is refused with the template's own size) to near
+	// a slot's context (2,048 tokens); the sizing requests are never longer
+	// than the prompts.
+	t.Run("prompt sizing", func(t *testing.T) {
+		args := func(n int) []string {
+			return []string{"run", "--url", base + "/v1/chat/completions", "--model", "tiny", "--requests", "2", "--concurrency", "1",
+				"--max-tokens", "1", "--prompt-tokens", fmt.Sprint(n), "--out", filepath.Join(dir, "sizing.jsonl"), "--force"}
+		}
+		code, _, errs := runCLI(t, "", args(1)...)
+		require.Equal(t, 1, code, errs)
+		var smallest int
+		_, err := fmt.Sscanf(errs[strings.Index(errs, "a one-word prompt counts "):], "a one-word prompt counts %d tokens", &smallest)
+		require.NoError(t, err, errs)
+		require.Greater(t, smallest, 1)
+		for _, n := range []int{smallest, smallest + 5, smallest + 8, 64, 300, 1000, 1900} {
+			code, _, errs := runCLI(t, "", args(n)...)
+			require.Equal(t, 0, code, errs)
+			run, err := llmmetrics.ReadJSONL(mustOpen(t, filepath.Join(dir, "sizing.jsonl")))
+			require.NoError(t, err)
+			tol := max(8, 0.05*float64(n))
+			for _, r := range run.Records {
+				if r.Warmup {
+					assert.LessOrEqual(t, r.PromptTokens, max(n, smallest), "sizing request %s for %d", r.ID, n)
+					continue
+				}
+				assert.InDelta(t, n, r.PromptTokens, tol, "prompt of %d tokens asked", n)
+			}
+		}
+	})
+
 	t.Run("chat without include_usage", func(t *testing.T) {
 		p := drive.Plan{URL: base + "/v1/chat/completions", API: observe.Chat, Model: "tiny", MaxTokens: 8, Prompts: []string{"hi"},
 			Requests: 4, Concurrency: 2, Extra: map[string]json.RawMessage{"stream_options": json.RawMessage(`{"include_usage":false}`)}}

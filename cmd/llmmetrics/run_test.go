@@ -100,7 +100,7 @@ func TestRunCommand(t *testing.T) {
 	assert.Equal(t, "none", h.Env["gpu"])
 	assert.Contains(t, string(h.Server["/v1/models"]), "tiny")
 	assert.NotContains(t, stdout, "hunter2", "a header's value never appears in the output")
-	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests for 64 prompt tokens")
+	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests (one word, two words) for 64 prompt tokens")
 
 	// The file reads back with its header, and report gives the same counts.
 	code, stdout, errs = runCLI(t, "", "report", "--json", out)
