@@ -30,10 +30,14 @@ type Plan struct {
 	URL       string      // the endpoint's full URL, e.g. http://127.0.0.1:8000/v1/chat/completions
 	API       observe.API // its wire format
 	Model     string
-	MaxTokens int                        // the requested output length; 0 leaves it to the server
-	Prompts   []string                   // used in turn; at least one
-	Extra     map[string]json.RawMessage // request fields merged over the defaults, such as ignore_eos
-	Header    http.Header                // extra request headers (an API key)
+	MaxTokens int // the requested output length; 0 leaves it to the server
+	// MaxTokensEach, when set, gives each prompt its own output length
+	// (request k takes MaxTokensEach[k mod its length]), as a length
+	// spread does; MaxTokens is then unused.
+	MaxTokensEach []int
+	Prompts       []string                   // used in turn; at least one
+	Extra         map[string]json.RawMessage // request fields merged over the defaults, such as ignore_eos
+	Header        http.Header                // extra request headers (an API key)
 
 	// The measured part: Requests requests, or as many as Duration allows.
 	Requests int
@@ -391,7 +395,11 @@ func (r *runner) reserve() *observe.Result {
 func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
-	*res = *send(r.hard, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], r.p.MaxTokens, id, warm)
+	maxTokens := r.p.MaxTokens
+	if each := r.p.MaxTokensEach; len(each) > 0 {
+		maxTokens = each[(n-1)%len(each)]
+	}
+	*res = *send(r.hard, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], maxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to

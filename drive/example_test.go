@@ -206,3 +206,25 @@ func ExampleTestRequest() {
 	// drive: the test request failed: error: HTTP 404: model 'm' not found
 	// 404
 }
+
+// Prompts of lengths of their own, sized by one calibration.
+func ExampleSizedPrompts() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	prompts, _, note, err := drive.SizedPrompts(context.Background(), p, []int{50, 100, 75})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The server counts words + 3: a salt and 46, 96 and 71 words.
+	var counts []string
+	for _, pr := range prompts {
+		counts = append(counts, fmt.Sprint(len(strings.Fields(pr))+3))
+	}
+	fmt.Println(strings.Join(counts, " "))
+	fmt.Println(note)
+	// Output:
+	// 50 100 75
+	// prompts of 46 to 96 words, sized by two preflight requests (one word, two words) for 50 to 100 prompt tokens as the server counts them (1 tokens a word, 4 for the template and salt); the report gives the counts the server returned
+}

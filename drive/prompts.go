@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -26,8 +27,8 @@ func synthetic(salt uint64, words int) string {
 
 // SyntheticPrompts returns n prompts that the server counts as about
 // tokens prompt tokens each. Only the server knows how it counts (its
-// tokenizer, its chat template), so two preflight requests of different
-// lengths (max_tokens 1) measure its count as a straight line in the number
+// tokenizer, its chat template), so preflight requests of one word and of
+// two (max_tokens 1) measure its count as a straight line in the number
 // of words, and the prompts are sized by it. The preflight results are
 // returned, marked warm-up, to be kept with the run: every request sent is
 // in its output. note says how the length was set; without usage in the
@@ -36,22 +37,41 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 	if tokens < 1 || n < 1 {
 		return nil, nil, "", fmt.Errorf("drive: %d prompts of %d tokens", n, tokens)
 	}
+	lengths := make([]int, n)
+	for i := range lengths {
+		lengths[i] = tokens
+	}
+	return SizedPrompts(ctx, p, lengths)
+}
+
+// SizedPrompts is SyntheticPrompts for prompts of lengths of their own:
+// one prompt for each length, in order, sized by one calibration (a length
+// spread, as vLLM's random dataset draws).
+func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string, preflight []*observe.Result, note string, err error) {
+	if len(lengths) == 0 || slices.Min(lengths) < 1 {
+		return nil, nil, "", fmt.Errorf("drive: prompts of lengths %v", lengths)
+	}
+	lo, hi := slices.Min(lengths), slices.Max(lengths)
 	rng := rand.New(rand.NewPCG(p.Seed, 7))
-	sz, preflight, err := calibrate(ctx, p, tokens, tokens, rng)
+	sz, preflight, err := calibrate(ctx, p, lo, hi, rng)
 	if err != nil {
 		return nil, preflight, "", err
 	}
-	words := sz.words(tokens)
-	if sz.one {
-		note = fmt.Sprintf("prompts of one word: a one-word prompt counts %d tokens as the server counts them, within 8 of the %d asked", int(sz.fixed)+1, tokens)
-	} else if sz.ok {
-		note = fmt.Sprintf("prompts of %d words, sized by two preflight requests (one word, two words) for %d prompt tokens as the server counts them (%s); the report gives the counts the server returned",
-			words, tokens, sz)
-	} else {
-		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %d words each", tokens)
+	asked, words := fmt.Sprint(lo), fmt.Sprint(sz.words(lo))
+	if hi > lo {
+		asked, words = fmt.Sprintf("%d to %d", lo, hi), fmt.Sprintf("%d to %d", sz.words(lo), sz.words(hi))
 	}
-	for range n {
-		prompts = append(prompts, synthetic(rng.Uint64(), words))
+	switch {
+	case sz.one:
+		note = fmt.Sprintf("prompts of one word: a one-word prompt counts %d tokens as the server counts them, within 8 of the %s asked", int(sz.fixed)+1, asked)
+	case sz.ok:
+		note = fmt.Sprintf("prompts of %s words, sized by two preflight requests (one word, two words) for %s prompt tokens as the server counts them (%s); the report gives the counts the server returned",
+			words, asked, sz)
+	default:
+		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %s words each", asked)
+	}
+	for _, n := range lengths {
+		prompts = append(prompts, synthetic(rng.Uint64(), sz.words(n)))
 	}
 	return prompts, preflight, note, nil
 }

@@ -29,7 +29,7 @@ var runCommand = &command{
 	name: "run",
 	synopsis: "llmmetrics run --url URL --model M [--api chat|completions|responses|ollama|tgi] (--requests N | --duration D)\n" +
 		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
-		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
+		"                 (--prompt-tokens N[±P%] | --prompts FILE) [--max-tokens N[±P%]] [--body JSON] [--header 'Name: value']\n" +
 		"                 [--timeout 10m] [--stall 2m] [--grace 10s] [--max-error-rate F] [--fail-if COND] [--fail-below F]\n" +
 		"                 [--scrape URL/metrics] [--out FILE [--force]] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
@@ -100,6 +100,7 @@ type runFlags struct {
 	force, keepAlive                                                                                           *bool
 	endpointNote                                                                                               string // set by target: the path appended to a base URL
 	gate                                                                                                       gate   // --fail-if, --fail-below, as report has them
+	promptLen, maxLen                                                                                          lengthSpec
 	rate, burstiness, maxErrorRate                                                                             *float64
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
@@ -132,9 +133,11 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
 	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
-	f.promptTokens = fs.Int("prompt-tokens", 0, "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them)")
+	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them); N±P% draws each prompt's length uniformly within P% of N, from --seed")
+	f.promptTokens = &f.promptLen.n
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
-	f.maxTokens = fs.Int("max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	fs.Var(&f.maxLen, "max-tokens", "max_tokens of each request (0: the server's default); `N±P%` draws each request's uniformly within P% of N, from --seed")
+	f.maxTokens = &f.maxLen.n
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
 	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
@@ -262,7 +265,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			n = p.Requests + p.Warmup.Requests
 		}
 		var note string
-		if p.Prompts, _, note, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
+		if p.Prompts, _, note, err = f.syntheticPrompts(ctx, p, n); err != nil {
 			return stopped("a failed sizing request", err)
 		}
 		notes = append(notes, note)
@@ -347,6 +350,15 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	return allFailed(s)
 }
 
+// syntheticPrompts sizes n prompts of --prompt-tokens, each drawn within
+// its spread when it has one.
+func (f *runFlags) syntheticPrompts(ctx context.Context, p drive.Plan, n int) ([]string, []*observe.Result, string, error) {
+	if f.promptLen.spread == 0 {
+		return drive.SyntheticPrompts(ctx, p, *f.promptTokens, n)
+	}
+	return drive.SizedPrompts(ctx, p, f.promptLen.draw(n, *f.seed, 13))
+}
+
 // allFailed returns errAllFailed when every measured request failed and
 // some failed of their own (an error or a timeout, not only cancelled by
 // an interrupt).
@@ -389,6 +401,13 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 	}
 	if *f.maxErrorRate > 1 {
 		return p, opt, valueError(fmt.Sprintf("--max-error-rate %g: want a fraction in (0, 1]", *f.maxErrorRate))
+	}
+	if f.maxLen.spread > 0 {
+		n := 1000
+		if p.Requests > 0 {
+			n = p.Requests + p.Warmup.Requests
+		}
+		p.MaxTokensEach = f.maxLen.draw(n, *f.seed, 11)
 	}
 	if (*f.promptTokens > 0) == (*f.prompts != "") {
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
@@ -546,11 +565,11 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	} else {
 		load["duration"] = p.Duration.String()
 	}
-	if p.MaxTokens > 0 {
-		load["max_tokens"] = fmt.Sprint(p.MaxTokens)
+	if p.MaxTokens > 0 || len(p.MaxTokensEach) > 0 {
+		load["max_tokens"] = f.maxLen.String()
 	}
 	if *f.promptTokens > 0 {
-		load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
+		load["prompt_tokens"] = f.promptLen.String()
 	}
 	if *f.warmup != "" {
 		load["warmup"] = *f.warmup

@@ -59,7 +59,7 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		if p.Requests > 0 {
 			n = p.Requests + p.Warmup.Requests
 		}
-		p.Prompts, preflight, _, err = drive.SyntheticPrompts(ctx, pre, *f.promptTokens, n)
+		p.Prompts, preflight, _, err = f.syntheticPrompts(ctx, pre, n)
 	} else {
 		var res *observe.Result
 		res, err = drive.TestRequest(ctx, pre)
