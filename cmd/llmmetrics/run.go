@@ -135,7 +135,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
 	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them); N±P% draws each prompt's length uniformly within P% of N, from --seed")
 	f.promptTokens = &f.promptLen.n
-	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
+	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
 	fs.Var(&f.maxLen, "max-tokens", "max_tokens of each request (0: the server's default); `N±P%` draws each request's uniformly within P% of N, from --seed")
 	f.maxTokens = &f.maxLen.n
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
@@ -413,8 +413,20 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
 	}
 	if *f.prompts != "" {
-		if p.Prompts, err = readPrompts(*f.prompts); err != nil {
+		var each []int
+		if p.Prompts, each, err = readPrompts(*f.prompts); err != nil {
 			return p, opt, err
+		}
+		if each != nil {
+			if f.maxLen.spread > 0 {
+				return p, opt, fmt.Errorf("%w: --prompts %s gives each prompt its max_tokens: leave --max-tokens' spread out", errUsage, *f.prompts)
+			}
+			for i, m := range each {
+				if m == 0 {
+					each[i] = p.MaxTokens
+				}
+			}
+			p.MaxTokensEach = each
 		}
 	}
 	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
@@ -483,29 +495,6 @@ func (f *runFlags) target() (drive.Plan, error) {
 		p.Header.Set("Authorization", "Bearer "+key)
 	}
 	return p, nil
-}
-
-func readPrompts(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if t := strings.TrimSpace(sc.Text()); t != "" {
-			out = append(out, t)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no prompts", path)
-	}
-	return out, nil
 }
 
 // header describes the run: the program, the target, the load, every flag
