@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -199,4 +202,34 @@ func TestOutputsChecked(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	b, _ = os.ReadFile(existing)
 	assert.True(t, strings.HasPrefix(string(b), `{"llmmetrics_run":`))
+}
+
+// A full disk: the header cannot be written to /dev/full, so nothing is
+// sent (status 1, the file named). A write error mid-run names the file,
+// stops the writing and leaves the report to be printed.
+func TestWriteErrors(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	srv, served := fakeLlama(t)
+	code, stdout, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2", "--concurrency", "1",
+		"--prompts", promptsFile(t), "--out", "/dev/full", "--force")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "writing /dev/full: write /dev/full: no space left on device")
+	assert.Empty(t, stdout)
+	assert.Zero(t, served.Load())
+
+	f, err := os.Create(filepath.Join(t.TempDir(), "run.jsonl"))
+	require.NoError(t, err)
+	w := &recordWriter{out: f, outBuf: bufio.NewWriter(f), outPath: f.Name()}
+	require.NoError(t, w.header(&llmmetrics.RunHeader{Tool: "t"}))
+	w.add(&observe.Result{Record: llmmetrics.Record{ID: "1", Status: llmmetrics.StatusError, Message: "x"}})
+	f.Close() // the disk goes away
+	w.add(&observe.Result{Record: llmmetrics.Record{ID: "2", Status: llmmetrics.StatusError, Message: "x"}})
+	w.add(&observe.Result{Record: llmmetrics.Record{ID: "3", Status: llmmetrics.StatusError, Message: "x"}})
+	err = w.finish(&llmmetrics.RunEnd{State: "completed"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "writing "+f.Name())
+	assert.Contains(t, err.Error(), "the records after the first 1 were not written; the report covers them all")
+	assert.Len(t, w.all(), 3, "the report has every record")
 }

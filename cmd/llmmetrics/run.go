@@ -247,7 +247,10 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if len(proms) == 2 {
 		header.Load["scrape_before"], header.Load["scrape_after"] = filepath.Base(proms[0].Name()), filepath.Base(proms[1].Name())
 	}
-	rw.header(header)
+	if err := rw.header(header); err != nil {
+		rw.finish(&llmmetrics.RunEnd{State: "interrupted"})
+		return err // nothing was sent
+	}
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
 		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})

@@ -127,12 +127,13 @@ func (w *recordWriter) fail(path string, err error) {
 	w.err = fmt.Errorf("writing %s: %w (the records after the first %d were not written; the report covers them all)", path, err, w.written)
 }
 
-// header writes the run header, first.
-func (w *recordWriter) header(h *llmmetrics.RunHeader) {
+// header writes the run header, first; an error (a full disk) stops the
+// run before anything is sent.
+func (w *recordWriter) header(h *llmmetrics.RunHeader) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.out == nil {
-		return
+		return nil
 	}
 	h.Ends = true
 	err := llmmetrics.WriteRunHeader(w.outBuf, h)
@@ -142,6 +143,7 @@ func (w *recordWriter) header(h *llmmetrics.RunHeader) {
 	if err != nil {
 		w.err = fmt.Errorf("writing %s: %w", w.outPath, err)
 	}
+	return w.err
 }
 
 // finish writes the end line and closes the files.

@@ -186,6 +186,12 @@ func TestTruncatedFile(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.SplitAfter(string(b), "\n")
 	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":6,"written":7}}`)
+	// The header states the request limits.
+	whole, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	assert.Equal(t, "10m0s", whole.Header.Load["timeout"])
+	assert.Equal(t, "2m0s", whole.Header.Load["stall"])
+	assert.True(t, whole.Header.Ends)
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, rep, "TRUNCATED")
