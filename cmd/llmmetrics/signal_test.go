@@ -86,6 +86,24 @@ func newHangingServer(t *testing.T) *hangingServer {
 	return h
 }
 
+// lockedBuffer is a buffer safe to read while a process writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // waitFor polls cond; the deadline is a safety net, never a verdict on speed.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -118,7 +136,8 @@ func TestSignals(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run.jsonl")
 			cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "100",
 				"--concurrency", "4", "--prompts", promptsFile(t), "--max-tokens", "8", "--grace", c.grace, "--out", out)
-			var stdout, stderr bytes.Buffer
+			var stdout bytes.Buffer
+			var stderr lockedBuffer // read while the command writes
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())
 			waitFor(t, "four requests held", func() bool { return srv.held.Load() == 4 })
