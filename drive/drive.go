@@ -1,12 +1,18 @@
 // Package drive sends a planned load of streaming requests to an LLM
 // endpoint and observes every one with the observe package: a closed loop
-// with exactly C requests in flight (the lessons' semaphore), or an open
-// loop of Poisson or gamma arrivals whose every request keeps its
+// with exactly C requests in flight (the specification's semaphore), or an
+// open loop of Poisson or gamma arrivals whose every request keeps its
 // scheduled time, so that a slow client or server cannot hide latency
 // (coordinated omission). A warm-up, by count, by duration or by the
-// lessons' rule, is sent first and marked; an interrupted run stops
-// sending, gives the requests in flight a grace period, and loses nothing it
-// measured.
+// specification's rule, is sent first and marked; an interrupted run, or
+// one whose duration ended, stops sending, gives the requests in flight a
+// grace period, and loses nothing it measured.
+//
+// Nothing is hidden: a request is never re-sent (each attempt is one
+// record, a dropped connection a failure with its reason), every request
+// has a timeout and a stall limit, and the requests sent before a run
+// (TestRequest, the sizing requests of SyntheticPrompts) are returned to be
+// kept with it, on its clock.
 package drive
 
 import (
@@ -14,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -160,6 +167,8 @@ func Check(p Plan) error {
 		return errors.New("drive: give either a number of requests or a duration")
 	case p.Requests < 0 || p.Duration < 0 || p.Concurrency < 0 || p.Rate < 0 || p.MaxTokens < 0:
 		return errors.New("drive: a negative count, duration, concurrency, rate or max_tokens")
+	case math.IsNaN(p.Rate) || math.IsInf(p.Rate, 0) || math.IsNaN(p.Burstiness) || math.IsInf(p.Burstiness, 0) || p.Burstiness < 0:
+		return fmt.Errorf("drive: rate %v and burstiness %v: want finite, non-negative numbers", p.Rate, p.Burstiness)
 	case p.Rate == 0 && p.Concurrency == 0:
 		return errors.New("drive: give a concurrency (closed loop) or a rate (open loop)")
 	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):

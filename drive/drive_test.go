@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -258,6 +259,9 @@ func TestPlanErrors(t *testing.T) {
 		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1, Duration: time.Second, Concurrency: 1},
 		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1},
 		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1, Concurrency: 1, Warmup: Warmup{Auto: true, Requests: 3}},
+		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1, Rate: math.NaN()},
+		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1, Rate: math.Inf(1)},
+		{URL: "http://h/v1/chat/completions", Prompts: []string{"a"}, Requests: 1, Rate: 1, Burstiness: math.NaN()},
 	} {
 		_, err := Run(context.Background(), p)
 		assert.Error(t, err, "%+v", p)
