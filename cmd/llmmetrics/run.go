@@ -253,6 +253,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
+		if signal := in.By(); signal != "" {
+			by = signal // the request failed because the run was interrupted
+		}
 		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
 		return errors.Join(err, werr)
 	}
