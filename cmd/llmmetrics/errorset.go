@@ -75,8 +75,8 @@ func newErrorSet(recs []llmmetrics.Record) *errorSet {
 
 // errorSetOfFile returns the error set of a file already summarized
 // without keeping its records (ReadOptions.Summarize): when the summary
-// counts failures, the file is read again, keeping them. Standard input
-// cannot be read twice: nil.
+// counts failures, the file is read again, keeping them. (Standard input,
+// which cannot be read twice, is read keeping its records.)
 func errorSetOfFile(name string, s *llmmetrics.Summary, lenient bool) *errorSet {
 	if s.Requests.Failed == 0 || name == "standard input" {
 		return nil

@@ -100,6 +100,11 @@ func TestErrorSet(t *testing.T) {
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, "by status: error without an HTTP status ×4, HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	code, rep, errs = runCLI(t, string(b), "report", "-")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "by status: error without an HTTP status ×4, HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2", "from standard input too")
 	code, rep, errs = runCLI(t, "", "report", "--json", out)
 	require.Equal(t, 0, code, errs)
 	var got struct {

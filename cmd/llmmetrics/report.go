@@ -133,7 +133,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 // pictures or the spectrum want the records themselves, the file is
 // summarized without keeping them as Records (ReadOptions.Summarize).
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	if *f.pics.spectrum == "" && !f.pics.wanted() {
+	if *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
 		if err != nil {
 			return inFile(name, withLenientHint(err))
