@@ -225,7 +225,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	for _, pf := range proms {
 		defer pf.Close()
 	}
-	in := catchInterrupts(os.Stderr, p.Grace.String())
+	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
 	defer in.release()
 	ctx := in.ctx
 	p.Abort, p.Epoch, p.OnResult = in.abort, time.Now(), rw.add

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/observe"
@@ -35,7 +36,8 @@ type interrupts struct {
 
 var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
 
-func catchInterrupts(stderr io.Writer, grace string) *interrupts {
+// then says what happens after the first signal.
+func catchInterrupts(stderr io.Writer, then string) *interrupts {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: make(chan os.Signal, 4), done: make(chan struct{})}
 	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -48,7 +50,7 @@ func catchInterrupts(stderr io.Writer, grace string) *interrupts {
 				switch n {
 				case 1:
 					in.Stop(signalNames[s])
-					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; requests in flight have %s to finish (a second signal ends the wait at once)\n", signalNames[s], grace)
+					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; %s\n", signalNames[s], then)
 				case 2:
 					close(in.abort)
 					fmt.Fprintf(stderr, "llmmetrics: %s: the requests still in flight are cancelled\n", signalNames[s])
@@ -59,6 +61,11 @@ func catchInterrupts(stderr io.Writer, grace string) *interrupts {
 		}
 	}()
 	return in
+}
+
+// graceNote says what the first signal leaves to requests in flight.
+func graceNote(grace time.Duration) string {
+	return fmt.Sprintf("requests in flight have %v to finish (a second signal ends the wait at once)", grace)
 }
 
 // Stop ends the sending for a reason, once.

@@ -45,7 +45,7 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in := catchInterrupts(os.Stderr, p.Grace.String())
+	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
 	defer in.release()
 	ctx := in.ctx
 	p.Abort = in.abort
