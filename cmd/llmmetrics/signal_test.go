@@ -225,3 +225,21 @@ func TestTruncatedFile(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, `"completeness":{"state":"truncated"`)
 }
+
+// A run killed outright (SIGKILL, an out-of-memory kill) leaves the
+// records written so far, streamed as they ended, and no end line: report
+// reads the file and says TRUNCATED.
+func TestKilledRun(t *testing.T) {
+	bin := binary(t)
+	srv := newHangingServer(t)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "100",
+		"--concurrency", "4", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
+	require.NoError(t, cmd.Start())
+	waitFor(t, "four requests held", func() bool { return srv.held.Load() == 4 })
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "TRUNCATED: the file stops before the end line its header promised (1 records read)")
+}
