@@ -934,6 +934,6 @@ func ExampleWriteRunEnd() {
 	}
 	// Output:
 	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
-	// truncated: TRUNCATED: the file stops before the end line its header promised (2 records read); the writer stopped before the run ended, and the figures cover only what was written
+	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
 	// llmmetrics: no records
 }

@@ -98,7 +98,7 @@ func completeness(h *RunHeader, e *RunEnd, read int) *Completeness {
 	switch {
 	case e == nil:
 		c.State = "truncated"
-		c.Reason = fmt.Sprintf("TRUNCATED: the file stops before the end line its header promised (%d records read); the writer stopped before the run ended, and the figures cover only what was written", read)
+		c.Reason = fmt.Sprintf("TRUNCATED: the file stops before the end line its header promised (records read: %d); the writer stopped before the run ended, and the figures cover only what was written", read)
 		return c
 	case e.Written > read:
 		c.State, c.By, c.Planned, c.Written = "truncated", e.By, e.Planned, e.Written

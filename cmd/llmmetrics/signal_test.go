@@ -220,7 +220,7 @@ func TestTruncatedFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(cut, []byte(strings.Join(lines[:4], "")), 0o644))
 	code, rep, errs = runCLI(t, "", "report", cut)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "\n\nTRUNCATED: the file stops before the end line its header promised (3 records read)")
+	assert.Contains(t, rep, "\n\nTRUNCATED: the file stops before the end line its header promised (records read: 3)")
 	code, rep, errs = runCLI(t, "", "report", "--json", cut)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, `"completeness":{"state":"truncated"`)
@@ -241,5 +241,5 @@ func TestKilledRun(t *testing.T) {
 	cmd.Wait()
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "TRUNCATED: the file stops before the end line its header promised (1 records read)")
+	assert.Contains(t, rep, "TRUNCATED: the file stops before the end line its header promised (records read: 1)")
 }
