@@ -229,3 +229,26 @@ func TestPreflightTimeout(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "timeout"), err)
 }
+
+// An open loop capped at one in flight against a server that holds every
+// request: at the end of the duration the loop stops waiting for a slot,
+// and the request in flight gets the grace and is cancelled. The run ends
+// (it used to wait for the slot, well past its duration).
+func TestOpenLoopDuration(t *testing.T) {
+	f := newFake(t, constant(time.Hour), time.Millisecond)
+	p := plan(f.URL)
+	p.Duration, p.Rate, p.Concurrency, p.Grace = 100*time.Millisecond, 100, 1, 50*time.Millisecond
+	done := make(chan *Outcome)
+	go func() {
+		out, err := Run(context.Background(), p)
+		assert.NoError(t, err)
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		require.Len(t, out.Results, 1)
+		assert.Equal(t, llmmetrics.StatusCancelled, out.Results[0].Record.Status)
+	case <-time.After(time.Minute): // a safety net
+		t.Fatal("the run did not end after its duration and grace")
+	}
+}
