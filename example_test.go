@@ -1,6 +1,7 @@
 package llmmetrics_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -670,4 +671,36 @@ func ExampleSamples() {
 	// Output:
 	// b 2s 120ms
 	// <nil>
+}
+
+// A load generator writes its header, each record as it ends, and the end
+// line last; a file cut before its end line reads as truncated.
+func ExampleWriteRunEnd() {
+	var b bytes.Buffer
+	llmmetrics.WriteRunHeader(&b, &llmmetrics.RunHeader{Tool: "loadgen", Start: time.Unix(0, 0).UTC(), Ends: true})
+	head := b.Len()
+	llmmetrics.WriteJSONL(&b, []llmmetrics.Record{
+		{ID: "1", Sent: 0, Chunks: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond}, CompletionTokens: 2},
+		{ID: "2", Status: llmmetrics.StatusCancelled, Message: "interrupted", Sent: time.Millisecond},
+	})
+	whole := b.Len()
+	llmmetrics.WriteRunEnd(&b, &llmmetrics.RunEnd{State: "interrupted", By: "SIGTERM", Planned: 100, Written: 2})
+
+	for _, file := range [][]byte{b.Bytes(), b.Bytes()[:whole], b.Bytes()[:head]} {
+		run, err := llmmetrics.ReadJSONL(bytes.NewReader(file))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		s, err := run.Summarize(llmmetrics.Options{Lenient: true})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(s.Completeness.State+":", s.Completeness.Reason)
+	}
+	// Output:
+	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
+	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
+	// llmmetrics: no records
 }

@@ -144,6 +144,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if c := s.Warmup; c != nil {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
+	if c := s.Completeness; c != nil {
+		o = append(o, field{"completeness", object{{"state", c.State}, {"by", c.By}, {"planned", c.Planned}, {"written", c.Written}, {"read", c.Read}, {"reason", c.Reason}}})
+	}
 	if s.Header != nil {
 		o = append(o, field{"run", s.Header})
 	} else {
@@ -269,6 +272,9 @@ func distObject(d *Distribution, extra object) object {
 func (s *Summary) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	a := s.Requests
+	if c := s.Completeness; c != nil && c.Reason != "" {
+		fmt.Fprintf(&b, "%s\n\n", c.Reason)
+	}
 	if a.Rejected > 0 {
 		fmt.Fprintf(&b, "SET ASIDE: %d of %d records were rejected as invalid; they are counted, never measured (reasons under \"rejected\")\n\n",
 			a.Rejected, a.Offered)

@@ -22,6 +22,7 @@ import (
 // set a row aside.
 type Run struct {
 	Header   *RunHeader // how the run was taken, when the file says
+	End      *RunEnd    // how the run ended, when the file says
 	Records  []Record
 	Lines    []int          // Lines[i] is the line Records[i] started on
 	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field

@@ -103,6 +103,9 @@ type Summary struct {
 	Client *ClientStats
 	// Header is how the run was taken, where its file said (Run.Header).
 	Header *RunHeader
+	// Completeness says whether the file held the whole run, where its
+	// header or end line said (Run.End).
+	Completeness *Completeness
 	// Warmup is the cut Options.Warmup made, when it was set.
 	Warmup *WarmupCut
 	// Workload describes what the measured requests asked of the server.
@@ -139,6 +142,7 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 	s, err := summarize(&source{recs: run.Records, lines: run.Lines, tab: run.tab}, run, opt)
 	if s != nil {
 		s.Header = run.Header
+		s.Completeness = completeness(run.Header, run.End, s.Requests.Offered)
 	}
 	return s, err
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -149,7 +148,7 @@ func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) 
 	b := newBreakdowner(p)
 	out := &BreakdownOutcome{Start: b.obs.Epoch}
 
-	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], rand.New(rand.NewPCG(p.Seed, 7)))
+	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], lengths[len(lengths)-1], rand.New(rand.NewPCG(p.Seed, 7)))
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +200,8 @@ type breakdowner struct {
 }
 
 func newBreakdowner(p BreakdownPlan) *breakdowner {
-	if p.Client == nil {
-		p.Client = &http.Client{}
-	}
 	u, _ := url.Parse(p.URL)
-	return &breakdowner{p: p, obs: &observe.Observer{Client: p.Client, Epoch: time.Now()}, path: u.Path}
+	return &breakdowner{p: p, obs: &observe.Observer{Client: newClient(p.Plan), Epoch: time.Now()}, path: u.Path}
 }
 
 // send sends one request: under SaltField, the prompt as given with a

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +31,9 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	in := catchInterrupts(os.Stderr, "the request in flight is cancelled and recorded, the rest skipped")
+	defer in.release()
+	ctx := in.ctx
 	var sampler *gpu.Sampler
 	if *f.gpuTelemetry {
 		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {

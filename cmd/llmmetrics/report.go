@@ -75,6 +75,7 @@ type reportFlags struct {
 	merge     *bool
 	gate      gate
 	pics      pictures
+	errs      *errorSet // the failed requests' error set, printed after the table
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -195,11 +196,12 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 // pictures or the spectrum want the records themselves, the file is
 // summarized without keeping them as Records (ReadOptions.Summarize).
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	if *f.pics.spectrum == "" && !f.pics.wanted() {
+	if *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
 		if err != nil {
 			return inFile(name, withLenientHint(err))
 		}
+		f.errs = errorSetOfFile(name, s, opt.Lenient)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
@@ -210,6 +212,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -246,6 +249,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return withLenientHint(err)
 	}
+	f.errs = newErrorSet(merged.Records)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
 }
 
@@ -268,6 +272,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -280,12 +285,17 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	var err error
 	if f.asJSON() {
 		var b []byte
-		if b, err = s.MarshalJSON(); err == nil {
+		if b, err = s.MarshalJSON(); err == nil && f.errs != nil {
+			b, err = withField(b, "error_set", f.errs)
+		}
+		if err == nil {
 			_, err = fmt.Fprintf(w, "%s\n", b)
 		}
 	} else {
 		fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
-		err = s.WriteTable(w)
+		if err = s.WriteTable(w); err == nil {
+			f.errs.write(w)
+		}
 	}
 	if err != nil {
 		return err

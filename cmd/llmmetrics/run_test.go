@@ -100,7 +100,7 @@ func TestRunCommand(t *testing.T) {
 	assert.Equal(t, "none", h.Env["gpu"])
 	assert.Contains(t, string(h.Server["/v1/models"]), "tiny")
 	assert.NotContains(t, stdout, "hunter2", "a header's value never appears in the output")
-	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests for 64 prompt tokens")
+	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests (one word, two words) for 64 prompt tokens")
 
 	// The file reads back with its header, and report gives the same counts.
 	code, stdout, errs = runCLI(t, "", "report", "--json", out)
@@ -394,10 +394,14 @@ func TestRunSearch(t *testing.T) {
 	} {
 		assert.Contains(t, stdout, want)
 	}
-	assert.Equal(t, int64(4*6), served.Load())
+	assert.Equal(t, int64(1+4*6), served.Load(), "the test request and four probes")
 	files, err := filepath.Glob(filepath.Join(dir, "probe-concurrency*.jsonl"))
 	require.NoError(t, err)
 	require.Len(t, files, 4)
+	pre, err := llmmetrics.ReadJSONL(mustOpen(t, filepath.Join(dir, "probe-preflight.jsonl")))
+	require.NoError(t, err)
+	require.Len(t, pre.Records, 1)
+	assert.Equal(t, "test-1", pre.Records[0].ID)
 	code, stdout, errs = runCLI(t, "", append([]string{"sweep", "--slo", "ttft=10s"}, files...)...)
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `concurrency\s+1\s+2\s+4`, stdout)

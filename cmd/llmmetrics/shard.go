@@ -119,15 +119,18 @@ func (sh share) wait(ctx context.Context) error {
 	}
 }
 
-// label prefixes each result's id with the shard ("s2-17") and writes the
-// shard and the plan id into the header's load.
-func (sh share) label(results []*observe.Result, load map[string]string) {
-	if sh.n == 0 {
-		return
-	}
-	for _, r := range results {
+// record prefixes a result's id with the shard ("s2-17"), before the
+// result is written.
+func (sh share) record(r *observe.Result) {
+	if sh.n > 0 {
 		r.Record.ID = fmt.Sprintf("s%d-%s", sh.i, r.Record.ID)
 	}
-	load["shard"] = fmt.Sprintf("%d/%d", sh.i, sh.n)
-	load["plan"] = sh.plan
+}
+
+// describe writes the shard and the plan id into the header's load.
+func (sh share) describe(load map[string]string) {
+	if sh.n > 0 {
+		load["shard"] = fmt.Sprintf("%d/%d", sh.i, sh.n)
+		load["plan"] = sh.plan
+	}
 }
