@@ -120,13 +120,16 @@ func slowLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 
 // Three shards against a fake server merge into one run of the whole
 // plan: 12 requests (4 a shard), each shard's ids prefixed, one plan id.
+// Each shard also sends its test request first (max_tokens 1), written to
+// its file and marked warm-up: the server receives 12 + 3 = 15 requests and
+// the merged file offers the same 15.
 func TestShardsMerge(t *testing.T) {
 	srv, served := slowLlama(t)
 	dir := t.TempDir()
 	args := []string{"--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--requests", "12", "--concurrency", "3",
 		"--prompts", promptsFile(t), "--max-tokens", "4"}
 	files := runShards(t, dir, args...)
-	assert.Equal(t, int64(12), served.Load())
+	assert.Equal(t, int64(15), served.Load())
 	for i, f := range files {
 		run, _, err := readRuns(f, false)
 		require.NoError(t, err)
@@ -142,7 +145,8 @@ func TestShardsMerge(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	var got mergedReport
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	assert.Equal(t, 12, got.Requests.Offered)
+	assert.Equal(t, 15, got.Requests.Offered)
+	assert.Equal(t, 3, got.Requests.Warmup)
 	assert.Equal(t, 12, got.Requests.OK)
 	// The merged run states the whole plan's load: 1 + 1 + 1 in flight,
 	// 4 + 4 + 4 requests.
