@@ -217,10 +217,11 @@ func TestShardsRealServer(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.NoError(t, json.Unmarshal([]byte(out), &one))
 
-	// 24 measured requests and one warm-up request a process.
+	// 24 measured requests; a process sends one warm-up request and its
+	// test request (marked warm-up): 3 × 2 warm-up in the merge, 2 in one.
 	assert.Equal(t, 24, merged.Requests.Offered-merged.Requests.Warmup)
-	assert.Equal(t, 3, merged.Requests.Warmup)
-	assert.Equal(t, 1, one.Requests.Warmup)
+	assert.Equal(t, 6, merged.Requests.Warmup)
+	assert.Equal(t, 2, one.Requests.Warmup)
 	assert.Equal(t, one.Requests.Offered-one.Requests.Warmup, merged.Requests.Offered-merged.Requests.Warmup)
 	assert.Equal(t, merged.Requests.Offered, merged.Requests.OK+merged.Requests.ZeroToken+merged.Requests.Failed+merged.Requests.Rejected+merged.Requests.Warmup)
 	require.Positive(t, one.TTFT.P50)
