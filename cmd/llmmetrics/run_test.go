@@ -267,7 +267,7 @@ func TestRunBreakdown(t *testing.T) {
 	dir := t.TempDir()
 	out, timings := filepath.Join(dir, "bd.jsonl"), filepath.Join(dir, "timings.jsonl")
 	code, stdout, errs := runCLI(t, "", "run", "--ttft-breakdown", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny",
-		"--prompt-lengths", "512,64,128", "--repeats", "3", "--settle", "30ms", "--gpu-telemetry", "--gpu-interval", "5ms", "--out", out, "--timings", timings, "--json")
+		"--prompt-lengths", "512,64,128", "--repeats", "3", "--settle", "250ms", "--gpu-telemetry", "--gpu-interval", "5ms", "--out", out, "--timings", timings, "--json")
 	require.Equal(t, 0, code, errs)
 	var got breakdownJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
