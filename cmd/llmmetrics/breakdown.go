@@ -39,6 +39,10 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
 			return fmt.Errorf("--gpu-telemetry: %w", err)
 		}
+		select { // every prompt length is sampled from its first request
+		case <-sampler.Ready():
+		case <-ctx.Done():
+		}
 	}
 	out, err := drive.Breakdown(ctx, p)
 	var samples []gpu.Sample

@@ -43,10 +43,23 @@ func ExampleSampler_Stop() {
 		fmt.Println(err)
 		return
 	}
+	<-s.Ready()
 	time.Sleep(50 * time.Millisecond)
 	samples, err := s.Stop()
 	fmt.Println(len(samples) >= 2, samples[0].Index, samples[0].MemoryTotalMiB, err)
 	// Output: true 0 81559 <nil>
+}
+
+func ExampleSampler_Ready() {
+	s, err := gpu.Start(context.Background(), gpu.Options{Command: "testdata/nvidia-smi", Interval: 10 * time.Millisecond})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	<-s.Ready() // the measurement starts once nvidia-smi is sampling
+	samples, err := s.Stop()
+	fmt.Println(len(samples) > 0, err)
+	// Output: true <nil>
 }
 
 func ExampleFacts() {

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -81,6 +82,7 @@ func TestSummarize(t *testing.T) {
 func TestSampler(t *testing.T) {
 	s, err := Start(context.Background(), Options{Command: standIn(t), Interval: 20 * time.Millisecond})
 	require.NoError(t, err)
+	<-s.Ready() // however long the stand-in took to start
 	time.Sleep(150 * time.Millisecond)
 	got, err := s.Stop()
 	require.NoError(t, err)
@@ -126,4 +128,26 @@ func TestNoNvidiaSMI(t *testing.T) {
 func TestFacts(t *testing.T) {
 	assert.Equal(t, map[string]string{"gpu": "NVIDIA H100 80GB HBM3", "gpu_driver": "550.54.15", "cuda": "12.4"},
 		Facts(context.Background(), standIn(t)))
+}
+
+// Ready is closed at nvidia-smi's first line, which is then a sample, and
+// also when the command ends without writing one.
+func TestSamplerReady(t *testing.T) {
+	s, err := Start(context.Background(), Options{Command: standIn(t), Interval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	<-s.Ready()
+	got, err := s.Stop()
+	require.NoError(t, err)
+	assert.NotEmpty(t, got)
+
+	silent, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1) to stand in for a silent nvidia-smi")
+	}
+	s, err = Start(context.Background(), Options{Command: silent})
+	require.NoError(t, err)
+	<-s.Ready()
+	got, err = s.Stop()
+	require.NoError(t, err)
+	assert.Empty(t, got)
 }

@@ -31,6 +31,7 @@ type Sampler struct {
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
 	done   chan struct{}
+	ready  chan struct{} // closed at the first line, or at the end
 
 	mu      sync.Mutex
 	samples []Sample
@@ -70,11 +71,14 @@ func Start(ctx context.Context, o Options) (*Sampler, error) {
 		cancel()
 		return nil, fmt.Errorf("gpu: starting %s: %w", bin, err)
 	}
-	s := &Sampler{cmd: cmd, cancel: cancel, done: make(chan struct{})}
+	s := &Sampler{cmd: cmd, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	go func() {
 		defer close(s.done)
+		var once sync.Once
+		defer once.Do(func() { close(s.ready) })
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
+			once.Do(func() { close(s.ready) })
 			line := sc.Text()
 			if line == "" {
 				continue
@@ -94,6 +98,11 @@ func Start(ctx context.Context, o Options) (*Sampler, error) {
 	}()
 	return s, nil
 }
+
+// Ready is closed when nvidia-smi has written its first line, or has
+// ended without one: a measurement that waits for it is sampled from its
+// start, however long the process took to start.
+func (s *Sampler) Ready() <-chan struct{} { return s.ready }
 
 // Stop stops nvidia-smi and returns every sample taken, in arrival order.
 // The error, when not nil, says how many lines were not samples and
