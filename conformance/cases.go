@@ -2,8 +2,8 @@ package conformance
 
 import "fmt"
 
-// The two parts of the specification the cases cite (the project's seed
-// lessons): sw is "Serving Workloads and Performance Metrics", lm is
+// The two parts of the specification the cases cite (the project's seeds,
+// ../shared/seeds): sw is "Serving Workloads and Performance Metrics", lm is
 // "Latency Metrics: TTFT, TPOT and Goodput".
 const (
 	sw = "Serving Workloads "
