@@ -513,7 +513,7 @@ func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 	if p.hasCn {
 		rec.CompletionTokens = p.completion
 	} else if rec.Status == StatusOK {
-		return missing("completion_tokens", "an ok record needs it")
+		rec.NoUsage = true // the server reported no count: n unknown, never guessed
 	}
 	if p.hasFirst {
 		rec.FirstText = p.first
@@ -521,7 +521,7 @@ func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 	if p.hasLast {
 		rec.LastText = p.last
 	}
-	if rec.Status == StatusOK && rec.CompletionTokens > 0 && len(rec.Chunks) == 0 {
+	if rec.Status == StatusOK && (rec.CompletionTokens > 0 || rec.NoUsage) && len(rec.Chunks) == 0 {
 		if !p.hasFirst {
 			return missing("first_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
 		}

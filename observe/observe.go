@@ -40,7 +40,7 @@ type Result struct {
 
 	// UsageKnown is false when the server reported no output token count:
 	// n is then unknown (never a chunk count), Record.CompletionTokens is 0
-	// and not a count, and Run sets the request aside with that reason.
+	// and, when text arrived, Record.NoUsage is set.
 	UsageKnown bool
 
 	HTTPStatus int
@@ -232,6 +232,8 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 	}
 	r.UsageKnown = s.usage
 	if !s.usage {
+		// n is unknown; with text seen, the record keeps what needs no n.
+		rec.NoUsage = len(s.chunks) > 0
 		return
 	}
 	rec.CompletionTokens = int(min(s.completion, llmmetrics.MaxCount))
