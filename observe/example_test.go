@@ -123,3 +123,8 @@ func ExampleWriteJSONL() {
 	fmt.Println(strings.Contains(b.String(), "completion_tokens"), err, run.Records[0].CountState())
 	// Output: false <nil> no_usage
 }
+
+func ExampleEnd_String() {
+	fmt.Println(observe.EndFinish, observe.EndDone, observe.EndClose)
+	// Output: finish done close
+}
