@@ -202,6 +202,9 @@ func (m mode) check(t *testing.T, r *Result, srv *httptest.Server) {
 		assert.Equal(t, w.finish, r.Finish)
 	}
 	assert.Equal(t, w.responseModel, r.ResponseModel)
+	if n := len(rec.Chunks); n > 0 {
+		assert.GreaterOrEqual(t, r.Duration, rec.Chunks[n-1], "the response ends after its last chunk")
+	}
 	status := m.status
 	if status == 0 {
 		status = http.StatusOK

@@ -37,6 +37,11 @@ type Result struct {
 	// Record.Client.Wait spent obtaining a connection.
 	Started  time.Time
 	ConnWait time.Duration
+	// Duration is the time from the send (Record.Sent) to the end of the
+	// response: its last byte, the failure, or the caller's close. It
+	// is what gen_ai.client.operation.duration records of a request that
+	// failed, which has no last chunk to end it.
+	Duration time.Duration
 
 	// UsageKnown is false when the server reported no output token count:
 	// n is then unknown (never a chunk count), Record.CompletionTokens is 0
@@ -158,6 +163,7 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	wrote := st.settle(res, o.Epoch)
 	if err != nil {
 		res.failed(ctx, err)
+		res.Duration = o.now().Sub(wrote)
 		return res, nil
 	}
 	defer resp.Body.Close()
@@ -165,6 +171,7 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		res.httpFailed(resp.StatusCode, b)
+		res.Duration = o.now().Sub(wrote)
 		return res, nil
 	}
 	s := newStream(api, wrote)
@@ -175,6 +182,7 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 		rerr = fmt.Errorf("observe: decoding the %s body: %w", enc, rerr)
 	}
 	res.finish(s, p, rerr, ctx)
+	res.Duration = o.now().Sub(wrote)
 	return res, nil
 }
 

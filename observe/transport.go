@@ -43,6 +43,14 @@ type Transport struct {
 	// goroutine that read or closed the body, so it should be quick; it
 	// must be safe for concurrent use.
 	OnResult func(*Result)
+	// OnResultContext, when set, receives each finished Result too, with
+	// the request's context (its trace, for exemplars). Either hook may
+	// be set, or both.
+	OnResultContext func(context.Context, *Result)
+	// OnStart, when set, is called as each observed call begins, with its
+	// request's context (for a gauge of calls in flight: every OnStart is
+	// followed by one finished Result).
+	OnStart func(context.Context)
 	// Epoch is the zero of Record.Sent; the zero Epoch means the time of
 	// the first call.
 	Epoch time.Time
@@ -89,7 +97,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	api, known := APIOf(req.URL.Path)
-	if !known || t.OnResult == nil {
+	if !known || t.OnResult == nil && t.OnResultContext == nil {
 		return base.RoundTrip(req)
 	}
 	t.once.Do(func() {
@@ -104,28 +112,43 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res := newResult(api, id, t.now())
 	st := &sendTrace{now: t.now}
 	ctx := req.Context()
+	if t.OnStart != nil {
+		t.OnStart(ctx)
+	}
+	done := func(r *Result) {
+		if t.OnResult != nil {
+			t.OnResult(r)
+		}
+		if t.OnResultContext != nil {
+			t.OnResultContext(ctx, r)
+		}
+	}
 	out := req.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
 	model, err := t.prepareBody(out, api)
 	res.describe(req, api, t.Provider, model)
 	if err != nil {
 		st.settle(res, t.Epoch)
 		res.failed(ctx, err)
-		t.OnResult(res)
+		done(res)
 		return nil, err
 	}
 	resp, err := base.RoundTrip(out)
 	wrote := st.settle(res, t.Epoch)
+	ended := func(r *Result) {
+		r.Duration = t.now().Sub(wrote)
+		done(r)
+	}
 	if err != nil {
 		res.failed(ctx, err)
-		t.OnResult(res)
+		ended(res)
 		return resp, err
 	}
 	res.HTTPStatus = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		resp.Body = &failedBody{ReadCloser: resp.Body, res: res, code: resp.StatusCode, done: t.OnResult}
+		resp.Body = &failedBody{ReadCloser: resp.Body, res: res, code: resp.StatusCode, done: ended}
 		return resp, nil
 	}
-	ob := &observedBody{ReadCloser: resp.Body, res: res, s: newStream(api, wrote), now: t.now, ctx: ctx, done: t.OnResult}
+	ob := &observedBody{ReadCloser: resp.Body, res: res, s: newStream(api, wrote), now: t.now, ctx: ctx, done: ended}
 	ob.p.emit = ob.s.event
 	if enc := contentEncoding(resp); enc != "" {
 		ob.in = newInflater(enc, &ob.p, t.now)
