@@ -30,7 +30,7 @@ func sinks(b *testing.B, which string) []Sink {
 		}
 		return []Sink{s}
 	case "otel":
-		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())).Meter("b"))
+		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())).Meter("b"), OTelOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
