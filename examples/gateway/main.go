@@ -66,7 +66,12 @@ func newGateway(upstream string, opt live.Options, includeUsage bool) (*gateway,
 	if err := reg.Register(live.NewCollector(rec)); err != nil {
 		return nil, err
 	}
-	transport := rec.Transport(nil)
+	// A connection per call: llama.cpp's server (cpp-httplib) closes a
+	// kept-alive connection after a few requests, and a POST sent on one
+	// it has just closed fails with EOF, which net/http does not retry.
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DisableKeepAlives = true
+	transport := rec.Transport(base)
 	transport.IncludeUsage = includeUsage
 	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
