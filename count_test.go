@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // Catalogue #6 and #7 as issue 20 settles them: a record whose count is
@@ -157,4 +159,53 @@ func TestJSONLNoUsageRoundTrip(t *testing.T) {
 	s, err := run.Summarize(Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.Requests.Uncounted.NoUsage)
+}
+
+// Over random runs with counts missing, zero or below the chunks: every
+// record is in one category; every ok request is a TTFT sample; each ok
+// request is a TPOT sample, a one-token request or uncounted; and the
+// output tokens are those of the counted ok requests, summed here apart.
+func TestUncountedProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		recs := genRecords(t, false)
+		var wantTokens int64
+		for i := range recs {
+			r := &recs[i]
+			if r.Status == StatusOK && len(r.Chunks) > 0 {
+				switch rapid.IntRange(0, 3).Draw(t, "count") {
+				case 1:
+					r.CompletionTokens, r.NoUsage = 0, true
+				case 2:
+					r.CompletionTokens = 0
+				case 3:
+					r.CompletionTokens = rapid.IntRange(0, len(r.Chunks)-1).Draw(t, "below")
+				}
+			}
+			countedOK := r.Status == StatusOK && !r.Warmup && !r.NoUsage && r.CompletionTokens > 0 && len(r.Chunks) <= r.CompletionTokens
+			if countedOK {
+				wantTokens += int64(r.CompletionTokens)
+			}
+		}
+		s, err := Summarize(recs, Options{Window: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := s.Requests
+		if a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected+a.Warmup {
+			t.Fatalf("accounting: %+v", a)
+		}
+		if a.OK > 0 && s.TTFT.N != a.OK {
+			t.Fatalf("%d ok requests, %d TTFT samples", a.OK, s.TTFT.N)
+		}
+		tpots := 0
+		if s.TPOT != nil {
+			tpots = s.TPOT.N
+		}
+		if tpots+a.OneToken+a.Uncounted.Total() != a.OK {
+			t.Fatalf("%d TPOT + %d one-token + %d uncounted != %d ok", tpots, a.OneToken, a.Uncounted.Total(), a.OK)
+		}
+		if s.Throughput.OutputTokens != wantTokens {
+			t.Fatalf("output tokens %d, want %d", s.Throughput.OutputTokens, wantTokens)
+		}
+	})
 }
