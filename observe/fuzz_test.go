@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,6 +58,63 @@ func FuzzStream(f *testing.F) {
 			if err := r.Record.Validate(); err != nil {
 				t.Fatalf("an ok record that does not validate: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzObject checks the one-pass walk against members and elements, the
+// walk that skips each value first: on any bytes, the same keys and
+// values, whether object skips a value or a callback walks it.
+func FuzzObject(f *testing.F) {
+	f.Add([]byte(`{"id":"x","choices":[{"index":0,"delta":{"content":"a\"b"},"finish_reason":null}],"usage":null}`))
+	f.Add([]byte(`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{}"}}]}}, 3, [], {}]}`))
+	f.Add([]byte(`{"a":{"b":[1,{"c":"}"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var viaMembers, skipped, walkedKeys []string
+		okMembers := members(b, func(k, v []byte) bool {
+			viaMembers = append(viaMembers, "0:"+string(k)+"="+string(v))
+			if v0 := ws(v, 0); v0 < len(v) && v[v0] == '{' {
+				members(v, func(k, v []byte) bool {
+					viaMembers = append(viaMembers, "1:"+string(k)+"="+string(v))
+					return true
+				})
+			}
+			return true
+		})
+		okSkip := object(b, func(k, rest []byte) int {
+			v, n := valueAt(rest)
+			skipped = append(skipped, "0:"+string(k)+"="+string(v))
+			return n
+		}) >= 0
+		okWalk := object(b, func(k, rest []byte) int {
+			v, _ := valueAt(rest)
+			walkedKeys = append(walkedKeys, "0:"+string(k)+"="+string(v))
+			if len(rest) > 0 && rest[0] == '{' {
+				return walked(object(rest, func(k, rest []byte) int {
+					v, n := valueAt(rest)
+					walkedKeys = append(walkedKeys, "1:"+string(k)+"="+string(v))
+					return n
+				}))
+			}
+			return 0
+		}) >= 0
+		if okSkip != okMembers {
+			t.Fatalf("object %v, members %v", okSkip, okMembers)
+		}
+		if !okMembers {
+			return // a malformed object: what was read before is not compared
+		}
+		var top []string
+		for _, s := range viaMembers {
+			if s[0] == '0' {
+				top = append(top, s)
+			}
+		}
+		if fmt.Sprint(top) != fmt.Sprint(skipped) {
+			t.Fatalf("members %q, object %q", top, skipped)
+		}
+		if okWalk && fmt.Sprint(viaMembers) != fmt.Sprint(walkedKeys) {
+			t.Fatalf("members %q, walked %q", viaMembers, walkedKeys)
 		}
 	})
 }

@@ -81,14 +81,16 @@ func (s *stream) openAI(e event) {
 	}
 	text, answer := false, false
 	var usage []byte
-	members(e.data, func(k, v []byte) bool {
-		switch string(k) {
-		case "choices":
-			elements(v, func(c []byte) bool {
-				members(c, func(k, v []byte) bool {
+	// The choices are walked in one pass (object, array), not skipped and
+	// then read again: they are most of the cost of a chunk.
+	object(e.data, func(k, rest []byte) int {
+		if string(k) == "choices" {
+			return walked(array(rest, func(c []byte) int {
+				return walked(object(c, func(k, rest []byte) int {
 					switch string(k) {
 					case "delta", "message":
-						members(v, func(k, v []byte) bool {
+						return walked(object(rest, func(k, rest []byte) int {
+							v, n := valueAt(rest)
 							switch string(k) {
 							case "content":
 								if nonEmptyString(v) {
@@ -103,24 +105,30 @@ func (s *stream) openAI(e event) {
 									text, answer = true, true
 								}
 							}
-							return true
-						})
+							return n
+						}))
 					case "text":
+						v, n := valueAt(rest)
 						if nonEmptyString(v) {
 							text, answer = true, true
 						}
+						return n
 					case "finish_reason":
+						v, n := valueAt(rest)
 						if !isNull(v) {
 							s.finished = true
 							if r, ok := stringValue(v); ok && s.finish == "" {
 								s.finish = r
 							}
 						}
+						return n
 					}
-					return true
-				})
-				return true
-			})
+					return 0
+				}))
+			}))
+		}
+		v, n := valueAt(rest)
+		switch string(k) {
 		case "usage":
 			if !isNull(v) {
 				usage = v
@@ -149,7 +157,7 @@ func (s *stream) openAI(e event) {
 				s.setTimings("groq", u)
 			}
 		}
-		return true
+		return n
 	})
 	if s.errMsg != "" {
 		return
