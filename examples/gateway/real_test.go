@@ -91,6 +91,9 @@ func TestGatewayRealServer(t *testing.T) {
 	if bin == "" || model == "" {
 		t.Skip("LLMMETRICS_LLAMA_SERVER and LLMMETRICS_TINY_MODEL are not set (.ci/run sets them)")
 	}
+	if raceDetector {
+		t.Skip("skipped under the race detector: its plain run covers it, and TestGateway runs the same paths raced")
+	}
 	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Skip("no prometheus on PATH (apt-get install prometheus; .ci/run installs it)")
@@ -165,9 +168,10 @@ func TestGatewayRealServer(t *testing.T) {
 	resp, err := http.Post(gw.URL+"/v1/chat/completions", "application/json",
 		strings.NewReader(`{"model":"tiny","stream":true,"max_tokens":6000,`+msg+`}`))
 	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 	buf := make([]byte, 1)
 	_, err = io.ReadFull(resp.Body, buf)
-	require.NoError(t, err)
+	require.NoError(t, err, "the first byte of the long stream")
 	require.NoError(t, server.Process.Kill())
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
