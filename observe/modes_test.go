@@ -58,6 +58,9 @@ const (
 var modes = []mode{
 	{name: "plain stream with usage", pieces: []string{chunk("a"), chunk("b"), finishChunk, usageChunk, doneEvent},
 		want: modeWant{chunks: 2, n: 2, usage: true, streamed: true, end: EndFinish, responseModel: "served", finish: "stop"}},
+	{name: "reasoning tokens beyond the output tokens", pieces: []string{chunk("a"), chunk("b"), finishChunk,
+		`data: {"model":"served","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"completion_tokens_details":{"reasoning_tokens":9}}}` + "\n\n", doneEvent},
+		want: modeWant{chunks: 2, n: 2, usage: true, streamed: true, end: EndFinish, responseModel: "served", finish: "stop"}},
 	{name: "plain stream without usage", pieces: []string{chunk("a"), chunk("b"), finishChunk, doneEvent},
 		want: modeWant{chunks: 2, streamed: true, end: EndFinish, responseModel: "served", finish: "stop", noUsage: true}},
 	{name: "llama.cpp error line then [DONE]", pieces: []string{chunk("a"),

@@ -265,6 +265,12 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	c := rec.Client
 	c.FirstAnswer, c.HasAnswer = s.firstAnswer, s.hasAnswer
 	c.ReasoningTokens, c.HasReasoning = int(min(s.reasoning, llmmetrics.MaxCount)), s.hasReasoning
+	if s.usage && s.reasoning > s.completion {
+		// A count of reasoning tokens beyond the output tokens contradicts
+		// them (a server counting them apart): not kept, so that the
+		// record stays valid and a report never refuses it.
+		c.ReasoningTokens, c.HasReasoning = 0, false
+	}
 	r.Finish = s.finish
 	r.Streamed = p.lines.streamed()
 	if s.model != nil {
