@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/observe"
@@ -434,4 +435,27 @@ func TestConcurrentLimitAndRemove(t *testing.T) {
 	}
 	wg.Wait()
 	assert.LessOrEqual(t, len(rec.Snapshots(false)), 6)
+}
+
+// FuzzLabelValues: whatever bytes a client sends as its model, the label
+// value is valid UTF-8 of at most MaxLabelLength bytes, recording does not
+// panic, and the registry gathers without error.
+func FuzzLabelValues(f *testing.F) {
+	f.Add("gpt-4o", "\xff\xfe")
+	f.Add(strings.Repeat("é", 200), "a\x00b")
+	reg := prometheus.NewRegistry()
+	sink, err := NewPrometheusSink(reg, PrometheusOptions{})
+	require.NoError(f, err)
+	rec, err := NewRecorder(Options{Sinks: []Sink{sink}, MaxLabelSets: 50})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, model, address string) {
+		v := cleanLabel(model)
+		if !utf8.ValidString(v) || len(v) > MaxLabelLength {
+			t.Fatalf("%q → %q", model, v)
+		}
+		rec.Record(Key{Operation: "chat", Model: model, Endpoint: address}, okRecord())
+		if _, err := reg.Gather(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
