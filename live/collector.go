@@ -9,8 +9,8 @@ import (
 // from the recorder's own sharded state: recording touches no state shared
 // between goroutines, so its cost does not grow with the cores recording
 // at once (PrometheusSink's histograms are shared atomic counters). It
-// exports classic buckets, at the recorder's Options.Buckets; use
-// PrometheusSink for native histograms.
+// exports classic buckets, at the recorder's Options.Buckets, and native
+// ones too with Options.NativeHistograms.
 type Collector struct {
 	rec                                                       *Recorder
 	hists                                                     [numHists]*prometheus.Desc
@@ -79,6 +79,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				labels = with("output")
 			case histDuration:
 				labels = with("")
+			}
+			if s.native != nil {
+				ch <- newMixedHistogram(d, n, s.hist[h].sum, cum, &s.native[h], labels...)
+				continue
 			}
 			ch <- prometheus.MustNewConstHistogram(d, n, s.hist[h].sum, cum, labels...)
 		}

@@ -25,8 +25,9 @@
 //
 // # Exported metrics
 //
-// A Collector (recommended: classic buckets, computed at scrape time from
-// the recorder's own sharded state) or a PrometheusSink (adds native
+// A Collector (recommended: classic buckets, and native ones with
+// Options.NativeHistograms, computed at scrape time from the recorder's
+// own sharded state) or a PrometheusSink (adds native
 // histograms and exemplars; its histograms are shared atomic counters)
 // exports to Prometheus; an OTelSink records with OpenTelemetry
 // instruments, whose Prometheus exporter writes the same names and the
