@@ -223,8 +223,12 @@ func (s *OTelSink) Observe(ctx context.Context, k Key, o Observation) {
 	}
 	if o.HasMaxGap {
 		s.maxGap.Record(ctx, o.MaxGap.Seconds(), opts.base...)
+		// The chunk gaps go without the request's context: an exemplar
+		// offered for each chunk of a traced request would cost more than
+		// the chunk's record, and the request's own metrics carry its trace.
+		bg := context.Background()
 		for i := 1; i < len(o.Chunks); i++ {
-			s.perChunk.Record(ctx, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
+			s.perChunk.Record(bg, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
 		}
 		if o.TokenBasis {
 			s.basis.Add(ctx, 1, opts.tokenBasis...)
