@@ -2,10 +2,12 @@ package llmmetrics
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/idkeys"
+	"github.com/llmmetrics/llmmetrics/internal/parts"
 )
 
 // classify validates every record and assigns its category. It returns the
@@ -40,8 +42,8 @@ type classes struct {
 	cat   []Category
 	bad   *Run
 	pg    *pooledGaps     // the pooled gaps, when asked for
-	spare []time.Duration // room for a duration for each record, no longer needed (see idKeys.spare)
-	// each holds the tally of each run of records (see inParts), taken
+	spare []time.Duration // room for a duration for each record, no longer needed (see idkeys.Keys.Spare)
+	// each holds the tally of each run of records (see parts.Split), taken
 	// as they were validated; nil when a repeated id changed a category
 	// after that, so that the runs must be tallied again (see tallyAll).
 	each []tally
@@ -64,9 +66,9 @@ func classifyPooling(src *source, pool bool) classes {
 			pg.most, releaseMost = hugepage.Map[time.Duration](n)
 		}
 	}
-	ids := newIDKeys(n)
+	ids := idkeys.New(n)
 	invalid, each := validateAll(src, cat, pg, ids)
-	dups := duplicateIDs(src, ids)
+	dups := ids.Repeats(src.id)
 	if len(dups) > 0 {
 		each = nil
 	}
@@ -83,13 +85,13 @@ func classifyPooling(src *source, pool bool) classes {
 	pooledDup := false
 	// The two lists are in input order; they are merged.
 	for len(invalid) > 0 || len(dups) > 0 {
-		if len(dups) == 0 || len(invalid) > 0 && invalid[0].at < dups[0].at {
+		if len(dups) == 0 || len(invalid) > 0 && invalid[0].at < dups[0].At {
 			i, e := invalid[0].at, invalid[0].err
 			reject(func() *RecordError { return src.recordError(i, e.Field, e.Err) })
 			invalid = invalid[1:]
 			continue
 		}
-		i, j := dups[0].at, dups[0].first
+		i, j := dups[0].At, dups[0].First
 		reject(func() *RecordError {
 			return src.recordError(i, "id", fmt.Errorf("%w: also %s", ErrDuplicateID, src.where(j)))
 		})
@@ -104,9 +106,9 @@ func classifyPooling(src *source, pool bool) classes {
 	}
 	release := func() {
 		releaseMost()
-		ids.release()
+		ids.Release()
 	}
-	return classes{cat: cat, bad: bad, pg: pg, spare: ids.spare(), each: each, release: release}
+	return classes{cat: cat, bad: bad, pg: pg, spare: ids.Spare(), each: each, release: release}
 }
 
 // invalidRecord is a record that failed validation, and why: err is nil
@@ -122,14 +124,14 @@ type invalidRecord struct {
 // invalid one, and returns the invalid ones in input order and the tally
 // of each run of records; it hashes the ids of the valid records into ids,
 // and with pg it also pools the gaps of the ok records. The records are
-// split among the cores, in the runs tallyAll would make (ids.parts), and
+// split among the cores, in the runs tallyAll would make (ids.Parts()), and
 // each core sorts the keys of its run when it is done with it.
-func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]invalidRecord, []tally) {
-	parts := ids.parts
-	each := make([]tally, len(parts))
-	found := make([][]invalidRecord, len(parts))
-	gaps := partMoments(len(parts))
-	eachPart(parts, func(p, lo, hi int) {
+func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) ([]invalidRecord, []tally) {
+	runs := ids.Parts()
+	each := make([]tally, len(runs))
+	found := make([][]invalidRecord, len(runs))
+	gaps := partMoments(len(runs))
+	parts.Each(runs, func(p, lo, hi int) {
 		// The tally is kept apart from the other cores' until the end,
 		// rather than written where they write theirs: neighbours in one
 		// cache line, each core's writes would take the line from the
@@ -154,18 +156,18 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]in
 					}
 					found[p] = append(found[p], invalidRecord{i, e})
 					cat[i] = CategoryRejected
-					ids.keys[i] = noKey
+					ids.None(i)
 					continue
 				}
 				cat[i] = r.Category()
 				t.one(r, cat[i])
-				ids.add(i, r.ID)
+				ids.Add(i, r.ID)
 				if mayPool && gapsPooled(cat[i], r.Chunks) {
 					pg.add(&gaps[p], i, r, &g)
 				}
 			}
 		}
-		ids.sortRun(p)
+		ids.SortRun(p)
 	})
 	var all []invalidRecord
 	for _, f := range found {
@@ -180,7 +182,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idKeys) ([]in
 // recordGaps are what the pool takes from one record's gaps.
 type recordGaps struct {
 	lo, hi time.Duration
-	sq     sum192 // their squares
+	sq     exact.Sum192 // their squares
 }
 
 // gapsOf takes the gaps between chunk arrivals, of which there are at
@@ -199,16 +201,16 @@ func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
 
 // add adds record i's gaps, g, to mo.
 func (pg *pooledGaps) add(mo *moments, i int, r *Record, g *recordGaps) {
-	mo.squares.addSum(g.sq)
+	mo.squares.AddSum(g.sq)
 	mo.addMany(len(r.Chunks)-1, g.lo, g.hi, decodeTime(r))
 	pg.most[i] = g.hi
 }
 
 // poolAll pools the gaps of the ok records again, on every core.
 func poolAll(src *source, cat []Category, pg *pooledGaps) {
-	parts := inParts(src.len())
-	gaps := partMoments(len(parts))
-	eachPart(parts, func(p, lo, hi int) {
+	runs := parts.Split(src.len())
+	gaps := partMoments(len(runs))
+	parts.Each(runs, func(p, lo, hi int) {
 		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
 				if i, r := base+k, &w[k]; gapsPooled(cat[i], r.Chunks) {
@@ -235,15 +237,4 @@ func (pg *pooledGaps) mergeAll(parts []moments) {
 	for p := range parts {
 		pg.mo.merge(&parts[p])
 	}
-}
-
-// inParts splits n items into one range [lo, hi) per core, none of them
-// smaller than a few thousand items.
-func inParts(n int) [][2]int {
-	k := max(1, min(runtime.GOMAXPROCS(0), n/4096))
-	parts := make([][2]int, k)
-	for p := range parts {
-		parts[p] = [2]int{n * p / k, n * (p + 1) / k}
-	}
-	return parts
 }

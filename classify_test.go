@@ -116,7 +116,7 @@ func TestClassifyPoolingGaps(t *testing.T) {
 		for j := 1; j < len(r.Chunks); j++ {
 			g := r.Chunks[j] - r.Chunks[j-1]
 			want.add(g)
-			want.squares.addSquare(g)
+			want.squares.AddSquare(g)
 			most = max(most, g)
 		}
 		if pg.most[i] != most {

@@ -8,9 +8,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/llmmetrics/llmmetrics/internal/blocks"
+	"github.com/llmmetrics/llmmetrics/internal/csvline"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
-// The CSV format is the one the lessons write:
+// The CSV format is the one the specification writes:
 //
 //	request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms
 //
@@ -40,7 +44,10 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 // all cores; from there on they are read one at a time.
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	total := o.lines(r)
-	head, r, err := csvHeaderLine(r)
+	head, r, err := csvline.Header(r, maxLine)
+	if errors.Is(err, csvline.ErrLongRow) {
+		return nil, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", err)
 	}
@@ -65,17 +72,17 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	} else {
 		dst = newRows(first, total-first+1)
 	}
-	next, stop := parseBlocks(r, first, openQuoteLine, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
+	next, stop := parseBlocks(r, first, csvline.OpenQuote, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
 	defer stop()
 	run := o.newRun()
 	end, err := o.gather(next, dst, run, nil)
 	if err != nil {
 		return nil, err
 	}
-	var long *longLine
+	var long *blocks.LongLine
 	switch {
 	case errors.As(end.err, &long):
-		return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, long.line, maxLine)
+		return nil, fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, long.Line, maxLine)
 	case end.err != nil:
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", end.err)
 	case end.rest != nil:
@@ -84,71 +91,20 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 			return nil, err
 		}
 	}
-	run.tab.flush()
+	run.tab.Flush()
 	return run, run.Err()
-}
-
-// csvHeaderLine reads r up to the end of its first line that is not blank,
-// the header, and returns those bytes and a reader of the rest. When the
-// header's quotes may go on past its line (an odd number of them, see
-// openQuoteLine) or it is longer than a row may be, it returns no header
-// and a reader of the whole input, for readQuotedCSV.
-func csvHeaderLine(r io.Reader) (head []byte, rest io.Reader, err error) {
-	buf := make([]byte, 0, 4<<10)
-	for {
-		if end := firstLineEnd(buf); end >= 0 {
-			head, tail := buf[:end], buf[end:]
-			if openQuoteLine(head) >= 0 {
-				return nil, io.MultiReader(bytes.NewReader(buf), r), nil
-			}
-			return head, io.MultiReader(bytes.NewReader(tail), r), nil
-		}
-		if len(buf) > maxLine {
-			return nil, io.MultiReader(bytes.NewReader(buf), r), nil
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			if openQuoteLine(buf) >= 0 {
-				return nil, bytes.NewReader(buf), nil
-			}
-			return buf, bytes.NewReader(nil), nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-}
-
-// firstLineEnd returns the offset just past the newline ending the first
-// line of b that is not blank ("\n" or "\r\n", which encoding/csv skips),
-// or -1 when b holds no such whole line.
-func firstLineEnd(b []byte) int {
-	for at := 0; ; {
-		i := bytes.IndexByte(b[at:], '\n')
-		if i < 0 {
-			return -1
-		}
-		if line := b[at : at+i]; len(line) > 0 && !(len(line) == 1 && line[0] == '\r') {
-			return at + i + 1
-		}
-		at += i + 1
-	}
 }
 
 // readQuotedCSV reads the whole of a CSV input with encoding/csv, one row
 // at a time: for a header that the fast path does not take.
 func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
-	lr := &rowLimiter{r: r, max: int64(maxLine)}
+	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
 	cr := csv.NewReader(lr)
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
 	}
-	if errors.Is(err, errLongRow) {
+	if errors.Is(err, csvline.ErrLongRow) {
 		return nil, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
 	}
 	if err != nil {
@@ -163,14 +119,14 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 	if err := o.readCSVRowsFrom(cr, lr, 0, line, cols, len(header), run); err != nil {
 		return nil, err
 	}
-	run.tab.flush()
+	run.tab.Flush()
 	return run, run.Err()
 }
 
 // readCSVRows reads rows with encoding/csv from r, whose first line is
 // line base+1 of the input, into run.
 func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int, run *Run) error {
-	lr := &rowLimiter{r: r, max: int64(maxLine)}
+	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
 	cr := csv.NewReader(lr)
 	return o.readCSVRowsFrom(cr, lr, base, 0, cols, fields, run)
 }
@@ -178,23 +134,23 @@ func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int
 // readCSVRowsFrom reads the rows of cr (reading through lr) into run,
 // numbering its lines from base+1; lastLine is the line of cr on which the
 // last row read (the header) ended, 0 when none.
-func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastLine int, cols csvCols, fields int, run *Run) error {
+func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvCols, fields int, run *Run) error {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = fields
 	for {
-		lr.mark = cr.InputOffset()
+		lr.Mark = cr.InputOffset()
 		row, err := cr.Read()
 		if err == io.EOF {
 			return nil
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			if !errors.Is(pe.Err, errLongRow) {
+			if !errors.Is(pe.Err, csvline.ErrLongRow) {
 				if rerr := o.reject(run, csvSyntaxError(base+pe.Line, pe.Column, pe.Err)); rerr != nil {
 					return rerr
 				}
 				lastLine = pe.Line
-				if cr.InputOffset() != lr.mark {
+				if cr.InputOffset() != lr.Mark {
 					continue
 				}
 				// no progress: nothing more can be read
@@ -202,7 +158,7 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *rowLimiter, base, lastL
 			}
 			err = pe.Err
 		}
-		if errors.Is(err, errLongRow) {
+		if errors.Is(err, csvline.ErrLongRow) {
 			return fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, base+lastLine+1, maxLine)
 		}
 		if err != nil {
@@ -232,7 +188,7 @@ func csvColumns(header []string) (csvCols, error) {
 	col := map[string]int{}
 	for i, h := range header {
 		if i == 0 {
-			h = strings.TrimPrefix(h, string(bom))
+			h = strings.TrimPrefix(h, string(lineio.BOM))
 		}
 		if _, dup := col[h]; dup {
 			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, h)
@@ -258,26 +214,6 @@ func csvColumns(header []string) (csvCols, error) {
 		id: at("request_id"), prompt: at("prompt_tokens"), completion: at("completion_tokens"),
 		ttft: at("TTFT_ms"), e2e: at("E2E_ms"), sent: at("sent_ms"), status: at("status"), message: at("message"),
 	}, nil
-}
-
-var errLongRow = errors.New("row too long")
-
-// rowLimiter passes reads through, failing with errLongRow once more than
-// max bytes have been read past mark, the offset at which the row being
-// read began: encoding/csv has no bound of its own on a row's length.
-type rowLimiter struct {
-	r         io.Reader
-	read      int64
-	mark, max int64
-}
-
-func (l *rowLimiter) Read(p []byte) (int, error) {
-	if l.read-l.mark > l.max {
-		return 0, errLongRow
-	}
-	n, err := l.r.Read(p)
-	l.read += int64(n)
-	return n, err
 }
 
 func contains(list []string, s string) bool {

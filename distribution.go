@@ -3,8 +3,9 @@ package llmmetrics
 import (
 	"math"
 	"math/big"
-	"math/bits"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 )
 
 // A Distribution summarizes one sample of latencies: its size, mean,
@@ -63,8 +64,8 @@ func Describe(xs []time.Duration, m Method, ps ...Percentile) (Distribution, err
 type moments struct {
 	n        int
 	min, max time.Duration
-	sum      sum128
-	squares  sum192
+	sum      exact.Sum128
+	squares  exact.Sum192
 	squared  bool
 }
 
@@ -78,8 +79,8 @@ func (mo *moments) merge(o *moments) {
 		return
 	}
 	mo.addMany(o.n, o.min, o.max, 0)
-	mo.sum.addSum(o.sum)
-	mo.squares.addSum(o.squares)
+	mo.sum.AddSum(o.sum)
+	mo.squares.AddSum(o.squares)
 }
 
 // addMany adds n values with the given extremes and sum.
@@ -90,13 +91,13 @@ func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
 	mo.n += n
 	mo.min = min(mo.min, lo)
 	mo.max = max(mo.max, hi)
-	mo.sum.add(int64(sum))
+	mo.sum.Add(int64(sum))
 }
 
 // describeSample summarizes a non-empty sample whose moments are mo.
 func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
 	d := Distribution{N: s.N, Method: m, Min: mo.min, Max: mo.max}
-	d.Mean = mo.sum.divRound(int64(s.N))
+	d.Mean = mo.sum.DivRound(int64(s.N))
 	var vals []time.Duration
 	switch {
 	case mo.squared:
@@ -134,27 +135,27 @@ const parallelMin = 1 << 16
 // popStd returns the population standard deviation of the sample about
 // mean, in a pass of its own.
 func popStd(s sample, mean time.Duration) time.Duration {
-	var sq sum192
+	var sq exact.Sum192
 	s.Each(func(seg []time.Duration) {
 		if s.Gaps {
 			for i := 1; i < len(seg); i++ {
-				sq.addSquare(seg[i] - seg[i-1] - mean)
+				sq.AddSquare(seg[i] - seg[i-1] - mean)
 			}
 		} else {
 			for _, x := range seg {
-				sq.addSquare(x - mean)
+				sq.AddSquare(x - mean)
 			}
 		}
 	})
-	return rootMean(sq.big(), s.N)
+	return rootMean(sq.Big(), s.N)
 }
 
 // stdOfSums returns the population standard deviation of the sample whose
 // moments hold the sum of its squares: Σ(x − m)² = Σx² − 2m·Σx + N·m².
 func stdOfSums(mo moments, mean time.Duration) time.Duration {
 	m := big.NewInt(int64(mean))
-	ss := mo.squares.big()
-	ss.Sub(ss, new(big.Int).Mul(new(big.Int).Lsh(m, 1), mo.sum.big()))
+	ss := mo.squares.Big()
+	ss.Sub(ss, new(big.Int).Mul(new(big.Int).Lsh(m, 1), mo.sum.Big()))
 	ss.Add(ss, new(big.Int).Mul(big.NewInt(int64(mo.n)), new(big.Int).Mul(m, m)))
 	return rootMean(ss, mo.n)
 }
@@ -164,90 +165,4 @@ func stdOfSums(mo moments, mean time.Duration) time.Duration {
 func rootMean(ss *big.Int, n int) time.Duration {
 	f, _ := new(big.Float).SetInt(ss).Float64()
 	return time.Duration(math.Round(math.Sqrt(f / float64(n))))
-}
-
-// sum192 is an exact sum of squares of int64 values: each square is below
-// 2¹²⁶, so 2⁶⁴ of them fit.
-type sum192 struct{ w0, w1, w2 uint64 }
-
-// addSquare adds d².
-func (s *sum192) addSquare(d time.Duration) {
-	u := uint64(d)
-	if d < 0 {
-		u = -u
-	}
-	hi, lo := bits.Mul64(u, u)
-	var c uint64
-	s.w0, c = bits.Add64(s.w0, lo, 0)
-	s.w1, c = bits.Add64(s.w1, hi, c)
-	s.w2 += c
-}
-
-// addWord adds w.
-func (s *sum192) addWord(w uint64) {
-	var c uint64
-	s.w0, c = bits.Add64(s.w0, w, 0)
-	s.w1, c = bits.Add64(s.w1, 0, c)
-	s.w2 += c
-}
-
-// addSum adds another sum to s.
-func (s *sum192) addSum(o sum192) {
-	var c uint64
-	s.w0, c = bits.Add64(s.w0, o.w0, 0)
-	s.w1, c = bits.Add64(s.w1, o.w1, c)
-	s.w2 += o.w2 + c
-}
-
-// big returns the sum as a big.Int.
-func (s sum192) big() *big.Int {
-	b := new(big.Int).SetUint64(s.w2)
-	b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.w1))
-	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.w0))
-}
-
-// sum128 is an exact signed 128-bit sum of int64 values, so that means of
-// large samples of nanoseconds neither overflow nor round.
-type sum128 struct{ hi, lo uint64 }
-
-func (s *sum128) add(v int64) {
-	var carry uint64
-	s.lo, carry = bits.Add64(s.lo, uint64(v), 0)
-	s.hi += uint64(v>>63) + carry // v>>63 is the sign extension: 0 or all ones
-}
-
-// addSum adds another sum to s.
-func (s *sum128) addSum(o sum128) {
-	var carry uint64
-	s.lo, carry = bits.Add64(s.lo, o.lo, 0)
-	s.hi += o.hi + carry
-}
-
-// big returns the sum as a big.Int.
-func (s sum128) big() *big.Int {
-	b := big.NewInt(int64(s.hi)) // the high word carries the sign
-	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.lo))
-}
-
-// divRound returns s/n rounded to the nearest integer, halves away from zero,
-// for n > 0. The quotient must fit in an int64, which it does for a mean.
-func (s sum128) divRound(n int64) time.Duration {
-	neg := int64(s.hi) < 0
-	hi, lo := s.hi, s.lo
-	if neg { // negate the 128-bit value
-		lo, hi = ^lo+1, ^hi
-		if lo == 0 {
-			hi++
-		}
-	}
-	// The quotient of a mean fits in 64 bits, so only the remainder of the
-	// high word matters.
-	q0, r := bits.Div64(hi%uint64(n), lo, uint64(n))
-	if r >= uint64(n)-r {
-		q0++
-	}
-	if neg {
-		return -time.Duration(q0)
-	}
-	return time.Duration(q0)
 }

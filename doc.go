@@ -9,6 +9,13 @@
 // [Read] load runs from files; the per-record methods compute one request's
 // metrics.
 //
+// The definitions are those of the project's specification: three
+// documents with worked examples (seed 000, serving workloads and
+// performance metrics; 002, TTFT, TPOT and goodput; 004, the TTFT
+// benchmark), kept in the project's shared folder beside the repository,
+// ../shared/seeds. Every worked example is a golden test; testdata/seeds
+// lists them with the section each comes from.
+//
 // # Definitions
 //
 // For one request r, let t_sent be its send time, t_first and t_last the
@@ -99,7 +106,7 @@
 // the TPOT limit of an SLO (which does not apply to it, as for n = 1). Warm-up records
 // (Record.Warmup) are also outside the derived window. Where steady state
 // begins can be measured rather than assumed: [WarmupRule.Detect] applies
-// the lessons' illustrative rule ([LessonsWarmup]: medians of TTFT and
+// the specification's illustrative rule ([LessonsWarmup]: medians of TTFT and
 // TPOT over windows of 10 requests change by under 2 % three times in a
 // row), its parameters exposed. Options.Warmup ([WarmupSpec]) marks more
 // records warm-up before a summary — the first N in send order, those sent
@@ -132,51 +139,14 @@
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.
 //
-// # Percentile spectrum
-//
-// [Spectrum] and [WriteSpectrum] give a sample's values at quantiles
-// 1 − 2^(−k/5), k = 0, 1, … (the layout of HdrHistogram's percentile
-// distribution, which its plotter and hdrplot-style tools read), each a
-// real sample by nearest rank, up to the maximum: for people who plot the
-// tail elsewhere.
-//
-// # Sweeps and capacity
-//
-// [SweepRuns] groups runs by load level (a concurrency or a rate, from the
-// run header with [LevelOf], or given) and reports each figure per level
-// as median ± MAD across the level's repeats (the lessons ask for at least
-// 3; fewer is warned about). Each percentile is computed per run over its
-// own requests; the sweep's figure is the median of those per-run
-// percentiles, which is not the percentile of the pooled requests and is
-// named so. [Sweep.Capacity] reads the highest level whose median
-// attainment meets a target (0.9 by default) with every level below it,
-// and the first that misses it — a bracket, with the crossing linear
-// between the two, never extrapolated beyond the levels measured
-// (DistServe's framing: the largest load at which the attainment goal
-// holds). The sub-package drive searches for that bracket by measurement
-// (drive.SearchCapacity).
-//
 // # Comparing runs
 //
-// [DiffRuns] compares two sets of runs, A and B, as benchstat compares
-// benchmarks. Latency rows are percentiles of the per-request values
-// pooled over each side's runs (never averages of per-run percentiles);
-// their p50 is tested with the Mann–Whitney U test on those values
-// ([MannWhitney]: exact for samples of at most 20 values, from the
-// distribution of A's rank sum over every split, ties given average ranks;
-// otherwise the normal approximation with the tie correction and a
-// continuity correction of ½). Rate rows (output and prompt tokens/s,
-// requests/s, attainment, error rate) are medians over runs, tested on the
-// per-run values. A change is significant when p < α (0.05 by default);
-// with fewer than 3 runs a side a rate's change never is.
-//
-// # Gates
-//
-// A [Condition] ("p99(ttft)>500ms", "error_rate>0.01", "attainment<0.95")
-// is a threshold on one figure of a Summary, for a gate in CI;
-// [Condition.Check] reads the figure and says whether the run crosses it.
-// A figure the summary lacks is an error wrapping [ErrInvalidOption],
-// never a pass.
+// The package compare stands on this one and compares runs through a
+// [Summary] per run: two sets of runs as benchstat compares benchmarks,
+// runs at several load levels and the capacity they bracket, gate
+// conditions, the Mann–Whitney test, median ± MAD across runs, and the
+// percentile spectrum. [Samples] gives the requests behind a summary's
+// latency distributions, for a figure the Summary does not hold.
 //
 // # Client-side facts and the run header
 //
@@ -223,8 +193,6 @@
 // sample deviation), with the sum of squares exact, rounded to a float64
 // once, and the root rounded to the nanosecond: it does not depend on the
 // order of the values or on the number of cores that summed them.
-// [MedianMAD] gives the median ± raw MAD of a figure over repeated runs,
-// with 1.4826·MAD as a separate, named value.
 //
 // # Units
 //

@@ -79,6 +79,9 @@ var (
 	// bounds that do not ascend, a gate condition that cannot be read, a
 	// sweep with no levels.
 	ErrInvalidOption = errors.New("llmmetrics: invalid option")
+	// ErrMerge means runs that cannot be merged into one: a file without a
+	// run header, whose start time the alignment needs.
+	ErrMerge = errors.New("llmmetrics: runs cannot be merged")
 	// ErrNoChunks means a metric needs per-chunk arrival times and the
 	// record has none. It wraps ErrMissingField.
 	ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)

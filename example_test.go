@@ -1,7 +1,7 @@
 package llmmetrics_test
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -327,15 +327,6 @@ func ExampleSummary_MarshalJSON() {
 	// Output: {"percentile_method":"nearest-rank","requests":{"offered":1,"ok":1,"failed":0,"zero_token":0,"one_token":0,"rejected":0,"warmup":0,"errors":0,"timeouts":0,"cancelled":0},"ttft_ms":{"n":1,"mean":120,"std":0,"min":120,"max":120,"p50":120,"request_ids":{"p50":"trace-5"}}
 }
 
-func ExampleMedianMAD() {
-	// p99 TTFT of five runs of the same sweep.
-	ms := time.Millisecond
-	runs := []time.Duration{15 * ms, 20 * ms, 35 * ms, 40 * ms, 50 * ms}
-	s, _ := llmmetrics.MedianMAD(runs)
-	fmt.Printf("%v ± %v (MAD, n=%d)\n", s.Median, s.MAD, s.N)
-	// Output: 35ms ± 15ms (MAD, n=5)
-}
-
 func ExampleReadCSV() {
 	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\n" +
 		"r1,256,11,150,450,ok\n" +
@@ -556,7 +547,7 @@ func ExampleWarmupRule_Detect() {
 	fmt.Println(cut.Reason)
 	// Output:
 	// true 20s
-	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the lessons' illustrative rule)
+	// the median TTFT and TPOT of windows 3 to 6 of 10 requests each changed by less than 2% (the specification's illustrative rule)
 }
 
 func ExampleWarmupSpec_Cut() {
@@ -643,249 +634,6 @@ func ExampleStratum_String() {
 	// Output: 16 < n ≤ 64
 }
 
-func ExampleParseCondition() {
-	c, err := llmmetrics.ParseCondition("p99(ttft)>500ms")
-	fmt.Println(c.Stat, c.Metric, c.Op, time.Duration(c.Limit), err)
-	// Output: p99 ttft > 500ms <nil>
-}
-
-func ExampleCondition_Check() {
-	recs := []llmmetrics.Record{
-		{ID: "a", FirstText: 300 * time.Millisecond, LastText: time.Second, CompletionTokens: 8},
-		{ID: "b", FirstText: 700 * time.Millisecond, LastText: 2 * time.Second, CompletionTokens: 8},
-	}
-	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
-	c, _ := llmmetrics.ParseCondition("p99(ttft)>500ms")
-	failed, value, err := c.Check(s)
-	fmt.Println(failed, value, err)
-	// Output: true 700ms <nil>
-}
-
-func ExampleMannWhitney() {
-	// Three runs a side, every B run faster: the most extreme of the 20
-	// ways to split six values, so p = 2/20.
-	a := []float64{612, 598, 605}
-	b := []float64{650, 660, 655}
-	t, _ := llmmetrics.MannWhitney(a, b)
-	fmt.Println(t.U, t.P, t.Exact)
-	// Output: 0 0.1 true
-}
-
-// diffRuns makes runs of 40 requests whose TTFT is base + i ms.
-func diffRuns(base time.Duration, runs int) []*llmmetrics.Run {
-	var out []*llmmetrics.Run
-	for range runs {
-		var recs []llmmetrics.Record
-		for i := range 40 {
-			ttft := base + time.Duration(i)*time.Millisecond
-			recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * 100 * time.Millisecond,
-				FirstText: ttft, LastText: ttft + 400*time.Millisecond, CompletionTokens: 21})
-		}
-		out = append(out, &llmmetrics.Run{Records: recs})
-	}
-	return out
-}
-
-func ExampleDiffRuns() {
-	// By hand: a side's TTFTs are base + 0 … 39 ms, 40 values, so the
-	// nearest-rank p50 is the 20th, base + 19 ms: 119 and 149 ms. TPOT is
-	// 400 ms / (21 − 1) = 20 ms on both sides, every value tied.
-	a, b := diffRuns(100*time.Millisecond, 3), diffRuns(130*time.Millisecond, 3)
-	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
-	for _, r := range d.Rows[:2] {
-		fmt.Printf("%s: %.0f → %.0f %s, significant %v\n", r.Name, r.A, r.B, r.Unit, r.Significant)
-	}
-	// Output:
-	// ttft p50: 119 → 149 ms, significant true
-	// tpot p50: 20 → 20 ms, significant false
-}
-
-func ExampleDiff_WriteTable() {
-	// By hand: TTFT p50 119 → 149 ms is +30/119 = +25.21 %; E2E is TTFT +
-	// 400 ms, so 519 → 549 ms, +30/519 = +5.78 %. All 40 B values exceed
-	// all 40 A values: U = 0, and p rounds to 0.000.
-	a, b := diffRuns(100*time.Millisecond, 1), diffRuns(130*time.Millisecond, 1)
-	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{Summary: llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}}})
-	d.Rows = d.Rows[:3] // the latencies
-	d.WriteTable(os.Stdout)
-	// Output:
-	// A: 1 run(s), B: 1 run(s); significance level α = 0.05
-	// latencies: percentiles of the per-request values pooled over each side's runs; p50 tested with Mann–Whitney U on them
-	// rates: median over runs, tested with Mann–Whitney U on the per-run values
-	// fewer than 3 runs a side: a rate's change cannot be significant (the lessons ask for ≥ 3 repeats)
-	//
-	//                    A    B                       vs A
-	//   ttft p50 (ms)  119  149  +25.21% (p=0.000 n=40+40)
-	//   tpot p50 (ms)   20   20        ~ (p=1.000 n=40+40)
-	//   e2e p50 (ms)   519  549   +5.78% (p=0.000 n=40+40)
-}
-
-func ExampleDiff_MarshalJSON() {
-	a, b := diffRuns(100*time.Millisecond, 1), diffRuns(100*time.Millisecond, 1)
-	d, _ := llmmetrics.DiffRuns(a, b, llmmetrics.DiffOptions{})
-	j, _ := d.MarshalJSON()
-	var v struct {
-		Rows []struct {
-			Name        string
-			Change      float64
-			Significant bool
-		}
-	}
-	json.Unmarshal(j, &v)
-	fmt.Println(v.Rows[0].Name, v.Rows[0].Change, v.Rows[0].Significant)
-	// Output: ttft p50 0 false
-}
-
-// sweepRun makes a run at a concurrency whose requests all take ttft to
-// their first token, good of 10 of them, the rest 1 s.
-func sweepRun(c float64, ttft time.Duration, good int) llmmetrics.LevelRun {
-	var recs []llmmetrics.Record
-	for i := range 10 {
-		t := ttft
-		if i >= good {
-			t = time.Second
-		}
-		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, FirstText: t,
-			LastText: t + 80*time.Millisecond, CompletionTokens: 5})
-	}
-	return llmmetrics.LevelRun{Kind: "concurrency", Level: c, Name: fmt.Sprint("c", c), Run: &llmmetrics.Run{Records: recs}}
-}
-
-func sweepExample() *llmmetrics.Sweep {
-	ms := time.Millisecond
-	runs := []llmmetrics.LevelRun{
-		sweepRun(1, 100*ms, 10), sweepRun(1, 110*ms, 10), sweepRun(1, 130*ms, 10),
-		sweepRun(4, 150*ms, 9), sweepRun(4, 160*ms, 9), sweepRun(4, 150*ms, 10),
-		sweepRun(16, 190*ms, 6), sweepRun(16, 180*ms, 5), sweepRun(16, 185*ms, 7),
-	}
-	slo := llmmetrics.SLO{TTFT: 200 * ms}
-	sw, _ := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
-	return sw
-}
-
-func ExampleLevelOf() {
-	run := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "closed", "concurrency": "8"}}}
-	fmt.Println(llmmetrics.LevelOf(run))
-	// Output: concurrency 8 true
-}
-
-func ExampleSweepRuns() {
-	sw := sweepExample()
-	for _, lv := range sw.Levels {
-		f, _ := lv.Figure("ttft p50")
-		fmt.Printf("concurrency %g: %d runs, TTFT p50 %g ±%g ms\n", lv.Level, lv.Runs, f.Spread.Median, f.Spread.MAD)
-	}
-	// Output:
-	// concurrency 1: 3 runs, TTFT p50 110 ±10 ms
-	// concurrency 4: 3 runs, TTFT p50 150 ±0 ms
-	// concurrency 16: 3 runs, TTFT p50 185 ±5 ms
-}
-
-func ExampleSweepLevel_Figure() {
-	f, ok := sweepExample().Levels[1].Figure("attainment")
-	fmt.Println(f.Spread.Median, ok)
-	// Output: 0.9 true
-}
-
-func ExampleSweep_Capacity() {
-	// Attainment 1, 0.9 and 0.6 at concurrency 1, 4 and 16.
-	c, _ := sweepExample().Capacity(0.9)
-	fmt.Println(c)
-	// Output: 90% attainment holds up to concurrency 4 and fails at 16; linear between them, it crosses at 4
-}
-
-func ExampleCapacity_String() {
-	c, _ := sweepExample().Capacity(0.95)
-	fmt.Println(c)
-	// Output: 95% attainment holds up to concurrency 1 and fails at 4; linear between them, it crosses at 2.5
-}
-
-func ExampleSweep_WriteTable() {
-	// By hand, concurrency 1 (TTFT 100, 110 and 130 ms; all 10 requests
-	// good): a run's window is 0 → 9 s + TTFT + 80 ms, so its output rate
-	// is 50 tokens / 9.18, 9.19 and 9.21 s = 5.4466, 5.4407 and 5.4289
-	// tokens/s: median 5.4407, MAD median(0.0059, 0, 0.0118) = 0.0059. Each
-	// request is in flight TTFT + 80 ms, so the mean in flight is 10 × 0.18
-	// / 9.18 = 0.1961, 1.9 / 9.19 = 0.2067 and 2.1 / 9.21 = 0.2280: median
-	// 0.2067, MAD median(0.0107, 0, 0.0213) = 0.0107. At 16, 6, 5 and 7 of
-	// 10 good: attainment median 0.6, MAD 0.1.
-	sweepExample().WriteTable(os.Stdout)
-	// Output:
-	// per concurrency level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests
-	// attainment: good / offered against SLO ttft=200ms (inclusive ≤), a percentage goodput
-	//
-	//   concurrency                                 1               4             16
-	//   runs                                        3               3              3
-	//   ttft p50 (ms)                         110 ±10          150 ±0         185 ±5
-	//   ttft p95 (ms)                         110 ±10         1000 ±0        1000 ±0
-	//   ttft p99 (ms)                         110 ±10         1000 ±0        1000 ±0
-	//   tpot p50 (ms)                           20 ±0           20 ±0          20 ±0
-	//   tpot p95 (ms)                           20 ±0           20 ±0          20 ±0
-	//   tpot p99 (ms)                           20 ±0           20 ±0          20 ±0
-	//   e2e p50 (ms)                          190 ±10          230 ±0         265 ±5
-	//   e2e p95 (ms)                          190 ±10         1080 ±0        1080 ±0
-	//   e2e p99 (ms)                          190 ±10         1080 ±0        1080 ±0
-	//   user_tps p50 (tokens/s)                 50 ±0           50 ±0          50 ±0
-	//   output_tokens_per_s (tokens/s)  5.441 ±0.0059         4.96 ±0        4.96 ±0
-	//   requests_per_s (requests/s)     1.088 ±0.0012       0.9921 ±0      0.9921 ±0
-	//   attainment (fraction)                    1 ±0          0.9 ±0       0.6 ±0.1
-	//   error_rate (fraction)                    0 ±0            0 ±0           0 ±0
-	//   in_flight mean (requests)       0.2067 ±0.011  0.3125 ±0.0089  0.5893 ±0.075
-	//   arrival_cv (ratio)                       0 ±0            0 ±0           0 ±0
-	//   output_tokens p50 (tokens)               5 ±0            5 ±0           5 ±0
-	//
-	// environment: not recorded
-}
-
-func ExampleSweep_MarshalJSON() {
-	b, _ := sweepExample().MarshalJSON()
-	var v struct {
-		Levels []struct {
-			Level   float64
-			Figures map[string]struct{ Median, Mad float64 }
-		}
-	}
-	json.Unmarshal(b, &v)
-	fmt.Println(v.Levels[2].Level, v.Levels[2].Figures["attainment"].Median)
-	// Output: 16 0.6
-}
-
-func ExampleSpectrum() {
-	xs := []time.Duration{40 * time.Millisecond, 42 * time.Millisecond, 45 * time.Millisecond, 300 * time.Millisecond}
-	sp, _ := llmmetrics.Spectrum(xs)
-	for _, p := range sp {
-		fmt.Printf("%.4f %v %d\n", p.Quantile, p.Value, p.Count)
-	}
-	// Output:
-	// 0.0000 40ms 1
-	// 0.1294 40ms 1
-	// 0.2421 40ms 1
-	// 0.3402 42ms 2
-	// 0.4257 42ms 2
-	// 0.5000 42ms 2
-	// 0.5647 45ms 3
-	// 0.6211 45ms 3
-	// 0.6701 45ms 3
-	// 0.7128 45ms 3
-	// 1.0000 300ms 4
-}
-
-func ExampleWriteSpectrum() {
-	llmmetrics.WriteSpectrum(os.Stdout, []time.Duration{40 * time.Millisecond, 300 * time.Millisecond})
-	// Output:
-	//        Value     Percentile TotalCount 1/(1-Percentile)
-	//
-	//       40.000 0.000000000000          1           1.00
-	//       40.000 0.129449436704          1           1.15
-	//       40.000 0.242141716745          1           1.32
-	//       40.000 0.340246044614          1           1.52
-	//       40.000 0.425650822501          1           1.74
-	//      300.000 1.000000000000          2            inf
-	// #[Mean    =      170.000, StdDeviation   =      130.000]
-	// #[Max     =      300.000, Total count    =            2]
-	// #[values in milliseconds; each a real sample (nearest rank)]
-}
-
 func ExampleMergeRuns() {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	a := &llmmetrics.Run{Header: &llmmetrics.RunHeader{Tool: "a", Start: t0},
@@ -935,4 +683,56 @@ func ExampleUncounted_Total() {
 	u := s.Requests.Uncounted
 	fmt.Println(s.Requests.OK, u.Total(), u.NoUsage, u.BelowChunks, s.TTFT.N)
 	// Output: 3 2 1 1 3
+}
+
+func ExampleSamples() {
+	// Of four records, one failed, one was sent in the first second (the
+	// warm-up asked for) and one repeats an id: one sample is left.
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: 90 * time.Millisecond, LastText: 200 * time.Millisecond, CompletionTokens: 3},
+		{ID: "b", Sent: 2 * time.Second, FirstText: 120 * time.Millisecond, LastText: 300 * time.Millisecond, CompletionTokens: 3},
+		{ID: "c", Sent: 3 * time.Second, Status: llmmetrics.StatusError},
+		{ID: "b", Sent: 4 * time.Second, FirstText: 80 * time.Millisecond, LastText: 100 * time.Millisecond, CompletionTokens: 2},
+	}
+	samples, err := llmmetrics.Samples(recs, llmmetrics.Options{Lenient: true, Warmup: &llmmetrics.WarmupSpec{Duration: time.Second}})
+	for _, r := range samples {
+		ttft, _ := r.TTFT()
+		fmt.Println(r.ID, r.Sent, ttft)
+	}
+	fmt.Println(err)
+	// Output:
+	// b 2s 120ms
+	// <nil>
+}
+
+// A load generator writes its header, each record as it ends, and the end
+// line last; a file cut before its end line reads as truncated.
+func ExampleWriteRunEnd() {
+	var b bytes.Buffer
+	llmmetrics.WriteRunHeader(&b, &llmmetrics.RunHeader{Tool: "loadgen", Start: time.Unix(0, 0).UTC(), Ends: true})
+	head := b.Len()
+	llmmetrics.WriteJSONL(&b, []llmmetrics.Record{
+		{ID: "1", Sent: 0, Chunks: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond}, CompletionTokens: 2},
+		{ID: "2", Status: llmmetrics.StatusCancelled, Message: "interrupted", Sent: time.Millisecond},
+	})
+	whole := b.Len()
+	llmmetrics.WriteRunEnd(&b, &llmmetrics.RunEnd{State: "interrupted", By: "SIGTERM", Planned: 100, Written: 2})
+
+	for _, file := range [][]byte{b.Bytes(), b.Bytes()[:whole], b.Bytes()[:head]} {
+		run, err := llmmetrics.ReadJSONL(bytes.NewReader(file))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		s, err := run.Summarize(llmmetrics.Options{Lenient: true})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(s.Completeness.State+":", s.Completeness.Reason)
+	}
+	// Output:
+	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
+	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
+	// llmmetrics: no records
 }

@@ -212,36 +212,6 @@ func FuzzPercentile(f *testing.F) {
 	})
 }
 
-// FuzzParseCondition: a gate condition either parses into a known metric
-// and comparison, or is refused with ErrInvalidOption; checking it against
-// a summary never panics.
-func FuzzParseCondition(f *testing.F) {
-	for _, s := range []string{"p99(ttft)>500ms", "mean(tpot)>=40ms", "error_rate>0.01", "attainment<0.95", "p99.9(e2e)<=1s", "p(ttft)>1s", ">", "max(itl)>"} {
-		f.Add(s)
-	}
-	sum, err := Summarize([]Record{{ID: "a", FirstText: time.Second, LastText: 2 * time.Second, CompletionTokens: 3}}, Options{SLO: &SLO{TTFT: time.Second}})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCondition(s)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidOption) {
-				t.Fatalf("%q: %v", s, err)
-			}
-			return
-		}
-		switch c.Op {
-		case ">", ">=", "<", "<=":
-		default:
-			t.Fatalf("%q: op %q", s, c.Op)
-		}
-		if _, _, err := c.Check(sum); err != nil && !errors.Is(err, ErrInvalidOption) {
-			t.Fatalf("%q: %v", s, err)
-		}
-	})
-}
-
 // FuzzParseStrata: bounds that parse ascend strictly.
 func FuzzParseStrata(f *testing.F) {
 	for _, s := range []string{"output=16,64,256", "prompt=512", "output=", "output=64,16", "x=1"} {

@@ -11,7 +11,7 @@ import (
 // limit means no limit, so SLO{} is met by every successful request.
 //
 // A limit is met when the value is at most the limit (≤); with Strict, only
-// when it is below it (<). The lessons use both forms.
+// when it is below it (<). The specification uses both forms.
 type SLO struct {
 	TTFT   time.Duration
 	TPOT   time.Duration

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,55 @@ func TestLongRow(t *testing.T) {
 	_, err = ReadJSONL(io.MultiReader(strings.NewReader("{\"id\":\"a\",\"completion_tokens\":0}\n"), infinite(' ')))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 2")
+}
+
+// counted passes reads through, counting the bytes read.
+type counted struct {
+	r    io.Reader
+	read int
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+// A line without end is refused after at most maxLine bytes of it have
+// been read, and in memory near maxLine: the buffer that holds the line
+// grows to maxLine+1 bytes and no further, and is not copied when it is
+// refused. (Before, a block doubled past the limit and was copied on
+// refusal, and a CSV header was read a second time by encoding/csv: a
+// 600 MB file of zero bytes took 1.6 GB.) The bounds: the line's
+// maxLine+1 bytes, the 64 KiB that Read's bufio.Reader holds, and what
+// the readers take before the line; in memory, the last buffer and the
+// one before it, a quarter of the limit (lineio.Grow), and the blocks.
+func TestLongLineBounded(t *testing.T) {
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 16 << 20
+	for _, c := range []struct {
+		name, head string
+		want       string
+	}{
+		{"csv header", "", "CSV header at line 1 is longer than 16777216 bytes"},
+		{"csv row", csvHeader + "a,1,2,10,20\n", "CSV row starting at line 3 is longer than 16777216 bytes"},
+		{"jsonl first line", `{"id":"a"`, "line 1: line longer than 16777216 bytes"},
+		{"jsonl line", "{\"id\":\"a\",\"completion_tokens\":0}\n{", "line 2: line longer than 16777216 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := &counted{r: io.MultiReader(strings.NewReader(c.head), infinite(0))}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, _, err := Read(in)
+			runtime.ReadMemStats(&after)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.LessOrEqual(t, in.read, maxLine+1+len(c.head)+64<<10, "bytes read")
+			alloc := after.TotalAlloc - before.TotalAlloc
+			assert.LessOrEqual(t, alloc, uint64(maxLine+maxLine/4+4<<20), "bytes allocated")
+		})
+	}
 }
 
 // failAfter is a reader of good lines followed by bad ones, counting how

@@ -31,19 +31,26 @@ type RunHeader struct {
 	// Server holds what the server said of itself, by the path that said
 	// it (/version, /v1/models), as it said it.
 	Server map[string]json.RawMessage `json:"server,omitempty"`
+	// Ends says the file ends with a RunEnd line: a reader that finds none
+	// knows the file was cut short.
+	Ends bool `json:"ends,omitempty"`
 }
 
 // headerKey is the one key of a run header line.
 const headerKey = `"llmmetrics_run"`
 
-// isHeader reports whether a JSONL line is a run header.
+// isHeader reports whether a JSONL line is a run header (or a run's end
+// line, which is read with it).
 func isHeader(t []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(headerKey)) && t[0] == '{'
+	return isEnd(t) || bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(headerKey)) && t[0] == '{'
 }
 
 // readHeader reads a run header line into run: the first line of the file
 // only, and once.
 func readHeader(run *Run, t []byte, line int) *RecordError {
+	if isEnd(t) {
+		return readEnd(run, t, line)
+	}
 	fail := func(format string, args ...any) *RecordError {
 		return &RecordError{Index: -1, Line: line, Field: "llmmetrics_run", Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
 	}

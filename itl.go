@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 )
 
 // Basis says what the gaps between a request's text-bearing chunks measure.
@@ -73,7 +75,7 @@ func appendGaps(dst []time.Duration, r *Record) []time.Duration {
 // machine word, which is exact when no sum can pass 2⁶⁴ (every gap below
 // 2³² ns, about 4 s, and their count times the largest square below 2⁶⁴);
 // otherwise they are summed again in 192 bits.
-func gapStats(chunks []time.Duration, sq *sum192) (lo, hi time.Duration) {
+func gapStats(chunks []time.Duration, sq *exact.Sum192) (lo, hi time.Duration) {
 	lo = chunks[1] - chunks[0]
 	hi = lo
 	var w uint64
@@ -85,12 +87,12 @@ func gapStats(chunks []time.Duration, sq *sum192) (lo, hi time.Duration) {
 	}
 	if h := uint64(hi); lo >= 0 && h < 1<<32 {
 		if over, _ := bits.Mul64(h*h, uint64(len(chunks)-1)); over == 0 {
-			sq.addWord(w)
+			sq.AddWord(w)
 			return lo, hi
 		}
 	}
 	for i := 1; i < len(chunks); i++ {
-		sq.addSquare(chunks[i] - chunks[i-1])
+		sq.AddSquare(chunks[i] - chunks[i-1])
 	}
 	return lo, hi
 }
@@ -110,7 +112,7 @@ func (r *Record) MaxGap() (time.Duration, error) {
 
 // maxGap assumes at least two chunks.
 func maxGap(r *Record) time.Duration {
-	var sq sum192
+	var sq exact.Sum192
 	_, hi := gapStats(r.Chunks, &sq)
 	return hi
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
@@ -104,13 +105,13 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk
 // arrivals in one arena, taken from room when it has enough.
 func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
-	pb := parsedBlock{seq: b.seq, err: b.err}
+	pb := parsedBlock{err: b.Err}
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
-	arena := room.take(bytes.Count(b.data, []byte{','}) + 1)
-	pb.recs, pb.lines = b.slots(b.lineCount())
+	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)
+	pb.recs, pb.lines = b.slots(b.Lines())
 	p := &lineParser{arena: &arena}
-	pb.lastLine = splitLines(b.data, b.firstLine, func(t []byte, line, lead int) {
+	pb.lastLine = blocks.Lines(b.Data, b.FirstLine, func(t []byte, line, lead int) {
 		if isHeader(t) {
 			pb.items = append(pb.items, lineItem{line: line, header: t})
 			return

@@ -1,14 +1,9 @@
 package llmmetrics
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
-
-// ErrMerge means runs that cannot be merged into one: a file without a run
-// header, whose start time the alignment needs.
-var ErrMerge = errors.New("llmmetrics: runs cannot be merged")
 
 // MergeRuns merges runs of one load taken by several machines, each file
 // with its run header: every record's send time (and schedule) is moved

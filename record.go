@@ -13,6 +13,12 @@ import (
 const (
 	MaxCount = math.MaxInt32
 	MaxTime  = time.Duration(maxTime)
+
+	// MaxReasons is how many rejected rows or records a Run or a Summary
+	// keeps in full, with their reasons. Rows rejected beyond it are
+	// counted, not kept, so that lenient reading of a file of any size uses
+	// bounded memory.
+	MaxReasons = 1000
 )
 
 // maxCount and maxTime are the untyped forms of MaxCount and MaxTime.

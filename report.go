@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsonobj"
 )
 
 // This file renders a Summary for people (WriteTable) and for programs
@@ -20,32 +22,10 @@ import (
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // field and object build JSON objects whose keys keep their order.
-type field struct {
-	k string
-	v any
-}
-
-type object []field
-
-func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(f.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+type (
+	field  = jsonobj.Field
+	object = jsonobj.Object
+)
 
 // MarshalJSON writes the summary as one JSON object: latencies in
 // milliseconds under keys ending in _ms, the window in seconds, rates per
@@ -172,6 +152,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 	if c := s.Warmup; c != nil {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
+	if c := s.Completeness; c != nil {
+		o = append(o, field{"completeness", object{{"state", c.State}, {"by", c.By}, {"planned", c.Planned}, {"written", c.Written}, {"read", c.Read}, {"reason", c.Reason}}})
+	}
 	if s.Header != nil {
 		o = append(o, field{"run", s.Header})
 	} else {
@@ -297,6 +280,9 @@ func distObject(d *Distribution, extra object) object {
 func (s *Summary) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	a := s.Requests
+	if c := s.Completeness; c != nil && c.Reason != "" {
+		fmt.Fprintf(&b, "%s\n\n", c.Reason)
+	}
 	if a.Rejected > 0 {
 		fmt.Fprintf(&b, "SET ASIDE: %d of %d records were rejected as invalid; they are counted, never measured (reasons under \"rejected\")\n\n",
 			a.Rejected, a.Offered)

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-)
+	"time"
 
-// MaxReasons is how many rejected rows or records a Run or a Summary keeps
-// in full, with their reasons. Rows rejected beyond it are counted, not
-// kept, so that lenient reading of a file of any size uses bounded memory.
-const MaxReasons = 1000
+	"github.com/llmmetrics/llmmetrics/internal/linecount"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
+	"github.com/llmmetrics/llmmetrics/internal/table"
+)
 
 // A Run is the records of one benchmark run as read from a file, with the
 // line each came from and the rows the reader set aside. Readers never drop
@@ -22,14 +22,24 @@ const MaxReasons = 1000
 // set a row aside.
 type Run struct {
 	Header   *RunHeader // how the run was taken, when the file says
+	End      *RunEnd    // how the run ended, when the file says
 	Records  []Record
 	Lines    []int          // Lines[i] is the line Records[i] started on
 	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field
 	Unlisted int            // rows rejected beyond the first MaxReasons: counted, reasons not kept
 
+	// Window is the throughput window the file declares (another tool's
+	// benchmark duration, say), 0 when it is derived from the records;
+	// NoSendTimes says the file stores no send times, so that the records'
+	// Sent are not real. Run.Summarize applies both unless its Options
+	// declare a window (see Options.Window and Options.NoSendTimes): every
+	// command that summarizes the run takes its window from there.
+	Window      time.Duration
+	NoSendTimes bool
+
 	// tab, when not nil, holds the records instead of Records and Lines:
 	// a table, which ReadOptions.Summarize reads a CSV file into.
-	tab *table
+	tab *table.Table
 }
 
 // Reject sets a row aside: its reason is kept while fewer than MaxReasons
@@ -46,7 +56,7 @@ func (run *Run) Reject(e *RecordError) {
 // has one, or to Records and Lines.
 func (run *Run) keep(r *Record, line int) {
 	if run.tab != nil {
-		run.tab.addRecord(r, line)
+		addToTable(run.tab.Tail(r.ID), r, line)
 		return
 	}
 	run.Records = append(run.Records, *r)
@@ -70,7 +80,7 @@ type ReadOptions struct {
 
 	// lineHint is the number of lines of the input, when Read counted
 	// them before wrapping it: 0 when not counted, -1 when they cannot be;
-	// commaHint its commas, counted with them (see countFile).
+	// commaHint its commas, counted with them (see linecount.File).
 	lineHint, commaHint int
 	// table has the CSV reader keep its rows in a table (Run.tab) rather
 	// than in Run.Records.
@@ -78,19 +88,19 @@ type ReadOptions struct {
 }
 
 // lines returns the number of lines of r from its offset on, -1 when it
-// is not a regular file; see countLines.
+// is not a regular file; see linecount.File.
 func (o ReadOptions) lines(r io.Reader) int {
 	lines, _ := o.counts(r)
 	return lines
 }
 
 // counts returns the numbers of lines and commas of r from its offset on,
-// -1 when it is not a regular file; see countFile.
+// -1 when it is not a regular file; see linecount.File.
 func (o ReadOptions) counts(r io.Reader) (lines, commas int) {
 	if o.lineHint != 0 {
 		return o.lineHint, o.commaHint
 	}
-	return countFile(r)
+	return linecount.File(r, maxLine)
 }
 
 // reject handles a row that could not be parsed: in strict mode it is the
@@ -107,7 +117,7 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 // for one.
 func (o ReadOptions) newRun() *Run {
 	if o.table {
-		return &Run{tab: &table{}}
+		return &Run{tab: &table.Table{}}
 	}
 	return &Run{}
 }
@@ -116,7 +126,7 @@ func (o ReadOptions) newRun() *Run {
 type Format uint8
 
 const (
-	FormatCSV   Format = iota // the lessons' CSV; see ReadCSV
+	FormatCSV   Format = iota // the specification's CSV; see ReadCSV
 	FormatJSONL               // one JSON object a line with chunk timings; see ReadJSONL
 )
 
@@ -136,13 +146,13 @@ func Read(r io.Reader) (*Run, Format, error) { return ReadOptions{}.Read(r) }
 // it read. An input with nothing but white space is an error wrapping
 // ErrNoRecords.
 func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
-	o.lineHint, o.commaHint = countFile(r)
+	o.lineHint, o.commaHint = linecount.File(r, maxLine)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, 0, fmt.Errorf("llmmetrics: reading input: %w", err)
 	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, lineio.BOM), " \t\r\n")
 	if len(head) == 0 && err == io.EOF {
 		return nil, 0, fmt.Errorf("%w: the input is empty", ErrNoRecords)
 	}
@@ -175,5 +185,3 @@ func (o ReadOptions) Summarize(r io.Reader, opt Options) (*Summary, Format, erro
 	s, err := run.Summarize(opt)
 	return s, f, err
 }
-
-var bom = []byte("\xef\xbb\xbf")

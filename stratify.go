@@ -10,8 +10,8 @@ import (
 
 // Strata are the ok requests of a run split by an observed length, each
 // stratum summarized apart: output length is not fixed, so a latency
-// distribution over all requests mixes short and long ones (the lessons'
-// §5). Requests that are not ok have no observed output length and are in
+// distribution over all requests mixes short and long ones (the specification's
+// seed 000, §5). Requests that are not ok have no observed output length and are in
 // no stratum; Unstratified counts the measured ones.
 type Strata struct {
 	By           string // "output" (n, from usage) or "prompt" (prompt tokens)

@@ -18,7 +18,8 @@ type Options struct {
 	Window time.Duration
 	// NoSendTimes says the records' send times are not real (a file that
 	// stored none), so no window can be derived from them: without a
-	// declared Window, throughput and the goodput rate are absent.
+	// declared Window, throughput and the goodput rate are absent; the
+	// workload's arrivals and requests in flight are absent in any case.
 	NoSendTimes bool
 	// SLO, when set, adds a goodput section judged against it.
 	SLO *SLO
@@ -109,6 +110,9 @@ type Summary struct {
 	Client *ClientStats
 	// Header is how the run was taken, where its file said (Run.Header).
 	Header *RunHeader
+	// Completeness says whether the file held the whole run, where its
+	// header or end line said (Run.End).
+	Completeness *Completeness
 	// Warmup is the cut Options.Warmup made, when it was set.
 	Warmup *WarmupCut
 	// Workload describes what the measured requests asked of the server.
@@ -134,11 +138,18 @@ func Summarize(recs []Record, opt Options) (*Summary, error) {
 
 // Summarize computes every metric of the run's records, as the function
 // Summarize does, and also counts the rows the reader rejected. In strict
-// mode any such row is an error.
+// mode any such row is an error. The run's declared Window is the
+// throughput window unless opt declares one, and its NoSendTimes holds
+// whatever opt says.
 func (run *Run) Summarize(opt Options) (*Summary, error) {
+	if opt.Window == 0 {
+		opt.Window = run.Window
+	}
+	opt.NoSendTimes = opt.NoSendTimes || run.NoSendTimes
 	s, err := summarize(&source{recs: run.Records, lines: run.Lines, tab: run.tab}, run, opt)
 	if s != nil {
 		s.Header = run.Header
+		s.Completeness = completeness(run.Header, run.End, s.Requests.Offered)
 	}
 	return s, err
 }
@@ -288,6 +299,12 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	<-sideDone
 	for k, v := range absent {
 		s.Absent[k] = v
+	}
+	if opt.NoSendTimes && s.Workload != nil {
+		// Sends all at 0 would read as one burst, every request in flight.
+		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
+		s.Absent["workload.arrivals"] = "the records carry no send times"
+		s.Absent["workload.concurrency"] = "the records carry no send times"
 	}
 
 	var w Window

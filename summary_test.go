@@ -322,35 +322,6 @@ func TestParseSLO(t *testing.T) {
 	assert.Equal(t, "none", SLO{}.String())
 }
 
-func TestMedianMAD(t *testing.T) {
-	// reliability.md §A5: S1 = 1..10 has median 5.5, MAD 2.5, scaled 3.7065;
-	// S2 = {15,20,35,40,50} has median 35, MAD 15, scaled 22.239.
-	s1, err := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
-	require.NoError(t, err)
-	assert.Equal(t, 5.5, s1.Median)
-	assert.Equal(t, 2.5, s1.MAD)
-	assert.InDelta(t, 3.706506, s1.ScaledMAD, 1e-6)
-	s2, err := MedianMAD(durations(15, 20, 35, 40, 50))
-	require.NoError(t, err)
-	assert.Equal(t, 35*time.Millisecond, s2.Median)
-	assert.Equal(t, 15*time.Millisecond, s2.MAD)
-	assert.Equal(t, time.Duration(22_239_033), s2.ScaledMAD) // 15 ms × 1.4826022185… = 22.2390333 ms
-	// R's mad(c(1:8,100), constant=1) = 2; Prometheus mad_over_time of
-	// [4,6,2,1,999,1,2] = 1.
-	s3, _ := MedianMAD([]float64{1, 2, 3, 4, 5, 6, 7, 8, 100})
-	assert.Equal(t, 2.0, s3.MAD)
-	s4, _ := MedianMAD([]float64{4, 6, 2, 1, 999, 1, 2})
-	assert.Equal(t, 1.0, s4.MAD)
-
-	_, err = MedianMAD([]float64{})
-	assert.ErrorIs(t, err, ErrNoSamples)
-	_, err = MedianMAD([]float64{1, nan()})
-	assert.ErrorIs(t, err, ErrNonFinite)
-	one, err := MedianMAD([]float64{3})
-	require.NoError(t, err)
-	assert.Equal(t, Spread[float64]{N: 1, Median: 3}, one)
-}
-
 func TestNoSendTimes(t *testing.T) {
 	recs := []Record{{ID: "a", FirstText: ms(100), LastText: ms(500), CompletionTokens: 5}}
 	s, err := Summarize(recs, Options{NoSendTimes: true, SLO: &SLO{}})
@@ -386,4 +357,36 @@ func TestGoodputLeavesWarmupOut(t *testing.T) {
 	if all.Goodput != nil || all.Absent["goodput"] == "" {
 		t.Fatalf("every request warm-up: goodput %+v, absent %q", all.Goodput, all.Absent["goodput"])
 	}
+}
+
+// A run's declared window and missing send times are applied by
+// Run.Summarize, so that every command that summarizes the run gets the
+// same throughput: 5 ok requests of 2 tokens over a declared 10 s are 0.5
+// requests/s and 1 token/s; a window in the options wins.
+func TestRunDeclaredWindow(t *testing.T) {
+	var recs []Record
+	for i := range 5 {
+		recs = append(recs, Record{ID: fmt.Sprint(i), FirstText: ms(100), LastText: ms(300), CompletionTokens: 2})
+	}
+	run := &Run{Records: recs, Window: 10 * time.Second, NoSendTimes: true}
+	s, err := run.Summarize(Options{})
+	require.NoError(t, err)
+	require.NotNil(t, s.Throughput)
+	assert.Equal(t, RequestRate(0.5), s.Throughput.RequestsPerSecond)
+	assert.Equal(t, OutputTokenRate(1), s.Throughput.OutputTokensPerSecond)
+	require.NotNil(t, s.Workload)
+	assert.Nil(t, s.Workload.Arrivals)
+	assert.Nil(t, s.Workload.Concurrency)
+	assert.Equal(t, "the records carry no send times", s.Absent["workload.arrivals"])
+	assert.Equal(t, "the records carry no send times", s.Absent["workload.concurrency"])
+
+	s, err = run.Summarize(Options{Window: 5 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, RequestRate(1), s.Throughput.RequestsPerSecond)
+
+	run.Window = 0 // no send times and no window: no throughput
+	s, err = run.Summarize(Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	assert.Contains(t, s.Absent["throughput"], "no send times")
 }

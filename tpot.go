@@ -3,6 +3,8 @@ package llmmetrics
 import (
 	"fmt"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 )
 
 // TPOT returns the time per output token of a successful request with n ≥ 2
@@ -43,24 +45,24 @@ func decodeTime(r *Record) time.Duration { return r.last() - r.first() }
 //
 //	Σ_r (t_last − t_first) / Σ_r (n_r − 1)
 type gapWeighted struct {
-	decode sum128
+	decode exact.Sum128
 	gaps   int64
 }
 
 // add adds a request's decode time (t_last − t_first) and its n tokens.
 func (g *gapWeighted) add(decode time.Duration, n int) {
-	g.decode.add(int64(decode))
+	g.decode.Add(int64(decode))
 	g.gaps += int64(n - 1)
 }
 
 // merge adds what another accumulator holds.
 func (g *gapWeighted) merge(o *gapWeighted) {
-	g.decode.addSum(o.decode)
+	g.decode.AddSum(o.decode)
 	g.gaps += o.gaps
 }
 
 // mean assumes at least one request was added.
-func (g *gapWeighted) mean() time.Duration { return g.decode.divRound(g.gaps) }
+func (g *gapWeighted) mean() time.Duration { return g.decode.DivRound(g.gaps) }
 
 // divRound returns d/m rounded to the nearest nanosecond, halves away from
 // zero. m must be positive.

@@ -7,8 +7,8 @@ import (
 )
 
 // A WarmupRule decides from the records themselves where a run's steady
-// state begins, rather than by a fixed count. LessonsWarmup is the lessons'
-// rule, which they call an illustrative heuristic, not a validated
+// state begins, rather than by a fixed count. LessonsWarmup is the
+// specification's rule, which it calls an illustrative heuristic, not a validated
 // standard; its parameters are exposed so that a run can state, and vary,
 // the rule it used.
 //
@@ -16,8 +16,8 @@ import (
 // order, in consecutive windows of Window requests, and takes each window's
 // median TTFT and median TPOT. Steady state begins with the first window
 // after which Windows consecutive windows each change both medians by less
-// than Tolerance (relative) from the window before: with the lessons'
-// values, the medians of 10 requests move by under 2 % three times in a
+// than Tolerance (relative) from the window before: with the
+// specification's values, the medians of 10 requests move by under 2 % three times in a
 // row.
 type WarmupRule struct {
 	Window    int     // requests per window
@@ -25,7 +25,7 @@ type WarmupRule struct {
 	Windows   int     // consecutive stable changes required
 }
 
-// LessonsWarmup is the lessons' illustrative rule: windows of 10 requests,
+// LessonsWarmup is the specification's illustrative rule: windows of 10 requests,
 // medians within 2 %, three times in a row.
 var LessonsWarmup = WarmupRule{Window: 10, Tolerance: 0.02, Windows: 3}
 
@@ -87,7 +87,7 @@ func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
 		}
 		if ok {
 			return WarmupCut{Steady: true, Start: ss[start*rule.Window].sent,
-				Reason: fmt.Sprintf("the median TTFT and TPOT of windows %d to %d of %d requests each changed by less than %g%% (the lessons' illustrative rule)",
+				Reason: fmt.Sprintf("the median TTFT and TPOT of windows %d to %d of %d requests each changed by less than %g%% (the specification's illustrative rule)",
 					start+1, start+rule.Windows+1, rule.Window, 100*rule.Tolerance)}, nil
 		}
 	}

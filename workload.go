@@ -2,17 +2,18 @@ package llmmetrics
 
 import (
 	"math"
-	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
-	"github.com/llmmetrics/llmmetrics/internal/order"
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
+	"github.com/llmmetrics/llmmetrics/internal/lengths"
+	"github.com/llmmetrics/llmmetrics/internal/table"
 	"gonum.org/v1/gonum/stat"
 )
 
 // A Workload describes what a run asked of the server, which every latency
-// figure depends on (the lessons' §1): the prompt and output lengths, the
+// figure depends on (the specification's seed 000, §1): the prompt and output lengths, the
 // arrival process, the concurrency the server saw, and how often requests
 // stopped before max_tokens. A nil part had no data; Summary.Absent says
 // why.
@@ -104,10 +105,10 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 		ends = room[:0]
 	}
 	// The ok records' sends, the requests' starts, are a table's own
-	// column where they can be (see table.okColumns), or else a list.
+	// column where they can be (see table.OKColumns), or else a list.
 	var starts [][]time.Duration
 	if src.tab != nil {
-		if segs, fits := src.tab.okColumns(cat, sentColumn); fits {
+		if segs, fits := table.OKColumns(src.tab, cat, table.SentColumn); fits {
 			starts = segs[0]
 		}
 	}
@@ -153,9 +154,9 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	if starts == nil {
 		starts = [][]time.Duration{list}
 	}
-	starts = inOrder(starts, list != nil)
+	starts = inflight.InOrder(starts, list != nil)
 	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: sweep(starts, ends)}
-	w.Arrivals = arrivals(sendGaps(starts, others, floatRoom(ends)))
+	w.Arrivals = arrivals(inflight.Gaps(starts, others, floatRoom(ends)))
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -177,203 +178,42 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	return w, absent
 }
 
-// histogramBins is the number of bins of a length histogram.
-const histogramBins = 8
-
-// A lengthSample holds token counts: as a count of each value while their
-// range is small (lengthRange values at most), which needs no list of
-// them, and as a list once it is not.
-type lengthSample struct {
-	base   int   // the value counted by counts[0]
-	counts []int // counts[v−base] is the number of v's
-	list   []int64
-}
-
-// lengthRange bounds the range of values counted by value.
-const lengthRange = 1 << 16
+// A lengthSample holds token counts (see lengths.Sample).
+type lengthSample struct{ s lengths.Sample }
 
 // add adds a count.
-func (l *lengthSample) add(v int) {
-	if l.list != nil {
-		l.list = append(l.list, int64(v))
-		return
-	}
-	if l.counts == nil {
-		l.base, l.counts = v, make([]int, 1, 64)
-	}
-	if v >= l.base+len(l.counts) && v < l.base+cap(l.counts) {
-		l.counts = l.counts[:v-l.base+1] // room above, and zero
-	}
-	if v < l.base || v >= l.base+len(l.counts) {
-		lo, hi := min(v, l.base), max(v, l.base+len(l.counts)-1)
-		if hi-lo >= lengthRange {
-			// Too wide a range: list the values counted so far, then on.
-			for k, c := range l.counts {
-				for range c {
-					l.list = append(l.list, int64(l.base+k))
-				}
-			}
-			l.counts = nil
-			l.list = append(l.list, int64(v))
-			return
-		}
-		grown := make([]int, hi-lo+1, max(2*(hi-lo+1), 64))
-		copy(grown[l.base-lo:], l.counts)
-		l.base, l.counts = lo, grown
-	}
-	l.counts[v-l.base]++
-}
+func (l *lengthSample) add(v int) { l.s.Add(v) }
 
 // describe describes the counts, or returns nil for none.
-func (l *lengthSample) describe() *Lengths {
-	if l.list != nil || l.counts == nil {
-		return lengths(l.list)
-	}
-	n := 0
-	for _, c := range l.counts {
-		n += c
-	}
-	// The range only grows to take a value, so its ends are both counted.
-	lo, hi := int64(l.base), int64(l.base+len(l.counts)-1)
-	// The value at a rank (from 0) is where the counts up to it pass it.
-	at := func(k int) int {
-		for v, c := range l.counts {
-			if k < c {
-				return l.base + v
-			}
-			k -= c
-		}
-		return int(hi)
-	}
-	h := newLengthBins(lo, hi, n)
-	h.l.P50, h.l.P95 = at(lengthRank(lengthP50, n)), at(lengthRank(lengthP95, n))
-	for k, c := range l.counts {
-		h.counts[int64(k)/h.width] += c // the value base+k is k from the lowest
-	}
-	return h.done()
-}
+func (l *lengthSample) describe() *Lengths { return asLengths(l.s.Describe(lengthRanks)) }
 
-// lengths describes token counts, or returns nil for none. It does not
-// sort them: the two percentiles are selected (see order.Select), and the
-// histogram's bins are equal in width, so each count's bin is found by one
-// division (gonum's stat.Histogram, which takes bins of any width, needs
-// the counts sorted).
-func lengths(xs []int64) *Lengths {
-	if len(xs) == 0 {
-		return nil
-	}
-	lo, hi := slices.Min(xs), slices.Max(xs)
-	ks := slices.Compact([]int{lengthRank(lengthP50, len(xs)), lengthRank(lengthP95, len(xs))})
-	at := make([]int64, len(ks))
-	order.Select(order.Flat(xs), lo, hi, ks, at)
-	h := newLengthBins(lo, hi, len(xs))
-	h.l.P50, h.l.P95 = int(at[0]), int(at[len(at)-1])
-	for _, x := range xs {
-		h.counts[(x-lo)/h.width]++
-	}
-	return h.done()
-}
-
-// The length percentiles, and the index (from 0) of each in n sorted
-// lengths: nearest rank, as percentile.go defines it.
+// The length percentiles, and lengthRanks, the index (from 0) of each in
+// n sorted lengths: nearest rank, as percentile.go defines it.
 var lengthP50, lengthP95 = MustPercentile(50), MustPercentile(95)
 
-func lengthRank(p Percentile, n int) int {
-	k, _ := NearestRank.position(p, n)
-	return k
+func lengthRanks(n int) (p50, p95 int) {
+	p50, _ = NearestRank.position(lengthP50, n)
+	p95, _ = NearestRank.position(lengthP95, n)
+	return p50, p95
 }
 
-// lengthBins is a length histogram being counted: bins of equal width over
-// [min, max+1), their edges whole tokens.
-type lengthBins struct {
-	l      *Lengths
-	lo     int64
-	width  int64
-	counts []int
-}
-
-func newLengthBins(lo, hi int64, n int) *lengthBins {
-	width := max(1, (hi+1-lo+histogramBins-1)/histogramBins)
-	return &lengthBins{
-		l:  &Lengths{N: n, Max: int(hi)},
-		lo: lo, width: width,
-		counts: make([]int, (hi+1-lo+width-1)/width),
+// asLengths returns the Lengths of a description, or nil for none.
+func asLengths(d lengths.Description, some bool) *Lengths {
+	if !some {
+		return nil
 	}
-}
-
-// done returns the lengths with their histogram.
-func (h *lengthBins) done() *Lengths {
-	for i, c := range h.counts {
-		h.l.Histogram = append(h.l.Histogram, Bin{Lo: int(h.lo + int64(i)*h.width), Hi: int(h.lo + int64(i+1)*h.width), Count: c})
+	l := &Lengths{N: d.N, P50: d.P50, P95: d.P95, Max: d.Max, Histogram: make([]Bin, len(d.Counts))}
+	for i, c := range d.Counts {
+		lo := d.Min + int64(i)*d.Width
+		l.Histogram[i] = Bin{Lo: int(lo), Hi: int(lo + d.Width), Count: c}
 	}
-	return h.l
+	return l
 }
 
 // floatRoom returns the memory of ds, which is free, as empty room for
 // as many float64s.
 func floatRoom(ds []time.Duration) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
-}
-
-// inOrder returns sends (segments, none of them empty but a lone one), in
-// time order: themselves when they are, or else sorted, in place when own
-// says that they are one list of the caller's own, or else in a list of
-// their own (a table's column is never reordered).
-func inOrder(sends [][]time.Duration, own bool) [][]time.Duration {
-	sorted := true
-	for k, seg := range sends {
-		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
-			sorted = false
-			break
-		}
-	}
-	switch {
-	case sorted:
-		return sends
-	case own && len(sends) == 1:
-		sortInts(sends[0])
-		return sends
-	}
-	n := 0
-	for _, seg := range sends {
-		n += len(seg)
-	}
-	list := hugepage.Make[time.Duration](0, n)
-	for _, seg := range sends {
-		list = append(list, seg...)
-	}
-	sortInts(list)
-	return [][]time.Duration{list}
-}
-
-// sendGaps appends to gaps the gaps between consecutive sends, in time
-// order, of the sends of a (segments in time order, none empty) and b
-// (any order, sorted here) merged, and returns them.
-func sendGaps(a [][]time.Duration, b []time.Duration, gaps []float64) []float64 {
-	if !slices.IsSorted(b) {
-		sortInts(b)
-	}
-	var prev time.Duration
-	seg, next := []time.Duration(nil), 0 // a's segment, and the next
-	i, j := 0, 0                         // in seg, and in b
-	for taken := 0; ; taken++ {
-		if i == len(seg) && next < len(a) {
-			seg, i, next = a[next], 0, next+1
-		}
-		var t time.Duration
-		switch {
-		case i < len(seg) && (j == len(b) || seg[i] <= b[j]):
-			t, i = seg[i], i+1
-		case j < len(b):
-			t, j = b[j], j+1
-		default:
-			return gaps
-		}
-		if taken > 0 {
-			gaps = append(gaps, float64(t-prev))
-		}
-		prev = t
-	}
 }
 
 // arrivals describes the gaps between consecutive sends, or returns nil
@@ -402,74 +242,13 @@ func arrivals(gaps []float64) *Arrivals {
 	return a
 }
 
-// sweep describes the requests in flight, each from a start to an end, or
-// returns nil when they cover no time; starts are in time order in
-// segments (none of them empty, see inOrder), and as many ends in any
-// order, which it sorts. It sweeps the two in time order, at one instant
-// ends before starts: a request that ends as another begins does not
-// overlap it.
+// sweep describes the requests in flight (see inflight.Sweep), or returns
+// nil when they cover no time.
 func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
-	if len(ends) == 0 {
+	l, ok := inflight.Sweep(starts, ends)
+	if !ok {
 		return nil
 	}
-	if !slices.IsSorted(ends) {
-		sortInts(ends)
-	}
-	lastSeg := starts[len(starts)-1]
-	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])
-	if first == last {
-		return nil
-	}
-	c := &Concurrency{Span: last - first}
-	var timeAt []time.Duration // how long the run spent at each count
-	var area float64
-	n, now := 0, first
-	// Which edge comes next is as likely one as the other, so the choice
-	// is made without a branch: past the last of either, the other is
-	// taken through a sentinel beyond any valid time, and the indexes move
-	// by arithmetic.
-	seg, next := starts[0], 1 // the segment of starts, and the next
-	for i, j := 0, 0; i < len(seg) || j < len(ends); {
-		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-		if i < len(seg) {
-			s = seg[i]
-		}
-		if j < len(ends) {
-			e = ends[j]
-		}
-		// end is 1 for an end, 0 for a start: set so, with the edge's
-		// time taken by min, the compiler makes no branch of the choice.
-		t := min(s, e)
-		end := 0
-		if e <= s {
-			end = 1
-		}
-		// The time since the last edge is spent at n (none passes between
-		// the edges of one instant, where n may dip below 0 as a request
-		// of no length ends before it begins).
-		if dt := t - now; dt > 0 {
-			if n >= len(timeAt) {
-				timeAt = append(timeAt, make([]time.Duration, n+1-len(timeAt))...)
-			}
-			timeAt[n] += dt
-			area += float64(n) * float64(dt)
-		}
-		n += 1 - 2*end
-		i, j = i+1-end, j+end
-		if i == len(seg) && next < len(starts) {
-			seg, i, next = starts[next], 0, next+1
-		}
-		c.Max = max(c.Max, n)
-		now = t
-	}
-	c.Mean = area / float64(c.Span)
-	var cum time.Duration
-	for k, t := range timeAt {
-		cum += t
-		if cum >= c.Span-cum { // 2·cum ≥ Span, which could overflow
-			c.P50 = k
-			break
-		}
-	}
-	return c
+	c := Concurrency(l)
+	return &c
 }

@@ -1,16 +1,15 @@
 package llmmetrics
 
 import (
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/stat"
 	"pgregory.net/rapid"
 )
 
@@ -178,72 +177,6 @@ func TestStratify(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidOption)
 }
 
-// lengths, which selects and counts without sorting, agrees with the
-// plain statement: sort, read the ranks, and count the bins with gonum's
-// stat.Histogram.
-func TestLengthsAsSorted(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{1, 2, 3, 7, 20, 257, 10000} {
-		for _, spread := range []int64{1, 5, 9, 1000, 1 << 30} {
-			xs := make([]int64, n)
-			for i := range xs {
-				xs[i] = 1 + rng.Int64N(spread)
-			}
-			got := lengths(xs)
-			s := slices.Clone(xs)
-			slices.Sort(s)
-			rank := func(p float64) int64 { return s[max(int(math.Ceil(p*float64(n)/100)), 1)-1] }
-			if got.N != n || int64(got.P50) != rank(50) || int64(got.P95) != rank(95) || int64(got.Max) != s[n-1] {
-				t.Fatalf("n %d spread %d: %+v; sorted p50 %d p95 %d max %d", n, spread, got, rank(50), rank(95), s[n-1])
-			}
-			var div, x []float64
-			for _, b := range got.Histogram {
-				div = append(div, float64(b.Lo))
-			}
-			div = append(div, float64(got.Histogram[len(got.Histogram)-1].Hi))
-			for _, v := range s {
-				x = append(x, float64(v))
-			}
-			want := stat.Histogram(nil, div, x, nil)
-			if div[0] != float64(s[0]) || div[len(div)-1] <= float64(s[n-1]) || len(got.Histogram) > histogramBins {
-				t.Fatalf("n %d spread %d: bins %v do not cover [%d, %d]", n, spread, div, s[0], s[n-1])
-			}
-			for i, b := range got.Histogram {
-				if float64(b.Count) != want[i] {
-					t.Fatalf("n %d spread %d: bin %d counts %d, stat.Histogram %v", n, spread, i, b.Count, want[i])
-				}
-			}
-		}
-	}
-}
-
-// A lengthSample, which counts each value while their range is small and
-// lists them once it is not, describes what lengths describes of the list.
-func TestLengthSample(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, spread := range []int{1, 2, 9, 300, lengthRange - 1, lengthRange, 5 * lengthRange} {
-		for _, n := range []int{1, 2, 3, 50, 4000} {
-			var l lengthSample
-			xs := make([]int64, n)
-			for i := range xs {
-				v := 1 + rng.IntN(spread)
-				if i%2 == 1 {
-					v = 1 + spread - v // values arrive both rising and falling
-				}
-				xs[i] = int64(v)
-				l.add(v)
-			}
-			if got, want := l.describe(), lengths(xs); !reflect.DeepEqual(got, want) {
-				t.Fatalf("spread %d, n %d: %+v; lengths gives %+v", spread, n, got, want)
-			}
-		}
-	}
-	var none lengthSample
-	if none.describe() != nil {
-		t.Fatal("no lengths described as some")
-	}
-}
-
 // The workload does not depend on the order of the records: sends out of
 // order are sorted before their gaps are taken.
 func TestWorkloadAnyOrder(t *testing.T) {
@@ -305,7 +238,7 @@ func TestConcurrencyByInstants(t *testing.T) {
 				area += float64(in) * float64(dt)
 			}
 		}
-		got := sweep(inOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
+		got := sweep(inflight.InOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
 		if want.Span == 0 {
 			if got != nil {
 				t.Fatalf("no span, got %+v", got)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/internal/doccheck"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,8 +95,8 @@ func TestTimelineOf(t *testing.T) {
 
 // sweep builds a sweep of two concurrency levels, two runs each, with an
 // SLO every request of level 1 meets and half of level 2's do.
-func sweep(t *testing.T) (*llmmetrics.Sweep, *llmmetrics.Capacity) {
-	var runs []llmmetrics.LevelRun
+func sweep(t *testing.T) (*compare.Sweep, *compare.Capacity) {
+	var runs []compare.LevelRun
 	for _, lv := range []struct {
 		level float64
 		ttft  []time.Duration
@@ -110,11 +111,11 @@ func sweep(t *testing.T) (*llmmetrics.Sweep, *llmmetrics.Capacity) {
 				recs = append(recs, llmmetrics.Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second,
 					FirstText: ttft, LastText: ttft + 90*ms, CompletionTokens: 10})
 			}
-			runs = append(runs, llmmetrics.LevelRun{Kind: "concurrency", Level: lv.level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
+			runs = append(runs, compare.LevelRun{Kind: "concurrency", Level: lv.level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
 		}
 	}
 	slo := llmmetrics.SLO{TTFT: 250 * ms}
-	sw, err := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	sw, err := compare.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
 	c, err := sw.Capacity(0.9)
 	require.NoError(t, err)
@@ -150,7 +151,7 @@ func allCharts(t *testing.T) []Chart {
 		{"median request", []Part{{"prefill", 30 * ms}, {"decode", 100 * ms}}}}, "llama.cpp: queue unknown"))
 	sw, c := sweep(t)
 	add(SweepLatency(sw, "ttft"))
-	add(ThroughputLatencyCurve(sw, "ttft p99"))
+	add(ThroughputLatencyCurve(sw, "ttft p99", c))
 	add(Attainment(sw, c))
 	return out
 }
@@ -171,8 +172,8 @@ func TestRender(t *testing.T) {
 		cfg, format, err := image.DecodeConfig(bytes.NewReader(png))
 		require.NoError(t, err, c.Name)
 		assert.Equal(t, "png", format)
-		assert.Equal(t, int(Width.Dots(96)+0.5), cfg.Width, c.Name)
-		assert.Equal(t, int(Height.Dots(96)+0.5), cfg.Height, c.Name)
+		assert.Equal(t, int(Width.Dots(DPI)+0.5), cfg.Width, c.Name)
+		assert.GreaterOrEqual(t, cfg.Height, int(Height.Dots(DPI)), c.Name, "the plot, and the legend under it")
 	}
 	_, err := allCharts(t)[0].Render("gif")
 	assert.Error(t, err)
@@ -204,7 +205,30 @@ func TestWriteHTML(t *testing.T) {
 	for _, bad := range []string{"<script", "<link", "src=\"", "@import", "url(http", "url(/", "url(."} {
 		assert.NotContains(t, html, bad)
 	}
-	// The font travels once, inline.
-	assert.Equal(t, 1, strings.Count(html, "@font-face"))
-	assert.Contains(t, html, "url(data:font/ttf")
+	// No font travels: the charts name a standard family.
+	assert.NotContains(t, html, "@font-face")
+	assert.Contains(t, html, fontFamily)
+}
+
+// The throughput curve of a sweep whose level 1 meets the target and
+// level 2 misses it: the band between their p99 TTFTs (115 and 305 ms,
+// TestSweepData) is shaded, and the SLO's 250 ms limit drawn.
+func TestThroughputLatencyMarks(t *testing.T) {
+	sw, c := sweep(t)
+	ch, err := ThroughputLatencyCurve(sw, "ttft p99", c)
+	require.NoError(t, err)
+	svg, err := ch.Render("svg")
+	require.NoError(t, err)
+	for _, want := range []string{"capacity bracket: concurrency 1 meets the target 0.9, 2 misses it", "SLO: TTFT ≤ 250 ms, per request"} {
+		assert.Contains(t, string(svg), want)
+	}
+	assert.Equal(t, 115.0, ch.Plot.X.Min)
+	assert.Equal(t, 305.0, ch.Plot.X.Max)
+	// Without an SLO, neither.
+	sw.SLO = nil
+	ch, err = ThroughputLatencyCurve(sw, "ttft p99", nil)
+	require.NoError(t, err)
+	svg, _ = ch.Render("svg")
+	assert.NotContains(t, string(svg), "SLO:")
+	assert.NotContains(t, string(svg), "capacity bracket")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 // An XY is one plotted point.
@@ -213,7 +214,7 @@ type ErrPoint struct {
 
 // SweepPoints returns a sweep's figure at each level, as median ± MAD, for
 // the levels that have it.
-func SweepPoints(sw *llmmetrics.Sweep, figure string) []ErrPoint {
+func SweepPoints(sw *compare.Sweep, figure string) []ErrPoint {
 	var out []ErrPoint
 	for _, lv := range sw.Levels {
 		if f, ok := lv.Figure(figure); ok {
@@ -226,14 +227,20 @@ func SweepPoints(sw *llmmetrics.Sweep, figure string) []ErrPoint {
 // ThroughputLatency returns the throughput–latency curve of a sweep: at
 // each level with both, the median p99 of the latency figure (x, ms)
 // against the median output tokens a second (y).
-func ThroughputLatency(sw *llmmetrics.Sweep, latency string) []XY {
-	var out []XY
+func ThroughputLatency(sw *compare.Sweep, latency string) []XY {
+	pts, _ := throughputLatency(sw, latency)
+	return pts
+}
+
+// throughputLatency returns the curve's points and the level of each.
+func throughputLatency(sw *compare.Sweep, latency string) (pts []XY, levels []float64) {
 	for _, lv := range sw.Levels {
 		l, ok1 := lv.Figure(latency)
 		r, ok2 := lv.Figure("output_tokens_per_s")
 		if ok1 && ok2 {
-			out = append(out, XY{l.Spread.Median, r.Spread.Median})
+			pts = append(pts, XY{l.Spread.Median, r.Spread.Median})
+			levels = append(levels, lv.Level)
 		}
 	}
-	return out
+	return pts, levels
 }

@@ -5,9 +5,12 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -28,50 +31,105 @@ func xys(pts []XY) plotter.XYs {
 // LatencyCDF draws the distribution of a latency metric ("ttft", "tpot",
 // "e2e" or "max_gap") of each series as a CDF on a log time axis, one line
 // a series, with its p50 and p99 (by method) marked. window describes the
-// requests' window for the caption.
+// requests' window for the caption. Values of 0, which a log axis cannot
+// show, are left under the curve's start and counted in the caption.
 func LatencyCDF(metric string, series []Series, method llmmetrics.Method, window string) (Chart, error) {
 	name := metricNames[metric]
 	if name == "" {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
 	}
-	caption := fmt.Sprintf("ms, log scale; ok requests; p50 and p99 marked (%s); %s", method, window)
-	p := newPlot(name+": cumulative distribution", caption, name+" (ms, log scale)", "fraction of requests at or below")
+	caption := fmt.Sprintf("%s of the ok requests, ms on a log scale; the fraction of requests at or below each value; p50 and p99 marked (%s); %s", name, method, window)
+	p := newPlot(name+" distribution", name+" (ms, log scale)", "fraction of requests at or below")
 	logAxis(p)
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Left, p.Legend.Top = false, false // bottom right, under the flat tail
-	drawn := 0
+	drawn, zeros := 0, 0
 	for i, s := range series {
-		pts := CDF(s.Values)
-		if len(pts) == 0 || pts[0].X <= 0 {
-			continue // a log axis cannot show 0
+		all := CDF(s.Values)
+		pts := all[:0:0]
+		for _, pt := range all {
+			if pt.X > 0 {
+				pts = append(pts, pt)
+			}
 		}
-		line, err := plotter.NewLine(xys(pts))
-		if err != nil {
-			return Chart{}, err
+		zeros += len(all) - len(pts)
+		if len(pts) == 0 {
+			continue
 		}
-		line.Color = colour(i)
-		line.StepStyle = plotter.PreStep
-		p.Add(line)
 		d, err := llmmetrics.Describe(s.Values, method, llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99))
 		if err != nil {
 			return Chart{}, err
 		}
-		marks := plotter.XYs{{X: millis(d.Points[0].Value), Y: 0.5}, {X: millis(d.Points[1].Value), Y: 0.99}}
-		sc, err := plotter.NewScatter(marks)
+		var marks []XY
+		for k, y := range []float64{0.5, 0.99} {
+			if v := millis(d.Points[k].Value); v > 0 {
+				marks = append(marks, XY{v, y})
+			}
+		}
+		line, err := addSeries(p, i, pts, marks, plotter.PreStep)
 		if err != nil {
 			return Chart{}, err
+		}
+		p.Legend.Add(fmt.Sprintf("%s (n=%d, p50 %s, p99 %s ms)", legendName(s.Name), d.N, ms3(d.Points[0].Value), ms3(d.Points[1].Value)), line)
+		drawn++
+	}
+	if drawn == 0 {
+		return Chart{}, fmt.Errorf("%w: no %s value above 0", ErrNoData, name)
+	}
+	if zeros > 0 {
+		caption += fmt.Sprintf("; %d values of 0 ms lie below the log axis, where each curve starts", zeros)
+	}
+	p.Y.Min, p.Y.Max = 0, 1
+	if err := finish(p); err != nil {
+		return Chart{}, err
+	}
+	return Chart{Name: metric + "_cdf", Title: name + " distribution", Caption: caption, Plot: p}, nil
+}
+
+// addSeries draws the i-th series of a chart: its line, in the i-th
+// colour, and dots at its marks. It returns the line for the legend.
+func addSeries(p *plot.Plot, i int, pts, marks []XY, step plotter.StepKind) (*plotter.Line, error) {
+	line, err := plotter.NewLine(xys(pts))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotDraw, err)
+	}
+	line.Color = colour(i)
+	line.Width = vg.Points(1.5)
+	line.StepStyle = step
+	p.Add(line)
+	if len(marks) > 0 {
+		sc, err := plotter.NewScatter(xys(marks))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 		}
 		sc.Color = colour(i)
 		sc.Shape = draw.CircleGlyph{}
 		sc.Radius = vg.Points(3)
 		p.Add(sc)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d, p50 %.1f, p99 %.1f ms)", s.Name, d.N, millis(d.Points[0].Value), millis(d.Points[1].Value)), line)
-		drawn++
 	}
-	if drawn == 0 {
-		return Chart{}, fmt.Errorf("%w: no %s values above 0", ErrNoData, name)
+	return line, nil
+}
+
+// ms3 formats a duration in milliseconds with the precision its size
+// needs: three significant figures at least.
+func ms3(d time.Duration) string {
+	v := millis(d)
+	switch a := math.Abs(v); {
+	case a >= 100 || a == 0:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	return Chart{Name: metric + "_cdf", Title: name + " distribution", Caption: caption, Plot: p}, nil
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// legendName shortens a series' name to what a legend line holds.
+func legendName(s string) string {
+	const most = 60
+	if r := []rune(s); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return s
 }
 
 // LogBins counts values in bins equally wide on a log scale over [lo,
@@ -131,12 +189,18 @@ func positiveRange(values []float64) (lo, hi float64) {
 // chunk-basis requests' gaps (not per-token), and each request's largest
 // gap, where stalls show, each as the fraction of its values per bin.
 func GapHistogram(g GapData, window string) (Chart, error) {
-	caption := fmt.Sprintf("ms, log bins; ok requests with two or more chunks; %s", window)
-	p := newPlot("Gaps between chunks, and each request's largest", caption, "gap (ms, log scale)", "fraction per bin")
+	caption := fmt.Sprintf("gaps between the text chunks of ok requests with two or more chunks, ms in 30 bins of equal width on a log scale, each line the fraction of its values per bin; %s", window)
+	p := newPlot("Gaps between chunks", "gap (ms, log scale)", "fraction per bin")
 	logAxis(p)
-	p.Legend.Top = true
 	// One set of bins for the three, so that their bars line up.
-	lo, hi := positiveRange(append(append(slices.Clone(g.Token), g.Chunk...), g.MaxGap...))
+	all := append(append(slices.Clone(g.Token), g.Chunk...), g.MaxGap...)
+	lo, hi := positiveRange(all)
+	if zeros := len(all) - countPositive(all); zeros > 0 {
+		caption += fmt.Sprintf("; %d gaps of 0 ms are not on the log axis", zeros)
+	}
+	if lo == hi {
+		return Chart{}, fmt.Errorf("%w: every gap is %g ms, a histogram of one value", ErrCannotDraw, lo)
+	}
 	drawn := 0
 	for i, s := range []struct {
 		name   string
@@ -153,9 +217,10 @@ func GapHistogram(g GapData, window string) (Chart, error) {
 		}
 		line, err := plotter.NewLine(xys(pts))
 		if err != nil {
-			return Chart{}, err
+			return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 		}
 		line.Color = colour(i)
+		line.Width = vg.Points(1.5)
 		if s.dashed {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
@@ -165,6 +230,9 @@ func GapHistogram(g GapData, window string) (Chart, error) {
 	}
 	if drawn == 0 {
 		return Chart{}, fmt.Errorf("%w: no gaps", ErrNoData)
+	}
+	if err := finish(p); err != nil {
+		return Chart{}, err
 	}
 	return Chart{Name: "gaps", Title: "Gap distribution", Caption: caption, Plot: p}, nil
 }
@@ -177,7 +245,7 @@ func Decomposition(stacks []Stack, caption string) (Chart, error) {
 	if len(stacks) == 0 {
 		return Chart{}, fmt.Errorf("%w: no request to decompose", ErrNoData)
 	}
-	p := newPlot("Latency of one request, by part", caption, "ms", "")
+	p := newPlot("Latency by part", "time from the request's send (ms)", "")
 	var order []string
 	for _, s := range stacks {
 		for _, part := range s.Parts {
@@ -215,9 +283,10 @@ func Decomposition(stacks []Stack, caption string) (Chart, error) {
 		labels[i] = s.Label
 	}
 	p.NominalY(labels...)
-	// Room above the bars for the legend.
-	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = -0.6, float64(len(stacks))+0.6
+	p.Y.Min, p.Y.Max = -0.6, float64(len(stacks))-0.4
+	if err := finish(p); err != nil {
+		return Chart{}, err
+	}
 	return Chart{Name: "decomposition", Title: "Latency decomposition", Caption: caption, Plot: p}, nil
 }
 
@@ -248,13 +317,13 @@ func newErrPoints(pts []ErrPoint) errPoints {
 // SweepLatency draws a latency metric's p50 and p99 against the sweep's
 // level, each the median across the level's runs with its MAD as an error
 // bar.
-func SweepLatency(sw *llmmetrics.Sweep, metric string) (Chart, error) {
+func SweepLatency(sw *compare.Sweep, metric string) (Chart, error) {
 	name := metricNames[metric]
 	if name == "" {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
 	}
-	caption := fmt.Sprintf("ms; each point the median across a level's runs of the per-run percentile, bars ±MAD; %s", sweepWindow(sw))
-	p := newPlot(name+" against "+sw.Kind, caption, sweepAxis(sw), name+" (ms)")
+	caption := fmt.Sprintf("%s p50 and p99 in ms against the %s; each point the median across a level's runs of the per-run percentile (never an average of percentiles), bars ±MAD; %s", name, sw.Kind, sweepWindow(sw))
+	p := newPlot(name+" by "+sw.Kind, sweepAxis(sw), name+" (ms)")
 	drawn := 0
 	for i, q := range []string{"p50", "p99"} {
 		pts := SweepPoints(sw, metric+" "+q)
@@ -264,60 +333,134 @@ func SweepLatency(sw *llmmetrics.Sweep, metric string) (Chart, error) {
 		e := newErrPoints(pts)
 		line, scatter, err := plotter.NewLinePoints(e)
 		if err != nil {
-			return Chart{}, err
+			return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 		}
 		line.Color, scatter.Color = colour(i), colour(i)
 		bars, err := plotter.NewYErrorBars(e)
 		if err != nil {
-			return Chart{}, err
+			return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 		}
 		bars.Color = colour(i)
 		p.Add(line, scatter, bars)
-		p.Legend.Add(name+" "+q, line, scatter)
+		p.Legend.Add(name+" "+q+" (median of runs ±MAD)", line, scatter)
 		drawn++
 	}
 	if drawn == 0 {
 		return Chart{}, fmt.Errorf("%w: the sweep has no %s", ErrNoData, name)
+	}
+	if err := finish(p); err != nil {
+		return Chart{}, err
 	}
 	return Chart{Name: "sweep_" + metric, Title: name + " by level", Caption: caption, Plot: p}, nil
 }
 
 // ThroughputLatencyCurve draws the sweep's output tokens a second against
 // its p99 latency (latency "e2e p99" or "ttft p99"), a point per level,
-// labelled with the level.
-func ThroughputLatencyCurve(sw *llmmetrics.Sweep, latency string) (Chart, error) {
-	pts := ThroughputLatency(sw, latency)
+// labelled with the level; the SLO's limit on that metric as a vertical
+// line, where the sweep has one; and, where c brackets the capacity, the
+// band between the last level meeting the target and the first missing it,
+// shaded.
+func ThroughputLatencyCurve(sw *compare.Sweep, latency string, c *compare.Capacity) (Chart, error) {
+	metric, q, _ := strings.Cut(latency, " ")
+	name := metricNames[metric]
+	if name == "" {
+		return Chart{}, fmt.Errorf("charts: unknown metric %q", latency)
+	}
+	pts, levels := throughputLatency(sw, latency)
+	labels := make([]string, len(levels))
+	for i, l := range levels {
+		labels[i] = strconv.FormatFloat(l, 'g', -1, 64)
+	}
 	if len(pts) == 0 {
 		return Chart{}, fmt.Errorf("%w: the sweep has no %s and output rate", ErrNoData, latency)
 	}
-	caption := fmt.Sprintf("medians across each level's runs; labels are the %s; %s", sw.Kind, sweepWindow(sw))
-	metric, q, _ := strings.Cut(latency, " ")
-	p := newPlot("Throughput against latency", caption, fmt.Sprintf("%s %s (ms)", metricNames[metric], q), "output tokens/s")
+	caption := fmt.Sprintf("output tokens/s against %s %s in ms, a point per level labelled with its %s, each the median across the level's runs; %s", name, q, sw.Kind, sweepWindow(sw))
+	p := newPlot("Throughput against "+name+" "+q, fmt.Sprintf("%s %s (ms)", name, q), "output tokens/s")
 	line, scatter, err := plotter.NewLinePoints(xys(pts))
 	if err != nil {
-		return Chart{}, err
+		return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 	}
 	line.Color, scatter.Color = colour(0), colour(0)
-	labels := make([]string, 0, len(pts))
-	for _, lv := range sw.Levels {
-		_, ok1 := lv.Figure(latency)
-		_, ok2 := lv.Figure("output_tokens_per_s")
-		if ok1 && ok2 {
-			labels = append(labels, fmt.Sprintf(" %g", lv.Level))
+	line.Width = vg.Points(1.5)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for _, pt := range pts {
+		ylo, yhi = min(ylo, pt.Y), max(yhi, pt.Y)
+	}
+	if c != nil && c.Passing != nil && c.Failing != nil {
+		var x0, x1 *float64
+		for i, lv := range levels {
+			if lv == *c.Passing {
+				x0 = &pts[i].X
+			}
+			if lv == *c.Failing {
+				x1 = &pts[i].X
+			}
 		}
+		if x0 != nil && x1 != nil && *x0 != *x1 {
+			lo, hi := min(*x0, *x1), max(*x0, *x1)
+			band, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: ylo}, {X: hi, Y: ylo}, {X: hi, Y: yhi}, {X: lo, Y: yhi}})
+			if err != nil {
+				return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
+			}
+			band.Color = color.RGBA{R: 0xff, G: 0xd8, B: 0x80, A: 0xff}
+			band.LineStyle.Width = 0
+			p.Add(band)
+			p.Legend.Add(fmt.Sprintf("capacity bracket: %s %g meets the target %g, %g misses it", sw.Kind, *c.Passing, c.Target, *c.Failing), band)
+			caption += "; the shaded band lies between the last level meeting the attainment target and the first missing it"
+		}
+	}
+	p.Add(line, scatter)
+	p.Legend.Add(fmt.Sprintf("output tokens/s at %s %s", name, q), line, scatter)
+	if limit := sloLimit(sw.SLO, metric); limit > 0 {
+		x := millis(limit)
+		v, err := plotter.NewLine(plotter.XYs{{X: x, Y: ylo}, {X: x, Y: yhi}})
+		if err != nil {
+			return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
+		}
+		v.Color = color.RGBA{R: 0xcc, A: 0xff}
+		v.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(v)
+		p.Legend.Add(fmt.Sprintf("SLO: %s ≤ %s ms, per request", name, ms3(limit)), v)
+		caption += fmt.Sprintf("; the dashed line is the SLO's per-request limit on %s, against which the p99 is read", name)
 	}
 	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys(pts), Labels: labels})
 	if err != nil {
+		return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
+	}
+	for i := range lab.TextStyle {
+		lab.TextStyle[i].Font.Size = vg.Points(8)
+		lab.TextStyle[i].Font.Variant = sans
+	}
+	lab.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(-10)}
+	p.Add(lab)
+	if err := finish(p); err != nil {
 		return Chart{}, err
 	}
-	p.Add(line, scatter, lab)
-	return Chart{Name: "throughput_latency", Title: "Throughput–latency curve", Caption: caption, Plot: p}, nil
+	return Chart{Name: "throughput_" + metric, Title: "Throughput against " + name + " " + q, Caption: caption, Plot: p}, nil
+}
+
+// sloLimit returns the SLO's limit on a metric, 0 when it sets none.
+func sloLimit(slo *llmmetrics.SLO, metric string) time.Duration {
+	if slo == nil {
+		return 0
+	}
+	switch metric {
+	case "ttft":
+		return slo.TTFT
+	case "tpot":
+		return slo.TPOT
+	case "e2e":
+		return slo.E2E
+	case "max_gap":
+		return slo.MaxGap
+	}
+	return 0
 }
 
 // Attainment draws the SLO attainment against the sweep's level (median
 // ± MAD), the target as a horizontal line and, where the capacity has
 // them, the bracket's ends as vertical lines.
-func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
+func Attainment(sw *compare.Sweep, c *compare.Capacity) (Chart, error) {
 	pts := SweepPoints(sw, "attainment")
 	if len(pts) == 0 {
 		return Chart{}, fmt.Errorf("%w: the sweep has no attainment (no SLO)", ErrNoData)
@@ -326,23 +469,24 @@ func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
 	if sw.SLO != nil {
 		slo = " against SLO " + sw.SLO.String()
 	}
-	caption := fmt.Sprintf("good / offered%s, median across each level's runs, bars ±MAD", slo)
+	caption := fmt.Sprintf("SLO attainment (good / offered)%s against the %s, median across each level's runs, bars ±MAD", slo, sw.Kind)
 	if c != nil {
 		caption += "; " + c.Reason
 	}
-	p := newPlot("SLO attainment against "+sw.Kind, caption, sweepAxis(sw), "attainment (fraction)")
-	p.Y.Min, p.Y.Max = 0, 1.05
+	p := newPlot("SLO attainment by "+sw.Kind, sweepAxis(sw), "attainment (fraction)")
 	e := newErrPoints(pts)
 	line, scatter, err := plotter.NewLinePoints(e)
 	if err != nil {
-		return Chart{}, err
+		return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 	}
 	bars, err := plotter.NewYErrorBars(e)
 	if err != nil {
-		return Chart{}, err
+		return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 	}
+	line.Color, scatter.Color, bars.Color = colour(0), colour(0), colour(0)
+	line.Width = vg.Points(1.5)
 	p.Add(line, scatter, bars)
-	p.Legend.Add("attainment", line, scatter)
+	p.Legend.Add("attainment (median of runs ±MAD)", line, scatter)
 	if c != nil {
 		target := plotter.NewFunction(func(float64) float64 { return c.Target })
 		target.Color = color.RGBA{R: 0xcc, A: 0xff}
@@ -353,9 +497,9 @@ func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
 			if end == nil {
 				continue
 			}
-			v, err := plotter.NewLine(plotter.XYs{{X: *end, Y: 0}, {X: *end, Y: 1.05}})
+			v, err := plotter.NewLine(plotter.XYs{{X: *end, Y: 0}, {X: *end, Y: 1}})
 			if err != nil {
-				return Chart{}, err
+				return Chart{}, fmt.Errorf("%w: %v", ErrCannotDraw, err)
 			}
 			v.Color = colour(2 + i)
 			v.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
@@ -363,17 +507,21 @@ func Attainment(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) (Chart, error) {
 			p.Legend.Add([]string{"highest level meeting the target", "first level missing it"}[i], v)
 		}
 	}
+	if err := finish(p); err != nil {
+		return Chart{}, err
+	}
+	p.Y.Min, p.Y.Max = 0, 1
 	return Chart{Name: "attainment", Title: "SLO attainment", Caption: caption, Plot: p}, nil
 }
 
-func sweepAxis(sw *llmmetrics.Sweep) string {
+func sweepAxis(sw *compare.Sweep) string {
 	if sw.Kind == "rate" {
 		return "arrival rate (requests/s)"
 	}
 	return "concurrency (requests in flight)"
 }
 
-func sweepWindow(sw *llmmetrics.Sweep) string {
+func sweepWindow(sw *compare.Sweep) string {
 	runs := 0
 	for _, lv := range sw.Levels {
 		runs += lv.Runs
@@ -381,21 +529,15 @@ func sweepWindow(sw *llmmetrics.Sweep) string {
 	return fmt.Sprintf("%d levels, %d runs, each over its own window", len(sw.Levels), runs)
 }
 
-// wrap breaks a caption into lines of at most width characters.
-func wrap(s string, width int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
+// countPositive counts the values above 0.
+func countPositive(values []float64) int {
+	n := 0
+	for _, v := range values {
+		if v > 0 {
+			n++
 		}
-		if line != "" {
-			line += " "
-		}
-		line += w
 	}
-	return strings.Join(append(lines, line), "\n")
+	return n
 }
 
 // segments draws horizontal bars, one a request, coloured by outcome.
@@ -430,8 +572,7 @@ func Timeline(t TimelineData, caption string) (Chart, error) {
 	if len(t.Bars) == 0 {
 		return Chart{}, fmt.Errorf("%w: no request", ErrNoData)
 	}
-	p := newPlot("Timeline of the run", caption, "seconds from the first send", "request (send order); requests in flight")
-	p.Legend.Top, p.Legend.Left = true, true
+	p := newPlot("Timeline of the run", "seconds from the first send", "request (send order); in flight")
 	p.Add(segments{t.Bars})
 	seen := map[string]bool{}
 	for _, b := range t.Bars {
@@ -464,6 +605,9 @@ func Timeline(t TimelineData, caption string) (Chart, error) {
 		v.Color = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
 		p.Add(v)
 		p.Legend.Add("end of warm-up", v)
+	}
+	if err := finish(p); err != nil {
+		return Chart{}, err
 	}
 	return Chart{Name: "timeline", Title: "Timeline", Caption: caption, Plot: p}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/charts"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 const ms = time.Millisecond
@@ -23,8 +24,8 @@ func run() []llmmetrics.Record {
 }
 
 // sweep is two concurrency levels of two runs each.
-func sweep() (*llmmetrics.Sweep, *llmmetrics.Capacity) {
-	var runs []llmmetrics.LevelRun
+func sweep() (*compare.Sweep, *compare.Capacity) {
+	var runs []compare.LevelRun
 	for _, level := range []float64{1, 8} {
 		for k := range 2 {
 			var recs []llmmetrics.Record
@@ -33,11 +34,11 @@ func sweep() (*llmmetrics.Sweep, *llmmetrics.Capacity) {
 				recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, FirstText: ttft,
 					LastText: ttft + 90*ms, CompletionTokens: 10})
 			}
-			runs = append(runs, llmmetrics.LevelRun{Kind: "concurrency", Level: level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
+			runs = append(runs, compare.LevelRun{Kind: "concurrency", Level: level, Name: "r", Run: &llmmetrics.Run{Records: recs}})
 		}
 	}
 	slo := llmmetrics.SLO{TTFT: 200 * ms}
-	sw, _ := llmmetrics.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	sw, _ := compare.SweepRuns(runs, llmmetrics.Options{SLO: &slo})
 	c, _ := sw.Capacity(0.9)
 	return sw, c
 }
@@ -90,13 +91,13 @@ func ExampleLogBins() {
 func ExampleLatencyCDF() {
 	c, _ := charts.LatencyCDF("ttft", []charts.Series{{Name: "run", Values: charts.Samples(run(), "ttft")}}, llmmetrics.NearestRank, "window 0.5 s")
 	fmt.Println(c.Name, "-", c.Caption)
-	// Output: ttft_cdf - ms, log scale; ok requests; p50 and p99 marked (nearest-rank); window 0.5 s
+	// Output: ttft_cdf - TTFT of the ok requests, ms on a log scale; the fraction of requests at or below each value; p50 and p99 marked (nearest-rank); window 0.5 s
 }
 
 func ExampleGapHistogram() {
 	c, _ := charts.GapHistogram(charts.Gaps(run()), "window 0.5 s")
 	fmt.Println(c.Name, "-", c.Caption)
-	// Output: gaps - ms, log bins; ok requests with two or more chunks; window 0.5 s
+	// Output: gaps - gaps between the text chunks of ok requests with two or more chunks, ms in 30 bins of equal width on a log scale, each line the fraction of its values per bin; window 0.5 s
 }
 
 func ExampleDecomposition() {
@@ -114,17 +115,37 @@ func ExampleSweepLatency() {
 }
 
 func ExampleThroughputLatencyCurve() {
-	sw, _ := sweep()
-	c, _ := charts.ThroughputLatencyCurve(sw, "e2e p99")
+	sw, capacity := sweep()
+	c, _ := charts.ThroughputLatencyCurve(sw, "ttft p99", capacity)
 	fmt.Println(c.Name)
-	// Output: throughput_latency
+	// Output: throughput_ttft
 }
 
 func ExampleAttainment() {
 	sw, capacity := sweep()
 	c, _ := charts.Attainment(sw, capacity)
 	fmt.Println(c.Caption)
-	// Output: good / offered against SLO ttft=200ms (inclusive ≤), median across each level's runs, bars ±MAD; 90% attainment holds up to concurrency 1 and fails at 8; linear between them, it crosses at 1.7
+	// Output: SLO attainment (good / offered) against SLO ttft=200ms (inclusive ≤) against the concurrency, median across each level's runs, bars ±MAD; 90% attainment holds up to concurrency 1 and fails at 8; linear between them, it crosses at 1.7
+}
+
+// The spectrum at p0, p90 and p99: the values of three requests by
+// nearest rank are 50, 70 and 100 ms (ranks ⌈0.9·3⌉ = 3 and ⌈0.99·3⌉ = 3).
+func ExampleSpectrumPoints() {
+	pts := charts.SpectrumPoints(charts.Samples(run(), "ttft"), llmmetrics.NearestRank)
+	fmt.Println(pts[0], pts[40], pts[80])
+	// Output: {0 50} {1 100} {2 100}
+}
+
+func ExampleNines() {
+	fmt.Printf("%.0f %.0f %.0f\n", charts.Nines(0), charts.Nines(90), charts.Nines(99))
+	// Output: 0 1 2
+}
+
+func ExampleSpectrum() {
+	c, _ := charts.Spectrum("ttft", []charts.Series{{Name: "run", Values: charts.Samples(run(), "ttft")}}, llmmetrics.NearestRank,
+		llmmetrics.DefaultPercentiles, "window 0.5 s")
+	fmt.Println(c.Name, c.Title)
+	// Output: ttft_spectrum TTFT percentile spectrum
 }
 
 func ExampleTimeline() {
@@ -159,4 +180,36 @@ func ExampleWriteHTML() {
 	charts.WriteHTML(&b, charts.Page{Title: "A run", Sections: []charts.Section{{Heading: "Timeline", Charts: []charts.Chart{c}}}})
 	fmt.Println(strings.Count(b.String(), "<svg"), strings.Contains(b.String(), "<script"))
 	// Output: 1 false
+}
+
+func ExampleReportPage() {
+	s, _ := llmmetrics.Summarize(run(), llmmetrics.Options{})
+	page := charts.ReportPage("A run", s, nil, []string{"gap distribution: not drawn, no gaps"})
+	for _, sec := range page.Sections {
+		fmt.Println(sec.Heading, len(sec.Tables))
+	}
+	// Output:
+	// Run and environment 1
+	// Workload 1
+	// Latency 1
+	// Throughput 1
+	// Goodput 0
+	// Server side 0
+	// Notes 0
+	// Set aside 0
+}
+
+func ExampleSweepPage() {
+	sw, capacity := sweep()
+	page := charts.SweepPage("A sweep", sw, capacity, nil, nil, nil)
+	t := page.Sections[0].Tables[0]
+	fmt.Println(t.Head)
+	for _, row := range t.Rows[:3] {
+		fmt.Println(row)
+	}
+	// Output:
+	// [figure concurrency 1 concurrency 8]
+	// [{runs } {2 } {2 }]
+	// [{ttft p50 (ms) } {45 ±5} {325 ±5}]
+	// [{ttft p95 (ms) } {45 ±5} {325 ±5}]
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/llmmetrics/llmmetrics v0.1.0
 	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
 	gonum.org/v1/plot v0.17.0
 )
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -17,7 +16,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
-// A BreakdownPlan describes a TTFT breakdown run (the lessons' cold,
+// A BreakdownPlan describes a TTFT breakdown run (the specification's cold,
 // sequential requests per prompt length): for each length in Lengths, in
 // ascending order, Repeats requests one at a time, Settle apart, each
 // isolated from the server's prefix cache by a salt of its own.
@@ -29,7 +28,7 @@ type BreakdownPlan struct {
 	Plan
 	Lengths []int         // prompt lengths in tokens, as the server counts them
 	Repeats int           // requests per length
-	Settle  time.Duration // the pause before each request; 0: 500 ms, as the lesson
+	Settle  time.Duration // the pause before each request; 0: 500 ms, as the specification
 }
 
 // Salt names how a breakdown kept its requests out of the prefix cache.
@@ -149,7 +148,7 @@ func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) 
 	b := newBreakdowner(p)
 	out := &BreakdownOutcome{Start: b.obs.Epoch}
 
-	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], rand.New(rand.NewPCG(p.Seed, 7)))
+	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], lengths[len(lengths)-1], rand.New(rand.NewPCG(p.Seed, 7)))
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +200,8 @@ type breakdowner struct {
 }
 
 func newBreakdowner(p BreakdownPlan) *breakdowner {
-	if p.Client == nil {
-		p.Client = &http.Client{}
-	}
 	u, _ := url.Parse(p.URL)
-	return &breakdowner{p: p, obs: &observe.Observer{Client: p.Client, Epoch: time.Now()}, path: u.Path}
+	return &breakdowner{p: p, obs: &observe.Observer{Client: newClient(p.Plan), Epoch: time.Now()}, path: u.Path}
 }
 
 // send sends one request: under SaltField, the prompt as given with a

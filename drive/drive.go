@@ -1,20 +1,26 @@
 // Package drive sends a planned load of streaming requests to an LLM
 // endpoint and observes every one with the observe package: a closed loop
-// with exactly C requests in flight (the lessons' semaphore), or an open
-// loop of Poisson or gamma arrivals whose every request keeps its
+// with exactly C requests in flight (the specification's semaphore), or an
+// open loop of Poisson or gamma arrivals whose every request keeps its
 // scheduled time, so that a slow client or server cannot hide latency
 // (coordinated omission). A warm-up, by count, by duration or by the
-// lessons' rule, is sent first and marked; an interrupted run stops
-// sending, gives the requests in flight a grace period, and loses nothing it
-// measured.
+// specification's rule, is sent first and marked; an interrupted run, or
+// one whose duration ended, stops sending, gives the requests in flight a
+// grace period, and loses nothing it measured.
+//
+// Nothing is hidden: a request is never re-sent (each attempt is one
+// record, a dropped connection a failure with its reason), every request
+// has a timeout and a stall limit, and the requests sent before a run
+// (TestRequest, the sizing requests of SyntheticPrompts) are returned to be
+// kept with it, on its clock.
 package drive
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -31,16 +37,22 @@ type Plan struct {
 	URL       string      // the endpoint's full URL, e.g. http://127.0.0.1:8000/v1/chat/completions
 	API       observe.API // its wire format
 	Model     string
-	MaxTokens int                        // the requested output length; 0 leaves it to the server
-	Prompts   []string                   // used in turn; at least one
-	Extra     map[string]json.RawMessage // request fields merged over the defaults, such as ignore_eos
-	Header    http.Header                // extra request headers (an API key)
+	MaxTokens int // the requested output length; 0 leaves it to the server
+	// MaxTokensEach, when set, gives each prompt its own output length
+	// (request k takes MaxTokensEach[k mod its length]), as a length
+	// spread does; MaxTokens is then unused.
+	MaxTokensEach []int
+	Prompts       []string                   // used in turn; at least one
+	Extra         map[string]json.RawMessage // request fields merged over the defaults, such as ignore_eos
+	Header        http.Header                // extra request headers (an API key)
 
 	// The measured part: Requests requests, or as many as Duration allows.
 	Requests int
 	Duration time.Duration
 
-	// Concurrency is the closed loop's number of requests in flight. With
+	// Concurrency is the closed loop's number of requests in flight (after
+	// a failure, the slot waits: 10 ms, doubling with each failure in a
+	// row, at most 1 s, so that instant failures are not re-sent at once). With
 	// Rate, it caps an open loop's requests in flight instead (0: no cap);
 	// a request that waits for a slot is late, and its lateness is kept.
 	Concurrency int
@@ -52,9 +64,34 @@ type Plan struct {
 
 	Warmup Warmup
 
-	Timeout time.Duration // for each request; 0: none
-	Grace   time.Duration // for requests in flight after an interrupt; 0: 10 s
-	Client  *http.Client  // nil: a client whose pool holds Concurrency connections
+	// Timeout bounds each request, from its call to its stream's end, and
+	// Stall the time without a byte from the server; 0 takes
+	// DefaultTimeout and DefaultStall, a negative value none.
+	Timeout, Stall time.Duration
+	// Grace is how long requests in flight may finish after sending stopped
+	// early: an interrupt, or the end of Duration. 0: 10 s. Closing Abort
+	// ends it at once.
+	Grace  time.Duration
+	Abort  <-chan struct{}
+	Client *http.Client // nil: a client of the plan's own (see KeepAlive)
+	// KeepAlive reuses connections between requests. Without it each
+	// request has a connection of its own (its setup is the client's wait,
+	// never inside TTFT): servers such as llama.cpp's close a kept-alive
+	// connection as the next request is written on it, and since a request
+	// is never re-sent (each attempt is one record), that request would be
+	// a failure. With KeepAlive it is, with its reason.
+	KeepAlive bool
+
+	// Epoch is the run's clock zero, where Record.Sent is 0; zero: when Run
+	// begins. A caller that sends requests of its own before the run
+	// (SyntheticPrompts, TestRequest) gives them and Run one epoch.
+	Epoch time.Time
+	// OnResult, when set, is given every request as it ends, one at a time
+	// (never concurrently), in the order they end: where a caller writes
+	// each record as it comes.
+	OnResult func(*observe.Result)
+
+	now func() time.Time // the records' clock; nil: time.Now (tests give a fake)
 
 	// Progress, when set, is called about four times a second.
 	Progress func(Progress)
@@ -130,6 +167,8 @@ func Check(p Plan) error {
 		return errors.New("drive: give either a number of requests or a duration")
 	case p.Requests < 0 || p.Duration < 0 || p.Concurrency < 0 || p.Rate < 0 || p.MaxTokens < 0:
 		return errors.New("drive: a negative count, duration, concurrency, rate or max_tokens")
+	case math.IsNaN(p.Rate) || math.IsInf(p.Rate, 0) || math.IsNaN(p.Burstiness) || math.IsInf(p.Burstiness, 0) || p.Burstiness < 0:
+		return fmt.Errorf("drive: rate %v and burstiness %v: want finite, non-negative numbers", p.Rate, p.Burstiness)
 	case p.Rate == 0 && p.Concurrency == 0:
 		return errors.New("drive: give a concurrency (closed loop) or a rate (open loop)")
 	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):
@@ -146,6 +185,10 @@ type runner struct {
 	arrivals *arrivals
 	slots    chan struct{} // nil: no cap
 
+	hard context.Context // the requests' context: ends with the grace period
+	stop context.Context // the run's context: ends when sending stops early
+	emit sync.Mutex      // serializes Plan.OnResult
+
 	mu        sync.Mutex
 	results   []*observe.Result
 	measured  int // measured requests finished
@@ -155,17 +198,12 @@ type runner struct {
 	warmRecs  []llmmetrics.Record // finished warm-up records, for Auto
 	steady    chan struct{}       // closed when Auto found steady state
 	steadyMsg string
+	failRun   int // failures in a row, for the closed loop's back-off
 }
 
 func newRunner(p Plan) (*runner, error) {
-	client := p.Client
-	if client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
-		client = &http.Client{Transport: tr}
-	}
 	u, _ := url.Parse(p.URL)
-	r := &runner{p: p, obs: &observe.Observer{Client: client}, path: u.Path, steady: make(chan struct{})}
+	r := &runner{p: p, obs: &observe.Observer{Client: newClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
 	if p.Rate > 0 {
 		a, err := newArrivals(p.Rate, p.Burstiness, p.Seed)
 		if err != nil {
@@ -187,40 +225,59 @@ func newRunner(p Plan) (*runner, error) {
 	return r, nil
 }
 
+// errGraceOver is the cause given to requests cancelled when the grace
+// period ran out.
+var errGraceOver = errors.New("still in flight when the grace period after sending stopped ran out")
+
 func (r *runner) run(ctx context.Context) *Outcome {
 	grace := r.p.Grace
 	if grace == 0 {
 		grace = 10 * time.Second
 	}
-	// Requests run under hard, which ends Grace after ctx does.
-	hard, cancelHard := context.WithCancel(context.Background())
-	defer cancelHard()
+	// Requests run under hard, which ends Grace after sending stopped early
+	// (ctx ended, or the duration did), or at once when Abort is closed.
+	hard, cancelHard := context.WithCancelCause(context.Background())
+	defer cancelHard(nil)
+	r.hard, r.stop = hard, ctx
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	stopSending := func() { stopOnce.Do(func() { close(stopped) }) }
 	go func() {
 		select {
 		case <-ctx.Done():
-			t := time.NewTimer(grace)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				cancelHard()
-			case <-hard.Done():
-			}
+		case <-stopped:
+		case <-hard.Done():
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelHard(errGraceOver)
+		case <-r.p.Abort:
+			cancelHard(errors.New("still in flight when a second interrupt ended the grace period"))
 		case <-hard.Done():
 		}
 	}()
-	start := time.Now()
-	r.obs.Epoch = start
+	start := r.obs.Epoch
+	if start.IsZero() {
+		start = time.Now()
+		r.obs.Epoch = start
+	}
 	out := &Outcome{Start: start}
-	stopProgress := r.progress(start)
+	stopProgress := r.progress(time.Now())
 	var wg sync.WaitGroup
-	out.Warmup = r.phase(ctx, hard, &wg, true)
+	out.Warmup = r.phase(ctx, &wg, true)
 	wg.Wait() // the warm-up drains before the measured part
 	out.MeasureStart = time.Now()
 	if r.p.OnMeasure != nil {
 		r.p.OnMeasure(true)
 	}
 	if ctx.Err() == nil {
-		r.phase(ctx, hard, &wg, false)
+		r.phase(ctx, &wg, false)
+		if r.p.Duration > 0 {
+			stopSending() // the duration is over: the requests in flight get the grace
+		}
 	}
 	wg.Wait()
 	out.MeasureEnd = time.Now()
@@ -234,8 +291,8 @@ func (r *runner) run(ctx context.Context) *Outcome {
 }
 
 // phase dispatches the warm-up or the measured requests; it returns how
-// the warm-up ended.
-func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool) string {
+// the warm-up ended. It stops when ctx ends, or at the phase's duration.
+func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) string {
 	w := r.p.Warmup
 	count, dur := r.p.Requests, r.p.Duration
 	if warm {
@@ -249,6 +306,12 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 		}
 	}
 	began := time.Now()
+	sendCtx := ctx
+	if dur > 0 {
+		var cancel context.CancelFunc
+		sendCtx, cancel = context.WithDeadline(ctx, began.Add(dur))
+		defer cancel()
+	}
 	var next time.Duration // the open loop's next arrival, from the epoch
 	if r.arrivals != nil {
 		next = began.Sub(r.obs.Epoch)
@@ -262,19 +325,19 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 			if dur > 0 && r.obs.Epoch.Add(at).Sub(began) > dur {
 				break
 			}
-			if !sleepUntil(ctx, r.obs.Epoch.Add(at)) {
+			if !sleepUntil(sendCtx, r.obs.Epoch.Add(at)) {
 				break
 			}
-		} else if dur > 0 && time.Since(began) >= dur {
+		} else if sendCtx.Err() != nil {
 			break
 		}
 		if warm && w.Auto && r.isSteady() {
 			break
 		}
-		if r.slots != nil && !r.acquire(ctx, warm) {
+		if r.slots != nil && !r.acquire(sendCtx, warm) {
 			break
 		}
-		if ctx.Err() != nil || r.arrivals == nil && dur > 0 && time.Since(began) >= dur {
+		if sendCtx.Err() != nil {
 			r.release() // the time ran out while waiting for a slot
 			break
 		}
@@ -283,7 +346,7 @@ func (r *runner) phase(ctx, hard context.Context, wg *sync.WaitGroup, warm bool)
 		go func() {
 			defer wg.Done()
 			defer r.release()
-			r.issue(hard, res, sched, warm)
+			r.issue(res, sched, warm)
 		}()
 	}
 	if warm && w.Auto {
@@ -338,10 +401,14 @@ func (r *runner) reserve() *observe.Result {
 }
 
 // issue sends one request and fills res.
-func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Duration, warm bool) {
+func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
-	*res = *send(ctx, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], r.p.MaxTokens, id, warm)
+	maxTokens := r.p.MaxTokens
+	if each := r.p.MaxTokensEach; len(each) > 0 {
+		maxTokens = each[(n-1)%len(each)]
+	}
+	*res = *send(r.hard, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], maxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to
@@ -349,16 +416,28 @@ func (r *runner) issue(ctx context.Context, res *observe.Result, sched *time.Dur
 		rec.Client.Scheduled, rec.Client.HasSchedule = *sched, true
 	}
 	r.done(res, warm)
+	r.backOff(rec.Status == llmmetrics.StatusOK)
+	if r.p.OnResult != nil {
+		r.emit.Lock()
+		r.p.OnResult(res)
+		r.emit.Unlock()
+	}
 }
 
 // send sends one request of the plan under its timeout and returns what
 // was observed, always with a record: a request that could not be sent at
 // all is an error record stamped now. The record is named id, marked
-// warm-up or not, with its max_tokens.
+// warm-up or not, with its max_tokens. A request cancelled with a cause
+// (the grace period ran out) says so in its message.
 func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt string, maxTokens int, id string, warm bool) *observe.Result {
-	if p.Timeout > 0 {
+	parent := ctx
+	timeout := p.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	req, err := newRequest(ctx, p, path, prompt, maxTokens)
@@ -376,31 +455,50 @@ func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt strin
 	if rec.Client == nil { // never sent: no observation
 		rec.Client = &llmmetrics.ClientSide{}
 	}
+	if rec.Status == llmmetrics.StatusCancelled {
+		if cause := context.Cause(parent); cause != nil && cause != context.Canceled {
+			rec.Message = cause.Error() + " (" + rec.Message + ")"
+		}
+	}
+	if rec.Status == llmmetrics.StatusTimeout && timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+		rec.Message = fmt.Sprintf("past the request timeout of %v (%s)", timeout, rec.Message)
+	}
 	return res
 }
 
-// newRequest builds the streaming request of the plan for one prompt.
-func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
-	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
-	if err != nil {
-		return nil, err
+// Back-off of a closed loop after failures: the slot of a failed request
+// waits backoffBase·2^(k−1) after the k-th failure in a row (at most
+// backoffMax) before the next request takes it, so that a server failing
+// at once is not sent thousands of instant failures. An open loop keeps
+// its schedule.
+const (
+	backoffBase = 10 * time.Millisecond
+	backoffMax  = time.Second
+)
+
+// backOff holds the caller's slot after a failure in a closed loop.
+func (r *runner) backOff(ok bool) {
+	if r.arrivals != nil {
+		return
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
+	r.mu.Lock()
+	if ok {
+		r.failRun = 0
+		r.mu.Unlock()
+		return
 	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, vs := range p.Header {
-		req.Header[k] = slices.Clone(vs)
+	r.failRun++
+	d := backoffMax
+	if r.failRun <= 7 {
+		d = min(backoffMax, backoffBase<<(r.failRun-1))
 	}
-	// Replayable: when the server closed a kept-alive connection just as
-	// the request was written to it (llama.cpp's server does), nothing
-	// reached the server, and Go's transport sends it again on a new
-	// connection instead of failing it. An empty key marks the request so
-	// without sending a header; the send time is the write that got
-	// through.
-	req.Header["X-Idempotency-Key"] = nil
-	return req, nil
+	r.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stop.Done():
+	}
 }
 
 // done counts a finished request and, in Auto warm-up, asks the rule

@@ -3,6 +3,7 @@ package drive_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -76,12 +77,26 @@ func ExampleSyntheticPrompts() {
 		fmt.Println(err)
 		return
 	}
-	// The server counts words + 3. The two preflight requests, of 100
-	// and 200 words after a salt word, got 104 and 204 prompt tokens: 1 a
-	// word and 4 for the template and salt, so a prompt of 100 tokens is
-	// a salt and 96 words.
+	// The server counts words + 3. The two preflight requests, of one
+	// and two words after a salt word, got 5 and 6 prompt tokens: 1 a word
+	// and 4 for the template and salt, so a prompt of 100 tokens is a
+	// salt and 96 words. The sizing requests are never longer than the
+	// prompts they size.
 	fmt.Println(len(prompts), len(strings.Fields(prompts[0])), preflight[0].Record.PromptTokens, preflight[1].Record.PromptTokens)
-	// Output: 3 97 104 204
+
+	// A prompt shorter than a one-word prompt cannot be made.
+	_, _, _, err = drive.SyntheticPrompts(context.Background(), p, 4, 3)
+	fmt.Println(err)
+	// Output:
+	// 3 97 5 6
+	// drive: prompts of 4 tokens are shorter than the smallest this server allows: a one-word prompt counts 5 tokens (the chat template and the 8-character salt)
+}
+
+// TooShortError gives the template's own size.
+func ExampleTooShortError_Error() {
+	err := &drive.TooShortError{Tokens: 10, Smallest: 31}
+	fmt.Println(err)
+	// Output: drive: prompts of 10 tokens are shorter than the smallest this server allows: a one-word prompt counts 31 tokens (the chat template and the 8-character salt)
 }
 
 func ExampleBreakdown() {
@@ -170,4 +185,46 @@ func ExampleSearchOutcome_MedianAttainment() {
 		SLO: llmmetrics.SLO{TTFT: time.Second}})
 	fmt.Println(out.MedianAttainment(50))
 	// Output: 1 3
+}
+
+// A test request before the run stops it at once with the server's words
+// when the URL, the model or the key is wrong.
+func ExampleTestRequest() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"model 'm' not found"}}`, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	_, err := drive.TestRequest(context.Background(), drive.Plan{
+		URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Prompts: []string{"Hello"},
+	})
+	fmt.Println(err)
+	var re *drive.RequestError
+	if errors.As(err, &re) {
+		fmt.Println(re.HTTPStatus)
+	}
+	// Output:
+	// drive: the test request failed: error: HTTP 404: model 'm' not found
+	// 404
+}
+
+// Prompts of lengths of their own, sized by one calibration.
+func ExampleSizedPrompts() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	prompts, _, note, err := drive.SizedPrompts(context.Background(), p, []int{50, 100, 75})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The server counts words + 3: a salt and 46, 96 and 71 words.
+	var counts []string
+	for _, pr := range prompts {
+		counts = append(counts, fmt.Sprint(len(strings.Fields(pr))+3))
+	}
+	fmt.Println(strings.Join(counts, " "))
+	fmt.Println(note)
+	// Output:
+	// 50 100 75
+	// prompts of 46 to 96 words, sized by two preflight requests (one word, two words) for 50 to 100 prompt tokens as the server counts them (1 tokens a word, 4 for the template and salt); the report gives the counts the server returned
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -29,6 +30,8 @@ type Search struct {
 	Repeats   int     // runs at each end of the bracket; 0: 3
 	Width     float64 // the relative bracket width to stop at; 0: 0.05
 	MaxProbes int     // probes before the repeats; 0: 12
+
+	run func(context.Context, Plan) (*Outcome, error) // nil: Run; tests give a fake
 }
 
 // A Probe is one run of a search at one level.
@@ -112,7 +115,11 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 		} else {
 			q.Rate = level
 		}
-		o, err := Run(ctx, q)
+		runPlan := s.run
+		if runPlan == nil {
+			runPlan = Run
+		}
+		o, err := runPlan(ctx, q)
 		if err != nil {
 			return false, err
 		}
@@ -199,7 +206,7 @@ func (o *SearchOutcome) MedianAttainment(level float64) (float64, int) {
 	if len(xs) == 0 {
 		return math.NaN(), 0
 	}
-	sp, _ := llmmetrics.MedianMAD(xs)
+	sp, _ := compare.MedianMAD(xs)
 	return sp.Median, len(xs)
 }
 

@@ -3,9 +3,6 @@ package drive
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,35 +12,35 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// loadServer answers each chat request after 30 ms for every request
-// waiting for its first token at its arrival, itself included. In a
-// closed loop of C the first C requests arrive one by one and see 1 … C;
-// after them every arrival sees the other C − 1 still waiting, so its TTFT
-// is about C·30 ms.
-func loadServer(t *testing.T) *httptest.Server {
-	var waiting atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := waiting.Add(1)
-		time.Sleep(time.Duration(n) * 30 * time.Millisecond)
-		waiting.Add(-1) // before the client can see the reply
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"length\"}]}\n\n")
-		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+// fakeLoad stands for a server whose TTFT depends only on the load: a
+// probe of 12 requests at concurrency C ≤ 4 has every TTFT 30·C ms; above
+// 4, the first four requests 120 ms and the other eight 150 ms. It makes
+// the records on a fake clock, so no verdict depends on the machine's
+// speed.
+func fakeLoad(_ context.Context, p Plan) (*Outcome, error) {
+	out := &Outcome{}
+	c := p.Concurrency
+	for i := range p.Requests {
+		ttft := time.Duration(30*min(c, 4)) * time.Millisecond
+		if c > 4 && i >= 4 {
+			ttft = 150 * time.Millisecond
+		}
+		sent := time.Duration(i) * time.Second
+		out.Results = append(out.Results, &observe.Result{Record: llmmetrics.Record{
+			ID: fmt.Sprint(i + 1), Sent: sent, Chunks: []time.Duration{ttft, ttft + time.Millisecond}, CompletionTokens: 2, PromptTokens: 3,
+		}, UsageKnown: true})
+	}
+	return out, nil
 }
 
-// With an SLO of TTFT ≤ 135 ms, concurrency 4 (at most 120 ms) meets it
-// for every request; at 5 only the first 4 requests (30 … 120 ms) do, and
-// the other 8 (150 ms) do not: attainment 4/12. The search doubles 1, 2,
-// 4, 8 (fails), bisects 6 and 5 (both fail), stops at adjacent
+// With an SLO of TTFT ≤ 135 ms, concurrency 4 meets it for every request;
+// at 5 only the first 4 requests do (attainment 4/12). The search doubles
+// 1, 2, 4, 8 (fails), bisects 6 and 5 (both fail), stops at adjacent
 // concurrencies 4 and 5, and runs each twice more.
 func TestSearchCapacity(t *testing.T) {
-	srv := loadServer(t)
-	p := Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 2, Prompts: []string{"hi"}, Requests: 12}
-	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: llmmetrics.SLO{TTFT: 135 * time.Millisecond}})
+	slo := llmmetrics.SLO{TTFT: 135 * time.Millisecond}
+	p := Plan{URL: "http://127.0.0.1:1/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 2, Prompts: []string{"hi"}, Requests: 12}
+	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, run: fakeLoad})
 	require.NoError(t, err)
 	var levels []float64
 	for _, pr := range out.Probes {
@@ -63,11 +60,24 @@ func TestSearchCapacity(t *testing.T) {
 	assert.Len(t, out.Results(), 10*12, "every request of every probe")
 
 	// A ceiling that passes: the capacity is at least it, never beyond.
-	out, err = SearchCapacity(context.Background(), p, Search{Kind: "concurrency", Max: 3, Repeats: 1, SLO: llmmetrics.SLO{TTFT: 135 * time.Millisecond}})
+	out, err = SearchCapacity(context.Background(), p, Search{Kind: "concurrency", Max: 3, Repeats: 1, SLO: slo, run: fakeLoad})
 	require.NoError(t, err)
 	assert.Equal(t, 3.0, *out.Passing)
 	assert.Nil(t, out.Failing)
 	assert.Contains(t, out.Reason, "not extrapolated")
+}
+
+// The search runs its probes through Run against a real server: a fake
+// that answers at once, so every level meets a generous SLO.
+func TestSearchRunsProbes(t *testing.T) {
+	f := newFake(t, constant(0), 0)
+	p := plan(f.URL)
+	p.Requests = 3
+	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", Max: 2, Repeats: 1, SLO: llmmetrics.SLO{TTFT: time.Minute}})
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, *out.Passing)
+	assert.Len(t, out.Results(), 6)
+	assert.Equal(t, int64(6), f.served.Load())
 }
 
 func TestSearchErrors(t *testing.T) {

@@ -58,7 +58,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 		if err != nil && err != io.EOF {
 			return nil, &FieldError{Tool: AIPerf, Line: line, Offset: -1, Err: err}
 		}
-		if t := bytes.TrimSpace(bytes.TrimPrefix(b, bom)); len(t) > 0 {
+		if t := bytes.TrimSpace(bytes.TrimPrefix(b, lineio.BOM)); len(t) > 0 {
 			rec, ferr := parseAIPerfLine(t, line)
 			if ferr != nil {
 				return nil, ferr
@@ -470,4 +470,37 @@ func readAIPerfSummary(r io.Reader) ([]Figure, error) {
 		}
 	}
 	return figs, nil
+}
+
+// ReadLoad reads the load a tool's summary file states, where the tool
+// writes its run's settings there and not in its per-request file:
+// AIPerf's profile_export_aiperf.json, whose input_config.loadgen gives a
+// request_rate (requests a second) or a concurrency. ok is false when the
+// file states neither, or the tool keeps no settings in a summary file.
+func ReadLoad(tool Tool, r io.Reader) (l Load, ok bool, err error) {
+	if tool != AIPerf {
+		return Load{}, false, nil
+	}
+	var doc struct {
+		Config *struct {
+			Loadgen struct {
+				Concurrency *float64 `json:"concurrency"`
+				RequestRate *float64 `json:"request_rate"`
+			} `json:"loadgen"`
+		} `json:"input_config"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return Load{}, false, &FieldError{Tool: AIPerf, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	}
+	if doc.Config == nil {
+		return Load{}, false, nil
+	}
+	g := doc.Config.Loadgen
+	switch {
+	case g.RequestRate != nil && *g.RequestRate > 0 && !math.IsInf(*g.RequestRate, 0):
+		return Load{Kind: "rate", Level: *g.RequestRate}, true, nil
+	case g.Concurrency != nil && *g.Concurrency > 0:
+		return Load{Kind: "concurrency", Level: *g.Concurrency}, true, nil
+	}
+	return Load{}, false, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // Finding where an array of arrays of numbers ends, on every core. The
@@ -78,7 +80,7 @@ func searchChunk(b []byte, lo, hi int) endEvent {
 		if j < 0 {
 			break
 		}
-		k := skipSpace(b, pos+j+1)
+		k := jsontok.Space(b, pos+j+1)
 		switch {
 		case k < len(b) && b[k] == ']':
 			return endEvent{at: k}

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // endOneByOne is the plain search arrayEnd shares out: each ']' in turn,
@@ -14,7 +16,7 @@ func endOneByOne(b []byte, from int) (int, bool) {
 		if b[i] != ']' {
 			continue
 		}
-		k := skipSpace(b, i+1)
+		k := jsontok.Space(b, i+1)
 		switch {
 		case k < len(b) && b[k] == ']':
 			return k, true

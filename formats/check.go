@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // This file holds the checks every importer applies to what it reads: a
@@ -84,13 +85,11 @@ func decodeDocument(tool Tool, r io.Reader, v any) error {
 	return nil
 }
 
-var bom = []byte("\xef\xbb\xbf")
-
 // skipBOM returns a reader of r without a leading UTF-8 byte order mark.
 func skipBOM(r io.Reader) io.Reader {
-	head := make([]byte, len(bom))
+	head := make([]byte, len(lineio.BOM))
 	n, err := io.ReadFull(r, head)
-	if n == len(bom) && bytes.Equal(head, bom) {
+	if n == len(lineio.BOM) && bytes.Equal(head, lineio.BOM) {
 		return r
 	}
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

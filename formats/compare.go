@@ -50,10 +50,6 @@ func Compare(f *File, opt llmmetrics.Options) (*Comparison, error) {
 		return nil, err
 	}
 	opt.Percentiles = comparePercentiles
-	if opt.Window == 0 {
-		opt.Window = f.Window
-		opt.NoSendTimes = f.NoSendTimes
-	}
 	opt.Notes = f.Notes
 	s, err := run.Summarize(opt)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // Tools lists the tools whose files this package reads.
@@ -71,7 +73,7 @@ func DetectSummary(head []byte) (Tool, string, bool) {
 // value's first byte ('{' or '['; 0 when the head is not JSON). A head cut
 // off in the middle gives the keys up to the cut.
 func headKeys(head []byte) (map[string]bool, byte) {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, lineio.BOM), " \t\r\n")
 	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
 		return nil, 0
 	}
@@ -132,21 +134,35 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 		}
 		tool = t
 	}
-	switch tool {
-	case VLLM:
-		return ReadVLLM(r)
-	case SGLang:
-		return ReadSGLang(r)
-	case AIPerf:
-		return ReadAIPerf(r)
-	case LLMPerf:
-		return ReadLLMPerf(r)
-	case GuideLLM:
-		return ReadGuideLLM(r)
-	case GenAIPerf:
-		return ReadGenAIPerf(r)
+	read := map[Tool]func(io.Reader) (*File, error){VLLM: ReadVLLM, SGLang: ReadSGLang, AIPerf: ReadAIPerf,
+		LLMPerf: ReadLLMPerf, GuideLLM: ReadGuideLLM, GenAIPerf: ReadGenAIPerf}[tool]
+	if read == nil {
+		return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 	}
-	return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
+	f, err := read(r)
+	if err == nil && f.Benchmarks == 0 {
+		f.Benchmark, f.Benchmarks = 1, 1
+	}
+	return f, err
+}
+
+// ReadAll reads every benchmark of a result file, as Read reads one: a
+// GuideLLM file written by a sweep holds several, each a File of its own
+// in file order (File.Benchmark); every other tool's file holds one.
+func ReadAll(r io.Reader, tool Tool) ([]*File, error) {
+	if tool == "" {
+		var head []byte
+		r, head = Peek(r)
+		tool, _ = Detect(head) // Read says why when it is not found
+	}
+	if tool == GuideLLM {
+		return readGuideLLM(r, 0)
+	}
+	f, err := Read(r, tool)
+	if err != nil {
+		return nil, err
+	}
+	return []*File{f}, nil
 }
 
 // Peek returns the first bytes of r (up to 64 KiB), for Detect, and a

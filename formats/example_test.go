@@ -281,3 +281,45 @@ func ExampleStageName() {
 	// results/stage_2
 	// results/stage_2
 }
+
+// A GuideLLM sweep of two benchmarks, synchronous then constant at 4
+// requests/s, one request each.
+const guidellmSweep = `{"benchmarks": [
+ {"args": {"strategy": {"type_": "synchronous"}}, "requests": {"successful": [
+  {"request_id": "a", "prompt_tokens": 10, "output_tokens": 3, "start_time": 100.0, "end_time": 100.5, "first_token_time": 100.1, "last_token_time": 100.4}]}},
+ {"args": {"strategy": {"type_": "constant", "rate": 4.0}}, "requests": {"successful": [
+  {"request_id": "b", "prompt_tokens": 10, "output_tokens": 5, "start_time": 200.0, "end_time": 200.6, "first_token_time": 200.2, "last_token_time": 200.6}]}}]}`
+
+func ExampleReadAll() {
+	files, err := formats.ReadAll(strings.NewReader(guidellmSweep), "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range files {
+		run, _ := f.Records()
+		fmt.Printf("benchmark %d of %d (%s): request %s\n", f.Benchmark, f.Benchmarks, f.Strategy, run.Records[0].ID)
+	}
+	// Output:
+	// benchmark 1 of 2 (synchronous): request a
+	// benchmark 2 of 2 (constant at 4 requests/s): request b
+}
+
+func ExampleFile_Load() {
+	files, _ := formats.ReadAll(strings.NewReader(guidellmSweep), formats.GuideLLM)
+	for _, f := range files {
+		fmt.Println(f.Load())
+	}
+	f, _ := formats.Read(strings.NewReader(`{"duration": 10, "request_rate": 2.5, "max_concurrency": null, "ttfts": [], "itls": [], "input_lens": [], "output_lens": [], "errors": []}`), "")
+	fmt.Println(f.Load())
+	// Output:
+	// {concurrency 1} true
+	// {rate 4} true
+	// {rate 2.5} true
+}
+
+func ExampleReadLoad() {
+	summary := `{"input_config": {"loadgen": {"concurrency": 100, "request_count": 100}}, "records": {}}`
+	fmt.Println(formats.ReadLoad(formats.AIPerf, strings.NewReader(summary)))
+	// Output: {concurrency 100} true <nil>
+}

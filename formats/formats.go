@@ -175,23 +175,51 @@ type File struct {
 	// Window is the throughput window the file implies, when its records
 	// carry no send times (0 when they do: derive it from the records).
 	Window time.Duration
-	// NoSendTimes is true when the file stores no send times and implies no
-	// window: rates need a declared window (see llmmetrics.Options).
+	// NoSendTimes is true when the file stores no send times: without a
+	// Window it implies none, and rates need a declared window (see
+	// llmmetrics.Options). Records gives both to the Run it returns.
 	NoSendTimes bool
+	// Benchmark is the position of this benchmark among the Benchmarks of
+	// its file, from 1: a GuideLLM file can hold several (see ReadAll);
+	// every other file holds one.
+	Benchmark, Benchmarks int
+	// Strategy is how the tool says it scheduled the requests, where it
+	// says ("constant at 4 requests/s"), for people; see Load.
+	Strategy string
 	// Summary holds the figures the file itself reports, in file order.
 	Summary []Figure
 	// Notes says what the file cannot tell and which quirks were found, in
 	// sentences for people.
 	Notes []string
 
+	load        *Load // the load the file states, nil for none
 	dialect     func() (*Dialect, error)
 	dialectWith func(DialectOptions) (*Dialect, error) // nil when the tool offers no choice
 	records     func() *llmmetrics.Run
 	compare     func(*Comparison) error
 }
 
+// A Load is the load a benchmark was taken at, as its file states it: a
+// concurrency (closed loop) or a rate of arrivals in requests a second.
+type Load struct {
+	Kind  string // "concurrency" or "rate"
+	Level float64
+}
+
+// Load returns the load the file states: GuideLLM's strategy (synchronous
+// is concurrency 1, concurrent its streams, constant and poisson their
+// rate; throughput states none), vLLM's max_concurrency or else a finite
+// request_rate. ok is false when the file states none.
+func (f *File) Load() (l Load, ok bool) {
+	if f.load == nil {
+		return Load{}, false
+	}
+	return *f.load, true
+}
+
 // Records returns one record per request of the file, under llmmetrics'
-// conventions, built on each call. A request the importer had to set aside
+// conventions, built on each call, with the file's Window and NoSendTimes
+// (which Run.Summarize applies). A request the importer had to set aside
 // is in Run.Rejected, and Records then returns the Run with Run.Err, which
 // wraps llmmetrics.ErrRejected; Run.Summarize counts it. It returns
 // ErrNoRecords for a file that holds a summary only.
@@ -200,6 +228,7 @@ func (f *File) Records() (*llmmetrics.Run, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrNoRecords, f.Tool)
 	}
 	run := f.records()
+	run.Window, run.NoSendTimes = f.Window, f.NoSendTimes
 	return run, run.Err()
 }
 

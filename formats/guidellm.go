@@ -46,6 +46,46 @@ type guidellmBenchmark struct {
 		Percentiles map[string]float64 `json:"percentiles"`
 	} `json:"metrics"`
 	Duration float64 `json:"duration"`
+	// Args holds the benchmark's strategy; it is read leniently (see
+	// guidellmBenchmarkFile), as a shape this package does not know states
+	// no load rather than refusing the file.
+	Args json.RawMessage `json:"args"`
+}
+
+// guidellmStrategy is how GuideLLM scheduled a benchmark's requests:
+// synchronous (one at a time), concurrent (a fixed number of streams),
+// throughput (as many as possible), constant or poisson (at a rate).
+type guidellmStrategy struct {
+	Type    string   `json:"type_"`
+	Rate    *float64 `json:"rate"`
+	Streams *float64 `json:"streams"`
+}
+
+// load is the load the strategy put on the server, nil for throughput
+// (as many requests as it could: no level) or an unknown strategy.
+func (s guidellmStrategy) load() *Load {
+	switch {
+	case s.Type == "synchronous":
+		return &Load{Kind: "concurrency", Level: 1}
+	case s.Type == "concurrent" && s.Streams != nil && *s.Streams > 0:
+		return &Load{Kind: "concurrency", Level: *s.Streams}
+	case (s.Type == "constant" || s.Type == "poisson") && s.Rate != nil && *s.Rate > 0 && !math.IsInf(*s.Rate, 0):
+		return &Load{Kind: "rate", Level: *s.Rate}
+	}
+	return nil
+}
+
+// String names the strategy as GuideLLM's options do.
+func (s guidellmStrategy) String() string {
+	switch {
+	case s.Type == "":
+		return "strategy not stated"
+	case s.Rate != nil:
+		return fmt.Sprintf("%s at %g requests/s", s.Type, *s.Rate)
+	case s.Streams != nil:
+		return fmt.Sprintf("%s, %g streams", s.Type, *s.Streams)
+	}
+	return s.Type
 }
 
 // guidellmGroups are GuideLLM's status groups, in its order; "total" is
@@ -69,10 +109,21 @@ type guidellmFile struct {
 }
 
 // ReadGuideLLM reads GuideLLM's benchmarks.json and returns its first
-// benchmark (the note says how many the file holds). Its per-request
-// records are in the requests groups successful, incomplete and errored;
-// its summary is each metric's distribution per group.
+// benchmark (the note says how many the file holds; ReadAll returns them
+// all). Its per-request records are in the requests groups successful,
+// incomplete and errored; its summary is each metric's distribution per
+// group.
 func ReadGuideLLM(r io.Reader) (*File, error) {
+	files, err := readGuideLLM(r, 1)
+	if err != nil {
+		return nil, err
+	}
+	return files[0], nil
+}
+
+// readGuideLLM reads the first limit benchmarks of a benchmarks.json, all
+// of them for a limit of 0 or less.
+func readGuideLLM(r io.Reader, limit int) ([]*File, error) {
 	var doc struct {
 		Benchmarks []json.RawMessage `json:"benchmarks"`
 	}
@@ -82,12 +133,30 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 	if len(doc.Benchmarks) == 0 {
 		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks", Offset: -1, Err: fmt.Errorf("%w: no benchmarks (%w)", llmmetrics.ErrMissingField, ErrFormat)}
 	}
+	n := len(doc.Benchmarks)
+	if limit > 0 {
+		n = min(n, limit)
+	}
+	var files []*File
+	for k, raw := range doc.Benchmarks[:n] {
+		f, err := guidellmBenchmarkFile(raw, k, len(doc.Benchmarks))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// guidellmBenchmarkFile reads benchmark k of a file of n.
+func guidellmBenchmarkFile(raw json.RawMessage, k, n int) (*File, error) {
+	at := fmt.Sprintf("benchmarks[%d]", k)
 	var b guidellmBenchmark
-	if err := json.Unmarshal(doc.Benchmarks[0], &b); err != nil {
-		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks[0]", Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, &FieldError{Tool: GuideLLM, Field: at, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)}
 	}
 	if b.Requests == nil {
-		return nil, &FieldError{Tool: GuideLLM, Field: "benchmarks[0].requests", Offset: -1, Err: llmmetrics.ErrMissingField}
+		return nil, &FieldError{Tool: GuideLLM, Field: at + ".requests", Offset: -1, Err: llmmetrics.ErrMissingField}
 	}
 	g := &guidellmFile{b: &b}
 	position := 0
@@ -98,7 +167,7 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 			r.group = group
 			if err := r.check(); err != nil {
 				err.Request, err.ID = position, r.ID
-				err.Field = fmt.Sprintf("benchmarks[0].requests.%s[%d].%s", group, i, err.Field)
+				err.Field = fmt.Sprintf("%s.requests.%s[%d].%s", at, group, i, err.Field)
 				return nil, err
 			}
 			g.all = append(g.all, r)
@@ -107,9 +176,20 @@ func ReadGuideLLM(r io.Reader) (*File, error) {
 	if err := g.checkSpan(); err != nil {
 		return nil, err
 	}
-	f := &File{Tool: GuideLLM, Layout: "benchmarks.json", Summary: guidellmFigures(&b)}
-	if len(doc.Benchmarks) > 1 {
-		f.Notes = append(f.Notes, fmt.Sprintf("The file holds %d benchmarks; this is the first.", len(doc.Benchmarks)))
+	f := &File{Tool: GuideLLM, Layout: "benchmarks.json", Summary: guidellmFigures(&b), Benchmark: k + 1, Benchmarks: n}
+	// The strategy is read leniently: a version that writes it otherwise
+	// states no load, which is not a reason to refuse its requests.
+	var args struct {
+		Strategy guidellmStrategy `json:"strategy"`
+	}
+	if json.Unmarshal(b.Args, &args) != nil {
+		args.Strategy = guidellmStrategy{}
+	}
+	st := args.Strategy
+	f.load = st.load()
+	f.Strategy = st.String()
+	if n > 1 {
+		f.Notes = append(f.Notes, fmt.Sprintf("The file holds %d benchmarks; this is benchmark %d (%s).", n, k+1, f.Strategy))
 	}
 	var kept []string
 	for _, group := range guidellmGroups[:3] {

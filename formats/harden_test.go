@@ -73,9 +73,6 @@ func TestVLLMRefusesSilentChanges(t *testing.T) {
 		name, in, field string
 		err             error
 	}{
-		{"zero output with timings",
-			`{"duration": 1.0, "ttfts": [0.1, 0.1], "itls": [[0.02], [0.02, 0.03]], "input_lens": [5, 5], "output_lens": [2, 0], "errors": ["", ""]}`,
-			"output_lens[1]", llmmetrics.ErrTokensBelowChunks},
 		{"negative first gap of a role-chunk request",
 			`{"duration": 1.0, "ttfts": [0.0109], "itls": [[-0.0092, 0.02, 0.02]], "input_lens": [5], "output_lens": [3], "errors": [""]}`,
 			"itls[0][0]", llmmetrics.ErrNonMonotonic},
@@ -97,6 +94,44 @@ func TestVLLMRefusesSilentChanges(t *testing.T) {
 			assert.Contains(t, err.Error(), "request ")
 		})
 	}
+}
+
+// A successful vLLM request whose output_lens is 0 while it has a TTFT
+// (vLLM's own test vectors have one) is set aside and counted, naming the
+// request, not a reason to refuse the file; vLLM's dialect counts it
+// completed with its TTFT, as vLLM does. By hand: request 0 has TTFT 0.1 s
+// and one gap of 0.02 s, n = 2; request 1 has TTFT 0.3 s and n = 0.
+// llmmetrics: offered 2, ok 1, rejected 1, TTFT p50 100 ms. vLLM:
+// completed 2, mean TTFT (0.1 + 0.3)/2 = 200 ms, TPOT only of request 0
+// ((0.12 − 0.1)/(2 − 1) = 20 ms).
+func TestVLLMZeroOutputWithTimingsSetAside(t *testing.T) {
+	in := `{"duration": 1.0, "ttfts": [0.1, 0.3], "itls": [[0.02], []], "input_lens": [5, 5], "output_lens": [2, 0], "errors": ["", ""]}`
+	f, err := ReadVLLM(strings.NewReader(in))
+	require.NoError(t, err)
+	run, err := f.Records()
+	require.ErrorIs(t, err, llmmetrics.ErrRejected)
+	require.Len(t, run.Records, 1)
+	assert.Equal(t, "0", run.Records[0].ID)
+	require.Len(t, run.Rejected, 1)
+	assert.Equal(t, "output_lens[1]", run.Rejected[0].Field)
+	assert.Equal(t, "1", run.Rejected[0].ID)
+	assert.ErrorIs(t, run.Rejected[0], llmmetrics.ErrTokensBelowChunks)
+	s, err := run.Summarize(llmmetrics.Options{Lenient: true})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Requests.Offered)
+	assert.Equal(t, 1, s.Requests.OK)
+	assert.Equal(t, 1, s.Requests.Rejected)
+	assert.Equal(t, 100*time.Millisecond, s.TTFT.Points[0].Value)
+
+	d, err := f.Dialect()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, fig := range d.Figures {
+		got[fig.Key] = fig.Value
+	}
+	assert.Equal(t, 2.0, got["completed"])
+	assert.InDelta(t, 200, got["mean_ttft_ms"], 1e-9)
+	assert.InDelta(t, 20, got["mean_tpot_ms"], 1e-9)
 }
 
 // 1e308 where a time belongs is refused by every importer, naming the

@@ -228,3 +228,58 @@ func FuzzReadStage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadAll: every benchmark of a file is read, numbered 1…N in file
+// order, or the file is refused with this package's errors; a load that
+// is stated is a concurrency or a rate, positive and finite. ReadLoad of
+// the same bytes as an AIPerf summary states the same kind of load or
+// none, and never panics.
+func FuzzReadAll(f *testing.F) {
+	for _, s := range []string{smallGuideLLM, smallVLLM,
+		`{"benchmarks": [{"args": {"strategy": {"type_": "constant", "rate": 2}}, "requests": {"successful": []}}, {"args": "x", "requests": {}}]}`,
+		`{"input_config": {"loadgen": {"concurrency": 4}}}`} {
+		f.Add([]byte(s))
+	}
+	valid := func(t *testing.T, l Load) {
+		if (l.Kind != "rate" && l.Kind != "concurrency") || !(l.Level > 0) || math.IsInf(l.Level, 0) {
+			t.Fatalf("load %+v", l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		files, err := ReadAll(bytes.NewReader(in), "")
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) && !errors.Is(err, ErrFormat) && !errors.Is(err, ErrSummaryFile) {
+				t.Fatalf("error of the wrong type: %v", err)
+			}
+		}
+		for i, file := range files {
+			if file.Benchmark != i+1 || file.Benchmarks != len(files) {
+				t.Fatalf("benchmark %d of %d at position %d of %d", file.Benchmark, file.Benchmarks, i+1, len(files))
+			}
+			if l, ok := file.Load(); ok {
+				valid(t, l)
+			}
+		}
+		if l, ok, err := ReadLoad(AIPerf, bytes.NewReader(in)); ok {
+			if err != nil {
+				t.Fatal("a load and an error")
+			}
+			valid(t, l)
+		}
+	})
+}
+
+// A GuideLLM benchmark whose args this package does not know states no
+// load and is read all the same.
+func TestGuideLLMArgsUnknown(t *testing.T) {
+	for _, args := range []string{`"x"`, `{"strategy": {"type_": "constant", "rate": "fast"}}`, `{"strategy": {"type_": "throughput"}}`} {
+		in := strings.Replace(smallGuideLLM, `{"request_totals"`, `{"args": `+args+`, "request_totals"`, 1)
+		require.NotEqual(t, smallGuideLLM, in)
+		files, err := ReadAll(strings.NewReader(in), "")
+		require.NoError(t, err, args)
+		require.Len(t, files, 1)
+		_, ok := files[0].Load()
+		assert.False(t, ok, args)
+	}
+}

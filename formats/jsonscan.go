@@ -2,16 +2,15 @@ package formats
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 
-	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // scanner reads a JSON document held in memory, one value at a time, for
@@ -30,16 +29,7 @@ func (s *scanner) errorf(format string, args ...any) error {
 }
 
 // ws skips white space.
-func (s *scanner) ws() { s.i = skipSpace(s.b, s.i) }
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space, or len(b).
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
+func (s *scanner) ws() { s.i = jsontok.Space(s.b, s.i) }
 
 // peek returns the next byte that is not white space, or 0 at the end.
 func (s *scanner) peek() byte {
@@ -86,34 +76,28 @@ func (s *scanner) str() (string, error) {
 		return "", err
 	}
 	start := s.i - 1
-	escaped := false
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '\\':
-			escaped = true
-			s.i += 2
-		case c == '"':
-			s.i++
-			if !escaped {
-				return string(s.b[start+1 : s.i-1]), nil
-			}
-			var out string
-			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
-				return "", s.errorf("bad string: %v", err)
-			}
-			return out, nil
-		case c < 0x20:
-			return "", s.errorf("control character in string")
-		default:
-			s.i++
-		}
+	end, escaped, _, err := jsontok.String(s.b, start)
+	s.i = end
+	switch err {
+	case nil:
+	case jsontok.ErrControl:
+		return "", s.errorf("control character in string")
+	default:
+		return "", s.errorf("%v inside a string", errEOF)
 	}
-	return "", s.errorf("%v inside a string", errEOF)
+	if !escaped {
+		return string(s.b[start+1 : end-1]), nil
+	}
+	var out string
+	if err := json.Unmarshal(s.b[start:end], &out); err != nil {
+		return "", s.errorf("bad string: %v", err)
+	}
+	return out, nil
 }
 
 // literal consumes word if it comes next.
 func (s *scanner) literal(word string) bool {
-	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+	if jsontok.Literal(s.b, s.i, word) {
 		s.i += len(word)
 		return true
 	}
@@ -166,20 +150,11 @@ func (s *scanner) null() bool {
 	return s.literal("null")
 }
 
-// number reads a number. Python's json module writes NaN, Infinity and
-// -Infinity for non-finite floats; they are read as such, and the caller
-// decides whether they are allowed.
-//
-// Numbers are parsed by a fast path that covers what benchmark tools write
-// (at most 19 digits, and a decimal exponent within ±22 once the digits are
-// taken as an integer): the digits, eight at a time where they can be, are
-// gathered into an integer and scaled by an exact power of ten, and the
-// result is made correctly rounded by decimalToFloat. Anything else goes to
-// strconv.ParseFloat. Either way the result is the float64 that
-// strconv.ParseFloat returns for the same text.
+// number reads a number, as decimal.Parse does. Python's json module
+// writes NaN, Infinity and -Infinity for non-finite floats; they are read
+// as such, and the caller decides whether they are allowed.
 func (s *scanner) number() (float64, error) {
 	b, i := s.b, s.i
-	start := i
 	if i < len(b) && (b[i] == 'N' || b[i] == 'I' || (b[i] == '-' && i+1 < len(b) && b[i+1] == 'I')) {
 		switch {
 		case s.literal("NaN"):
@@ -190,89 +165,16 @@ func (s *scanner) number() (float64, error) {
 			return math.Inf(-1), nil
 		}
 	}
-	neg := false
-	if i < len(b) && b[i] == '-' {
-		neg = true
-		i++
-	}
-	var mant uint64
-	nd, exp10 := 0, 0 // digits gathered, and the power of ten they are scaled by
-	intStart := i
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		mant = mant*10 + uint64(b[i]-'0')
-		nd++
-	}
-	if i == intStart {
-		return 0, s.errorf("bad number")
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		fracStart := i
-		for nd+8 <= 19 && i+8 <= len(b) {
-			v := binary.LittleEndian.Uint64(b[i:])
-			if !eightdigits.Valid(v) {
-				break
-			}
-			mant = mant*1e8 + eightdigits.Parse(v)
-			nd += 8
-			exp10 -= 8
-			i += 8
-		}
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			mant = mant*10 + uint64(b[i]-'0')
-			nd++
-			exp10--
-		}
-		if i == fracStart {
-			return 0, s.errorf("bad number")
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			eneg = b[i] == '-'
-			i++
-		}
-		e, n := 0, 0
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			n++
-			if e < 10000 {
-				e = e*10 + int(b[i]-'0')
-			}
-		}
+	f, n, ok := decimal.Parse(b[i:])
+	s.i += n
+	if !ok {
 		if n == 0 {
 			return 0, s.errorf("bad number")
 		}
-		if eneg {
-			e = -e
-		}
-		exp10 += e
-	}
-	s.i = i
-	if nd > 19 || exp10 < -22 || exp10 > 22 {
-		f, err := strconv.ParseFloat(string(b[start:i]), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, s.errorf("bad number %q", b[start:i])
-		}
-		return f, nil
-	}
-	f := decimalToFloat(mant, exp10)
-	if neg {
-		f = -f
+		return 0, s.errorf("bad number %q", b[i:s.i])
 	}
 	return f, nil
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-var pow10 = func() (p [23]float64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
 
 // floats reads an array of numbers, appending them to dst.
 func (s *scanner) floats(dst []float64) ([]float64, error) {
@@ -356,7 +258,7 @@ func (s *scanner) innerLists(end int, closed bool) ([][]float64, error) {
 // shape the cuts assume.
 func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 	b := s.b
-	if k := skipSpace(b, open+1); k >= len(b) || b[k] != '[' {
+	if k := jsontok.Space(b, open+1); k >= len(b) || b[k] != '[' {
 		return nil, false
 	}
 	closeAt, ok := arrayEnd(b, open+1, workers, endChunk)
@@ -375,7 +277,7 @@ func (s *scanner) floatListsSplit(open, workers int) ([][]float64, bool) {
 		if j < 0 {
 			break
 		}
-		k := skipSpace(b, p+j+1)
+		k := jsontok.Space(b, p+j+1)
 		if k >= closeAt || b[k] != ',' {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // serveFile is a serving-benchmark result of vLLM (--save-result, with or
@@ -57,8 +58,8 @@ func ReadVLLM(r io.Reader) (*File, error) {
 func parseServe(b []byte, tool Tool) (*File, error) {
 	v := &serveFile{tool: tool, hasSummary: map[string]bool{}, meta: map[string]string{}}
 	s := &scanner{b: b}
-	if bytes.HasPrefix(b, bom) {
-		s.i = len(bom) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
+	if bytes.HasPrefix(b, lineio.BOM) {
+		s.i = len(lineio.BOM) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
 	}
 	fail := func(field string, err error) (*File, error) {
 		return nil, &FieldError{Tool: tool, Field: field, Offset: s.i, Err: err}
@@ -143,7 +144,7 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 		return fail("duration", fmt.Errorf("%w: %v", llmmetrics.ErrInvalidWindow, v.duration))
 	}
 
-	f := &File{Tool: tool, Summary: v.summary}
+	f := &File{Tool: tool, Summary: v.summary, load: v.load()}
 	switch {
 	case tool == SGLang:
 		f.Layout = "bench_serving --output-file"
@@ -210,16 +211,38 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 	f.compare = v.compare
 	if v.startTimes == nil {
 		f.Window = seconds(v.duration)
+		f.NoSendTimes = true
 	}
 	return f, nil
 }
 
+// load is the load the file states: its max_concurrency, or else its
+// request_rate when finite (vLLM writes inf for no limit); nil for none.
+func (v *serveFile) load() *Load {
+	var rate, conc float64
+	for _, f := range v.summary {
+		switch f.Key {
+		case "request_rate":
+			rate = f.Value
+		case "max_concurrency":
+			conc = f.Value
+		}
+	}
+	switch {
+	case conc > 0 && !math.IsInf(conc, 0):
+		return &Load{Kind: "concurrency", Level: conc}
+	case rate > 0 && !math.IsInf(rate, 0):
+		return &Load{Kind: "rate", Level: rate}
+	}
+	return nil
+}
+
 // check refuses per-request data that would change a figure in silence:
-// counts that are not token counts, times out of range, negative gaps (a
-// negative first gap of a role-chunk request would otherwise be folded
-// into its TTFT), and a successful request whose output_lens is 0 while it
-// has a TTFT or gaps (it would be counted zero-token, its timings
-// dropped). Each error names the request.
+// counts that are not token counts, times out of range, and negative gaps
+// (a negative first gap of a role-chunk request would otherwise be folded
+// into its TTFT). Each error names the request. A successful request
+// whose output_lens is 0 while it has a TTFT or gaps is not refused here:
+// records sets it aside (see zeroWithTimings).
 func (v *serveFile) check() *FieldError {
 	fail := func(i int, field string, err error) *FieldError {
 		return &FieldError{Request: i + 1, Field: field, Offset: -1, Err: err}
@@ -268,9 +291,6 @@ func (v *serveFile) check() *FieldError {
 		if err := checkTime(at); err != nil {
 			return fail(i, fmt.Sprintf("itls[%d]", i), fmt.Errorf("%w: the last chunk arrives %v s after the send", llmmetrics.ErrOutOfRange, at))
 		}
-		if v.outputLens[i] == 0 && (v.ttfts[i] != 0 || len(gaps) > 0) {
-			return fail(i, fmt.Sprintf("output_lens[%d]", i), fmt.Errorf("%w: 0 output tokens, but a TTFT of %v s and %d gaps", llmmetrics.ErrTokensBelowChunks, v.ttfts[i], len(gaps)))
-		}
 	}
 	return nil
 }
@@ -318,7 +338,8 @@ func (v *serveFile) notes(f *File) {
 // (from the earliest) or at 0, and its text chunks arrive at ttft and then
 // after each gap, rounded to the nanosecond. A request whose gaps number as
 // many as its tokens had its TTFT stamped at a role-only chunk: its first
-// text is taken one gap later.
+// text is taken one gap later. A successful request of 0 output tokens
+// with timings is set aside in Run.Rejected (see zeroWithTimings).
 func (v *serveFile) records() *llmmetrics.Run {
 	n := len(v.ttfts)
 	run := &llmmetrics.Run{Records: hugepage.Make[llmmetrics.Record](n, n)}
@@ -334,6 +355,7 @@ func (v *serveFile) records() *llmmetrics.Run {
 			t0 = min(t0, t)
 		}
 	}
+	var drop []int // the requests set aside, in order
 	for i := range v.ttfts {
 		r := &run.Records[i]
 		r.ID = strconv.Itoa(i)
@@ -346,6 +368,11 @@ func (v *serveFile) records() *llmmetrics.Run {
 			continue
 		}
 		r.CompletionTokens = int(v.outputLens[i])
+		if err := v.zeroWithTimings(i); err != nil {
+			run.Reject(&llmmetrics.RecordError{Index: i, ID: r.ID, Field: fmt.Sprintf("output_lens[%d]", i), Err: err})
+			drop = append(drop, i)
+			continue
+		}
 		if r.CompletionTokens == 0 {
 			continue // zero-token: no text to time
 		}
@@ -363,7 +390,24 @@ func (v *serveFile) records() *llmmetrics.Run {
 		}
 		r.Chunks = arena[start:len(arena):len(arena)]
 	}
+	// The requests set aside leave Records, most recent first so that the
+	// earlier indexes hold.
+	for k := len(drop) - 1; k >= 0; k-- {
+		run.Records = slices.Delete(run.Records, drop[k], drop[k]+1)
+	}
 	return run
+}
+
+// zeroWithTimings returns why successful request i is set aside when its
+// output_lens is 0 while it has a TTFT or gaps: counted zero-token, its
+// timings would be dropped in silence, and its tokens are unknown. vLLM
+// itself counts such a request completed, with its TTFT, and so does its
+// dialect here.
+func (v *serveFile) zeroWithTimings(i int) error {
+	if v.errors[i] != "" || v.outputLens[i] != 0 || (v.ttfts[i] == 0 && len(v.gaps(i)) == 0) {
+		return nil
+	}
+	return fmt.Errorf("%w: 0 output tokens, but a TTFT of %v s and %d gaps: set aside, its tokens unknown", llmmetrics.ErrTokensBelowChunks, v.ttfts[i], len(v.gaps(i)))
 }
 
 // seconds converts float seconds to a duration, rounded to the nanosecond.

@@ -1,6 +1,6 @@
 // Package observe takes the measurement the llmmetrics package judges: it
 // sends streaming requests to OpenAI-compatible and other LLM endpoints and
-// records, for each, the llmmetrics.Record the lessons ask for.
+// records, for each, the llmmetrics.Record the specification asks for.
 //
 // # Boundaries
 //

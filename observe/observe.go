@@ -285,7 +285,7 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	case readErr != nil:
 		rec.Status, rec.Message = outcome(ctx, readErr)
 		if rec.Status == llmmetrics.StatusError && errors.Is(readErr, io.ErrUnexpectedEOF) {
-			rec.Message = fmt.Sprintf("the stream was cut off before its end, after %d text-bearing events: %v", len(s.chunks), readErr)
+			rec.Message = fmt.Sprintf("the stream was cut off before its end: %v (text-bearing events before the cut: %d)", readErr, len(s.chunks))
 		}
 	case s.errMsg != "":
 		rec.Status, rec.Message = llmmetrics.StatusError, s.errMsg

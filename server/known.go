@@ -6,7 +6,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// KnownOutput is the known-output check of a window (lesson 000, §4.4):
+// KnownOutput is the known-output check of a window (the specification, seed 000, §4.4):
 // the server's generation_tokens delta against the completion tokens the
 // client received, over the same window. They agree on a clean run; when
 // they do not, one boundary is wrong, and Causes lists what could explain

@@ -145,3 +145,59 @@ func TestMonotonic(t *testing.T) {
 	Histogram{Bounds: []float64{2, 1, 3}, Buckets: b}.Quantile(0.5)
 	assert.Equal(t, []float64{1, 3, 2, 4}, b)
 }
+
+// The precision correction and the envelope as PromQL's
+// ensureMonotonicAndIgnoreSmallDeltas does them, on vectors derived by
+// hand from its rules: a count within float noise of the last count
+// accepted (|a − b|/(|a| + |b|) < 1e-12) is set to it, in either
+// direction; a lower count is raised to it; neither moves the last count
+// accepted; the flag is raised by the second rule only.
+func TestPromQLPrecisionCorrection(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		buckets   []float64 // at le=1, 2, 3 and +Inf
+		q         float64
+		want      float64
+		monotonic bool
+	}{
+		// Very large counts: 1e13 and 1e13 + 15 differ by 15/(2e13 + 15)
+		// = 7.5e-13 of their sum, noise for PromQL (15/1e13 = 1.5e-12 of
+		// one of them is not). Every count becomes 1e13; q = 1 has rank
+		// 1e13, reached in the lowest bucket: 0 + (1 − 0)·(1e13/1e13) = 1.
+		{"large counts", []float64{1e13, 1e13 + 15, 1e13 + 15, 1e13 + 15}, 1, 1, true},
+		// A decrease, then noise around the last count accepted: le=2's 5
+		// is raised to 10 (flagged); le=3's 10.000000000001 differs from 10
+		// by 1e-12/20.000000000001 < 1e-12, so it is set to 10, as is
+		// +Inf. N = 10; q = 1 has rank 10, reached at le=1: value 1.
+		// Comparing le=3 with le=2's dropped 5 instead would keep
+		// 10.000000000001 and put rank N in (2, 3]: 3.
+		{"noise after a decrease", []float64{10, 5, 10.000000000001, 10.000000000001}, 1, 1, false},
+		// A decrease within noise is corrected silently: le=2's 1e13 is
+		// 15/(2e13 + 15) below le=1's 1e13 + 15, so it is set to it and
+		// nothing is flagged. N = 1e13 + 15; q = 1 is reached at le=1: 1.
+		{"decrease within noise", []float64{1e13 + 15, 1e13, 1e13 + 15, 1e13 + 15}, 1, 1, true},
+		// Counts 0.5e12 and 0.5e12 + 1 differ by 1/(1e12 + 1) < 1e-12 of
+		// their sum: noise. N = 0.5e12; q = 0.5: rank 0.25e12
+		// in the lowest bucket, 0 + 1·(0.25e12/0.5e12) = 0.5.
+		{"half of large counts", []float64{0.5e12, 0.5e12 + 1, 0.5e12 + 1, 0.5e12 + 1}, 0.5, 0.5, true},
+		// Counts 1 and 2: no noise. A plain decrease at le=2 (3 → 1) is
+		// raised to 3 and flagged; N = 4; q = 0.5: rank 2 in (0, 1]:
+		// 0 + 1·(2/3).
+		{"plain decrease", []float64{3, 1, 3, 4}, 0.5, 2.0 / 3, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := Histogram{Name: "h", Bounds: []float64{1, 2, 3}, Buckets: c.buckets, Count: c.buckets[3]}
+			v, _, err := h.Quantile(c.q)
+			require.NoError(t, err)
+			assert.InDelta(t, c.want, v, 1e-12)
+			assert.Equal(t, c.monotonic, h.Monotonic())
+		})
+	}
+	// PromQL's tolerance is strict and relative to the sum; 0 compares
+	// only with subnormal noise.
+	assert.True(t, almostEqual(1e13, 1e13+15, 1e-12))
+	assert.True(t, almostEqual(1e12, 1e12+2, 1e-12))  // 2/(2e12 + 2) < 1e-12
+	assert.False(t, almostEqual(1e12, 1e12+4, 1e-12)) // 4/(2e12 + 4) ≈ 2e-12
+	assert.False(t, almostEqual(0, 1e-300, 1e-12))
+	assert.True(t, almostEqual(0, 0, 1e-12))
+}

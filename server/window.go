@@ -222,10 +222,10 @@ func (h Histogram) Mean() (float64, error) {
 // step for step, so that its results are bit for bit PromQL's:
 //
 //   - buckets with equal upper bounds are merged (their counts summed);
-//   - cumulative counts that differ from the previous bucket's by a
-//     relative 1e-12 or less are set equal to it (float noise);
-//   - counts that still decrease are raised to the running maximum (the
-//     envelope: see Monotonic);
+//   - in one pass, each cumulative count is compared with the last count
+//     accepted: within float noise of it (a difference below 1e-12 of
+//     their sum) it is set equal to it, below it it is raised to it (the
+//     envelope: see Monotonic and promEnvelope);
 //   - the rank q·N, with N the +Inf bucket's count, is found in the
 //     cumulative counts, and the value interpolated linearly inside its
 //     bucket as lo + (hi − lo)·((rank − below)/in), the lowest bucket
@@ -272,19 +272,16 @@ func (h Histogram) Quantile(q float64) (v float64, lowerBound bool, err error) {
 }
 
 // Monotonic reports whether the cumulative bucket counts never decrease,
-// once float noise of a relative 1e-12 is forgiven. When they do decrease
-// (a scrape that raced its own updates, a federation or recording-rule
-// artefact), Quantile follows PromQL and uses their running maximum; a
-// report says so, as PromQL annotates it.
+// once float noise is forgiven: it is false exactly when PromQL's
+// histogram_quantile would flag its input as "needed to be fixed for
+// monotonicity" (its forcedMonotonic). When they do decrease (a scrape
+// that raced its own updates, a federation or recording-rule artefact),
+// Quantile follows PromQL and raises each to the largest count accepted
+// before it; a report says so, as PromQL annotates it. Float noise
+// forgiven alone (see promEnvelope) is not flagged, as in PromQL.
 func (h Histogram) Monotonic() bool {
-	bs := h.mergedBuckets()
-	correctPrecision(bs)
-	for i := 1; i < len(bs); i++ {
-		if bs[i].count < bs[i-1].count {
-			return false
-		}
-	}
-	return true
+	forced, _ := promEnvelope(h.mergedBuckets())
+	return !forced
 }
 
 // bucket is one cumulative bucket: the count of observations ≤ bound.
@@ -317,32 +314,60 @@ func (h Histogram) mergedBuckets() []bucket {
 // them: merged, with float noise corrected and the counts made monotonic.
 func (h Histogram) promBuckets() []bucket {
 	bs := h.mergedBuckets()
-	correctPrecision(bs)
-	for i := 1; i < len(bs); i++ {
-		bs[i].count = max(bs[i].count, bs[i-1].count)
-	}
+	promEnvelope(bs)
 	return bs
 }
 
-// correctPrecision sets a count equal to the last distinct one before it
-// when the two differ by a relative 1e-12 or less, as PromQL does before
-// it makes the counts monotonic.
-func correctPrecision(bs []bucket) {
+// noiseTolerance is the relative difference between consecutive
+// cumulative counts that PromQL's histogram_quantile takes for float noise
+// (its smallDeltaTolerance).
+const noiseTolerance = 1e-12
+
+// promEnvelope corrects the counts in one pass, as PromQL's
+// ensureMonotonicAndIgnoreSmallDeltas does. Each count is compared with
+// the last count accepted (prev), not with the one just before it: a
+// count within float noise of prev (see almostEqual), in either
+// direction, is set to prev (fixedPrecision); a count below prev is
+// raised to prev (forcedMonotonic); in neither case does prev change. A
+// count above prev becomes the new prev.
+func promEnvelope(bs []bucket) (forcedMonotonic, fixedPrecision bool) {
 	if len(bs) == 0 {
-		return
+		return false, false
 	}
 	prev := bs[0].count
 	for i := 1; i < len(bs); i++ {
 		cur := bs[i].count
-		d := math.Abs(cur - prev)
 		switch {
-		case d == 0:
-		case d/cur <= 1e-12:
+		case cur == prev:
+		case almostEqual(prev, cur, noiseTolerance):
 			bs[i].count = prev
+			fixedPrecision = true
+		case cur < prev:
+			bs[i].count = prev
+			forcedMonotonic = true
 		default:
 			prev = cur
 		}
 	}
+	return forcedMonotonic, fixedPrecision
+}
+
+// minNormal is the smallest positive normal float64, 2⁻¹⁰²².
+var minNormal = math.Float64frombits(0x0010000000000000)
+
+// almostEqual reports whether a and b differ by less than epsilon times
+// their summed magnitudes (Prometheus' almost.Equal on finite counts):
+// |a − b| / (|a| + |b|) < epsilon, or, when either is 0 or both are
+// subnormal, |a − b| < epsilon · minNormal.
+func almostEqual(a, b, epsilon float64) bool {
+	if a == b {
+		return true
+	}
+	sum, diff := math.Abs(a)+math.Abs(b), math.Abs(a-b)
+	if a == 0 || b == 0 || sum < minNormal {
+		return diff < epsilon*minNormal
+	}
+	return diff/math.Min(sum, math.MaxFloat64) < epsilon
 }
 
 func familyType(fams ...*dto.MetricFamily) dto.MetricType {

@@ -2,20 +2,18 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
-	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -25,7 +23,7 @@ import (
 // few more show the request ended normally.
 const breakdownMaxTokens = 16
 
-// runBreakdown is run --ttft-breakdown: the lessons' TTFT breakdown
+// runBreakdown is run --ttft-breakdown: the specification's TTFT breakdown
 // (cold, sequential requests per prompt length), each request's TTFT
 // decomposed with the server's own timings by the server module.
 func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
@@ -33,8 +31,9 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	in := catchInterrupts(os.Stderr, "the request in flight is cancelled and recorded, the rest skipped")
+	defer in.release()
+	ctx := in.ctx
 	var sampler *gpu.Sampler
 	if *f.gpuTelemetry {
 		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
@@ -106,7 +105,7 @@ func (f *runFlags) breakdownPlan(fs *flag.FlagSet) (drive.BreakdownPlan, error) 
 		bp.Lengths = append(bp.Lengths, n)
 	}
 	if *f.settle == 0 {
-		return bp, fmt.Errorf("%w: --settle must be positive (the lesson uses 0.5s)", errUsage)
+		return bp, fmt.Errorf("%w: --settle must be positive (the specification uses 0.5s)", errUsage)
 	}
 	if err := drive.CheckBreakdown(bp); err != nil {
 		return bp, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))

@@ -4,40 +4,51 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 var diffCommand = &command{
 	name:     "diff",
-	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--json] A[,A2,…] B[,B2,…]",
-	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks: for each figure,\n" +
-		"the baseline A, the new B, the relative change, and whether the change is significant at --alpha,\n" +
-		"printed as ~ when it is not. Several files a side, joined by commas, are repeats of one setup.\n" +
-		"Latencies are percentiles of the per-request values pooled over a side's runs, never averages of\n" +
-		"per-run percentiles; their p50 is tested with the Mann–Whitney U test on those values (exact up to\n" +
-		"20 values a side, else the normal approximation with ties corrected), tail percentiles are shown\n" +
-		"but not tested. Rates (output and prompt tokens/s, requests/s, attainment, error rate) are the\n" +
-		"median over runs, tested on the per-run values: with fewer than 3 runs a side they cannot be\n" +
-		"significant, and the output says so. Files are llmmetrics' CSV or JSONL or another tool's results.",
+	synopsis: "llmmetrics diff [--alpha 0.05] [--method ...] [--percentiles 50,90,95,99] [--slo ...] [--warmup N|D|auto] [--plot DIR] [--html FILE] [--label A --label B] [--json] A[,A2,…] B[,B2,…]",
+	about: "Diff answers \"did this change make it slower?\" as benchstat does for Go benchmarks. Several files\n" +
+		"a side, joined by commas, are repeats of one setup, each taken in a process of its own. Every figure\n" +
+		"is computed once per run: TTFT, TPOT and E2E percentiles over that run's requests, output and\n" +
+		"prompt tokens/s, requests/s, the error rate and with --slo the attainment. A and B are the median\n" +
+		"± MAD of the per-run values (the MAD as a percentage of the median), and the change between them\n" +
+		"is tested with the exact Mann–Whitney U test on those values, n = runs: requests pooled across\n" +
+		"runs are not independent samples, since on a shared machine most of the variance is between runs.\n" +
+		"A change is printed as ~ when its p is not below --alpha. With n + n runs the smallest p is\n" +
+		"2 / C(2n, n) (3 + 3 runs: 0.1), so diff states the runs a side needed to reach --alpha (4 for\n" +
+		"0.05) when a side has fewer. Each difference between the sides' run headers (load, model, API,\n" +
+		"lengths, environment) is printed as a WARNING line. Each run's throughput window is the one\n" +
+		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
+		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
+		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
+		"report does, unless --strict. --plot DIR and --html FILE draw A's and B's percentile\n" +
+		"spectra of TTFT, TPOT and E2E overlaid. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
-		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl b1.jsonl,b2.jsonl,b3.jsonl",
+		"llmmetrics diff --slo ttft=500ms,tpot=50ms a1.jsonl,a2.jsonl,a3.jsonl,a4.jsonl b1.jsonl,b2.jsonl,b3.jsonl,b4.jsonl",
 	},
-	flags: func() *flag.FlagSet { fs, _, _ := newDiffFlags(); return fs },
+	flags: func() *flag.FlagSet { fs, _, _, _ := newDiffFlags(); return fs },
 }
 
-func newDiffFlags() (*flag.FlagSet, *analysis, *float64) {
+func newDiffFlags() (*flag.FlagSet, *analysis, *float64, *pictures) {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	a := &analysis{}
 	a.define(fs, true)
 	alpha := fs.Float64("alpha", 0.05, "the significance `level` of the tests")
-	return fs, a, alpha
+	pics := &pictures{}
+	pics.define(fs, "diff")
+	return fs, a, alpha, pics
 }
 
 func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
-	fs, f, alpha := newDiffFlags()
+	fs, f, alpha, pics := newDiffFlags()
 	opt, files, err := f.parseFiles(fs, args, 0)
 	if err != nil {
 		return err
@@ -49,17 +60,28 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: diff reads each file's own format and derives each run's window", errUsage)
 	}
 	var sides [2][]*llmmetrics.Run
+	anyForeign := false
+	var warnings []string
 	for k, side := range files {
 		for _, name := range strings.Split(side, ",") {
-			run, err := loadRun(name, opt.Lenient)
+			run, foreign, several, err := diffRun(name, opt.Lenient)
 			if err != nil {
 				return err
+			}
+			anyForeign = anyForeign || foreign
+			if several > 1 {
+				warnings = append(warnings, fmt.Sprintf("%s holds %d benchmarks: diff takes the first; report --benchmark N reports each", name, several))
 			}
 			sides[k] = append(sides[k], run)
 		}
 	}
-	d, err := llmmetrics.DiffRuns(sides[0], sides[1], llmmetrics.DiffOptions{Summary: opt, Alpha: *alpha})
+	opt = lenientFor(opt, anyForeign, *f.strict)
+	d, err := compare.DiffRuns(sides[0], sides[1], compare.DiffOptions{Summary: opt, Alpha: *alpha})
 	if err != nil {
+		return err
+	}
+	d.Warnings = append(d.Warnings, warnings...)
+	if err := pics.writeDiff(sides, [2]string(files), opt, d); err != nil {
 		return err
 	}
 	if f.asJSON() {
@@ -72,4 +94,31 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "llmmetrics diff: A = %s, B = %s\n", files[0], files[1])
 	return d.WriteTable(stdout)
+}
+
+// diffRun reads one run of a side: a file in llmmetrics' formats, or the
+// first benchmark of another tool's file, given a header that says what
+// the file states of its load (its tool and its rate or concurrency), so
+// that the sides' loads are compared as llmmetrics' headers are; foreign
+// says it was another tool's, and benchmarks how many the file holds.
+func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, benchmarks int, err error) {
+	own, files, err := readRuns(name, lenient)
+	if err != nil || own != nil {
+		return own, false, 1, err
+	}
+	if run, err = records(name, files[0]); err != nil {
+		return nil, true, len(files), err
+	}
+	if run.Header == nil {
+		h := &llmmetrics.RunHeader{Tool: string(files[0].Tool) + " " + files[0].Layout, Load: map[string]string{}}
+		if l, ok := files[0].Load(); ok {
+			if l.Kind == "rate" {
+				h.Load["loop"], h.Load["rate_per_s"] = "open", strconv.FormatFloat(l.Level, 'g', -1, 64)
+			} else {
+				h.Load["loop"], h.Load["concurrency"] = "closed", strconv.FormatFloat(l.Level, 'g', -1, 64)
+			}
+		}
+		run.Header = h
+	}
+	return run, true, len(files), nil
 }

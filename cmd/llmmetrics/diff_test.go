@@ -38,11 +38,20 @@ func TestDiffCommand(t *testing.T) {
 	code, out, errs := runCLI(t, "", "diff", "--percentiles", "50", a1+","+a2+","+a3, b1)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "A: 3 run(s), B: 1 run(s)")
-	// Pooled nearest-rank p50: A's 90 values rank 45 → 114 ms; B's 30
-	// values rank 15 → 164 ms; +43.86%.
-	assert.Regexp(t, `ttft p50 \(ms\)\s+114\s+164\s+\+43\.86% \(p=0\.000 n=90\+30\)`, out)
-	assert.Regexp(t, `tpot p50 \(ms\)\s+20\s+20\s+~ \(p=1\.000 n=90\+30\)`, out)
-	assert.Contains(t, out, "fewer than 3 runs a side")
+	// Per run, nearest-rank p50 is rank 15 of 30: 114 ms in each A run,
+	// 164 ms in B. B's one run is above all three of A's: U = 0, the most
+	// extreme of C(4, 1) = 4 splits, p = 2/4.
+	assert.Regexp(t, `ttft p50 \(ms\)\s+114 ± 0%\s+164 ± 0%\s+~ \(p=0\.500 n=3\+1\)`, out)
+	assert.Regexp(t, `tpot p50 \(ms\)\s+20 ± 0%\s+20 ± 0%\s+~ \(p=1\.000 n=3\+1\)`, out)
+	assert.Contains(t, out, "need ≥ 4 runs a side for α = 0.05: with 3 + 1 runs the smallest possible p is 0.5, so no change can be significant")
+
+	// Four runs a side reach it: p = 2/70.
+	b2, b3, b4 := writeRunFile(t, dir, "b2.jsonl", 150), writeRunFile(t, dir, "b3.jsonl", 150), writeRunFile(t, dir, "b4.jsonl", 150)
+	a4 := writeRunFile(t, dir, "a4.jsonl", 100)
+	code, out, errs = runCLI(t, "", "diff", "--percentiles", "50", strings.Join([]string{a1, a2, a3, a4}, ","), strings.Join([]string{b1, b2, b3, b4}, ","))
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `ttft p50 \(ms\)\s+114 ± 0%\s+164 ± 0%\s+\+43\.86% \(p=0\.029 n=4\)`, out)
+	assert.NotContains(t, out, "need ≥")
 
 	// A run against itself: nothing changed.
 	code, out, errs = runCLI(t, "", "diff", "--json", a1, a1)
@@ -195,4 +204,18 @@ func TestSweepInferencePerf(t *testing.T) {
 	code, out, errs = runCLI(t, "", append([]string{"sweep"}, files...)...)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "may include traffic from outside the stage")
+}
+
+// Another tool's file has no run header, but states its load: diff
+// compares what it states (vLLM's request_rate 1 and 16 here).
+func TestDiffWarnsForeignLoads(t *testing.T) {
+	a := realdata(t, "vllm/surajssd__llm-k8s__llama33-70b-tp8-qps01.json")
+	b := realdata(t, "vllm/surajssd__llm-k8s__deepseek-v25-qps16.json")
+	code, out, errs := runCLI(t, "", "diff", a, b)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: A and B differ in load rate_per_s: A 1, B 16\n")
+	assert.NotContains(t, out, "has no run header")
+	code, out, errs = runCLI(t, "", "diff", a, a)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "WARNING")
 }

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -33,7 +35,7 @@ func (a *analysis) define(fs *flag.FlagSet, full bool) {
 		a.percentiles = fs.String("percentiles", "50,90,95,99", "comma-separated `list` of percentiles to report, each in [0, 100] with at most 4 decimals, e.g. 50,99,99.9")
 		a.slo = fs.String("slo", "", "per-request SLO for goodput, any subset of ttft, tpot, e2e and max_gap, e.g. `ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s`; a request is good when it meets every limit")
 		a.sloStrict = fs.Bool("slo-strict", false, "a value meets an SLO limit only below it (<), not at it (≤)")
-		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the lessons' illustrative rule)")
+		a.warmup = fs.String("warmup", "", "set the run's warm-up aside as a counted category: the first `N` requests, those sent within a duration of the first (30s), or auto (the specification's illustrative rule)")
 		a.stratify = fs.String("stratify", "", "also report latency per output or prompt length stratum of the ok requests, e.g. `output=16,64,256` or prompt=512,2048")
 		a.lenient = fs.Bool("lenient", false, "set invalid records aside as rejected, counted and listed, instead of failing (the default for other tools' files)")
 	}
@@ -112,7 +114,7 @@ func parseWarmup(v string) (*llmmetrics.WarmupSpec, error) {
 // usageError reports a bad flag value: the flag, and the library's reason
 // without its package prefix.
 func usageError(name string, err error) error {
-	return fmt.Errorf("%w: --%s: %s", errUsage, name, trimPrefix(err))
+	return valueError(fmt.Sprintf("--%s: %s", name, trimPrefix(err)))
 }
 
 // parseTool parses the value of a flag that names a tool; empty is none.
@@ -138,10 +140,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, helpRequest{lookup(fs.Name())}
 			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: %s", errUsage, didYouMean(fs, err))
 		}
 		if fs.NArg() == 0 {
-			return files, nil
+			return files, checkNumbers(fs)
 		}
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
@@ -182,4 +184,105 @@ func (a *analysis) parseFiles(fs *flag.FlagSet, args []string, most int) (llmmet
 	}
 	opt, err := a.options(fs)
 	return opt, files, err
+}
+
+// positiveFlags are the numeric flags whose zero means nothing: when given,
+// they must be above it. Every other numeric flag must be finite and not
+// negative (see checkNumbers).
+var positiveFlags = map[string]bool{
+	"rate": true, "burstiness": true, "duration": true, "requests": true, "prompt-tokens": true,
+	"gpu-interval": true, "search-from": true, "search-max": true, "target": true, "elapsed": true, "alpha": true,
+	"max-error-rate": true,
+}
+
+// checkNumbers is the one check of every numeric flag of every command: a
+// value given must be a finite number (not NaN or ±Inf), not negative, and
+// above zero where zero means nothing. It names the flag and the value.
+func checkNumbers(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err != nil {
+			return
+		}
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		var v float64
+		switch x := g.Get().(type) {
+		case float64:
+			v = x
+		case int:
+			v = float64(x)
+		case int64:
+			v = float64(x)
+		case time.Duration:
+			v = float64(x)
+		default:
+			return
+		}
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			err = valueError(fmt.Sprintf("--%s %s: not a finite number", f.Name, f.Value))
+		case v < 0:
+			err = valueError(fmt.Sprintf("--%s %s: must not be negative", f.Name, f.Value))
+		case v == 0 && positiveFlags[f.Name]:
+			err = valueError(fmt.Sprintf("--%s %s: must be above zero", f.Name, f.Value))
+		}
+	})
+	return err
+}
+
+// A valueError is a flag's value out of its range: a usage mistake
+// (status 2) told in one line, without the command's usage.
+type valueError string
+
+func (e valueError) Error() string        { return string(e) }
+func (e valueError) Is(target error) bool { return target == errUsage }
+
+// didYouMean adds to the flag package's error for an unknown flag the
+// defined flag nearest it, when one is near.
+func didYouMean(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: ")
+	if !ok {
+		return msg
+	}
+	name = strings.TrimLeft(name, "-")
+	best, dist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < dist {
+			best, dist = f.Name, d
+		}
+	})
+	msg = "unknown flag --" + name
+	if best != "" {
+		msg += "; did you mean --" + best + "?"
+	}
+	return msg
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

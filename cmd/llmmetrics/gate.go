@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 )
 
 // errGate marks a run that crossed a gate's condition: it exits with
@@ -19,7 +20,7 @@ var errGate = errors.New("gate failed")
 type gate struct {
 	failBelow  *float64
 	failIf     list
-	conditions []llmmetrics.Condition
+	conditions []compare.Condition
 }
 
 func (g *gate) define(fs *flag.FlagSet) {
@@ -37,11 +38,11 @@ func (g *gate) parse(opt *llmmetrics.Options) error {
 		if opt.SLO == nil {
 			return fmt.Errorf("%w: --fail-below needs --slo: attainment is judged against an SLO", errUsage)
 		}
-		g.conditions = append(g.conditions, llmmetrics.Condition{Text: "attainment<" + strconv.FormatFloat(b, 'g', -1, 64),
+		g.conditions = append(g.conditions, compare.Condition{Text: "attainment<" + strconv.FormatFloat(b, 'g', -1, 64),
 			Metric: "attainment", Op: "<", Limit: b})
 	}
 	for _, text := range g.failIf {
-		c, err := llmmetrics.ParseCondition(text)
+		c, err := compare.ParseCondition(text)
 		if err != nil {
 			return usageError("fail-if", err)
 		}

@@ -9,6 +9,7 @@ require (
 	github.com/llmmetrics/llmmetrics/charts v0.1.0
 	github.com/llmmetrics/llmmetrics/server v0.1.0
 	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
 	golang.org/x/mod v0.43.0
 )
 

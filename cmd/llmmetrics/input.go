@@ -58,34 +58,52 @@ func oneLine(s string) string {
 	return s
 }
 
-// loadRun reads one file of records, in llmmetrics' formats or another
-// tool's (detected), for the commands that take several runs. Invalid
-// records of llmmetrics' formats are an error unless lenient; another
-// tool's invalid requests are set aside and counted, as report does.
-func loadRun(name string, lenient bool) (*llmmetrics.Run, error) {
+// readRuns reads one file of records for the commands that take several
+// runs: a run in llmmetrics' formats (own), or another tool's file
+// (detected), each of its benchmarks a File (files). Invalid records of
+// llmmetrics' formats are an error unless lenient.
+func readRuns(name string, lenient bool) (own *llmmetrics.Run, files []*formats.File, err error) {
 	in, _, closeIn, err := open([]string{name}, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeIn()
 	tool, in, err := detect(in)
 	if err != nil {
-		return nil, inFile(name, err)
+		return nil, nil, inFile(name, err)
 	}
 	if tool == "" {
 		run, _, err := llmmetrics.ReadOptions{Lenient: lenient}.Read(in)
 		if err != nil && !(lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-			return nil, inFile(name, withLenientHint(err))
+			return nil, nil, inFile(name, withLenientHint(err))
 		}
-		return run, nil
+		return run, nil, nil
 	}
-	file, err := formats.Read(in, tool)
-	if err != nil {
-		return nil, inFile(name, err)
+	if files, err = formats.ReadAll(in, tool); err != nil {
+		return nil, nil, inFile(name, err)
 	}
+	return nil, files, nil
+}
+
+// records returns the records of another tool's file, its invalid
+// requests set aside in the run, as report does (see lenientFor).
+func records(name string, file *formats.File) (*llmmetrics.Run, error) {
 	run, err := file.Records()
 	if err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
 		return nil, inFile(name, err)
 	}
 	return run, nil
+}
+
+// lenientFor returns opt lenient when some run is another tool's file
+// and --strict was not given: its invalid requests are set aside and
+// counted, as report does, since its reader cannot fix them. The runs of
+// one comparison share their options, so llmmetrics' own files beside it
+// are then summarized leniently too (they were read strictly unless
+// --lenient).
+func lenientFor(opt llmmetrics.Options, foreign, strict bool) llmmetrics.Options {
+	if foreign && !strict {
+		opt.Lenient = true
+	}
+	return opt
 }

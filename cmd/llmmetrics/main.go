@@ -1,6 +1,8 @@
 // Command llmmetrics summarizes per-request records of an LLM serving run:
 // TTFT, TPOT, ITL, E2E, their percentiles, throughput and goodput, with
-// every convention named in the output.
+// every convention named in the output. Its definitions are those of the
+// project's specification (see the package documentation of
+// github.com/llmmetrics/llmmetrics).
 //
 // Usage:
 //
@@ -10,6 +12,7 @@
 //	llmmetrics sweep [flags] FILE...      runs at several load levels: median ±MAD per level, and the capacity
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
+//	llmmetrics conformance export|check   the cases other tools test their metrics against
 //	llmmetrics version                    the version of this build
 //	llmmetrics help [COMMAND]             a command's flags, defaults and examples
 //
@@ -21,7 +24,8 @@
 // On bad input the command prints one line to standard error and exits
 // with status 1; on a bad command line, with status 2; when report's gate
 // (--fail-below, --fail-if) finds the run crossing a condition, with
-// status 3, after printing the report.
+// status 3, after printing the report; when every measured request of a
+// run failed, with status 4, after printing the report and its error set.
 package main
 
 import (
@@ -58,7 +62,7 @@ func init() {
 	runCommand.run = runLoad
 	diffCommand.run = diffRuns
 	sweepCommand.run = sweepReport
-	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, versionCommand}
+	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, versionCommand}
 }
 
 func lookup(name string) *command {
@@ -89,11 +93,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		writeHelp(stdout, help.cmd)
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "llmmetrics: %v\n%s", strings.TrimPrefix(err.Error(), "usage: "), synopses())
+		msg := strings.TrimPrefix(err.Error(), "usage: ")
+		var ve valueError
+		if errors.As(err, &ve) {
+			fmt.Fprintf(stderr, "llmmetrics: %s\n", ve)
+			return 2
+		}
+		var cu commandUsage
+		if errors.As(err, &cu) {
+			msg = strings.TrimPrefix(cu.err.Error(), "usage: ")
+			fmt.Fprintf(stderr, "llmmetrics: %s: %s\nusage: %s\nRun 'llmmetrics help %s' for its flags, defaults and examples.\n", cu.cmd.name, msg, cu.cmd.synopsis, cu.cmd.name)
+			return 2
+		}
+		fmt.Fprintf(stderr, "llmmetrics: %v\n%s", msg, synopses())
 		return 2
 	case errors.Is(err, errGate):
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 3
+	case errors.Is(err, errAllFailed), errors.Is(err, errTooManyFailures):
+		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
+		return 4
 	default:
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 1
@@ -121,10 +140,34 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		best, dist := "", 3
+		for _, k := range commands {
+			if d := editDistance(args[0], k.name); d < dist {
+				best, dist = k.name, d
+			}
+		}
+		if best != "" {
+			msg += "; did you mean " + best + "?"
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
 	}
-	return c.run(args[1:], stdin, stdout)
+	err := c.run(args[1:], stdin, stdout)
+	if errors.Is(err, errUsage) {
+		return commandUsage{c, err}
+	}
+	return err
 }
+
+// commandUsage is a usage mistake on one command's line: only that
+// command's usage is printed with it.
+type commandUsage struct {
+	cmd *command
+	err error
+}
+
+func (u commandUsage) Error() string { return u.err.Error() }
+func (u commandUsage) Unwrap() error { return u.err }
 
 // synopses lists every command's synopsis, for usage errors.
 func synopses() string {
@@ -142,7 +185,8 @@ func synopses() string {
 func writeHelp(w io.Writer, c *command) {
 	if c == nil {
 		fmt.Fprint(w, "llmmetrics turns per-request records of an LLM serving run into latency, throughput and\n"+
-			"goodput figures, naming every convention it uses.\n\n")
+			"goodput figures, naming every convention it uses. Its definitions are the project's specification\n"+
+			"(see the README, \"The specification\", and go doc github.com/llmmetrics/llmmetrics).\n\n")
 		fmt.Fprint(w, synopses())
 		return
 	}

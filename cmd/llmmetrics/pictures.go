@@ -2,16 +2,18 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/charts"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/server"
 )
 
@@ -19,20 +21,52 @@ import (
 // or a percentile spectrum.
 type pictures struct {
 	plot, html, spectrum, timings *string
+	labels                        list
 }
 
-func (p *pictures) define(fs *flag.FlagSet, withReport bool) {
+// define declares the flags of command ("report", "diff" or "sweep"):
+// --plot and --html for all three, --label where lines are named by file
+// (report and diff), --spectrum and --timings for report.
+func (p *pictures) define(fs *flag.FlagSet, command string) {
 	p.plot = fs.String("plot", "", "write the charts as SVG and PNG files into `dir`")
 	p.html = fs.String("html", "", "write one self-contained HTML `file` of the tables and charts (no network, no script)")
+	if command != "sweep" {
+		fs.Var(&p.labels, "label", "with --plot or --html: the `name` of a file's line in the charts, in the order of the files (repeatable; default the file's base name)")
+	}
 	none := ""
 	p.spectrum, p.timings = &none, &none
-	if withReport {
+	if command == "report" {
 		p.spectrum = fs.String("spectrum", "", "print only the percentile spectrum of `metric` (ttft, tpot, e2e or max_gap) in HdrHistogram's layout, for plotting elsewhere")
 		p.timings = fs.String("timings", "", "with --plot or --html: a timings `file` of the run (llmmetrics run --timings) for the TTFT decomposition chart")
 	}
 }
 
 func (p *pictures) wanted() bool { return *p.plot != "" || *p.html != "" }
+
+// seriesName names the i-th file's line in the charts: its --label, or
+// its base name.
+func (p *pictures) seriesName(i int, file string) string {
+	if i < len(p.labels) {
+		return p.labels[i]
+	}
+	return filepath.Base(file)
+}
+
+// drawn gathers the charts of a page, and the reasons of those left out.
+type drawn struct {
+	charts []charts.Chart
+	notes  []string
+}
+
+// keep adds a chart, or the reason it could not be drawn: a chart is never
+// a reason to fail the command whose figures are already printed.
+func (d *drawn) keep(what string, c charts.Chart, err error) {
+	if err != nil {
+		d.notes = append(d.notes, fmt.Sprintf("%s: not drawn, %s", what, strings.TrimPrefix(err.Error(), "charts: ")))
+		return
+	}
+	d.charts = append(d.charts, c)
+}
 
 // namedRun is one input file's run.
 type namedRun struct {
@@ -64,27 +98,21 @@ func writeSpectrum(w io.Writer, metric string, runs []namedRun, s *llmmetrics.Su
 		return fmt.Errorf("--spectrum %s: no ok request has a %s", metric, metric)
 	}
 	fmt.Fprintf(w, "# llmmetrics %s spectrum over %d ok requests, ms\n", metric, len(xs))
-	return llmmetrics.WriteSpectrum(w, xs)
+	return compare.WriteSpectrum(w, xs)
 }
 
-// reportCharts draws a report's charts: the CDFs (a line per file), the
-// gaps, the timeline of the first file, and the decomposition where
-// timings were given. A chart without data is left out.
-func reportCharts(runs []namedRun, s *llmmetrics.Summary, timingsPath string) ([]charts.Chart, error) {
+// reportCharts draws a report's charts: the CDFs and the percentile
+// spectra (a line per file), the gaps, the timeline of the first file, and
+// the decomposition where timings were given. A chart that cannot be drawn
+// is left out with its reason.
+func (p *pictures) reportCharts(runs []namedRun, s *llmmetrics.Summary) (drawn, error) {
+	var d drawn
 	window := "window not derived"
 	if t := s.Throughput; t != nil {
 		window = fmt.Sprintf("window %.3f s", t.Window.Length.Seconds())
 	}
-	var out []charts.Chart
-	keep := func(c charts.Chart, err error) error {
-		switch {
-		case errors.Is(err, charts.ErrNoData):
-			return nil
-		case err != nil:
-			return err
-		}
-		out = append(out, c)
-		return nil
+	if len(runs) == 0 {
+		return d, nil
 	}
 	// Each run's records with the warm-up cut applied, once.
 	recs := make([][]llmmetrics.Record, len(runs))
@@ -96,34 +124,38 @@ func reportCharts(runs []namedRun, s *llmmetrics.Summary, timingsPath string) ([
 	for _, metric := range []string{"ttft", "tpot", "e2e"} {
 		var series []charts.Series
 		for i, r := range runs {
-			series = append(series, charts.Series{Name: r.name, Values: charts.Samples(recs[i], metric)})
+			series = append(series, charts.Series{Name: p.seriesName(i, r.name), Values: charts.Samples(recs[i], metric)})
 		}
-		if err := keep(charts.LatencyCDF(metric, series, s.Method, window)); err != nil {
-			return nil, err
-		}
+		c, err := charts.LatencyCDF(metric, series, s.Method, window)
+		d.keep(metric+" distribution", c, err)
+		c, err = charts.Spectrum(metric, series, s.Method, s.Percentiles, window)
+		d.keep(metric+" spectrum", c, err)
 	}
-	if err := keep(charts.GapHistogram(charts.Gaps(all), window)); err != nil {
-		return nil, err
-	}
+	c, err := charts.GapHistogram(charts.Gaps(all), window)
+	d.keep("gap distribution", c, err)
 	var cut *time.Duration
 	if s.Warmup != nil && s.Requests.Warmup > 0 {
 		cut = &s.Warmup.Start
 	}
 	first := runs[0]
-	caption := fmt.Sprintf("%s: %d requests, bars from send to last text chunk", first.name, len(first.run.Records))
-	if err := keep(charts.Timeline(charts.TimelineOf(recs[0], cut), caption)); err != nil {
-		return nil, err
+	caption := fmt.Sprintf("%s: %d requests, each a bar from its send to its last text chunk (a tick without text), coloured by outcome; the black step line counts the ok requests in flight", p.seriesName(0, first.name), len(first.run.Records))
+	// Without send times there is no timeline (see workload.arrivals in
+	// the summary's absent figures): bars all starting at 0 would be made up.
+	if first.run.NoSendTimes {
+		d.notes = append(d.notes, "timeline: not drawn, the records carry no send times")
+	} else {
+		c, err = charts.Timeline(charts.TimelineOf(recs[0], cut), caption)
+		d.keep("timeline", c, err)
 	}
-	if timingsPath != "" {
-		stacks, caption, err := decompositionStacks(all, timingsPath)
+	if *p.timings != "" {
+		stacks, caption, err := decompositionStacks(all, *p.timings)
 		if err != nil {
-			return nil, err
+			return d, err
 		}
-		if err := keep(charts.Decomposition(stacks, caption)); err != nil {
-			return nil, err
-		}
+		c, err := charts.Decomposition(stacks, caption)
+		d.keep("decomposition", c, err)
 	}
-	return out, nil
+	return d, nil
 }
 
 // decompositionStacks decomposes the TTFT of the median request and of
@@ -182,19 +214,24 @@ func decompositionStacks(recs []llmmetrics.Record, timingsPath string) ([]charts
 	return stacks, caption, nil
 }
 
-// writePictures writes the charts into --plot's directory and the page to
-// --html's file.
-func (p *pictures) write(title, text string, cs []charts.Chart) error {
+// write writes the charts into --plot's directory (with a file naming
+// the charts left out, if any) and the page to --html's file.
+func (p *pictures) write(page charts.Page, d drawn) error {
 	if *p.plot != "" {
-		for _, c := range cs {
+		for _, c := range d.charts {
 			if _, err := c.WriteFiles(*p.plot); err != nil {
+				return err
+			}
+		}
+		if len(d.notes) > 0 {
+			text := "Charts not drawn:\n- " + strings.Join(d.notes, "\n- ") + "\n"
+			if err := os.WriteFile(filepath.Join(*p.plot, "not_drawn.txt"), []byte(text), 0o644); err != nil {
 				return err
 			}
 		}
 	}
 	if *p.html != "" {
 		var b bytes.Buffer
-		page := charts.Page{Title: title, Sections: []charts.Section{{Heading: "Figures", Text: text, Charts: cs}}}
 		if err := charts.WriteHTML(&b, page); err != nil {
 			return err
 		}
@@ -203,23 +240,83 @@ func (p *pictures) write(title, text string, cs []charts.Chart) error {
 	return nil
 }
 
-// sweepCharts draws a sweep's charts.
-func sweepCharts(sw *llmmetrics.Sweep, c *llmmetrics.Capacity) ([]charts.Chart, error) {
-	var out []charts.Chart
-	for _, draw := range []func() (charts.Chart, error){
-		func() (charts.Chart, error) { return charts.SweepLatency(sw, "ttft") },
-		func() (charts.Chart, error) { return charts.SweepLatency(sw, "tpot") },
-		func() (charts.Chart, error) { return charts.ThroughputLatencyCurve(sw, "e2e p99") },
-		func() (charts.Chart, error) { return charts.Attainment(sw, c) },
-	} {
-		ch, err := draw()
-		switch {
-		case errors.Is(err, charts.ErrNoData):
-			continue
-		case err != nil:
-			return nil, err
-		}
-		out = append(out, ch)
+// writeReport writes a report's charts and page, with --plot or --html.
+func (p *pictures) writeReport(title string, s *llmmetrics.Summary, runs []namedRun) error {
+	d, err := p.reportCharts(runs, s)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return p.write(charts.ReportPage(title, s, d.charts, d.notes), d)
+}
+
+// sweepCharts draws a sweep's charts: TTFT and TPOT against the level,
+// output tokens/s against p99 TTFT and E2E with the SLO and the capacity
+// bracket, and the attainment.
+func sweepCharts(sw *compare.Sweep, c *compare.Capacity) drawn {
+	var d drawn
+	ch, err := charts.SweepLatency(sw, "ttft")
+	d.keep("TTFT by level", ch, err)
+	ch, err = charts.SweepLatency(sw, "tpot")
+	d.keep("TPOT by level", ch, err)
+	ch, err = charts.ThroughputLatencyCurve(sw, "ttft p99", c)
+	d.keep("throughput against TTFT p99", ch, err)
+	ch, err = charts.ThroughputLatencyCurve(sw, "e2e p99", c)
+	d.keep("throughput against E2E p99", ch, err)
+	ch, err = charts.Attainment(sw, c)
+	d.keep("attainment", ch, err)
+	return d
+}
+
+// writeSweep writes a sweep's charts and page, with --plot or --html.
+func (p *pictures) writeSweep(sw *compare.Sweep, c *compare.Capacity, runs int, notes []string) error {
+	d := sweepCharts(sw, c)
+	return p.write(charts.SweepPage(fmt.Sprintf("llmmetrics sweep: %d runs", runs), sw, c, d.charts, notes, d.notes), d)
+}
+
+// writeDiff writes a diff's charts and page, with --plot or --html: for
+// each latency metric, the percentile spectra of A and B overlaid, each
+// side's runs pooled.
+func (p *pictures) writeDiff(sides [2][]*llmmetrics.Run, names [2]string, opt llmmetrics.Options, diff *compare.Diff) error {
+	if !p.wanted() {
+		return nil
+	}
+	var table bytes.Buffer
+	if err := diff.WriteTable(&table); err != nil {
+		return err
+	}
+	text := table.String()
+	var d drawn
+	for _, metric := range []string{"ttft", "tpot", "e2e"} {
+		var series []charts.Series
+		for k, side := range sides {
+			var xs []time.Duration
+			for _, run := range side {
+				recs := run.Records
+				if opt.Warmup != nil {
+					if s, err := run.Summarize(opt); err == nil && s.Warmup != nil {
+						recs = s.Warmup.Apply(recs)
+					}
+				}
+				xs = append(xs, charts.Samples(recs, metric)...)
+			}
+			name := p.seriesName(k, names[k])
+			series = append(series, charts.Series{Name: []string{"A: ", "B: "}[k] + name, Values: xs})
+		}
+		ps := opt.Percentiles
+		if ps == nil {
+			ps = llmmetrics.DefaultPercentiles
+		}
+		c, err := charts.Spectrum(metric, series, opt.Method, ps, "each side's runs pooled")
+		if err == nil {
+			c.Name = "diff_" + c.Name
+			c.Title = "A against B: " + c.Title
+		}
+		d.keep(metric+" spectra", c, err)
+	}
+	page := charts.Page{Title: "llmmetrics diff: A = " + names[0] + ", B = " + names[1], Sections: []charts.Section{
+		{Heading: "Figures", Text: text},
+		{Heading: "Latency", Charts: d.charts},
+		{Heading: "Notes", Paragraphs: d.notes},
+	}}
+	return p.write(page, d)
 }

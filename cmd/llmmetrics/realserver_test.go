@@ -83,7 +83,7 @@ func TestRealServer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out, timings := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "timings.jsonl")
 			args := append([]string{"run", "--model", "tiny", "--warmup", "3", "--prompt-tokens", "64", "--max-tokens", "24",
-				"--body", `{"temperature":0,"seed":1}`, "--scrape", base + "/metrics", "--out", out, "--timings", timings, "--json"}, c.args...)
+				"--body", `{"temperature":0,"seed":1}`, "--scrape", base + "/metrics", "--out", out, "--timings", timings, "--force", "--json"}, c.args...)
 			code, stdout, errs := runCLI(t, "", args...)
 			require.Equal(t, 0, code, errs)
 			var got struct {
@@ -201,6 +201,38 @@ func TestRealServer(t *testing.T) {
 		}
 		require.NotNil(t, got.Search.Passing)
 		assert.Equal(t, 2.0, *got.Search.Passing)
+	})
+
+	// --prompt-tokens N gives prompts of N tokens as the server counts
+	// them, within 5% or 8 tokens, from the smallest the chat template
+	// allows (a smaller N is refused with the template's own size) to near
+	// a slot's context (2,048 tokens); the sizing requests are never longer
+	// than the prompts.
+	t.Run("prompt sizing", func(t *testing.T) {
+		args := func(n int) []string {
+			return []string{"run", "--url", base + "/v1/chat/completions", "--model", "tiny", "--requests", "2", "--concurrency", "1",
+				"--max-tokens", "1", "--prompt-tokens", fmt.Sprint(n), "--out", filepath.Join(dir, "sizing.jsonl"), "--force"}
+		}
+		code, _, errs := runCLI(t, "", args(1)...)
+		require.Equal(t, 1, code, errs)
+		var smallest int
+		_, err := fmt.Sscanf(errs[strings.Index(errs, "a one-word prompt counts "):], "a one-word prompt counts %d tokens", &smallest)
+		require.NoError(t, err, errs)
+		require.Greater(t, smallest, 1)
+		for _, n := range []int{smallest, smallest + 5, smallest + 8, 64, 300, 1000, 1900} {
+			code, _, errs := runCLI(t, "", args(n)...)
+			require.Equal(t, 0, code, errs)
+			run, err := llmmetrics.ReadJSONL(mustOpen(t, filepath.Join(dir, "sizing.jsonl")))
+			require.NoError(t, err)
+			tol := max(8, 0.05*float64(n))
+			for _, r := range run.Records {
+				if r.Warmup {
+					assert.LessOrEqual(t, r.PromptTokens, max(n, smallest), "sizing request %s for %d", r.ID, n)
+					continue
+				}
+				assert.InDelta(t, n, r.PromptTokens, tol, "prompt of %d tokens asked", n)
+			}
+		}
 	})
 
 	t.Run("chat without include_usage", func(t *testing.T) {

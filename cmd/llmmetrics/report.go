@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,8 +16,8 @@ var reportCommand = &command{
 	synopsis: "llmmetrics report [--method nearest-rank|linear] [--percentiles 50,90,95,99]\n" +
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
-		"                    [--plot DIR] [--html FILE] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
-		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--json] [FILE | FILE…]",
+		"                    [--plot DIR] [--html FILE] [--label NAME] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json] [FILE | --merge FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
@@ -27,23 +26,34 @@ var reportCommand = &command{
 		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
 		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
 		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
-		"Several files of llmmetrics' JSONL, each with its run header, are one run taken by several machines:\n" +
-		"they are put on one clock by the headers' wall-clock starts (the machines' clock offset is unknown,\n" +
-		"and the report says so) and reported together.\n" +
+		"Several files are several runs, and report refuses them (compare them with diff or sweep, or\n" +
+		"report each), unless --merge says they are one run taken by several machines: files of llmmetrics'\n" +
+		"JSONL, each with its run header, that come from one plan (the headers agree on the model, the API,\n" +
+		"the target and the load, or on a plan id) and whose windows overlap on the wall clock; otherwise\n" +
+		"--merge says why not. They are put on one clock by the headers' wall-clock starts: the machines'\n" +
+		"clock offset is unknown (milliseconds under NTP) and moves only the window's ends, since every\n" +
+		"latency is a difference on one machine's clock; starts further apart than 1% of the window are\n" +
+		"warned about.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
-		"as a counted category, by count, by duration or by the lessons' illustrative rule (auto), and the\n" +
+		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
 		"window is derived from the rest. --stratify adds the latencies of the ok requests per output (or\n" +
 		"prompt) length stratum: output length is not fixed, so one distribution mixes short and long replies.\n" +
-		"--plot DIR writes the charts (latency CDFs, a line per file; the gaps with each request's largest;\n" +
-		"the timeline; with --timings, the TTFT decomposition) as SVG and PNG; --html FILE writes one page of\n" +
-		"the tables and the charts, inline, that opens offline. --spectrum METRIC prints only the metric's\n" +
-		"percentile spectrum in HdrHistogram's layout.\n" +
+		"--plot DIR writes the charts (latency CDFs and percentile spectra, a line per file named by --label or\n" +
+		"its base name; the gaps with each request's largest; the timeline; with --timings, the TTFT\n" +
+		"decomposition) as SVG and PNG; --html FILE writes one page of the tables and the charts, inline, that\n" +
+		"opens offline (docs/pictures.md). A chart that cannot be drawn is left out with its reason. --spectrum\n" +
+		"METRIC prints only the metric's percentile spectrum in HdrHistogram's layout.\n" +
 		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
 		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
 		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
-		"under its keys; the flags the tool has no concept of are refused there.",
+		"under its keys; the flags the tool has no concept of are refused there.\n" +
+		"A GuideLLM file written by a sweep holds several benchmarks: report reports each in turn (with\n" +
+		"--json, one object a line), or only benchmark N with --benchmark N; a gate applies to each.\n" +
+		"Throughput takes its window from the file (a declared duration where the records carry no send\n" +
+		"times), as diff, sweep and reconcile do; without send times and a declared window it is absent,\n" +
+		"and so are the workload's arrivals, the requests in flight and the timeline.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -60,9 +70,12 @@ var reportCommand = &command{
 // reportFlags are the flags of report.
 type reportFlags struct {
 	analysis
-	dialect *string
-	gate    gate
-	pics    pictures
+	dialect   *string
+	benchmark *int
+	merge     *bool
+	gate      gate
+	pics      pictures
+	errs      *errorSet // the failed requests' error set, printed after the table
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -70,8 +83,10 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f := &reportFlags{}
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
+	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
+	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
 	f.gate.define(fs)
-	f.pics.define(fs, true)
+	f.pics.define(fs, "report")
 	return fs, f
 }
 
@@ -87,7 +102,13 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *f.pics.timings != "" && !f.pics.wanted() {
 		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
 	}
-	if len(files) > 1 {
+	if len(files) > 1 && !*f.merge {
+		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
+	}
+	if *f.merge {
+		if len(files) < 2 {
+			return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
+		}
 		if f.tool != "" || *f.dialect != "" {
 			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
 		}
@@ -113,30 +134,74 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	if tool == "" {
+		if *f.benchmark > 1 {
+			return fmt.Errorf("%w: --benchmark %d: %s is one run in llmmetrics' format", errUsage, *f.benchmark, name)
+		}
 		return reportOwn(stdout, in, name, opt, f)
 	}
-	file, err := formats.Read(in, tool)
+	all, err := formats.ReadAll(in, tool)
 	if err != nil {
 		return inFile(name, err)
 	}
-	if dialect != "" {
-		if dialect != file.Tool {
-			return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
-		}
-		return reportDialect(stdout, name, file, fs, opt, f.asJSON())
+	benchmarks, err := f.chooseBenchmark(name, all)
+	if err != nil {
+		return err
 	}
-	return reportImported(stdout, name, file, opt, f)
+	// Each benchmark is reported in turn; a gate's verdict comes after all.
+	var gateErr error
+	for i, file := range benchmarks {
+		if i > 0 && !f.asJSON() {
+			fmt.Fprintln(stdout)
+		}
+		label := name
+		if file.Benchmarks > 1 {
+			label = fmt.Sprintf("%s, benchmark %d of %d (%s)", name, file.Benchmark, file.Benchmarks, file.Strategy)
+		}
+		if dialect != "" {
+			if dialect != file.Tool {
+				return fmt.Errorf("%w: --dialect %s on a %s file: a dialect is computed from its own tool's files", errUsage, dialect, file.Tool)
+			}
+			err = reportDialect(stdout, label, file, fs, opt, f.asJSON())
+		} else {
+			err = reportImported(stdout, label, file, opt, f)
+		}
+		switch {
+		case len(benchmarks) == 1:
+			return err
+		case errors.Is(err, errGate):
+			gateErr = errors.Join(gateErr, fmt.Errorf("benchmark %d: %w", file.Benchmark, err))
+		case err != nil:
+			return err
+		}
+	}
+	return gateErr
+}
+
+// chooseBenchmark returns the benchmark --benchmark N names, or every
+// benchmark of the file; pictures and the spectrum take one.
+func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*formats.File, error) {
+	n := *f.benchmark
+	switch {
+	case n == 0 && len(all) > 1 && (f.pics.wanted() || *f.pics.spectrum != ""):
+		return nil, fmt.Errorf("%w: %s holds %d benchmarks: pictures and the spectrum are of one, give --benchmark N", errUsage, name, len(all))
+	case n == 0:
+		return all, nil
+	case n < 0 || n > len(all):
+		return nil, fmt.Errorf("%w: --benchmark %d: %s holds %d benchmark(s), numbered from 1", errUsage, n, name, len(all))
+	}
+	return all[n-1 : n], nil
 }
 
 // reportOwn reports a file in llmmetrics' own CSV or JSONL. Unless the
 // pictures or the spectrum want the records themselves, the file is
 // summarized without keeping them as Records (ReadOptions.Summarize).
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	if *f.pics.spectrum == "" && !f.pics.wanted() {
+	if *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
 		if err != nil {
 			return inFile(name, withLenientHint(err))
 		}
+		f.errs = errorSetOfFile(name, s, opt.Lenient)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
@@ -147,6 +212,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -172,11 +238,18 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	if err != nil {
 		return fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
-	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Ids are prefixed with the file's position.", len(files)))
+	warnings, err := checkMerge(named)
+	if err != nil {
+		return err
+	}
+	mergeShards(merged, named)
+	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", len(files)))
+	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
 		return withLenientHint(err)
 	}
+	f.errs = newErrorSet(merged.Records)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
 }
 
@@ -191,10 +264,6 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 	if err != nil && *f.strict {
 		return inFile(name, fmt.Errorf("%w (--strict; without it they are set aside and counted)", err))
 	}
-	if opt.Window == 0 {
-		opt.Window = file.Window
-		opt.NoSendTimes = file.NoSendTimes
-	}
 	opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
 	s, err := run.Summarize(opt)
 	if err != nil {
@@ -203,6 +272,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
+	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
@@ -215,26 +285,23 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	var err error
 	if f.asJSON() {
 		var b []byte
-		if b, err = s.MarshalJSON(); err == nil {
+		if b, err = s.MarshalJSON(); err == nil && f.errs != nil {
+			b, err = withField(b, "error_set", f.errs)
+		}
+		if err == nil {
 			_, err = fmt.Fprintf(w, "%s\n", b)
 		}
 	} else {
 		fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
-		err = s.WriteTable(w)
+		if err = s.WriteTable(w); err == nil {
+			f.errs.write(w)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := s.WriteTable(&table); err != nil {
-			return err
-		}
-		cs, err := reportCharts(runs, s, *f.pics.timings)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write("llmmetrics report: "+name, table.String(), cs); err != nil {
+		if err := f.pics.writeReport("llmmetrics report: "+name, s, runs); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -20,8 +19,8 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
-	"github.com/llmmetrics/llmmetrics/gpu"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -30,35 +29,51 @@ var runCommand = &command{
 	name: "run",
 	synopsis: "llmmetrics run --url URL --model M [--api chat|completions|responses|ollama|tgi] (--requests N | --duration D)\n" +
 		"                 (--concurrency C | --rate R [--burstiness B] [--concurrency CAP]) [--warmup N|D|auto]\n" +
-		"                 (--prompt-tokens N | --prompts FILE) [--max-tokens N] [--body JSON] [--header 'Name: value']\n" +
-		"                 [--scrape URL/metrics] [--out FILE] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
+		"                 (--prompt-tokens N[±P%] | --prompts FILE) [--max-tokens N[±P%]] [--body JSON] [--header 'Name: value']\n" +
+		"                 [--timeout 10m] [--stall 2m] [--grace 10s] [--max-error-rate F] [--fail-if COND] [--fail-below F]\n" +
+		"                 [--scrape URL/metrics] [--out FILE [--force]] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
 		"                 [--max-tokens 16] [--gpu-telemetry] [--out FILE] [--timings FILE] [--json]",
 	about: "Run takes the measurement: it sends streaming requests to an OpenAI-compatible (or Ollama, or TGI)\n" +
-		"endpoint and records each with the lessons' client rules: the send stamped when the request was\n" +
-		"written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
+		"endpoint and records each with the specification's client rules: the send stamped when the request\n" +
+		"was written, never when it was queued; the first and last text-bearing chunk (role-only chunks, usage\n" +
 		"frames and [DONE] are not text); n from the server's usage, never a chunk count. A closed loop keeps\n" +
-		"exactly C requests in flight; an open loop draws Poisson (or gamma, --burstiness) arrivals and keeps\n" +
-		"each request's scheduled time, so its lateness shows what a slow client or server pushed back.\n" +
-		"The client's own waiting is reported apart, never inside TTFT. Warm-up requests are written and\n" +
-		"marked, and left out of the report. With --scrape, the server's /metrics is scraped as the measured\n" +
-		"part begins and ends, and the server side is reported with the known-output check. --out gets the\n" +
-		"JSONL records after a header line describing the run; the report follows on standard output.\n" +
-		"Ctrl-C stops sending, gives requests in flight --grace, records the rest as cancelled and writes\n" +
-		"everything. An API key is read from the environment variable --api-key-env names, never a flag.\n" +
-		"With --gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the\n" +
-		"measured part.\n\n" +
+		"exactly C requests in flight (after a failure its slot waits, 10 ms doubling to 1 s); an open loop\n" +
+		"draws Poisson (or gamma, --burstiness) arrivals and keeps each request's scheduled time: its report\n" +
+		"gives the achieved rate beside the offered one and TTFT and E2E also from the scheduled time\n" +
+		"(coordinated omission corrected), with a WARNING when the load fell behind. The client's own waiting\n" +
+		"is reported apart, never inside TTFT. Warm-up requests are written and marked, and left out of the\n" +
+		"report. With --scrape, the server's /metrics is scraped as the measured part begins and ends, and the\n" +
+		"server side is reported with the known-output check.\n\n" +
+		"Before the first request: every output is checked (distinct from each other and from the inputs, an\n" +
+		"existing one kept without --force, each writable); --url needs http:// or https:// and a base URL gets\n" +
+		"--api's endpoint path, said in the header; a test request (the first prompt, max_tokens 1), or with\n" +
+		"--prompt-tokens the two sizing requests, stops the run with the server's status and words when it\n" +
+		"fails (status 1). They are written to the file, marked warm-up, on the run's clock. No request is\n" +
+		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
+		"long), both in the header; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
+		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
+		"whether the run completed or was interrupted (by what), how many requests were planned and written;\n" +
+		"report prints an interrupted or truncated file in capitals at the top. SIGINT, SIGTERM and SIGHUP stop\n" +
+		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
+		"signal ends the grace at once. The report follows on standard output with an error set (failures by\n" +
+		"HTTP status and by message); status 4 when every measured request failed or --max-error-rate stopped\n" +
+		"the run, 3 when --fail-if or --fail-below (as report has them) finds the run crossing a condition.\n" +
+		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
+		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
+		"part. docs/run.md has the whole story.\n\n" +
 		"--search concurrency (or rate) looks for the capacity: the highest level at which --target of the\n" +
 		"requests meet --slo (DistServe's framing). Each probe is one run of the plan; the level doubles from\n" +
 		"--search-from until a probe misses the target, then is bisected until the bracket is within 5% (or\n" +
 		"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
 		"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
-		"records go to their own file, named by level, for llmmetrics sweep.\n\n" +
-		"--ttft-breakdown runs the lessons' TTFT breakdown instead of a load: for each prompt length, from the\n" +
-		"shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size the\n" +
-		"prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
+		"records go to their own file, named by level, for llmmetrics sweep, and the sizing or test requests\n" +
+		"to OUT-preflight.jsonl.\n\n" +
+		"--ttft-breakdown runs the specification's TTFT breakdown instead of a load: for each prompt length,\n" +
+		"from the shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size\n" +
+		"the prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
 		"(used when the server accepts it and reports no cached tokens for a repeated prompt under a new salt;\n" +
 		"otherwise each prompt begins with random text), and the report says which and why. Each request's\n" +
 		"client TTFT is decomposed with the timings the server sent in the stream (vLLM's per-request metrics,\n" +
@@ -69,6 +84,7 @@ var runCommand = &command{
 	examples: []string{
 		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
 		"llmmetrics run --url http://127.0.0.1:8000/v1/completions --model m --duration 2m --rate 4 --burstiness 0.5 --warmup auto --prompts prompts.txt --max-tokens 256",
+		"llmmetrics run --url http://127.0.0.1:8000 --model m --requests 500 --concurrency 16 --prompt-tokens 512 --max-tokens 128 --timeout 2m --stall 30s --max-error-rate 0.2 --slo ttft=500ms --fail-below 0.9 --out run.jsonl --force",
 		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
 		"llmmetrics run --search concurrency --slo ttft=500ms,tpot=50ms --target 0.9 --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --prompt-tokens 512 --max-tokens 128 --out probe.jsonl",
 		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
@@ -80,8 +96,12 @@ var runCommand = &command{
 type runFlags struct {
 	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
 	requests, concurrency, promptTokens, maxTokens                                                             *int
-	duration, timeout, grace                                                                                   *time.Duration
-	rate, burstiness                                                                                           *float64
+	duration, timeout, stall, grace                                                                            *time.Duration
+	force, keepAlive                                                                                           *bool
+	endpointNote                                                                                               string // set by target: the path appended to a base URL
+	gate                                                                                                       gate   // --fail-if, --fail-below, as report has them
+	promptLen, maxLen                                                                                          lengthSpec
+	rate, burstiness, maxErrorRate                                                                             *float64
 	seed                                                                                                       *uint64
 	json                                                                                                       *bool
 	headers, env                                                                                               list
@@ -92,6 +112,8 @@ type runFlags struct {
 	settle, gpuInterval         *time.Duration
 	searchFrom, searchMax       *float64
 	attainTarget                *float64
+
+	shardFlags // --shard, --start-at (shard.go)
 }
 
 // list is a flag that may be given several times.
@@ -103,7 +125,7 @@ func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 func newRunFlags() (*flag.FlagSet, *runFlags) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f := &runFlags{}
-	f.url = fs.String("url", "", "the endpoint's full `URL`, e.g. http://127.0.0.1:8000/v1/chat/completions")
+	f.url = fs.String("url", "", "the endpoint's `URL`, e.g. http://127.0.0.1:8000/v1/chat/completions; a base URL (http://127.0.0.1:8000, …/v1) gets --api's endpoint path")
 	f.model = fs.String("model", "", "the model `name` sent in each request")
 	f.api = fs.String("api", "", "the endpoint's wire format: chat, completions, responses, ollama or tgi (default: from the URL's path)")
 	f.requests = fs.Int("requests", 0, "measured requests to send (or --duration)")
@@ -112,15 +134,22 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
-	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the lessons' rule)")
-	f.promptTokens = fs.Int("prompt-tokens", 0, "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them)")
-	f.prompts = fs.String("prompts", "", "a `file` of prompts, one a line, used in turn")
-	f.maxTokens = fs.Int("max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
+	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them); N±P% draws each prompt's length uniformly within P% of N, from --seed")
+	f.promptTokens = &f.promptLen.n
+	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
+	fs.Var(&f.maxLen, "max-tokens", "max_tokens of each request (0: the server's default); `N±P%` draws each request's uniformly within P% of N, from --seed")
+	f.maxTokens = &f.maxLen.n
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
 	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
-	f.timeout = fs.Duration("timeout", 0, "a deadline for each request (0: none); a request past it is a timeout")
-	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt, how long requests in flight may finish")
+	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (0: none)")
+	f.stall = fs.Duration("stall", drive.DefaultStall, "a request whose server sends no byte for this `duration` is a timeout (0: none)")
+	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
+	f.gate.define(fs)
+	f.maxErrorRate = fs.Float64("max-error-rate", 0, "stop sending (as an interrupt does) once more than this `fraction` of at least 10 measured requests failed; exit status 4")
+	f.keepAlive = fs.Bool("keep-alive", false, "reuse connections between requests (default: one a request, its setup kept out of TTFT); a request on a connection the server closed is then a failure, never re-sent")
+	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
 	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")
 	f.timings = fs.String("timings", "", "write the server timings found in the streams (llama.cpp, Ollama, Groq) to `file`, for llmmetrics server --timings")
@@ -132,7 +161,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.json = fs.Bool("json", false, "print the report as JSON ({\"client\": …, \"server\": …} with --scrape)")
 	f.gpuTelemetry = fs.Bool("gpu-telemetry", false, "sample GPU utilisation, memory and power with nvidia-smi during the run, and summarize them per level (per prompt length with --ttft-breakdown)")
 	f.gpuInterval = fs.Duration("gpu-interval", 200*time.Millisecond, "with --gpu-telemetry: the time between samples")
-	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the lessons' TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
+	f.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the specification's TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
 	f.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
 	f.repeats = fs.Int("repeats", 0, "with --ttft-breakdown: requests per prompt length (default 5); with --search: runs at each end of the bracket (default 3)")
 	f.search = fs.String("search", "", "search for the capacity: the highest `concurrency` (or rate) at which --target of the requests meet --slo; each probe is a run of --requests or --duration")
@@ -140,6 +169,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.searchMax = fs.Float64("search-max", 1024, "with --search: the highest level probed")
 	f.attainTarget = fs.Float64("target", 0.9, "with --search: the attainment `fraction` the capacity must meet")
 	f.settle = fs.Duration("settle", 500*time.Millisecond, "with --ttft-breakdown: the pause before each request")
+	f.shardFlags.define(fs)
 	return fs, f
 }
 
@@ -162,12 +192,20 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	})
 	switch {
+	case (*f.ttftBreakdown || *f.search != "") && (flagSet(fs, "shard") || flagSet(fs, "start-at")): // shard.go
+		return fmt.Errorf("%w: --shard and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case *f.ttftBreakdown && *f.search != "":
 		return fmt.Errorf("%w: --ttft-breakdown and --search are two different runs", errUsage)
 	case *f.ttftBreakdown:
 		if len(searchOnly) > 0 {
 			return fmt.Errorf("%w: %s belong to --search", errUsage, strings.Join(searchOnly, ", "))
 		}
+		// The outputs are written at the end: checked and opened now.
+		w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
+		if err != nil {
+			return err
+		}
+		w.finishEmpty()
 		return runBreakdown(fs, f, stdout)
 	case len(breakdownOnly) > 0:
 		return fmt.Errorf("%w: %s belong to --ttft-breakdown", errUsage, strings.Join(breakdownOnly, ", "))
@@ -185,21 +223,71 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sh, err := f.shardFlags.apply(fs, &p) // shard.go
+	if err != nil {
+		return err
+	}
+	rw, proms, err := f.runOutputs().check(f.inputs(), *f.force)
+	if err != nil {
+		return err
+	}
+	for _, pf := range proms {
+		defer pf.Close()
+	}
+	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
+	defer in.release()
+	ctx := in.ctx
+	add := func(res *observe.Result) { sh.record(res); rw.add(res) }
+	p.Abort, p.Epoch, p.OnResult = in.abort, time.Now(), add
+	var brake *errorBrake
+	if *f.maxErrorRate > 0 {
+		brake = &errorBrake{rate: *f.maxErrorRate, stop: in.Stop}
+		p.OnResult = func(res *observe.Result) { add(res); brake.add(res) }
+	}
 
 	var notes []string
-	var preflight []*observe.Result
+	if f.endpointNote != "" {
+		notes = append(notes, f.endpointNote+".")
+	}
+	planned := p.Requests
+	if planned > 0 {
+		planned += p.Warmup.Requests
+	}
+	header := f.header(fs, p, p.Epoch, f.load(p))
+	sh.describe(header.Load) // shard.go
+	if len(proms) == 2 {
+		header.Load["scrape_before"], header.Load["scrape_after"] = filepath.Base(proms[0].Name()), filepath.Base(proms[1].Name())
+	}
+	if err := rw.header(header); err != nil {
+		rw.finish(&llmmetrics.RunEnd{State: "interrupted"})
+		return err // nothing was sent
+	}
+	// stopped ends the file when the run cannot go on before it began.
+	stopped := func(by string, err error) error {
+		if signal := in.By(); signal != "" {
+			by = signal // the request failed because the run was interrupted
+		}
+		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
+		return errors.Join(err, werr)
+	}
+	var sampler *gpu.Sampler
+	if *f.gpuTelemetry {
+		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
+			return stopped("a failed --gpu-telemetry", fmt.Errorf("--gpu-telemetry: %w", err))
+		}
+	}
 	if *f.promptTokens > 0 {
 		n := 1000
 		if p.Requests > 0 {
 			n = p.Requests + p.Warmup.Requests
 		}
 		var note string
-		if p.Prompts, preflight, note, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
-			return err
+		if p.Prompts, _, note, err = f.syntheticPrompts(ctx, p, n); err != nil {
+			return stopped("a failed sizing request", err)
 		}
 		notes = append(notes, note)
+	} else if _, err := drive.TestRequest(ctx, p); err != nil {
+		return stopped("a failed test request", err)
 	}
 	var before, after *server.Scrape
 	var rawBefore, rawAfter []byte
@@ -222,11 +310,8 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			fmt.Fprintf(os.Stderr, "\r%s", progressLine(pr))
 		}
 	}
-	var sampler *gpu.Sampler
-	if *f.gpuTelemetry {
-		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
-			return fmt.Errorf("--gpu-telemetry: %w", err)
-		}
+	if err := sh.wait(ctx); err != nil { // shard.go
+		return stopped("a signal before --start-at", err)
 	}
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
@@ -241,37 +326,73 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if err != nil {
-		return err
+		return stopped("an error", err)
 	}
-	results := append(preflight, out.Results...)
-	header := f.header(fs, p, out.Start, f.load(p))
-	if err := writeScrapes(*f.out, rawBefore, rawAfter, out, header); err != nil {
-		return err
+	end := &llmmetrics.RunEnd{State: "completed", Planned: planned}
+	if by := in.By(); by != "" {
+		end.State, end.By = "interrupted", by
 	}
+	werr := writeScrapes(proms, rawBefore, rawAfter, out, end)
+	werr = errors.Join(werr, rw.finish(end))
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
 	}
 	if out.Interrupted {
-		notes = append(notes, "The run was interrupted: sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
+		notes = append(notes, "The run was interrupted by "+end.By+": sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
 	}
-	if err := writeRun(*f.out, *f.timings, header, results); err != nil {
-		return err
-	}
-	run := observe.Run(results)
-	run.Header = header
+	run := observe.Run(rw.all())
+	run.Header, run.End = header, end
 	opt.Notes = notes
 	opt.Lenient = true // the unknown-n requests are set aside and counted, never lost
 	s, err := run.Summarize(opt)
 	if err != nil {
-		return err
+		return errors.Join(err, werr)
 	}
 	var srv *server.Report
 	if *f.scrape != "" {
 		if srv, err = serverSide(before, after, scrapeErr, out, run.Records); err != nil {
-			return err
+			return errors.Join(err, werr)
 		}
 	}
-	return writeRunReport(stdout, s, srv, tele, *f.json)
+	lc := checkLoad(p, run.Records, s, opt)
+	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *f.json); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	if by := in.By(); strings.HasPrefix(by, "--max-error-rate") {
+		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
+	}
+	if err := f.gate.check(s); err != nil {
+		return err
+	}
+	return allFailed(s)
+}
+
+// syntheticPrompts sizes n prompts of --prompt-tokens, each drawn within
+// its spread when it has one.
+func (f *runFlags) syntheticPrompts(ctx context.Context, p drive.Plan, n int) ([]string, []*observe.Result, string, error) {
+	if f.promptLen.spread == 0 {
+		return drive.SyntheticPrompts(ctx, p, *f.promptTokens, n)
+	}
+	return drive.SizedPrompts(ctx, p, f.promptLen.draw(n, *f.seed, 13))
+}
+
+// allFailed returns errAllFailed when every measured request failed and
+// some failed of their own (an error or a timeout, not only cancelled by
+// an interrupt).
+func allFailed(s *llmmetrics.Summary) error {
+	a := s.Requests
+	if a.Failed > 0 && a.Failed == a.Offered-a.Warmup && a.Errors+a.Timeouts > 0 {
+		return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %d cancelled); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, a.Cancelled)
+	}
+	return nil
+}
+
+// inputs are the files a run reads, by flag, which no output may be.
+func (f *runFlags) inputs() map[string]string {
+	return map[string]string{"--prompts": *f.prompts, "--env-file": *f.envFile}
 }
 
 // plan turns the flags into a drive plan and report options.
@@ -282,6 +403,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		return p, opt, err
 	}
 	p.Requests, p.Duration, p.Concurrency, p.Rate, p.Burstiness, p.Grace = *f.requests, *f.duration, *f.concurrency, *f.rate, *f.burstiness, *f.grace
+	if p.Grace == 0 {
+		p.Grace = time.Nanosecond // no grace: drive's zero is its default
+	}
 	switch w := *f.warmup; {
 	case w == "":
 	case w == "auto":
@@ -295,12 +419,34 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			return p, opt, fmt.Errorf("%w: --warmup %q: want a count, a duration or auto", errUsage, w)
 		}
 	}
+	if *f.maxErrorRate > 1 {
+		return p, opt, valueError(fmt.Sprintf("--max-error-rate %g: want a fraction in (0, 1]", *f.maxErrorRate))
+	}
+	if f.maxLen.spread > 0 {
+		n := 1000
+		if p.Requests > 0 {
+			n = p.Requests + p.Warmup.Requests
+		}
+		p.MaxTokensEach = f.maxLen.draw(n, *f.seed, 11)
+	}
 	if (*f.promptTokens > 0) == (*f.prompts != "") {
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
 	}
 	if *f.prompts != "" {
-		if p.Prompts, err = readPrompts(*f.prompts); err != nil {
+		var each []int
+		if p.Prompts, each, err = readPrompts(*f.prompts); err != nil {
 			return p, opt, err
+		}
+		if each != nil {
+			if f.maxLen.spread > 0 {
+				return p, opt, fmt.Errorf("%w: --prompts %s gives each prompt its max_tokens: leave --max-tokens' spread out", errUsage, *f.prompts)
+			}
+			for i, m := range each {
+				if m == 0 {
+					each[i] = p.MaxTokens
+				}
+			}
+			p.MaxTokensEach = each
 		}
 	}
 	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
@@ -315,6 +461,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			return p, opt, usageError("slo", err)
 		}
 		opt.SLO = &slo
+	}
+	if err := f.gate.parse(&opt); err != nil {
+		return p, opt, err
 	}
 	probe := p
 	probe.Prompts = []string{"x"}
@@ -333,8 +482,8 @@ func (f *runFlags) target() (drive.Plan, error) {
 		return p, fmt.Errorf("%w: run needs --url", errUsage)
 	}
 	u, err := url.Parse(*f.url)
-	if err != nil || !u.IsAbs() {
-		return p, fmt.Errorf("%w: --url %q is not an absolute URL", errUsage, *f.url)
+	if err != nil {
+		return p, badURL(*f.url)
 	}
 	api, known := observe.APIOf(u.Path)
 	if *f.api != "" {
@@ -344,7 +493,12 @@ func (f *runFlags) target() (drive.Plan, error) {
 	} else if !known {
 		api = observe.Chat
 	}
-	p = drive.Plan{URL: *f.url, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: *f.timeout, Header: http.Header{}}
+	target, note, err := endpoint(*f.url, api, *f.api != "")
+	if err != nil {
+		return p, err
+	}
+	f.endpointNote = note
+	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: orNone(*f.timeout), Stall: orNone(*f.stall), KeepAlive: *f.keepAlive, Header: http.Header{}}
 	if *f.body != "" {
 		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
 			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
@@ -361,29 +515,6 @@ func (f *runFlags) target() (drive.Plan, error) {
 		p.Header.Set("Authorization", "Bearer "+key)
 	}
 	return p, nil
-}
-
-func readPrompts(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if t := strings.TrimSpace(sc.Text()); t != "" {
-			out = append(out, t)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no prompts", path)
-	}
-	return out, nil
 }
 
 // header describes the run: the program, the target, the load, every flag
@@ -443,16 +574,39 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	} else {
 		load["duration"] = p.Duration.String()
 	}
-	if p.MaxTokens > 0 {
-		load["max_tokens"] = fmt.Sprint(p.MaxTokens)
+	if p.MaxTokens > 0 || len(p.MaxTokensEach) > 0 {
+		load["max_tokens"] = f.maxLen.String()
 	}
 	if *f.promptTokens > 0 {
-		load["prompt_tokens"] = fmt.Sprint(*f.promptTokens)
+		load["prompt_tokens"] = f.promptLen.String()
 	}
 	if *f.warmup != "" {
 		load["warmup"] = *f.warmup
 	}
+	load["timeout"], load["stall"], load["grace"] = limit(p.Timeout, drive.DefaultTimeout), limit(p.Stall, drive.DefaultStall), p.Grace.String()
+	if f.endpointNote != "" {
+		load["endpoint"] = f.endpointNote
+	}
 	return load
+}
+
+// orNone turns a limit flag's 0 (none) into drive's negative.
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// limit states a request limit for the header: its value, or none.
+func limit(d, def time.Duration) string {
+	switch {
+	case d < 0:
+		return "none"
+	case d == 0:
+		return def.String()
+	}
+	return d.String()
 }
 
 func readEnvFile(path string) (map[string]string, error) {
@@ -561,25 +715,21 @@ func scrape(u string) (*server.Scrape, []byte, error) {
 	return s, raw, err
 }
 
-// writeScrapes writes the two scrapes of the measured part beside the
-// records (out without .jsonl, then .before.prom and .after.prom) and names
-// them in the header's load with the time between them, so that sweep
-// reports the server's figures of the run.
-func writeScrapes(out string, before, after []byte, o *drive.Outcome, h *llmmetrics.RunHeader) error {
-	if out == "" || before == nil || after == nil {
+// writeScrapes writes the two scrapes of the measured part into the files
+// opened beside the records (out without .jsonl, then .before.prom and
+// .after.prom), which the header names, and puts the time between them in
+// the end line's load, so that sweep reports the server's figures of the
+// run.
+func writeScrapes(files []*os.File, before, after []byte, o *drive.Outcome, end *llmmetrics.RunEnd) error {
+	if len(files) != 2 || before == nil || after == nil {
 		return nil
 	}
-	base := strings.TrimSuffix(out, ".jsonl")
-	for _, f := range []struct {
-		suffix, key string
-		raw         []byte
-	}{{".before.prom", "scrape_before", before}, {".after.prom", "scrape_after", after}} {
-		if err := os.WriteFile(base+f.suffix, f.raw, 0o644); err != nil {
-			return err
+	for i, raw := range [][]byte{before, after} {
+		if _, err := files[i].Write(raw); err != nil {
+			return fmt.Errorf("writing %s: %w", files[i].Name(), err)
 		}
-		h.Load[f.key] = filepath.Base(base + f.suffix)
 	}
-	h.Load["scrape_elapsed"] = o.MeasureEnd.Sub(o.MeasureStart).String()
+	end.Load = map[string]string{"scrape_elapsed": o.MeasureEnd.Sub(o.MeasureStart).String()}
 	return nil
 }
 
@@ -622,11 +772,21 @@ func levelName(p drive.Plan) string {
 // writeRunReport writes the client report, then the server side and the
 // GPU telemetry where there are any; as JSON, the client report alone, or
 // {"client": …, "server": …, "gpu": …} with the others.
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, asJSON bool) error {
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
 			return err
+		}
+		if lc != nil {
+			if b, err = withField(b, "load_check", lc); err != nil {
+				return err
+			}
+		}
+		if errs != nil {
+			if b, err = withField(b, "error_set", errs); err != nil {
+				return err
+			}
 		}
 		if srv != nil || tele != nil {
 			obj := map[string]any{"client": json.RawMessage(b)}
@@ -644,9 +804,16 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 		return err
 	}
 	fmt.Fprint(w, "llmmetrics run\n\n")
+	if lc != nil {
+		lc.writeWarnings(w)
+	}
 	if err := s.WriteTable(w); err != nil {
 		return err
 	}
+	if lc != nil {
+		lc.write(w)
+	}
+	errs.write(w)
 	if srv != nil {
 		fmt.Fprintln(w)
 		if err := srv.WriteTable(w); err != nil {

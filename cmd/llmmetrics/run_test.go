@@ -100,7 +100,7 @@ func TestRunCommand(t *testing.T) {
 	assert.Equal(t, "none", h.Env["gpu"])
 	assert.Contains(t, string(h.Server["/v1/models"]), "tiny")
 	assert.NotContains(t, stdout, "hunter2", "a header's value never appears in the output")
-	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests for 64 prompt tokens")
+	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests (one word, two words) for 64 prompt tokens")
 
 	// The file reads back with its header, and report gives the same counts.
 	code, stdout, errs = runCLI(t, "", "report", "--json", out)
@@ -168,8 +168,8 @@ func TestReportMergesFiles(t *testing.T) {
 		return path
 	}
 	a := write("a.jsonl", "2026-11-30T10:00:00Z", 0)
-	b := write("b.jsonl", "2026-11-30T10:00:01Z", 0)
-	code, out, errs := runCLI(t, "", "report", "--json", a, b)
+	b := write("b.jsonl", "2026-11-30T10:00:00.1Z", 0)
+	code, out, errs := runCLI(t, "", "report", "--json", "--merge", a, b)
 	require.Equal(t, 0, code, errs)
 	var got struct {
 		Requests   llmmetrics.Accounting `json:"requests"`
@@ -183,12 +183,12 @@ func TestReportMergesFiles(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	assert.Equal(t, 2, got.Requests.OK)
-	// b's request went 1 s after a's: the window runs from 0 to 1.2 s.
-	assert.Equal(t, 1.2, got.Throughput.Window)
+	// b's request went 0.1 s after a's: the window runs from 0 to 0.3 s.
+	assert.Equal(t, 0.3, got.Throughput.Window)
 	assert.Contains(t, strings.Join(got.Notes, " "), "clock offset is unknown")
 	assert.Equal(t, "1/1", got.TTFT.IDs["p50"])
 
-	code, _, errs = runCLI(t, "", "report", a, "../../testdata/sample_run.jsonl")
+	code, _, errs = runCLI(t, "", "report", "--merge", a, "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no header with its start time")
 }
@@ -227,7 +227,7 @@ type breakdownJSON struct {
 
 // standInGPU puts the gpu package's stand-in nvidia-smi first on PATH.
 func standInGPU(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "gpu", "testdata", "nvidia-smi"))
+	src, err := os.ReadFile(filepath.Join("internal", "gpu", "testdata", "nvidia-smi"))
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-smi"), src, 0o755))
@@ -394,10 +394,14 @@ func TestRunSearch(t *testing.T) {
 	} {
 		assert.Contains(t, stdout, want)
 	}
-	assert.Equal(t, int64(4*6), served.Load())
+	assert.Equal(t, int64(1+4*6), served.Load(), "the test request and four probes")
 	files, err := filepath.Glob(filepath.Join(dir, "probe-concurrency*.jsonl"))
 	require.NoError(t, err)
 	require.Len(t, files, 4)
+	pre, err := llmmetrics.ReadJSONL(mustOpen(t, filepath.Join(dir, "probe-preflight.jsonl")))
+	require.NoError(t, err)
+	require.Len(t, pre.Records, 1)
+	assert.Equal(t, "test-1", pre.Records[0].ID)
 	code, stdout, errs = runCLI(t, "", append([]string{"sweep", "--slo", "ttft=10s"}, files...)...)
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `concurrency\s+1\s+2\s+4`, stdout)

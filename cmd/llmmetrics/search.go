@@ -1,17 +1,18 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // runSearch is run --search: the capacity search over one load level,
@@ -44,16 +45,36 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
+	defer in.release()
+	ctx := in.ctx
+	p.Abort = in.abort
+	// The sizing requests, or the test request, go to a file of their own
+	// beside the probes', on their own clock.
+	pre := p
+	pre.Epoch = time.Now()
+	var preflight []*observe.Result
 	if *f.promptTokens > 0 {
 		n := 1000
 		if p.Requests > 0 {
 			n = p.Requests + p.Warmup.Requests
 		}
-		if p.Prompts, _, _, err = drive.SyntheticPrompts(ctx, p, *f.promptTokens, n); err != nil {
-			return err
+		p.Prompts, preflight, _, err = f.syntheticPrompts(ctx, pre, n)
+	} else {
+		var res *observe.Result
+		res, err = drive.TestRequest(ctx, pre)
+		if res != nil {
+			preflight = append(preflight, res)
 		}
+	}
+	if *f.out != "" && len(preflight) > 0 {
+		name := strings.TrimSuffix(*f.out, ".jsonl") + "-preflight.jsonl"
+		if werr := writeRun(name, "", f.header(fs, pre, pre.Epoch, f.load(pre)), preflight); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
+	if err != nil {
+		return err
 	}
 	s := drive.Search{Kind: kind, From: *f.searchFrom, Max: *f.searchMax, Target: *f.attainTarget, SLO: *opt.SLO, Repeats: *f.repeats}
 	out, err := drive.SearchCapacity(ctx, p, s)

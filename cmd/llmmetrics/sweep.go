@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/formats"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -21,26 +21,34 @@ var sweepCommand = &command{
 	name: "sweep",
 	synopsis: "llmmetrics sweep [--level FILE=VALUE ...] [--kind concurrency|rate] [--slo ...] [--target 0.9]\n" +
 		"                   [--warmup N|D|auto] [--method ...] [--plot DIR] [--html FILE] [--json] FILE...",
-	about: "Sweep reports runs taken at several load levels, each level run several times (the lessons ask\n" +
-		"for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
+	about: "Sweep reports runs taken at several load levels, each level run several times (the specification\n" +
+		"asks for at least 3 repeats, in separate processes): per level, every figure as median ±MAD (raw) across\n" +
 		"the level's runs — TTFT, TPOT and E2E p50/p95/p99, per-request User TPS, output and prompt tokens/s\n" +
 		"apart, and with --slo the attainment (a percentage goodput). Percentiles are computed per run over\n" +
 		"its own requests and never averaged or subtracted across runs: a row is the median of per-run\n" +
-		"percentiles, and says so. A run's level comes from its header (llmmetrics run writes the\n" +
-		"concurrency or rate), or from --level FILE=VALUE. With --slo, the capacity is the highest level\n" +
-		"whose median attainment meets --target and the first that misses it, a bracket interpolated only\n" +
-		"between measured levels (DistServe's framing: the largest load at which the attainment goal holds).\n" +
+		"percentiles, and says so. A run's level comes from --level FILE=VALUE, or its run header\n" +
+		"(llmmetrics run writes the concurrency or rate), or what another tool's file states: GuideLLM's\n" +
+		"strategy (synchronous is concurrency 1, concurrent its streams, constant and poisson their rate),\n" +
+		"vLLM's max_concurrency or finite request_rate, AIPerf's loadgen in the profile_export_aiperf.json\n" +
+		"beside its profile_export.jsonl. Each benchmark of a GuideLLM sweep file is a level of its own\n" +
+		"(FILE#N); those of another kind than most (the synchronous and throughput benchmarks of a rate\n" +
+		"sweep) are left out with a note. Each run's throughput window is the one report uses, and another\n" +
+		"tool's invalid requests are set aside and counted, as report does, unless --strict.\n" +
+		"With --slo, the capacity is the highest level whose median attainment meets --target and the\n" +
+		"first that misses it, a bracket interpolated only between measured levels (DistServe's framing:\n" +
+		"the largest load at which the attainment goal holds).\n" +
 		"The environment the runs' headers agree on is printed, with the keys on which they differ.\n" +
 		"inference-perf's stage reports (stage_N_lifecycle_metrics.json, and stage_N_prometheus_metrics.json\n" +
 		"for the server's figures) are read as one run a stage, at its requested rate, their figures as given.\n" +
 		"A run llmmetrics run took with --scrape and --out keeps its two scrapes beside its file; sweep reports\n" +
 		"the server's figures of it (histogram means, PromQL p50 and p99; token rates) in rows of their own.\n" +
 		"--plot DIR draws TTFT and TPOT p50/p99 against the level (±MAD bars), output tokens/s against p99\n" +
-		"E2E, and the attainment with its target and the capacity bracket; --html FILE writes them with the\n" +
-		"table into one page that opens offline.",
+		"TTFT and E2E with the SLO's limit and the capacity bracket shaded, and the attainment with its target\n" +
+		"and the bracket; --html FILE writes them with the table into one page that opens offline.",
 	examples: []string{
 		"llmmetrics sweep --slo ttft=500ms,tpot=50ms c1-*.jsonl c4-*.jsonl c16-*.jsonl",
 		"llmmetrics sweep --kind rate --level a.json=2 --level b.json=4 --level c.json=8 a.json b.json c.json",
+		"llmmetrics sweep --slo ttft=500ms guidellm-sweep/benchmarks.json",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newSweepFlags(); return fs },
 }
@@ -60,7 +68,7 @@ func newSweepFlags() (*flag.FlagSet, *sweepFlags) {
 	fs.Var(&f.levels, "level", "a run's level, `FILE=VALUE`, where its header does not say (repeatable)")
 	f.kind = fs.String("kind", "concurrency", "what --level values are: concurrency or rate (requests a second)")
 	f.target = fs.Float64("target", 0.9, "with --slo: the attainment `fraction` the capacity must meet")
-	f.pics.define(fs, false)
+	f.pics.define(fs, "sweep")
 	return fs, f
 }
 
@@ -88,8 +96,9 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 		given[name] = x
 	}
-	var runs []llmmetrics.LevelRun
+	var runs []compare.LevelRun
 	var notes []string
+	anyForeign := false
 	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
 	for _, name := range files {
 		st, err := readStage(name)
@@ -103,7 +112,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 			if !seen {
 				i = len(runs)
 				stageAt[key] = i
-				runs = append(runs, llmmetrics.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
+				runs = append(runs, compare.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
 			}
 			lr := &runs[i]
 			for _, n := range st.Notes {
@@ -123,21 +132,35 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 			}
 			continue
 		}
-		run, err := loadRun(name, opt.Lenient)
+		srcs, skipped, err := levelSources(name, opt.Lenient)
 		if err != nil {
 			return err
 		}
-		lr := llmmetrics.LevelRun{Name: name, Run: run}
-		if lr.Figures, err = serverFigures(name, run.Header); err != nil {
-			return err
+		notes = append(notes, skipped...)
+		for _, src := range srcs {
+			anyForeign = anyForeign || src.foreign
+			lr := compare.LevelRun{Name: src.name, Run: src.run}
+			if lr.Figures, err = serverFigures(name, src.run.Header); err != nil {
+				return err
+			}
+			v, isGiven := given[name]
+			switch {
+			case isGiven && len(srcs) > 1:
+				return fmt.Errorf("%w: --level %s: the file holds %d benchmarks, each with its own level", errUsage, name, len(srcs))
+			case isGiven:
+				lr.Kind, lr.Level = *f.kind, v
+				delete(given, name)
+			default:
+				var ok bool
+				if lr.Kind, lr.Level, ok = compare.LevelOf(src.run); !ok {
+					if src.load == nil {
+						return fmt.Errorf("%w: %s states no level (no run header, and the file gives no rate or concurrency): give --level %s=VALUE", errUsage, src.name, name)
+					}
+					lr.Kind, lr.Level = src.load.Kind, src.load.Level
+				}
+			}
+			runs = append(runs, lr)
 		}
-		if v, ok := given[name]; ok {
-			lr.Kind, lr.Level = *f.kind, v
-			delete(given, name)
-		} else if lr.Kind, lr.Level, ok = llmmetrics.LevelOf(run); !ok {
-			return fmt.Errorf("%w: %s has no level in a run header: give --level %s=VALUE", errUsage, name, name)
-		}
-		runs = append(runs, lr)
 	}
 	for _, r := range runs {
 		if r.Level < 0 {
@@ -147,29 +170,18 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	for name := range given {
 		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
 	}
-	sw, err := llmmetrics.SweepRuns(runs, opt)
+	sw, err := compare.SweepRuns(runs, lenientFor(opt, anyForeign, *f.strict))
 	if err != nil {
 		return err
 	}
-	var capacity *llmmetrics.Capacity
+	var capacity *compare.Capacity
 	if opt.SLO != nil {
 		if capacity, err = sw.Capacity(*f.target); err != nil {
 			return usageError("target", err)
 		}
 	}
 	if f.pics.wanted() {
-		var table bytes.Buffer
-		if err := sw.WriteTable(&table); err != nil {
-			return err
-		}
-		if capacity != nil {
-			fmt.Fprintf(&table, "\ncapacity: %s\n", capacity)
-		}
-		cs, err := sweepCharts(sw, capacity)
-		if err != nil {
-			return err
-		}
-		if err := f.pics.write(fmt.Sprintf("llmmetrics sweep: %d runs", len(runs)), table.String(), cs); err != nil {
+		if err := f.pics.writeSweep(sw, capacity, len(runs), notes); err != nil {
 			return err
 		}
 	}
@@ -205,7 +217,92 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	return nil
 }
 
-func capacityFields(c *llmmetrics.Capacity) string {
+// A levelSource is one run of a sweep read from a file: a file in
+// llmmetrics' formats, or one benchmark of another tool's file, with the
+// load the file states.
+type levelSource struct {
+	name    string
+	run     *llmmetrics.Run
+	load    *formats.Load
+	foreign bool // another tool's file
+}
+
+// levelSources reads a file's runs for a sweep: its one run, or each
+// benchmark of a GuideLLM file (named FILE#N), with the load each states:
+// GuideLLM's strategy, vLLM's request_rate or max_concurrency, AIPerf's
+// loadgen from the profile_export_aiperf.json beside its records. Of a
+// file whose benchmarks state loads of both kinds, those of the kind most
+// state are kept (rate on a tie); the others, and those that state none,
+// are left out, each with a note.
+func levelSources(name string, lenient bool) ([]levelSource, []string, error) {
+	own, files, err := readRuns(name, lenient)
+	if err != nil {
+		return nil, nil, err
+	}
+	if own != nil {
+		return []levelSource{{name: name, run: own}}, nil, nil
+	}
+	var srcs []levelSource
+	count := map[string]int{}
+	for _, file := range files {
+		run, err := records(name, file)
+		if err != nil {
+			return nil, nil, err
+		}
+		src := levelSource{name: name, run: run, foreign: true}
+		if len(files) > 1 {
+			src.name = fmt.Sprintf("%s#%d", name, file.Benchmark)
+		}
+		if l, ok := file.Load(); ok {
+			src.load = &l
+		} else if l, ok := companionLoad(name, file.Tool); ok {
+			src.load = &l
+		}
+		if src.load != nil {
+			count[src.load.Kind]++
+		}
+		srcs = append(srcs, src)
+	}
+	if len(srcs) == 1 || len(count) == 0 {
+		return srcs, nil, nil
+	}
+	kind := "rate"
+	if count["concurrency"] > count["rate"] {
+		kind = "concurrency"
+	}
+	var kept []levelSource
+	var notes []string
+	for i, src := range srcs {
+		if src.load != nil && src.load.Kind == kind {
+			kept = append(kept, src)
+			continue
+		}
+		why := "states no load"
+		if src.load != nil {
+			why = fmt.Sprintf("is at %s %g, not a %s", src.load.Kind, src.load.Level, kind)
+		}
+		notes = append(notes, fmt.Sprintf("%s: benchmark %d (%s) %s: left out of the sweep (report --benchmark %d reports it)", name, i+1, files[i].Strategy, why, i+1))
+	}
+	return kept, notes, nil
+}
+
+// companionLoad reads the load from the summary file a tool writes beside
+// its per-request file, where it keeps its settings there: AIPerf's
+// profile_export_aiperf.json beside its profile_export.jsonl.
+func companionLoad(name string, tool formats.Tool) (formats.Load, bool) {
+	if tool != formats.AIPerf || !strings.HasSuffix(name, "profile_export.jsonl") {
+		return formats.Load{}, false
+	}
+	f, err := os.Open(strings.TrimSuffix(name, "profile_export.jsonl") + "profile_export_aiperf.json")
+	if err != nil {
+		return formats.Load{}, false
+	}
+	defer f.Close()
+	l, ok, err := formats.ReadLoad(tool, f)
+	return l, ok && err == nil
+}
+
+func capacityFields(c *compare.Capacity) string {
 	var b strings.Builder
 	for _, kv := range []struct {
 		key string

@@ -1,4 +1,4 @@
-// Averaging: request-weighted TPOT against gap-weighted ITL (lesson 000, §2.2
+// Averaging: request-weighted TPOT against gap-weighted ITL (seed 000 of the specification, §2.2
 // and "Try it yourself" 2). The program builds two small runs and shows how
 // far the two means of the same run can sit apart.
 //

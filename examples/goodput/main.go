@@ -1,4 +1,4 @@
-// Goodput: the cohort of lesson 002, the joint-SLO question, and how the
+// Goodput: the cohort of seed 002 of the specification, the joint-SLO question, and how the
 // figures move as the limits loosen.
 //
 //	go run ./examples/goodput

@@ -1,4 +1,4 @@
-// Opening trace: one request, five tokens (lesson 000). The program walks
+// Opening trace: one request, five tokens (seed 000 of the specification). The program walks
 // through the per-request metrics of the trace and the Databricks check.
 //
 //	go run ./examples/opening_trace

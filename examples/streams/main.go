@@ -1,4 +1,4 @@
-// Streams: per-user pace against aggregate throughput (lesson 002, "Throughput
+// Streams: per-user pace against aggregate throughput (seed 002 of the specification, "Throughput
 // is a different number"). 64 concurrent streams at a TPOT of 25 ms each give
 // one user 40 tokens/s and the server 2,560 tokens/s.
 //

@@ -1,10 +1,10 @@
-// TPOT from a CSV of client timings (lesson 000, §4.3 step 5 and "Try it
+// TPOT from a CSV of client timings (seed 000 of the specification, §4.3 step 5 and "Try it
 // yourself" 3): per-request TPOT = (E2E − TTFT)/(completion_tokens − 1) for
 // completion_tokens ≥ 2, with the excluded requests counted, never dropped.
 //
 //	go run ./examples/tpot_from_csv [FILE]
 //
-// Without FILE it reads the lesson's exercise, testdata/seeds/tpot_exercise.csv.
+// Without FILE it reads the specification's exercise, testdata/seeds/tpot_exercise.csv.
 package main
 
 import (

@@ -3,6 +3,7 @@ package hugepage
 import (
 	"sync"
 	"syscall"
+	"testing"
 	"unsafe"
 )
 
@@ -34,10 +35,42 @@ func mapAligned(size uintptr) (p unsafe.Pointer, release func(), ok bool) {
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
-			if syscall.Munmap(m) == nil {
+			if give(m) {
 				mapped.Add(-int64(len(m)))
 			}
 		})
 	}
 	return unsafe.Pointer(&m[off]), release, true
+}
+
+// give gives the mapping m back to the system and reports whether it did.
+// In a test binary it empties m and protects it against any access
+// instead, so that a use after release faults at once, and unmaps the
+// oldest of the ranges so kept once there are more than keepProtected.
+func give(m []byte) bool {
+	if !testing.Testing() {
+		return syscall.Munmap(m) == nil
+	}
+	if syscall.Madvise(m, syscall.MADV_DONTNEED) != nil || syscall.Mprotect(m, syscall.PROT_NONE) != nil {
+		return syscall.Munmap(m) == nil
+	}
+	quarantine.Lock()
+	defer quarantine.Unlock()
+	quarantine.ranges = append(quarantine.ranges, m)
+	if len(quarantine.ranges) > keepProtected {
+		_ = syscall.Munmap(quarantine.ranges[0])
+		quarantine.ranges[0] = nil
+		quarantine.ranges = quarantine.ranges[1:]
+	}
+	return true
+}
+
+// keepProtected is how many released ranges a test binary keeps protected.
+const keepProtected = 1024
+
+// quarantine holds the released ranges a test binary keeps protected,
+// oldest first.
+var quarantine struct {
+	sync.Mutex
+	ranges [][]byte
 }

@@ -34,3 +34,28 @@ func TestRead(t *testing.T) {
 		t.Error("a line over the limit was read")
 	}
 }
+
+// Grow keeps the bytes, never passes limit+1, reaches it, and holds at
+// most 1.25 times the limit at once (the buffer and the one it grows
+// from): from 4 KiB to a limit of 256 MiB, 16, 64, 256 KiB … 64 MiB,
+// then 256 MiB + 1 with 64 MiB beside it.
+func TestGrow(t *testing.T) {
+	const limit = 256 << 20
+	buf := append(make([]byte, 0, 4<<10), "abc"...)
+	for cap(buf) <= limit {
+		old := cap(buf)
+		buf = Grow(buf, limit)
+		if string(buf) != "abc" {
+			t.Fatalf("contents %q after growing from %d", buf, old)
+		}
+		if cap(buf) <= old || cap(buf) > limit+1 {
+			t.Fatalf("grew from %d to %d, limit %d", old, cap(buf), limit)
+		}
+		if old+cap(buf) > limit+limit/4+1 {
+			t.Fatalf("%d and %d bytes held at once, over 1.25 times the limit", old, cap(buf))
+		}
+	}
+	if cap(buf) != limit+1 {
+		t.Fatalf("ended at %d, want %d", cap(buf), limit+1)
+	}
+}

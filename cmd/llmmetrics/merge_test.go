@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// writeShare writes a JSONL file of n requests taken at a wall-clock
+// start, each sent i·100 ms after it, with its first and last text 100
+// and 200 ms after its send, under a header with the given load.
+func writeShare(t *testing.T, dir, name, start string, n int, load string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":%q,"load":{%s}}}`+"\n", start, load)
+	for i := range n {
+		sent := int64(i) * 100_000_000
+		fmt.Fprintf(&b, `{"id":"%d","sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`+"\n", i, sent)
+	}
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	return p
+}
+
+// Several files are several runs: report refuses them unless --merge, and
+// --merge checks that they are one plan whose windows overlap.
+func TestReportMergeChecks(t *testing.T) {
+	dir := t.TempDir()
+	c1 := `"loop":"closed","concurrency":"1"`
+	a := writeShare(t, dir, "a.jsonl", "2026-11-30T10:00:00Z", 10, c1)
+	b := writeShare(t, dir, "b.jsonl", "2026-11-30T10:00:00.005Z", 10, c1)
+
+	code, _, errs := runCLI(t, "", "report", a, b)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "2 files are 2 runs")
+	assert.Contains(t, errs, "llmmetrics diff")
+	assert.Contains(t, errs, "--merge")
+
+	// One plan, overlapping windows (a: 0 → 1.1 s, b: 5 ms → 1.105 s):
+	// merged exactly, 20 offered and 20 ok; starts 5 ms apart, below 1 %
+	// of the 1.105 s window, so no warning.
+	code, out, errs := runCLI(t, "", "report", "--json", "--merge", a, b)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Requests struct{ Offered, OK int }
+		Notes    []string
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 20, got.Requests.Offered)
+	assert.Equal(t, 20, got.Requests.OK)
+	assert.NotContains(t, strings.Join(got.Notes, " "), "WARNING")
+
+	// Starts 100 ms apart: more than 1 % of the 1.2 s window.
+	late := writeShare(t, dir, "late.jsonl", "2026-11-30T10:00:00.1Z", 10, c1)
+	code, out, errs = runCLI(t, "", "report", "--merge", a, late)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: the files' starts differ by 100ms, more than 1% of the merged window (1.2s)")
+
+	// A concurrency-8 run after a concurrency-1 run: two plans.
+	c8 := writeShare(t, dir, "c8.jsonl", "2026-11-30T10:05:00Z", 10, `"loop":"closed","concurrency":"8"`)
+	code, _, errs = runCLI(t, "", "report", "--merge", a, c8)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `load concurrency "1" and "8"`)
+	assert.Contains(t, errs, "not one plan")
+
+	// One plan, but taken one after the other: no overlap.
+	again := writeShare(t, dir, "again.jsonl", "2026-11-30T10:05:00Z", 10, c1)
+	code, _, errs = runCLI(t, "", "report", "--merge", a, again)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "windows do not overlap")
+
+	// A plan id decides where every header has one: shares of one plan
+	// may differ in their load.
+	s1 := writeShare(t, dir, "s1.jsonl", "2026-11-30T10:00:00Z", 10, `"plan":"p7","rate_per_s":"2","loop":"open"`)
+	s2 := writeShare(t, dir, "s2.jsonl", "2026-11-30T10:00:00Z", 10, `"plan":"p7","rate_per_s":"3","loop":"open"`)
+	code, _, errs = runCLI(t, "", "report", "--merge", s1, s2)
+	require.Equal(t, 0, code, errs)
+	s3 := writeShare(t, dir, "s3.jsonl", "2026-11-30T10:00:00Z", 10, `"plan":"p8","rate_per_s":"2","loop":"open"`)
+	code, _, errs = runCLI(t, "", "report", "--merge", s1, s3)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "follows plan p7")
+
+	code, _, _ = runCLI(t, "", "report", "--merge", a)
+	assert.Equal(t, 2, code)
+}

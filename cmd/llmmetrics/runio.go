@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/observe"
+)
+
+// interrupts turns SIGINT, SIGTERM and SIGHUP into the end of sending: the
+// first ends ctx (the run stops sending and gives the requests in flight
+// their grace), the second closes abort (the grace ends at once). Stop
+// (a reason other than a signal, such as --max-error-rate) ends ctx too.
+type interrupts struct {
+	ctx    context.Context
+	abort  chan struct{}
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	done   chan struct{}
+
+	mu sync.Mutex
+	by string // what ended the sending early: a signal's name or a flag
+}
+
+var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+// then says what happens after the first signal.
+func catchInterrupts(stderr io.Writer, then string) *interrupts {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: make(chan os.Signal, 4), done: make(chan struct{})}
+	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		n := 0
+		for {
+			select {
+			case s := <-in.ch:
+				n++
+				switch n {
+				case 1:
+					in.Stop(signalNames[s])
+					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; %s\n", signalNames[s], then)
+				case 2:
+					close(in.abort)
+					fmt.Fprintf(stderr, "llmmetrics: %s: the requests still in flight are cancelled\n", signalNames[s])
+				}
+			case <-in.done:
+				return
+			}
+		}
+	}()
+	return in
+}
+
+// graceNote says what the first signal leaves to requests in flight.
+func graceNote(grace time.Duration) string {
+	return fmt.Sprintf("requests in flight have %v to finish (a second signal ends the wait at once)", grace)
+}
+
+// Stop ends the sending for a reason, once.
+func (in *interrupts) Stop(by string) {
+	in.mu.Lock()
+	if in.by == "" {
+		in.by = by
+	}
+	in.mu.Unlock()
+	in.cancel()
+}
+
+// By returns what ended the sending early, "" if nothing did.
+func (in *interrupts) By() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.by
+}
+
+func (in *interrupts) release() {
+	signal.Stop(in.ch)
+	close(in.done)
+	in.cancel()
+}
+
+// recordWriter writes a run's records as each request ends: the JSONL file
+// (--out), its header first and its end line last, and the server timings
+// (--timings); it keeps every result for the report. A write error stops
+// the writing, is kept with the file's name, and is returned by finish;
+// the run and its report go on.
+type recordWriter struct {
+	mu               sync.Mutex
+	out, timings     *os.File
+	outBuf           *bufio.Writer
+	outPath, timPath string
+	results          []*observe.Result
+	written          int // records in --out
+	err              error
+}
+
+// add keeps a finished request and writes it out.
+func (w *recordWriter) add(res *observe.Result) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.results = append(w.results, res)
+	one := []*observe.Result{res}
+	if w.out != nil && w.err == nil {
+		err := observe.WriteJSONL(w.outBuf, one)
+		if err == nil {
+			err = w.outBuf.Flush()
+		}
+		if err != nil {
+			w.fail(w.outPath, err)
+		} else {
+			w.written++
+		}
+	}
+	if w.timings != nil && w.err == nil {
+		if _, err := observe.WriteTimings(w.timings, one); err != nil {
+			w.fail(w.timPath, err)
+		}
+	}
+}
+
+func (w *recordWriter) fail(path string, err error) {
+	w.err = fmt.Errorf("writing %s: %w (the records after the first %d were not written; the report covers them all)", path, err, w.written)
+}
+
+// header writes the run header, first; an error (a full disk) stops the
+// run before anything is sent.
+func (w *recordWriter) header(h *llmmetrics.RunHeader) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.out == nil {
+		return nil
+	}
+	h.Ends = true
+	err := llmmetrics.WriteRunHeader(w.outBuf, h)
+	if err == nil {
+		err = w.outBuf.Flush()
+	}
+	if err != nil {
+		w.err = fmt.Errorf("writing %s: %w", w.outPath, err)
+	}
+	return w.err
+}
+
+// finish writes the end line and closes the files.
+func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.out != nil {
+		if w.err == nil {
+			end.Written = w.written
+			err := llmmetrics.WriteRunEnd(w.outBuf, end)
+			if err == nil {
+				err = w.outBuf.Flush()
+			}
+			if err != nil {
+				w.fail(w.outPath, err)
+			}
+		}
+		if err := w.out.Close(); err != nil && w.err == nil {
+			w.fail(w.outPath, err)
+		}
+	}
+	if w.timings != nil {
+		if err := w.timings.Close(); err != nil && w.err == nil {
+			w.fail(w.timPath, err)
+		}
+	}
+	return w.err
+}
+
+// finishEmpty closes the files without writing: for a run that writes
+// them whole at its end.
+func (w *recordWriter) finishEmpty() {
+	for _, f := range []*os.File{w.out, w.timings} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// all returns every result kept, in the order they ended.
+func (w *recordWriter) all() []*observe.Result {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.results
+}
+
+// outputs are the files a run writes, checked before the first request.
+type outputs struct {
+	out, timings string
+	proms        []string // the scrapes beside --out, with --scrape
+}
+
+// runOutputs lists the files a load run will write.
+func (f *runFlags) runOutputs() outputs {
+	o := outputs{out: *f.out, timings: *f.timings}
+	if *f.out != "" && *f.scrape != "" {
+		base := strings.TrimSuffix(*f.out, ".jsonl")
+		o.proms = []string{base + ".before.prom", base + ".after.prom"}
+	}
+	return o
+}
+
+// check refuses outputs that are the same file as each other or as an
+// input, and an existing file without force; then opens every output, so
+// that a path that cannot be written is found before anything is sent. It
+// returns a writer for the records, and the opened scrape files.
+func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*os.File, error) {
+	type named struct{ flag, path string }
+	var all []named
+	if o.out != "" {
+		all = append(all, named{"--out", o.out})
+	}
+	if o.timings != "" {
+		all = append(all, named{"--timings", o.timings})
+	}
+	for _, p := range o.proms {
+		all = append(all, named{"--out's scrape file", p})
+	}
+	var ins []named
+	for flag, p := range inputs {
+		if p != "" {
+			ins = append(ins, named{flag, p})
+		}
+	}
+	for i, a := range all {
+		for _, b := range all[:i] {
+			if samePath(a.path, b.path) {
+				return nil, nil, fmt.Errorf("%w: %s and %s are the same file, %s", errUsage, b.flag, a.flag, a.path)
+			}
+		}
+		for _, in := range ins {
+			if samePath(a.path, in.path) {
+				return nil, nil, fmt.Errorf("%w: %s %s is the input %s: it would be overwritten", errUsage, a.flag, a.path, in.flag)
+			}
+		}
+		if st, err := os.Stat(a.path); err == nil && !force {
+			if st.IsDir() {
+				return nil, nil, fmt.Errorf("%w: %s %s is a directory", errUsage, a.flag, a.path)
+			}
+			return nil, nil, fmt.Errorf("%w: %s %s exists; --force overwrites it", errUsage, a.flag, a.path)
+		}
+	}
+	w := &recordWriter{outPath: o.out, timPath: o.timings}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range append(files, w.out, w.timings) {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	open := func(n named) (*os.File, error) {
+		f, err := os.OpenFile(n.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("%s: %w", n.flag, err)
+		}
+		return f, nil
+	}
+	var err error
+	for _, n := range all {
+		switch n.flag {
+		case "--out":
+			if w.out, err = open(n); err != nil {
+				return nil, nil, err
+			}
+			w.outBuf = bufio.NewWriter(w.out)
+		case "--timings":
+			if w.timings, err = open(n); err != nil {
+				return nil, nil, err
+			}
+		default:
+			f, err := open(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			files = append(files, f)
+		}
+	}
+	return w, files, nil
+}
+
+// samePath reports whether two paths name one file: the same cleaned
+// absolute path, or the same existing file.
+func samePath(a, b string) bool {
+	if a == "-" || b == "-" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// endpointPaths are the paths appended to a base URL for each API.
+var endpointPaths = map[observe.API]string{
+	observe.Chat:        "/v1/chat/completions",
+	observe.Completions: "/v1/completions",
+	observe.Responses:   "/v1/responses",
+	observe.Ollama:      "/api/chat",
+	observe.TGI:         "/generate_stream",
+}
+
+// endpoint checks --url and completes a base URL: it needs an http or
+// https scheme and a host; a URL whose path names no endpoint and is empty,
+// "/" or ends in /v1 gets the endpoint path of api appended. It returns
+// the URL to send to and, when it appended a path, a sentence saying so.
+func endpoint(raw string, api observe.API, apiGiven bool) (string, string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", "", badURL(raw)
+	}
+	if _, known := observe.APIOf(u.Path); known {
+		return raw, "", nil
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	if path != "" && !strings.HasSuffix(path, "/v1") {
+		return raw, "", nil // a path of the user's own: sent as given
+	}
+	add := endpointPaths[api]
+	if strings.HasSuffix(path, "/v1") && strings.HasPrefix(add, "/v1/") {
+		add = strings.TrimPrefix(add, "/v1")
+	}
+	u.Path = path + add
+	how := "the API's"
+	if apiGiven {
+		how = "--api's"
+	}
+	return u.String(), fmt.Sprintf("--url %s is a base URL: %s endpoint path %s was appended (%s)", raw, how, add, u.String()), nil
+}
+
+// badURL refuses a --url that is not an http or https URL with a host.
+func badURL(raw string) error {
+	return fmt.Errorf("%w: --url %q: want an http:// or https:// URL with a host, e.g. http://%s", errUsage, raw, strings.TrimPrefix(raw, "//"))
+}
+
+// errAllFailed marks a run in which every measured request failed: exit
+// status 4, after the report.
+var errAllFailed = errors.New("every measured request failed")
+
+// errTooManyFailures marks a run stopped by --max-error-rate: exit status
+// 4, after the report.
+var errTooManyFailures = errors.New("too many failures")

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the command once for the tests that run it as a process.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "llmmetrics-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "llmmetrics")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// hangingServer answers a request of max_tokens 1 (the test request) at
+// once and holds every other until the client goes away; it counts the
+// requests it received and those it holds.
+type hangingServer struct {
+	*httptest.Server
+	received, held atomic.Int64
+}
+
+func newHangingServer(t *testing.T) *hangingServer {
+	h := &hangingServer{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		h.received.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		json.Unmarshal(b, &body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if body.MaxTokens != 1 {
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n")
+			w.(http.Flusher).Flush()
+			h.held.Add(1)
+			<-r.Context().Done()
+			h.held.Add(-1)
+			return
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"length\"}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+// lockedBuffer is a buffer safe to read while a process writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor polls cond; the deadline is a safety net, never a verdict on speed.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// SIGTERM, SIGINT and SIGHUP each stop the built command's run: the
+// requests in flight get the grace and are recorded cancelled, the file
+// holds the header, every record (as many as the server received) and an
+// end line saying who interrupted it, and the report says so in capitals.
+// A second signal ends a grace of an hour at once.
+func TestSignals(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []struct {
+		sig    syscall.Signal
+		name   string
+		grace  string
+		second bool
+	}{
+		{syscall.SIGTERM, "SIGTERM", "50ms", false},
+		{syscall.SIGHUP, "SIGHUP", "50ms", false},
+		{syscall.SIGINT, "SIGINT", "1h", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newHangingServer(t)
+			out := filepath.Join(t.TempDir(), "run.jsonl")
+			cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "100",
+				"--concurrency", "4", "--prompts", promptsFile(t), "--max-tokens", "8", "--grace", c.grace, "--out", out)
+			var stdout bytes.Buffer
+			var stderr lockedBuffer // read while the command writes
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			waitFor(t, "four requests held", func() bool { return srv.held.Load() == 4 })
+
+			// The records are in the file as they end: the header and the
+			// test request are there while the run goes on.
+			b, err := os.ReadFile(out)
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			require.Len(t, lines, 2, string(b))
+			assert.True(t, strings.HasPrefix(lines[0], `{"llmmetrics_run":`))
+			assert.Contains(t, lines[1], `"id":"test-1"`)
+
+			require.NoError(t, cmd.Process.Signal(c.sig))
+			if c.second {
+				waitFor(t, "the first signal to be taken", func() bool { return strings.Contains(stderr.String(), "sending stopped") })
+				require.NoError(t, cmd.Process.Signal(c.sig))
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute): // a safety net
+				cmd.Process.Kill()
+				t.Fatal("the run did not end after the signal")
+			}
+			require.NoError(t, err, stderr.String())
+
+			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+			require.NoError(t, err)
+			require.NotNil(t, run.End)
+			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 100, Written: 5}, *run.End)
+			assert.Len(t, run.Records, 5, "the test request and the four in flight")
+			assert.Equal(t, srv.received.Load(), int64(len(run.Records)), "the server received what the file holds")
+			for _, r := range run.Records[1:] {
+				assert.Equal(t, llmmetrics.StatusCancelled, r.Status)
+				if c.second {
+					assert.Contains(t, r.Message, "second interrupt")
+				} else {
+					assert.Contains(t, r.Message, "grace period")
+				}
+			}
+			assert.Contains(t, stdout.String(), "INTERRUPTED by "+c.name+": 5 requests of 100 planned written")
+
+			code, rep, errs := runCLI(t, "", "report", out)
+			assert.Equal(t, 0, code, errs)
+			assert.True(t, strings.HasPrefix(rep, "llmmetrics report: "+out+"\n\nINTERRUPTED by "+c.name), rep)
+			code, rep, errs = runCLI(t, "", "report", "--json", out)
+			assert.Equal(t, 0, code, errs)
+			assert.Contains(t, rep, `"completeness":{"state":"interrupted","by":"`+c.name+`","planned":100,"written":5,"read":5,`)
+		})
+	}
+}
+
+// A file cut before its end line (the writer was killed) reports as
+// TRUNCATED, in the table and in JSON.
+func TestTruncatedFile(t *testing.T) {
+	srv, _ := fakeLlama(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
+		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
+	require.Equal(t, 0, code, errs)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":6,"written":7}}`)
+	// The header states the request limits.
+	whole, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	assert.Equal(t, "10m0s", whole.Header.Load["timeout"])
+	assert.Equal(t, "2m0s", whole.Header.Load["stall"])
+	assert.True(t, whole.Header.Ends)
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, rep, "TRUNCATED")
+	assert.NotContains(t, rep, "INTERRUPTED")
+
+	cut := filepath.Join(dir, "cut.jsonl")
+	require.NoError(t, os.WriteFile(cut, []byte(strings.Join(lines[:4], "")), 0o644))
+	code, rep, errs = runCLI(t, "", "report", cut)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "\n\nTRUNCATED: the file stops before the end line its header promised (records read: 3)")
+	code, rep, errs = runCLI(t, "", "report", "--json", cut)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, `"completeness":{"state":"truncated"`)
+}
+
+// A run killed outright (SIGKILL, an out-of-memory kill) leaves the
+// records written so far, streamed as they ended, and no end line: report
+// reads the file and says TRUNCATED.
+func TestKilledRun(t *testing.T) {
+	bin := binary(t)
+	srv := newHangingServer(t)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "100",
+		"--concurrency", "4", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
+	require.NoError(t, cmd.Start())
+	waitFor(t, "four requests held", func() bool { return srv.held.Load() == 4 })
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "TRUNCATED: the file stops before the end line its header promised (records read: 1)")
+}

@@ -1,0 +1,372 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// DiffOptions control Diff. Summary holds the options every run is
+// summarized with (method, percentiles, SLO, warm-up); Alpha is the
+// significance level, 0.05 when 0.
+type DiffOptions struct {
+	Summary llmmetrics.Options
+	Alpha   float64
+}
+
+// A Diff compares two sets of runs, A (the baseline) and B, as benchstat
+// compares Go benchmarks: each figure is computed once per run, and the
+// two sides' per-run values are compared with the exact Mann–Whitney U
+// test. Requests pooled across runs are not independent samples (on a
+// shared machine most of the variance is between runs), so the runs are
+// the unit: n is the number of runs.
+type Diff struct {
+	Alpha      float64
+	RunsA      int
+	RunsB      int
+	Rows       []DiffRow
+	SummariesA []*llmmetrics.Summary // one per run, in order
+	SummariesB []*llmmetrics.Summary
+	// MinRuns is the smallest number of runs a side, the same on both,
+	// with which the exact test can reach a p-value below Alpha: 4 for
+	// 0.05 (the smallest p of 3 + 3 runs is 2/20 = 0.1, of 4 + 4 2/70).
+	MinRuns int
+	// Warnings name each difference between the sides' run headers
+	// (load, model, api, lengths, environment), and each side whose runs
+	// disagree among themselves or lack a header.
+	Warnings []string
+	// Skipped names the figures some run lacks, with why: they are not
+	// compared.
+	Skipped []string
+}
+
+// A DiffRow is one figure of a Diff: a latency percentile of each run
+// ("ttft p99" is each run's own p99 TTFT, over that run's requests), or a
+// figure a run has once (a token or request rate, the attainment, the
+// error rate). A and B are the median ± MAD of the figure across each
+// side's runs, and Test compares the per-run values.
+type DiffRow struct {
+	Name   string // "ttft p50", "output_tokens_per_s", …
+	Unit   string // "ms", "tokens/s", "requests/s" or "fraction"
+	A, B   Spread[float64]
+	Change float64 // (B.Median − A.Median) / A.Median; NaN when A.Median is 0
+	Test   RankTest
+	// Significant is true when Test's P is below Alpha: the change is
+	// unlikely to be noise between runs.
+	Significant bool
+}
+
+// DiffRuns compares the runs of a with those of b, figure by figure, on
+// one value per run. It returns ErrNoRecords when a side has no run, and
+// the error of any run Run.Summarize refuses, naming its side and
+// position. It does not modify the runs.
+func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, fmt.Errorf("%w: a side of the comparison has no run", llmmetrics.ErrNoRecords)
+	}
+	alpha := opt.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("%w: significance level %v", llmmetrics.ErrInvalidOption, alpha)
+	}
+	d := &Diff{Alpha: alpha, RunsA: len(a), RunsB: len(b), MinRuns: MinRuns(alpha)}
+	var err error
+	if d.SummariesA, err = summarizeSide(a, "A", opt.Summary); err != nil {
+		return nil, err
+	}
+	if d.SummariesB, err = summarizeSide(b, "B", opt.Summary); err != nil {
+		return nil, err
+	}
+	ps := opt.Summary.Percentiles
+	if ps == nil {
+		ps = llmmetrics.DefaultPercentiles
+	}
+	var figs []runFigure
+	for _, m := range []string{"ttft", "tpot", "e2e"} {
+		for _, p := range ps {
+			figs = append(figs, percentileFigure(m, p))
+		}
+	}
+	for _, f := range append(figs, runFigures...) {
+		if f.name == "attainment" && opt.Summary.SLO == nil {
+			continue // not asked for
+		}
+		va, why := f.values(d.SummariesA)
+		vb, whyB := f.values(d.SummariesB)
+		if why == "" {
+			why = whyB
+		}
+		if why != "" {
+			d.Skipped = append(d.Skipped, f.name+": "+why)
+			continue
+		}
+		row := DiffRow{Name: f.name, Unit: f.unit}
+		row.A, _ = MedianMAD(va)
+		row.B, _ = MedianMAD(vb)
+		row.Test, _ = MannWhitney(va, vb)
+		d.Rows = append(d.Rows, row.finish(alpha))
+	}
+	d.Warnings = headerWarnings(a, b)
+	return d, nil
+}
+
+func (r DiffRow) finish(alpha float64) DiffRow {
+	r.Change = math.NaN()
+	if r.A.Median != 0 {
+		r.Change = (r.B.Median - r.A.Median) / r.A.Median
+	}
+	r.Significant = r.Test.P < alpha
+	return r
+}
+
+// summarizeSide summarizes each run of one side.
+func summarizeSide(runs []*llmmetrics.Run, side string, opt llmmetrics.Options) ([]*llmmetrics.Summary, error) {
+	var sums []*llmmetrics.Summary
+	for i, run := range runs {
+		s, err := run.Summarize(opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s run %d: %w", side, i+1, err)
+		}
+		sums = append(sums, s)
+	}
+	return sums, nil
+}
+
+// MinRuns returns the smallest number of runs a side, the same on both
+// sides, with which the exact two-sided Mann–Whitney test can give a
+// p-value below alpha: the smallest n with 2 / C(2n, n) < alpha, the p of
+// the most extreme split without ties (2, 3, 4, 5 and 6 runs give 0.333,
+// 0.1, 0.0286, 0.00794 and 0.00216). With fewer runs no change can be
+// significant at alpha, however large. It returns 0 for alpha outside
+// (0, 1).
+func MinRuns(alpha float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		return 0
+	}
+	for n := 1; ; n++ {
+		if minP(n, n) < alpha {
+			return n
+		}
+	}
+}
+
+// minP is the smallest two-sided p-value of the exact Mann–Whitney test
+// of na against nb values without ties: 2 / C(na+nb, na), at most 1.
+func minP(na, nb int) float64 {
+	c := 1.0 // C(na+nb, na), built as a product of ratios
+	for i := 1; i <= na; i++ {
+		c = c * float64(nb+i) / float64(i)
+	}
+	return min(1, 2/c)
+}
+
+// headerWarnings compares what the two sides' run headers say of how the
+// runs were taken.
+func headerWarnings(a, b []*llmmetrics.Run) []string {
+	var out []string
+	fa, okA := sideFacts(a, "A", &out)
+	fb, okB := sideFacts(b, "B", &out)
+	if !okA || !okB {
+		return out
+	}
+	for _, k := range sortedUnion(fa, fb) {
+		va, inA := fa[k]
+		vb, inB := fb[k]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("A and B differ in %s: A does not say, B %s", k, vb))
+		case !inB:
+			out = append(out, fmt.Sprintf("A and B differ in %s: A %s, B does not say", k, va))
+		case va != vb:
+			out = append(out, fmt.Sprintf("A and B differ in %s: A %s, B %s", k, va, vb))
+		}
+	}
+	return out
+}
+
+// sideFacts returns the header facts of a side's runs (see headerFacts),
+// and false when a run has no header. Where the side's runs disagree on a
+// fact, it warns and the fact's value is the values seen, joined by " | ".
+func sideFacts(runs []*llmmetrics.Run, side string, warn *[]string) (map[string]string, bool) {
+	var all []map[string]string
+	for i, r := range runs {
+		if r.Header == nil {
+			*warn = append(*warn, fmt.Sprintf("%s run %d has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared", side, i+1))
+			return nil, false
+		}
+		all = append(all, headerFacts(r.Header))
+	}
+	facts := map[string]string{}
+	keys := map[string]bool{}
+	for _, f := range all {
+		for k := range f {
+			keys[k] = true
+		}
+	}
+	for _, k := range sortedKeys(keys) {
+		var seen []string
+		for _, f := range all {
+			v, ok := f[k]
+			if !ok {
+				v = "(not said)"
+			}
+			if !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+		}
+		if len(seen) > 1 {
+			*warn = append(*warn, fmt.Sprintf("%s's runs differ among themselves in %s: %s", side, k, strings.Join(seen, ", ")))
+		}
+		facts[k] = strings.Join(seen, " | ")
+	}
+	return facts, true
+}
+
+// headerFacts are what a run header says of how the run was taken, by
+// name: the model, the API, each key of the load (loop, concurrency,
+// rate, lengths) and each key of the environment. The target URL and the
+// names of the scrape files differ between runs of one setup and are left
+// out.
+func headerFacts(h *llmmetrics.RunHeader) map[string]string {
+	f := map[string]string{}
+	if h.Model != "" {
+		f["model"] = h.Model
+	}
+	if h.API != "" {
+		f["api"] = h.API
+	}
+	for k, v := range h.Load {
+		if !strings.HasPrefix(k, "scrape_") {
+			f["load "+k] = v
+		}
+	}
+	for k, v := range h.Env {
+		f["environment "+k] = v
+	}
+	return f
+}
+
+// WriteTable writes the comparison as benchstat does: a row per figure
+// with A and B as median ± MAD across runs (the MAD as a percentage of
+// the median), and the change with its p-value and the runs behind it, or
+// "~" where the change is not significant at Alpha. The warnings follow
+// the table.
+func (d *Diff) WriteTable(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "A: %d run(s), B: %d run(s); significance level α = %g\n", d.RunsA, d.RunsB, d.Alpha)
+	b.WriteString("each figure is computed per run (a percentile over that run's requests); A and B are the median ± MAD across runs,\n")
+	b.WriteString("the change is tested with the exact Mann–Whitney U test on the per-run values, n = runs\n")
+	if p := minP(d.RunsA, d.RunsB); d.RunsA < d.MinRuns || d.RunsB < d.MinRuns || p >= d.Alpha {
+		fmt.Fprintf(&b, "need ≥ %d runs a side for α = %g: with %d + %d runs the smallest possible p is %.3g, so ", d.MinRuns, d.Alpha, d.RunsA, d.RunsB, p)
+		if p >= d.Alpha {
+			b.WriteString("no change can be significant\n")
+		} else {
+			b.WriteString("only a change that separates every run can be\n")
+		}
+	}
+	b.WriteString("\n")
+	width := 0
+	for _, r := range d.Rows {
+		width = max(width, utf8.RuneCountInString(r.Name)+len(r.Unit)+3)
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\tA\tB\tvs A\t\n", width, "")
+	for _, r := range d.Rows {
+		n := fmt.Sprintf("n=%d", r.A.N)
+		if r.A.N != r.B.N {
+			n = fmt.Sprintf("n=%d+%d", r.A.N, r.B.N)
+		}
+		verdict := fmt.Sprintf("~ (p=%.3f %s)", r.Test.P, n)
+		if r.Significant {
+			verdict = fmt.Sprintf("%s (p=%.3f %s)", signedPercent(r.Change), r.Test.P, n)
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", width, r.Name+" ("+r.Unit+")", plusMinus(r.A), plusMinus(r.B), verdict)
+	}
+	tw.Flush()
+	for _, s := range d.Skipped {
+		fmt.Fprintf(&b, "not compared: %s\n", s)
+	}
+	for _, warn := range d.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", warn)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// plusMinus formats a spread as benchstat does: the median, then ± the
+// spread as a percentage of it (here the MAD).
+func plusMinus(s Spread[float64]) string {
+	if s.Median == 0 {
+		if s.MAD == 0 {
+			return "0 ± 0%"
+		}
+		return fmt.Sprintf("0 ± %s", figure(s.MAD, 2))
+	}
+	return fmt.Sprintf("%s ± %.0f%%", figure(s.Median, 4), 100*math.Abs(s.MAD/s.Median))
+}
+
+func signedPercent(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", 100*x)
+}
+
+// MarshalJSON writes the comparison as {"alpha", "runs_a", "runs_b",
+// "min_runs", "rows": [{"name", "unit", "a", "b", "change", "p",
+// "exact", "significant"}], "not_compared", "warnings"}, with a and b
+// each {"median", "mad", "n"} across runs and change null when A's median
+// is 0.
+func (d *Diff) MarshalJSON() ([]byte, error) {
+	rows := make([]object, len(d.Rows))
+	side := func(s Spread[float64]) object {
+		return object{{"median", s.Median}, {"mad", s.MAD}, {"n", s.N}}
+	}
+	for i, r := range d.Rows {
+		o := object{{"name", r.Name}, {"unit", r.Unit}, {"a", side(r.A)}, {"b", side(r.B)}}
+		if math.IsNaN(r.Change) {
+			o = append(o, field{"change", nil})
+		} else {
+			o = append(o, field{"change", r.Change})
+		}
+		rows[i] = append(o, field{"p", r.Test.P}, field{"exact", r.Test.Exact}, field{"significant", r.Significant})
+	}
+	return json.Marshal(object{{"alpha", d.Alpha}, {"runs_a", d.RunsA}, {"runs_b", d.RunsB}, {"min_runs", d.MinRuns},
+		{"rows", rows}, {"not_compared", orEmpty(d.Skipped)}, {"warnings", orEmpty(d.Warnings)}})
+}
+
+// orEmpty is s, or an empty list for nil, so that JSON shows [] not null.
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// sortedUnion returns the keys of a and b, sorted.
+func sortedUnion(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return sortedKeys(keys)
+}
+
+// sortedKeys returns a set's members, sorted.
+func sortedKeys(set map[string]bool) []string {
+	return slices.Sorted(maps.Keys(set))
+}

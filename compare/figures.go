@@ -1,0 +1,91 @@
+package compare
+
+import "github.com/llmmetrics/llmmetrics"
+
+// A runFigure is a figure a run has once (not per request): a rate, the
+// attainment, the error rate. The gate, the two-run comparison and the
+// sweep read them from here, so that each is defined once.
+type runFigure struct {
+	name, unit string
+	// value returns the figure, or why the summary has none.
+	value func(s *llmmetrics.Summary) (v float64, absent string)
+}
+
+var runFigures = []runFigure{
+	{"output_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
+		if s.Throughput == nil {
+			return 0, "the run has no throughput window"
+		}
+		return float64(s.Throughput.OutputTokensPerSecond), ""
+	}},
+	{"prompt_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
+		if s.Throughput == nil {
+			return 0, "the run has no throughput window"
+		}
+		if _, absent := s.Absent["prompt_tokens_per_s"]; absent {
+			return 0, "no ok record carries a prompt token count"
+		}
+		return float64(s.Throughput.PromptTokensPerSecond), ""
+	}},
+	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
+		if s.Throughput == nil {
+			return 0, "the run has no throughput window"
+		}
+		return float64(s.Throughput.RequestsPerSecond), ""
+	}},
+	{"attainment", "fraction", func(s *llmmetrics.Summary) (float64, string) {
+		if s.Goodput == nil {
+			return 0, "attainment needs an SLO"
+		}
+		return s.Goodput.Attainment, ""
+	}},
+	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
+		if s.Requests.Offered == 0 {
+			return 0, "no request offered"
+		}
+		return float64(s.Requests.Failed) / float64(s.Requests.Offered), ""
+	}},
+}
+
+// runFigureNamed returns the run figure of a name.
+func runFigureNamed(name string) (runFigure, bool) {
+	for _, f := range runFigures {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return runFigure{}, false
+}
+
+// values returns the figure of every summary, or why some summary lacks
+// it: a figure some runs lack is not compared.
+func (f runFigure) values(sums []*llmmetrics.Summary) ([]float64, string) {
+	out := make([]float64, 0, len(sums))
+	for _, s := range sums {
+		v, absent := f.value(s)
+		if absent != "" {
+			return nil, absent
+		}
+		out = append(out, v)
+	}
+	return out, ""
+}
+
+// percentileFigure is a latency percentile of each run, in milliseconds:
+// "ttft p99" is a run's own p99 TTFT, over that run's requests.
+func percentileFigure(metric string, p llmmetrics.Percentile) runFigure {
+	return runFigure{metric + " " + p.Key(), "ms", func(s *llmmetrics.Summary) (float64, string) {
+		d := distribution(s, metric)
+		if d == nil {
+			if why := s.Absent[metric]; why != "" {
+				return 0, "the run has no " + metric + ": " + why
+			}
+			return 0, "the run has no " + metric
+		}
+		v, ok := d.At(p)
+		if !ok {
+			return 0, p.Key() + " was not computed"
+		}
+		return millis(v), ""
+	}}
+}

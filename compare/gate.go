@@ -1,0 +1,165 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// A Condition is a threshold a run must not cross, for a gate in CI, as
+// k6's thresholds are: "p99(ttft)>500ms" fails the run when its p99 TTFT
+// is above 500 ms. It reads
+//
+//	STAT(METRIC) OP LIMIT   STAT: pNN (a percentile), mean, min or max;
+//	                        METRIC: ttft, tpot, e2e, itl or max_gap;
+//	                        LIMIT: a duration (500ms)
+//	FIGURE OP LIMIT         FIGURE: attainment or error_rate (fractions,
+//	                        0.95), output_tokens_per_s, prompt_tokens_per_s
+//	                        or requests_per_s (numbers)
+//
+// with OP one of >, >=, < and <=. A percentile must be among the summary's
+// percentiles.
+type Condition struct {
+	Text   string // as written
+	Stat   string // "p99", "mean", "min", "max"; "" for a figure
+	Metric string
+	Op     string
+	Limit  float64 // nanoseconds for a latency
+}
+
+var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "itl": true, "max_gap": true}
+
+// ParseCondition reads a condition (see Condition). It returns an error
+// wrapping ErrInvalidOption for one it cannot read.
+func ParseCondition(s string) (Condition, error) {
+	c := Condition{Text: strings.TrimSpace(s)}
+	bad := func(why string) (Condition, error) {
+		return Condition{}, fmt.Errorf("%w: condition %q: %s", llmmetrics.ErrInvalidOption, s, why)
+	}
+	i := strings.IndexAny(c.Text, "<>")
+	if i < 0 {
+		return bad("no comparison (>, >=, < or <=)")
+	}
+	lhs, rest := strings.TrimSpace(c.Text[:i]), c.Text[i:]
+	c.Op = rest[:1]
+	if strings.HasPrefix(rest[1:], "=") {
+		c.Op += "="
+	}
+	limit := strings.TrimSpace(rest[len(c.Op):])
+	if stat, arg, ok := strings.Cut(lhs, "("); ok {
+		if !strings.HasSuffix(arg, ")") {
+			return bad("unclosed parenthesis")
+		}
+		c.Stat, c.Metric = strings.TrimSpace(stat), strings.TrimSpace(strings.TrimSuffix(arg, ")"))
+		if !latencyMetrics[c.Metric] {
+			return bad(fmt.Sprintf("unknown metric %q (want ttft, tpot, e2e, itl or max_gap)", c.Metric))
+		}
+		switch {
+		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
+		case strings.HasPrefix(c.Stat, "p"):
+			if _, err := llmmetrics.ParsePercentile(c.Stat[1:]); err != nil {
+				return bad(err.Error())
+			}
+		default:
+			return bad(fmt.Sprintf("unknown statistic %q (want pNN, mean, min or max)", c.Stat))
+		}
+		d, err := time.ParseDuration(limit)
+		if err != nil {
+			return bad(fmt.Sprintf("the limit %q is not a duration", limit))
+		}
+		c.Limit = float64(d)
+		return c, nil
+	}
+	c.Metric = lhs
+	if _, ok := runFigureNamed(c.Metric); !ok {
+		return bad(fmt.Sprintf("unknown figure %q (want STAT(METRIC), attainment, error_rate, output_tokens_per_s, prompt_tokens_per_s or requests_per_s)", c.Metric))
+	}
+	v, err := strconv.ParseFloat(limit, 64)
+	if err != nil || v != v || v > 1e300 || v < -1e300 {
+		return bad(fmt.Sprintf("the limit %q is not a number", limit))
+	}
+	c.Limit = v
+	return c, nil
+}
+
+// Check reports whether the summary crosses the condition (failed), with
+// the figure it read, formatted. A figure the summary does not have (no ok
+// request, no SLO for attainment, a percentile not computed) is an error
+// wrapping ErrInvalidOption: a gate never passes on a missing figure.
+func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
+	v, value, err := c.read(s)
+	if err != nil {
+		return false, "", err
+	}
+	switch c.Op {
+	case ">":
+		failed = v > c.Limit
+	case ">=":
+		failed = v >= c.Limit
+	case "<":
+		failed = v < c.Limit
+	case "<=":
+		failed = v <= c.Limit
+	}
+	return failed, value, nil
+}
+
+// read returns the figure the condition is about.
+func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
+	missing := func(why string) (float64, string, error) {
+		return 0, "", fmt.Errorf("%w: condition %q: %s", llmmetrics.ErrInvalidOption, c.Text, why)
+	}
+	if c.Stat == "" {
+		f, _ := runFigureNamed(c.Metric)
+		v, absent := f.value(s)
+		if absent != "" {
+			return missing(absent)
+		}
+		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
+	}
+	d := distribution(s, c.Metric)
+	if d == nil {
+		return missing(fmt.Sprintf("the run has no %s distribution", c.Metric))
+	}
+	var v time.Duration
+	switch c.Stat {
+	case "mean":
+		v = d.Mean
+	case "min":
+		v = d.Min
+	case "max":
+		v = d.Max
+	default:
+		p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
+		var ok bool
+		if v, ok = d.At(p); !ok {
+			return missing(fmt.Sprintf("%s was not computed (add it to the percentiles)", c.Stat))
+		}
+	}
+	return float64(v), v.String(), nil
+}
+
+// distribution returns the summary's distribution of a latency metric by
+// name (ttft, tpot, e2e, itl, max_gap), or nil.
+func distribution(s *llmmetrics.Summary, name string) *llmmetrics.Distribution {
+	switch name {
+	case "ttft":
+		return s.TTFT
+	case "e2e":
+		return s.E2E
+	case "max_gap":
+		return s.MaxGap
+	case "tpot":
+		if s.TPOT != nil {
+			return &s.TPOT.Distribution
+		}
+	case "itl":
+		if s.ITL != nil {
+			return &s.ITL.Distribution
+		}
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package compare
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// Three ok requests with TTFT 100, 200 and 300 ms and one failure: by
+// hand, nearest-rank p50 TTFT is 200 ms (rank 2 of 3), p99 300 ms (rank
+// 3), mean 200 ms; the error rate is 1/4; with an SLO of TTFT ≤ 200 ms the
+// attainment is 2/4.
+func TestConditions(t *testing.T) {
+	ms := time.Millisecond
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: 100 * ms, LastText: 500 * ms, CompletionTokens: 5},
+		{ID: "b", Sent: 0, FirstText: 200 * ms, LastText: 600 * ms, CompletionTokens: 5},
+		{ID: "c", Sent: 0, FirstText: 300 * ms, LastText: 700 * ms, CompletionTokens: 5},
+		{ID: "d", Sent: 0, Status: llmmetrics.StatusError},
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 200 * ms}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		cond   string
+		failed bool
+		value  string
+	}{
+		{"p50(ttft)>200ms", false, "200ms"},
+		{"p50(ttft)>=200ms", true, "200ms"},
+		{"p99(ttft) > 250ms", true, "300ms"},
+		{"mean(ttft)<150ms", false, "200ms"},
+		{"max(e2e)<=700ms", true, "700ms"},
+		{"min(tpot)>100ms", false, "100ms"}, // (500−100)/4 = 100 ms
+		{"error_rate>0.2", true, "0.25"},
+		{"attainment<0.5", false, "0.5"},
+		{"attainment<=0.5", true, "0.5"},
+	} {
+		c, err := ParseCondition(tc.cond)
+		require.NoError(t, err, tc.cond)
+		failed, value, err := c.Check(s)
+		require.NoError(t, err, tc.cond)
+		assert.Equal(t, tc.failed, failed, tc.cond)
+		assert.Equal(t, tc.value, value, tc.cond)
+	}
+	for _, bad := range []string{"p99(ttft)", "p99(latency)>1s", "q99(ttft)>1s", "p99(ttft)>fast", "p101(ttft)>1s",
+		"throughput>5", "error_rate>x", "p99(ttft>1s"} {
+		_, err := ParseCondition(bad)
+		assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption, bad)
+	}
+	// A figure the summary lacks is an error, never a pass.
+	for _, missing := range []string{"p90.5(ttft)>1s", "p99.9(ttft)>1s"} {
+		c, err := ParseCondition(missing)
+		require.NoError(t, err)
+		_, _, err = c.Check(s)
+		assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption, missing)
+	}
+	noSLO, err := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	require.NoError(t, err)
+	c, _ := ParseCondition("attainment<0.9")
+	_, _, err = c.Check(noSLO)
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+}
+
+// FuzzParseCondition: a gate condition either parses into a known metric
+// and comparison, or is refused with llmmetrics.ErrInvalidOption; checking it against
+// a summary never panics.
+func FuzzParseCondition(f *testing.F) {
+	for _, s := range []string{"p99(ttft)>500ms", "mean(tpot)>=40ms", "error_rate>0.01", "attainment<0.95", "p99.9(e2e)<=1s", "p(ttft)>1s", ">", "max(itl)>"} {
+		f.Add(s)
+	}
+	sum, err := llmmetrics.Summarize([]llmmetrics.Record{{ID: "a", FirstText: time.Second, LastText: 2 * time.Second, CompletionTokens: 3}}, llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: time.Second}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCondition(s)
+		if err != nil {
+			if !errors.Is(err, llmmetrics.ErrInvalidOption) {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		switch c.Op {
+		case ">", ">=", "<", "<=":
+		default:
+			t.Fatalf("%q: op %q", s, c.Op)
+		}
+		if _, _, err := c.Check(sum); err != nil && !errors.Is(err, llmmetrics.ErrInvalidOption) {
+			t.Fatalf("%q: %v", s, err)
+		}
+	})
+}

@@ -1,0 +1,563 @@
+package compare
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// A LevelRun is one run of a sweep, taken at one load level: a
+// concurrency or an arrival rate (requests a second).
+type LevelRun struct {
+	Kind  string          // "concurrency" or "rate"
+	Level float64         // the concurrency, or the rate in requests a second
+	Name  string          // where the run came from, for messages
+	Run   *llmmetrics.Run // the run's records; nil for a run known by a tool's summary alone
+	// Figures are figures of the run that its records do not give, by the
+	// names a sweep uses ("ttft p99" in ms, "server ttft p50",
+	// "output_tokens_per_s", …): another tool's summary of a run whose
+	// requests it did not keep, or the server's figures for it. They are
+	// taken as given; where the records give a figure too, the records'
+	// value is used.
+	Figures map[string]float64
+}
+
+// LevelOf reads a run's level from its header's load (as llmmetrics run
+// writes it: concurrency for a closed loop, rate_per_s for an open one).
+// ok is false when the run has no header or the header no level.
+func LevelOf(run *llmmetrics.Run) (kind string, level float64, ok bool) {
+	if run == nil || run.Header == nil {
+		return "", 0, false
+	}
+	l := run.Header.Load
+	if v, err := strconv.ParseFloat(l["rate_per_s"], 64); err == nil && l["loop"] == "open" {
+		return "rate", v, true
+	}
+	if v, err := strconv.ParseFloat(l["concurrency"], 64); err == nil {
+		return "concurrency", v, true
+	}
+	return "", 0, false
+}
+
+// A Sweep is a set of runs grouped by level, each figure given per level
+// as median ± MAD across the level's repeats (the specification's seed 000, §4.5): every
+// percentile is computed per run over that run's requests, and the sweep
+// reports the median of those per-run percentiles — a different figure
+// from the percentile of the pooled requests, and named so ("median of
+// per-run p99").
+type Sweep struct {
+	Kind     string // "concurrency" or "rate"
+	Levels   []SweepLevel
+	Warnings []string
+	// Env is the environment every run's header agrees on; EnvDiffers
+	// names the keys on which runs disagree, and EnvMissing counts the
+	// runs without a recorded environment.
+	Env        map[string]string
+	EnvDiffers []string
+	EnvMissing int
+	// SLO is the SLO attainment was judged against, when one was set.
+	SLO *llmmetrics.SLO
+}
+
+// A SweepLevel is one level of a sweep: its repeats, and each figure as
+// median ± MAD across them.
+type SweepLevel struct {
+	Level   float64
+	Runs    int
+	Names   []string
+	Figures []SweepFigure
+}
+
+// A SweepFigure is one figure of a level across its repeats.
+type SweepFigure struct {
+	Name   string // "ttft p99", "output_tokens_per_s", "user_tps p50", "attainment"
+	Unit   string // "ms", "tokens/s", "fraction"
+	Spread Spread[float64]
+}
+
+// header returns the run's header, or nil.
+func (r LevelRun) header() *llmmetrics.RunHeader {
+	if r.Run == nil {
+		return nil
+	}
+	return r.Run.Header
+}
+
+// Figure returns the level's figure by name.
+func (l SweepLevel) Figure(name string) (SweepFigure, bool) {
+	for _, f := range l.Figures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return SweepFigure{}, false
+}
+
+// SweepRuns groups the runs by level and summarizes each run with opt,
+// then each figure of a level as median ± MAD across its runs. All runs
+// must be of one kind (all concurrency or all rate). A level with fewer
+// than 3 runs is warned about. It returns ErrInvalidOption for no runs
+// or mixed kinds, and the error of any run Run.Summarize refuses, naming
+// the run.
+func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%w: a sweep needs runs", llmmetrics.ErrInvalidOption)
+	}
+	sw := &Sweep{Kind: runs[0].Kind, SLO: opt.SLO}
+	byLevel := map[float64][]LevelRun{}
+	for _, r := range runs {
+		if r.Kind != sw.Kind {
+			return nil, fmt.Errorf("%w: %s is a %s level and %s a %s level: a sweep varies one of them", llmmetrics.ErrInvalidOption,
+				runs[0].Name, sw.Kind, r.Name, r.Kind)
+		}
+		if !(r.Level >= 0) {
+			return nil, fmt.Errorf("%w: %s: level %v", llmmetrics.ErrInvalidOption, r.Name, r.Level)
+		}
+		if r.Run == nil && len(r.Figures) == 0 {
+			return nil, fmt.Errorf("%w: %s has neither records nor figures", llmmetrics.ErrInvalidOption, r.Name)
+		}
+		byLevel[r.Level] = append(byLevel[r.Level], r)
+	}
+	sw.environment(runs)
+	for _, level := range slices.Sorted(maps.Keys(byLevel)) {
+		lv, err := sweepLevel(level, byLevel[level], opt)
+		if err != nil {
+			return nil, err
+		}
+		if lv.Runs < 3 {
+			sw.Warnings = append(sw.Warnings, fmt.Sprintf("%s %g has %d run(s): the specification asks for at least 3 repeats, and a spread of fewer says little", sw.Kind, level, lv.Runs))
+		}
+		sw.Levels = append(sw.Levels, lv)
+	}
+	return sw, nil
+}
+
+// sweepFigures are the figures of each run a sweep reports.
+var sweepFigures = []sweepFigure{
+	{"ttft p50", "ms", percentileOf("ttft", 50)},
+	{"ttft p95", "ms", percentileOf("ttft", 95)},
+	{"ttft p99", "ms", percentileOf("ttft", 99)},
+	{"tpot p50", "ms", percentileOf("tpot", 50)},
+	{"tpot p95", "ms", percentileOf("tpot", 95)},
+	{"tpot p99", "ms", percentileOf("tpot", 99)},
+	{"e2e p50", "ms", percentileOf("e2e", 50)},
+	{"e2e p95", "ms", percentileOf("e2e", 95)},
+	{"e2e p99", "ms", percentileOf("e2e", 99)},
+	{"user_tps p50", "tokens/s", func(_ *llmmetrics.Summary, user []float64) (float64, bool) {
+		if len(user) == 0 {
+			return 0, false
+		}
+		return user[(len(user)+1)/2-1], true // nearest rank: ⌈N/2⌉
+	}},
+	fromRunFigure("output_tokens_per_s"),
+	fromRunFigure("prompt_tokens_per_s"),
+	fromRunFigure("requests_per_s"),
+	fromRunFigure("attainment"),
+	fromRunFigure("error_rate"),
+	// The workload each level put on the server.
+	{"in_flight mean", "requests", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Concurrency == nil {
+			return 0, false
+		}
+		return s.Workload.Concurrency.Mean, true
+	}},
+	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Arrivals == nil {
+			return 0, false
+		}
+		return s.Workload.Arrivals.CV, true
+	}},
+	{"prompt_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Prompt == nil {
+			return 0, false
+		}
+		return float64(s.Workload.Prompt.P50), true
+	}},
+	{"output_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.Output == nil {
+			return 0, false
+		}
+		return float64(s.Workload.Output.P50), true
+	}},
+	{"early_stop_rate", "fraction", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		if s.Workload == nil || s.Workload.EarlyStop == nil {
+			return 0, false
+		}
+		return s.Workload.EarlyStop.Rate, true
+	}},
+}
+
+// sweepFigure is one figure a sweep reports of each run.
+type sweepFigure struct {
+	name, unit string
+	value      func(s *llmmetrics.Summary, user []float64) (float64, bool)
+}
+
+// fromRunFigure is a run figure (runFigures), as a sweep figure.
+func fromRunFigure(name string) sweepFigure {
+	f, _ := runFigureNamed(name)
+	return sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		v, absent := f.value(s)
+		return v, absent == ""
+	}}
+}
+
+func percentileOf(metric string, p float64) func(*llmmetrics.Summary, []float64) (float64, bool) {
+	f := percentileFigure(metric, llmmetrics.MustPercentile(p))
+	return func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+		v, absent := f.value(s)
+		return v, absent == ""
+	}
+}
+
+// figureUnit returns the unit of a figure by its name.
+func figureUnit(name string) string {
+	for _, f := range sweepFigures {
+		if f.name == name {
+			return f.unit
+		}
+	}
+	name = strings.TrimPrefix(name, "server ")
+	metric, _, _ := strings.Cut(name, " ")
+	switch {
+	case metric == "ttft" || metric == "tpot" || metric == "e2e" || metric == "itl":
+		return "ms"
+	case strings.HasSuffix(name, "tokens_per_s"):
+		return "tokens/s"
+	case name == "requests_per_s":
+		return "requests/s"
+	case strings.HasSuffix(name, "_rate") || name == "attainment":
+		return "fraction"
+	}
+	return ""
+}
+
+// runValues returns the figures of one run by name: those its records
+// give, over those given with it.
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]float64, error) {
+	vals := map[string]float64{}
+	for k, v := range r.Figures {
+		vals[k] = v
+	}
+	if r.Run == nil {
+		return vals, nil
+	}
+	s, err := r.Run.Summarize(opt)
+	if err != nil {
+		return nil, err
+	}
+	user, err := userTPS(r.Run.Records, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range sweepFigures {
+		if v, ok := f.value(s, user); ok {
+			vals[f.name] = v
+		}
+	}
+	return vals, nil
+}
+
+// sweepLevel summarizes the runs of one level.
+func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLevel, error) {
+	ps := opt.Percentiles
+	if ps == nil {
+		ps = llmmetrics.DefaultPercentiles
+	}
+	for _, p := range []float64{50, 95, 99} {
+		if !slices.Contains(ps, llmmetrics.MustPercentile(p)) {
+			ps = append(slices.Clone(ps), llmmetrics.MustPercentile(p))
+		}
+	}
+	opt.Percentiles = ps
+	lv := SweepLevel{Level: level, Runs: len(runs)}
+	values := map[string][]float64{}
+	for _, r := range runs {
+		lv.Names = append(lv.Names, r.Name)
+		vals, err := runValues(r, opt)
+		if err != nil {
+			return lv, fmt.Errorf("%s: %w", r.Name, err)
+		}
+		for k, v := range vals {
+			values[k] = append(values[k], v)
+		}
+	}
+	for _, name := range figureOrder(maps.Keys(values)) {
+		if len(values[name]) != len(runs) {
+			continue // a figure some runs lack is not given
+		}
+		sp, err := MedianMAD(values[name])
+		if err != nil {
+			return lv, fmt.Errorf("%s %g: %s: %w", "level", level, name, err)
+		}
+		lv.Figures = append(lv.Figures, SweepFigure{Name: name, Unit: figureUnit(name), Spread: sp})
+	}
+	return lv, nil
+}
+
+// figureOrder puts figure names in the order a sweep prints them: its
+// own figures first, then the others (a server's, say) by name.
+func figureOrder(names func(func(string) bool)) []string {
+	rank := func(n string) int {
+		for i, f := range sweepFigures {
+			if f.name == n {
+				return i
+			}
+		}
+		return len(sweepFigures)
+	}
+	return slices.SortedFunc(names, func(a, b string) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// userTPS returns the sorted per-request User TPS, (n − 1)/(t_last −
+// t_first), of the measured ok requests with n ≥ 2 and some decode time.
+func userTPS(recs []llmmetrics.Record, opt llmmetrics.Options) ([]float64, error) {
+	samples, err := llmmetrics.Samples(recs, opt)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := range samples {
+		r := &samples[i]
+		if r.CompletionTokens < 2 {
+			continue
+		}
+		if v, err := r.UserTPS(); err == nil {
+			out = append(out, float64(v))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// environment gathers what the runs' headers say of their environment.
+func (sw *Sweep) environment(runs []LevelRun) {
+	sw.Env = map[string]string{}
+	seen := map[string]map[string]bool{}
+	withEnv := 0
+	for _, r := range runs {
+		if h := r.header(); h == nil || len(h.Env) == 0 {
+			sw.EnvMissing++
+			continue
+		}
+		withEnv++
+		for k, v := range r.header().Env {
+			if seen[k] == nil {
+				seen[k] = map[string]bool{}
+			}
+			seen[k][v] = true
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		vs := seen[k]
+		count := 0
+		for _, r := range runs {
+			if h := r.header(); h != nil {
+				if _, ok := h.Env[k]; ok {
+					count++
+				}
+			}
+		}
+		if len(vs) == 1 && count == withEnv {
+			for v := range vs {
+				sw.Env[k] = v
+			}
+		} else {
+			sw.EnvDiffers = append(sw.EnvDiffers, k)
+		}
+	}
+}
+
+// A Capacity is the highest load level of a sweep at which the SLO's
+// attainment goal still holds, in DistServe's framing (the largest rate,
+// or concurrency, at which attainment ≥ Target): a bracket between the
+// highest passing level below the first failing one and that failing
+// level, read from the median attainment across each level's repeats.
+// It is interpolated only between measured levels, never extrapolated.
+type Capacity struct {
+	Kind   string
+	Target float64
+	// Passing is the highest level that meets the target, every level
+	// below it meeting it too; nil when the lowest level fails.
+	Passing *float64
+	// Failing is the first level that misses the target; nil when none
+	// does (the capacity is above the highest level measured).
+	Failing *float64
+	// Crossing is where the median attainment, linear between Passing and
+	// Failing, meets the target; nil without both.
+	Crossing *float64
+	Margins  []Margin
+	Reason   string
+}
+
+// A Margin is a level's median attainment and its distance from the
+// target (positive: meets it).
+type Margin struct {
+	Level, Attainment, Margin float64
+}
+
+// Capacity reads the sweep's capacity at an attainment target (0.9 when
+// 0). It returns ErrInvalidOption when the sweep was not judged against
+// an SLO or the target is not in (0, 1].
+func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
+	if target == 0 {
+		target = 0.9
+	}
+	if !(target > 0 && target <= 1) {
+		return nil, fmt.Errorf("%w: attainment target %v", llmmetrics.ErrInvalidOption, target)
+	}
+	c := &Capacity{Kind: sw.Kind, Target: target}
+	for _, lv := range sw.Levels {
+		f, ok := lv.Figure("attainment")
+		if !ok {
+			return nil, fmt.Errorf("%w: capacity needs attainment, and so an SLO", llmmetrics.ErrInvalidOption)
+		}
+		c.Margins = append(c.Margins, Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target})
+	}
+	slices.SortFunc(c.Margins, func(a, b Margin) int { return cmp.Compare(a.Level, b.Level) })
+	first := slices.IndexFunc(c.Margins, func(m Margin) bool { return m.Margin < 0 })
+	switch {
+	case len(c.Margins) == 0:
+		return nil, fmt.Errorf("%w: a sweep without levels", llmmetrics.ErrInvalidOption)
+	case first < 0:
+		top := c.Margins[len(c.Margins)-1].Level
+		c.Passing = &top
+		c.Reason = fmt.Sprintf("every level meets %g%% attainment: the capacity is at least %s %g, the highest measured (not extrapolated)", 100*target, sw.Kind, top)
+	case first == 0:
+		low := c.Margins[0].Level
+		c.Failing = &low
+		c.Reason = fmt.Sprintf("the lowest level measured, %s %g, already misses %g%% attainment: the capacity is below it", sw.Kind, low, 100*target)
+	default:
+		p, f := c.Margins[first-1], c.Margins[first]
+		c.Passing, c.Failing = &p.Level, &f.Level
+		x := p.Level + (f.Level-p.Level)*p.Margin/(p.Margin-f.Margin)
+		c.Crossing = &x
+		c.Reason = fmt.Sprintf("%g%% attainment holds up to %s %g and fails at %g; linear between them, it crosses at %.4g",
+			100*target, sw.Kind, p.Level, f.Level, x)
+		for _, m := range c.Margins[first+1:] {
+			if m.Margin >= 0 {
+				c.Reason += fmt.Sprintf("; %s %g meets it again (attainment is not monotone in the load: rerun the levels around it)", sw.Kind, m.Level)
+				break
+			}
+		}
+	}
+	return c, nil
+}
+
+// WriteTable writes the sweep with a column per level and a row per
+// figure, each "median ±MAD" across the level's runs, then the
+// environment and the warnings.
+func (sw *Sweep) WriteTable(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "per %s level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests\n", sw.Kind)
+	if sw.SLO != nil {
+		fmt.Fprintf(&b, "attainment: good / offered against SLO %s, a percentage goodput\n", *sw.SLO)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("prompt_tokens_per_s (tokens/s)")
+	for _, name := range sw.figureNames() {
+		width = max(width, utf8.RuneCountInString(name+" ("+figureUnit(name)+")"))
+	}
+	fmt.Fprintf(tw, "%-*s", width, sw.Kind)
+	for _, lv := range sw.Levels {
+		fmt.Fprintf(tw, "\t%g", lv.Level)
+	}
+	fmt.Fprintf(tw, "\t\n%-*s", width, "runs")
+	for _, lv := range sw.Levels {
+		fmt.Fprintf(tw, "\t%d", lv.Runs)
+	}
+	tw.Write([]byte("\t\n"))
+	for _, name := range sw.figureNames() {
+		fmt.Fprintf(tw, "%-*s", width, name+" ("+figureUnit(name)+")")
+		for _, lv := range sw.Levels {
+			if x, ok := lv.Figure(name); ok {
+				fmt.Fprintf(tw, "\t%s ±%s", figure(x.Spread.Median, 4), figure(x.Spread.MAD, 2))
+			} else {
+				tw.Write([]byte("\t—"))
+			}
+		}
+		tw.Write([]byte("\t\n"))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	switch {
+	case len(sw.Env) == 0 && sw.EnvMissing > 0:
+		b.WriteString("environment: not recorded\n")
+	default:
+		b.WriteString("environment:")
+		for _, k := range slices.Sorted(maps.Keys(sw.Env)) {
+			fmt.Fprintf(&b, " %s=%s", k, sw.Env[k])
+		}
+		b.WriteString("\n")
+		if len(sw.EnvDiffers) > 0 {
+			fmt.Fprintf(&b, "  the runs disagree on: %s\n", strings.Join(sw.EnvDiffers, ", "))
+		}
+		if sw.EnvMissing > 0 {
+			fmt.Fprintf(&b, "  %d run(s) recorded no environment\n", sw.EnvMissing)
+		}
+	}
+	for _, warn := range sw.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// figureNames returns the names of the figures any level has, in order.
+func (sw *Sweep) figureNames() []string {
+	seen := map[string]bool{}
+	for _, lv := range sw.Levels {
+		for _, f := range lv.Figures {
+			seen[f.Name] = true
+		}
+	}
+	return figureOrder(maps.Keys(seen))
+}
+
+// MarshalJSON writes the sweep as {"kind", "levels": [{"level", "runs",
+// "names", "figures": {NAME: {"unit", "median", "mad", "scaled_mad",
+// "n"}}}], "environment", "environment_differs", "environment_missing",
+// "warnings", "note"}.
+func (sw *Sweep) MarshalJSON() ([]byte, error) {
+	levels := make([]object, len(sw.Levels))
+	for i, lv := range sw.Levels {
+		figs := object{}
+		for _, f := range lv.Figures {
+			figs = append(figs, field{f.Name, object{{"unit", f.Unit}, {"median", f.Spread.Median}, {"mad", f.Spread.MAD},
+				{"scaled_mad", f.Spread.ScaledMAD}, {"n", f.Spread.N}}})
+		}
+		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"figures", figs}}
+	}
+	return json.Marshal(object{{"kind", sw.Kind}, {"levels", levels}, {"environment", sw.Env},
+		{"environment_differs", sw.EnvDiffers}, {"environment_missing", sw.EnvMissing}, {"warnings", sw.Warnings},
+		{"note", "latency figures are medians across runs of per-run percentiles, not percentiles of pooled requests"}})
+}
+
+// String says the capacity in one sentence.
+func (c *Capacity) String() string { return c.Reason }
+
+// figure formats a figure with about digits significant digits, without
+// an exponent for the sizes latencies in ms and token rates take.
+func figure(v float64, digits int) string {
+	if a := math.Abs(v); a >= math.Pow(10, float64(digits)) && a < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', digits, 64)
+}

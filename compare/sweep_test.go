@@ -1,0 +1,174 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// levelRun makes a run of 10 requests of which good have TTFT ttft and the
+// rest 1 s (past a 200 ms SLO), each 5 tokens over 80 ms of decode.
+func levelRun(level float64, ttft time.Duration, good int, env map[string]string) LevelRun {
+	var recs []llmmetrics.Record
+	for i := range 10 {
+		t := ttft
+		if i >= good {
+			t = time.Second
+		}
+		recs = append(recs, llmmetrics.Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second, FirstText: t, LastText: t + 80*time.Millisecond,
+			CompletionTokens: 5, PromptTokens: 50})
+	}
+	run := &llmmetrics.Run{Records: recs}
+	if env != nil {
+		run.Header = &llmmetrics.RunHeader{Env: env}
+	}
+	return LevelRun{Kind: "concurrency", Level: level, Name: "c" + string(rune('0'+int(level))), Run: run}
+}
+
+func TestSweepAndCapacity(t *testing.T) {
+	ms := time.Millisecond
+	gpu := map[string]string{"gpu": "H100"}
+	runs := []LevelRun{
+		levelRun(4, 100*ms, 5, gpu), levelRun(4, 100*ms, 5, gpu), levelRun(4, 100*ms, 5, gpu),
+		levelRun(1, 100*ms, 10, gpu), levelRun(1, 110*ms, 10, gpu), levelRun(1, 130*ms, 10, gpu),
+		levelRun(2, 100*ms, 9, gpu), levelRun(2, 100*ms, 9, map[string]string{"gpu": "A100"}),
+	}
+	slo := llmmetrics.SLO{TTFT: 200 * ms}
+	sw, err := SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	require.Len(t, sw.Levels, 3)
+	assert.Equal(t, []float64{1, 2, 4}, []float64{sw.Levels[0].Level, sw.Levels[1].Level, sw.Levels[2].Level})
+	// Level 1: each run's TTFTs are all equal, so its p50 is 100, 110 or
+	// 130 ms: median 110, MAD median(10, 0, 20) = 10.
+	f, ok := sw.Levels[0].Figure("ttft p50")
+	require.True(t, ok)
+	assert.Equal(t, Spread[float64]{N: 3, Median: 110, MAD: 10, ScaledMAD: 10 * madScale}, f.Spread)
+	// TPOT: 80 ms over 4 gaps = 20 ms; User TPS 4/0.08 s = 50 tokens/s.
+	f, _ = sw.Levels[0].Figure("tpot p50")
+	assert.Equal(t, 20.0, f.Spread.Median)
+	f, _ = sw.Levels[0].Figure("user_tps p50")
+	assert.InDelta(t, 50.0, f.Spread.Median, 1e-9)
+	// Attainment: 10/10, 9/10, 5/10.
+	for i, want := range []float64{1, 0.9, 0.5} {
+		f, _ := sw.Levels[i].Figure("attainment")
+		assert.InDelta(t, want, f.Spread.Median, 1e-12)
+	}
+	assert.Len(t, sw.Warnings, 1, "level 2 has 2 runs")
+	assert.Contains(t, sw.Warnings[0], "concurrency 2 has 2 run(s)")
+	assert.Empty(t, sw.Env, "the runs disagree on the GPU")
+	assert.Equal(t, []string{"gpu"}, sw.EnvDiffers)
+
+	// Capacity at 90 %: level 2 meets it exactly (margin 0), 4 fails: the
+	// crossing is at 2. At 95 %: 1 passes (margin 0.05), 2 fails (−0.05):
+	// linear between them, 1.5.
+	c, err := sw.Capacity(0.9)
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, *c.Passing)
+	assert.Equal(t, 4.0, *c.Failing)
+	assert.InDelta(t, 2.0, *c.Crossing, 1e-12)
+	c, _ = sw.Capacity(0.95)
+	assert.Equal(t, 1.0, *c.Passing)
+	assert.InDelta(t, 1.5, *c.Crossing, 1e-12)
+	// Every level passes at 40 %: the capacity is only bounded below.
+	c, _ = sw.Capacity(0.4)
+	assert.Equal(t, 4.0, *c.Passing)
+	assert.Nil(t, c.Failing)
+	assert.Nil(t, c.Crossing)
+	assert.Contains(t, c.Reason, "not extrapolated")
+	// At 100 %, level 1 (10/10) passes and level 2 (9/10) fails.
+	c, _ = sw.Capacity(1)
+	assert.Equal(t, 1.0, *c.Passing)
+
+	var b strings.Builder
+	require.NoError(t, sw.WriteTable(&b))
+	assert.Contains(t, b.String(), "ttft p50 (ms)")
+	assert.Contains(t, b.String(), "110 ±10")
+	assert.Contains(t, b.String(), "the runs disagree on: gpu")
+
+	_, err = sw.Capacity(1.5)
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	noSLO, _ := SweepRuns(runs, llmmetrics.Options{})
+	_, err = noSLO.Capacity(0.9)
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	_, err = SweepRuns(nil, llmmetrics.Options{})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+	mixed := append([]LevelRun{}, runs...)
+	mixed[0].Kind = "rate"
+	_, err = SweepRuns(mixed, llmmetrics.Options{})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+}
+
+// A sweep's median over one repeat is that repeat's figure; capacity
+// never lies outside the measured levels.
+func TestSweepOneRepeat(t *testing.T) {
+	r := levelRun(8, 120*time.Millisecond, 7, nil)
+	slo := llmmetrics.SLO{TTFT: 200 * time.Millisecond}
+	sw, err := SweepRuns([]LevelRun{r}, llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	s, err := r.Run.Summarize(llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	p99, _ := s.TTFT.At(llmmetrics.MustPercentile(99))
+	f, _ := sw.Levels[0].Figure("ttft p99")
+	assert.Equal(t, millis(p99), f.Spread.Median)
+	assert.Zero(t, f.Spread.MAD)
+	assert.Equal(t, 1, sw.EnvMissing)
+	c, err := sw.Capacity(0.9)
+	require.NoError(t, err)
+	assert.Equal(t, 8.0, *c.Failing)
+	assert.Nil(t, c.Passing)
+	assert.Contains(t, c.Reason, "below it")
+}
+
+func TestLevelOf(t *testing.T) {
+	kind, level, ok := LevelOf(&llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "closed", "concurrency": "8"}}})
+	assert.True(t, ok)
+	assert.Equal(t, "concurrency", kind)
+	assert.Equal(t, 8.0, level)
+	kind, level, ok = LevelOf(&llmmetrics.Run{Header: &llmmetrics.RunHeader{Load: map[string]string{"loop": "open", "rate_per_s": "2.5", "max_in_flight": "8"}}})
+	assert.True(t, ok)
+	assert.Equal(t, "rate", kind)
+	assert.Equal(t, 2.5, level)
+	_, _, ok = LevelOf(&llmmetrics.Run{})
+	assert.False(t, ok)
+}
+
+// Whatever the attainments, the capacity's bracket and crossing lie among
+// the measured levels: never extrapolated.
+func TestCapacityWithinLevels(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 5).Draw(t, "levels")
+		var runs []LevelRun
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			level := float64(rapid.IntRange(1, 64).Draw(t, fmt.Sprint("level", i)))
+			good := rapid.IntRange(0, 10).Draw(t, fmt.Sprint("good", i))
+			runs = append(runs, levelRun(level, 100*time.Millisecond, good, nil))
+			lo, hi = min(lo, level), max(hi, level)
+		}
+		slo := llmmetrics.SLO{TTFT: 200 * time.Millisecond}
+		sw, err := SweepRuns(runs, llmmetrics.Options{SLO: &slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := sw.Capacity(rapid.Float64Range(0.05, 1).Draw(t, "target"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*float64{c.Passing, c.Failing, c.Crossing} {
+			if p != nil && (*p < lo || *p > hi) {
+				t.Fatalf("%v outside [%v, %v]: %s", *p, lo, hi, c.Reason)
+			}
+		}
+		if c.Passing != nil && c.Failing != nil && *c.Passing >= *c.Failing {
+			t.Fatalf("passing %v ≥ failing %v", *c.Passing, *c.Failing)
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package drive
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Default limits of a request, which a Plan's zero Timeout and Stall take.
+const (
+	DefaultTimeout = 10 * time.Minute // a whole request, from the call to the stream's end
+	DefaultStall   = 2 * time.Minute  // no byte from the server
+)
+
+// stalled is the error of a request whose server sent no byte for the
+// plan's Stall: it reports itself as a timeout, so the request is recorded
+// as one.
+type stalled struct{ after time.Duration }
+
+func (e stalled) Error() string {
+	return fmt.Sprintf("the server sent no byte for %v (the stall timeout)", e.after)
+}
+
+func (stalled) Timeout() bool { return true }
+
+// newClient returns the client a plan's requests go through: p.Client, or
+// one that opens a connection for each request (with p.KeepAlive, one whose
+// pool keeps enough for the plan), wrapped so that a request whose server
+// sends nothing for stall fails as a timeout.
+func newClient(p Plan) *http.Client {
+	base := p.Client
+	if base == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
+		tr.DisableKeepAlives = !p.KeepAlive
+		base = &http.Client{Transport: tr}
+	}
+	stall := p.Stall
+	if stall == 0 {
+		stall = DefaultStall
+	}
+	if stall < 0 {
+		return base
+	}
+	c := *base
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = stallTransport{base: rt, stall: stall}
+	return &c
+}
+
+// stallTransport fails a request when its server sends no byte for stall:
+// while the response's head is awaited, and between reads of its body.
+type stallTransport struct {
+	base  http.RoundTripper
+	stall time.Duration
+}
+
+func (t stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(req.Context())
+	w := &watchdog{stall: t.stall, cancel: cancel}
+	w.timer = time.AfterFunc(t.stall, w.fire)
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		w.stop()
+		if w.fired() {
+			return nil, stalled{t.stall}
+		}
+		return nil, err
+	}
+	w.timer.Reset(t.stall)
+	resp.Body = &watchedBody{ReadCloser: resp.Body, w: w}
+	return resp, nil
+}
+
+// watchdog cancels a request's context when its timer fires.
+type watchdog struct {
+	stall  time.Duration
+	cancel context.CancelFunc
+	timer  *time.Timer
+	mu     sync.Mutex
+	hit    bool
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	w.hit = true
+	w.mu.Unlock()
+	w.cancel()
+}
+
+func (w *watchdog) fired() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hit
+}
+
+func (w *watchdog) stop() {
+	w.timer.Stop()
+	w.cancel()
+}
+
+// watchedBody restarts the watchdog at every byte read, and reports a
+// stall as stalled.
+type watchedBody struct {
+	io.ReadCloser
+	w *watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && !b.w.fired() {
+		b.w.timer.Reset(b.w.stall)
+	}
+	if err != nil && err != io.EOF && b.w.fired() {
+		err = stalled{b.w.stall}
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	b.w.stop()
+	return b.ReadCloser.Close()
+}
+
+// newRequest builds the streaming request of the plan for one prompt.
+//
+// Its body cannot be replayed: Go's transport re-sends a request whose
+// body it can rewind when a kept-alive connection turns out closed, and the
+// re-sent request would be a second request the server received but the
+// file holds once. Here every attempt is one record: a dropped connection
+// is a failure, with its reason.
+func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
+	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Body, req.ContentLength, req.GetBody = io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+	req.Header.Set("Content-Type", "application/json")
+	for k, vs := range p.Header {
+		req.Header[k] = slices.Clone(vs)
+	}
+	return req, nil
+}

@@ -1,0 +1,6 @@
+//go:build !race && !nohugepage
+
+package hugepage
+
+// builtOff is false: nothing in the build turns the package off.
+const builtOff = false

@@ -1,0 +1,117 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// A RunEnd is the last line of a run's JSONL file, {"llmmetrics_end":
+// {...}}: whether the run completed or was interrupted (and by what), how
+// many requests it planned and how many records were written before it. A
+// load generator that writes records as they end writes it last, and says
+// so in its header (RunHeader.Ends): a file whose header promises an end
+// line it lacks was cut short, and its report says TRUNCATED.
+type RunEnd struct {
+	State   string `json:"state"`             // "completed" or "interrupted"
+	By      string `json:"by,omitempty"`      // what interrupted it: a signal's name, a flag
+	Planned int    `json:"planned,omitempty"` // requests planned, warm-up included; 0 for a duration
+	Written int    `json:"written"`           // records written before the end line
+	// Load holds facts of the load known only at its end (the time between
+	// the scrapes of the measured part); a reader adds them to the
+	// header's Load.
+	Load map[string]string `json:"load,omitempty"`
+}
+
+// endKey is the one key of a run's end line.
+const endKey = `"llmmetrics_end"`
+
+// isEnd reports whether a JSONL line is a run's end line.
+func isEnd(t []byte) bool {
+	return len(t) > 0 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(endKey))
+}
+
+// readEnd reads a run's end line into run, once.
+func readEnd(run *Run, t []byte, line int) *RecordError {
+	fail := func(format string, args ...any) *RecordError {
+		return &RecordError{Index: -1, Line: line, Field: "llmmetrics_end", Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
+	}
+	if run.End != nil {
+		return fail("a run has one end line")
+	}
+	var e struct {
+		End *RunEnd `json:"llmmetrics_end"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return fail("%v", err)
+	}
+	if e.End == nil || (e.End.State != "completed" && e.End.State != "interrupted") {
+		return fail("want a state of completed or interrupted")
+	}
+	run.End = e.End
+	if h := run.Header; h != nil && len(e.End.Load) > 0 {
+		if h.Load == nil {
+			h.Load = map[string]string{}
+		}
+		for k, v := range e.End.Load {
+			h.Load[k] = v
+		}
+	}
+	return nil
+}
+
+// WriteRunEnd writes e as the last line of a JSONL file.
+func WriteRunEnd(w io.Writer, e *RunEnd) error {
+	b, err := json.Marshal(struct {
+		End *RunEnd `json:"llmmetrics_end"`
+	}{e})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// A Completeness says whether a run's file holds the whole run: State is
+// "completed", "interrupted" or "truncated" (the file stops before the end
+// line its header promised, or holds fewer records than the end line
+// counts). Reason says it in a sentence.
+type Completeness struct {
+	State   string
+	By      string
+	Planned int
+	Written int // records the end line counts; 0 without one
+	Read    int // records the file holds
+	Reason  string
+}
+
+// completeness returns what a run's header and end line say of a file of
+// read records, or nil when they say nothing (no end line promised).
+func completeness(h *RunHeader, e *RunEnd, read int) *Completeness {
+	if e == nil && (h == nil || !h.Ends) {
+		return nil
+	}
+	c := &Completeness{Read: read}
+	switch {
+	case e == nil:
+		c.State = "truncated"
+		c.Reason = fmt.Sprintf("TRUNCATED: the file stops before the end line its header promised (records read: %d); the writer stopped before the run ended, and the figures cover only what was written", read)
+		return c
+	case e.Written > read:
+		c.State, c.By, c.Planned, c.Written = "truncated", e.By, e.Planned, e.Written
+		c.Reason = fmt.Sprintf("TRUNCATED: the end line counts %d records written but the file holds %d", e.Written, read)
+		return c
+	}
+	c.State, c.By, c.Planned, c.Written = e.State, e.By, e.Planned, e.Written
+	if e.State == "interrupted" {
+		planned := ""
+		if e.Planned > 0 {
+			planned = fmt.Sprintf(" of %d planned", e.Planned)
+		}
+		c.Reason = fmt.Sprintf("INTERRUPTED by %s: %d requests%s written; the figures cover only these", e.By, e.Written, planned)
+	}
+	return c
+}
