@@ -96,7 +96,14 @@
 //	warmup      valid, sent during the run's warm-up: counted, never a sample
 //
 // and offered = ok + zero_token + failed + rejected + warmup always holds.
-// Among the ok requests, one_token counts those with n = 1. Warm-up records
+// Among the ok requests, one_token counts those with n = 1, and no_count
+// those without a usable server count ([CountState]): no usage block (most
+// OpenAI clients do not ask for stream_options.include_usage), a usage of
+// zero for text that arrived, or a count below the text-bearing chunks.
+// Such a request keeps what needs no count — TTFT, E2E, its chunk gaps
+// (chunk basis) and its largest gap — and is left out of what does: TPOT,
+// User TPS, the token rates, the output-length workload and strata, and
+// the TPOT limit of an SLO (which does not apply to it, as for n = 1). Warm-up records
 // (Record.Warmup) are also outside the derived window. Where steady state
 // begins can be measured rather than assumed: [WarmupRule.Detect] applies
 // the specification's illustrative rule ([LessonsWarmup]: medians of TTFT and
@@ -206,7 +213,7 @@
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
 // [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
-// [ErrTooFewTokens], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
+// [ErrTooFewTokens], [ErrNoCount], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
 // [ErrInvalidOption].
 //
 // A problem with one record is a [*RecordError] that names the record (its

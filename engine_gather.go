@@ -57,11 +57,15 @@ func (t *tally) one(r *Record, c Category) {
 	case CategoryOK:
 		a.OK++
 		t.wb.text(r.Sent + r.last())
-		t.outTokens += int64(r.CompletionTokens)
 		t.promptTokens += int64(r.PromptTokens)
-		if hasTPOT(r) {
+		switch {
+		case !r.counted():
+			a.Uncounted.add(r.CountState())
+		case hasTPOT(r):
+			t.outTokens += int64(r.CompletionTokens)
 			t.nTPOT++
-		} else {
+		default:
+			t.outTokens += int64(r.CompletionTokens)
 			a.OneToken++
 		}
 		if hasGaps(r) {
@@ -83,6 +87,9 @@ func (t *tally) add(u *tally) {
 	a.Timeouts += b.Timeouts
 	a.Cancelled += b.Cancelled
 	a.OneToken += b.OneToken
+	a.Uncounted.NoUsage += b.Uncounted.NoUsage
+	a.Uncounted.ZeroUsage += b.Uncounted.ZeroUsage
+	a.Uncounted.BelowChunks += b.Uncounted.BelowChunks
 	t.wb.merge(&u.wb)
 	t.outTokens += u.outTokens
 	t.promptTokens += u.promptTokens

@@ -442,7 +442,7 @@ func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 	if p.hasCn {
 		rec.CompletionTokens = p.completion
 	} else if rec.Status == StatusOK {
-		return missing("completion_tokens", "an ok record needs it")
+		rec.NoUsage = true // the server reported no count: n unknown, never guessed
 	}
 	if p.hasFirst {
 		rec.FirstText = p.first
@@ -450,12 +450,16 @@ func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 	if p.hasLast {
 		rec.LastText = p.last
 	}
-	if rec.Status == StatusOK && rec.CompletionTokens > 0 && len(rec.Chunks) == 0 {
+	if rec.Status == StatusOK && (rec.CompletionTokens > 0 || rec.NoUsage) && len(rec.Chunks) == 0 {
+		what := "an ok record"
+		if rec.NoUsage {
+			what = "an ok record without completion_tokens"
+		}
 		if !p.hasFirst {
-			return missing("first_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
+			return missing("first_text_ns", "%s needs chunk_arrivals_ns or first_text_ns and last_text_ns", what)
 		}
 		if !p.hasLast {
-			return missing("last_text_ns", "an ok record needs chunk_arrivals_ns or first_text_ns and last_text_ns")
+			return missing("last_text_ns", "%s needs chunk_arrivals_ns or first_text_ns and last_text_ns", what)
 		}
 	}
 	return rec, nil

@@ -33,6 +33,11 @@ var (
 	// ErrTokensBelowChunks means the completion tokens are fewer than the
 	// text-bearing chunks, which each carry at least one token.
 	ErrTokensBelowChunks = errors.New("llmmetrics: completion tokens fewer than text-bearing chunks")
+	// ErrNoCount is returned by a per-record figure that needs the token
+	// count n (TPOT, User TPS) of an ok record that has no usable count:
+	// no usage, a usage of zero, or a count below its chunks (see
+	// CountState).
+	ErrNoCount = errors.New("llmmetrics: no usable output token count")
 	// ErrDuplicateID means two records share an id.
 	ErrDuplicateID = errors.New("llmmetrics: duplicate record id")
 	// ErrMissingField means a field that the record needs is absent.

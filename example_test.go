@@ -365,7 +365,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
 }
 
 func ExampleRun_Err() {
@@ -651,6 +651,38 @@ func ExampleMergeRuns() {
 	// 1/r1 1s
 	// 2/r1 3.5s
 	// 2.6s
+}
+
+// A request whose server sent no usage keeps its TTFT and E2E; its TPOT
+// needs n and is absent with the reason.
+func ExampleRecord_CountState() {
+	r := llmmetrics.Record{ID: "r1", NoUsage: true, Chunks: []time.Duration{120 * time.Millisecond, 150 * time.Millisecond, 190 * time.Millisecond}}
+	fmt.Println(r.Category(), r.CountState())
+	ttft, _ := r.TTFT()
+	fmt.Println(ttft)
+	_, err := r.TPOT()
+	fmt.Println(errors.Is(err, llmmetrics.ErrNoCount))
+	// Output:
+	// ok no_usage
+	// 120ms
+	// true
+}
+
+func ExampleCountState_String() {
+	fmt.Println(llmmetrics.CountKnown, llmmetrics.CountBelowChunks)
+	// Output: counted below_chunks
+}
+
+func ExampleUncounted_Total() {
+	recs := []llmmetrics.Record{
+		{ID: "a", Chunks: []time.Duration{100 * time.Millisecond, 140 * time.Millisecond}, CompletionTokens: 2},
+		{ID: "b", Chunks: []time.Duration{90 * time.Millisecond, 130 * time.Millisecond}, NoUsage: true},
+		{ID: "c", Chunks: []time.Duration{110 * time.Millisecond, 150 * time.Millisecond}, CompletionTokens: 1},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	u := s.Requests.Uncounted
+	fmt.Println(s.Requests.OK, u.Total(), u.NoUsage, u.BelowChunks, s.TTFT.N)
+	// Output: 3 2 1 1 3
 }
 
 func ExampleSamples() {

@@ -139,12 +139,15 @@ func TestReadJSONL(t *testing.T) {
 `
 	run, err := ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(in))
 	require.ErrorIs(t, err, ErrRejected)
-	require.Len(t, run.Records, 3)
-	assert.Equal(t, []int{1, 3, 4}, run.Lines)
+	require.Len(t, run.Records, 4)
+	assert.Equal(t, []int{1, 3, 4, 8}, run.Lines)
 	assert.Equal(t, Record{ID: "a", Sent: 5, Chunks: []time.Duration{10, 20, 30}, ChunkTokens: []int32{1, 1, 2},
 		PromptTokens: 7, CompletionTokens: 4, MaxTokens: 9}, run.Records[0])
 	assert.Equal(t, Record{ID: "b", FirstText: 10, LastText: 30, CompletionTokens: 2}, run.Records[1])
 	assert.Equal(t, Record{ID: "c", Status: StatusError, Message: "boom"}, run.Records[2])
+	// An ok record without completion_tokens: the server reported no
+	// count, which is read as such, never as 0.
+	assert.Equal(t, Record{ID: "g", FirstText: 1, LastText: 2, NoUsage: true}, run.Records[3])
 	want := []struct {
 		line  int
 		field string
@@ -153,7 +156,6 @@ func TestReadJSONL(t *testing.T) {
 		{5, "ttft_ns", ErrSyntax}, // unknown key
 		{6, "completion_tokens", ErrSyntax},
 		{7, "last_text_ns", ErrMissingField},
-		{8, "completion_tokens", ErrMissingField},
 		{9, "first_text_ns", ErrSyntax}, // NaN is not JSON
 		{10, "", ErrSyntax},             // a second object after the first
 		{11, "status", ErrBadStatus},

@@ -202,8 +202,9 @@ type Goodput struct {
 	RequestsPerSecond RequestRate
 	Window            Window
 	WindowErr         error
-	// TPOTNotApplicable counts ok requests with one output token, to which
-	// a TPOT limit does not apply; GapNotApplicable counts ok requests with
+	// TPOTNotApplicable counts ok requests with one output token, or
+	// without a usable token count (Accounting.Uncounted), to which a TPOT
+	// limit does not apply; GapNotApplicable counts ok requests with
 	// fewer than two chunks, to which a MaxGap limit does not apply.
 	TPOTNotApplicable int
 	GapNotApplicable  int

@@ -32,7 +32,8 @@ import (
 //	chunk_arrivals_ns   every text-bearing chunk, from sent_ns, in order
 //	chunk_tokens        tokens carried by each chunk, where the server says
 //	prompt_tokens       prompt tokens from usage
-//	completion_tokens   output tokens n from usage; required when status is ok
+//	completion_tokens   output tokens n from usage; absent when the server
+//	                    reported none (Record.NoUsage: n unknown, never 0)
 //	max_tokens          the requested max_tokens
 //	warmup              true for a request sent during the warm-up
 //	scheduled_ns        when the request was due, from the run's epoch (open loop)
@@ -44,8 +45,8 @@ import (
 // {"llmmetrics_run": {...}} (see RunHeader); the reader keeps it in
 // Run.Header.
 //
-// An ok record with n ≥ 1 needs chunk_arrivals_ns, or first_text_ns and
-// last_text_ns. Unknown keys are an error, so a misspelt key is never
+// An ok record with n ≥ 1, or without completion_tokens, needs
+// chunk_arrivals_ns, or first_text_ns and last_text_ns. Unknown keys are an error, so a misspelt key is never
 // silently ignored.
 type jsonRecord struct {
 	ID               string  `json:"id"`
@@ -182,6 +183,9 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 			CompletionTokens: &n,
 			MaxTokens:        r.MaxTokens,
 		}
+		if r.NoUsage {
+			jr.CompletionTokens = nil // no count, which reads back as NoUsage
+		}
 		if len(r.Chunks) > 0 {
 			jr.ChunkArrivalsNS = make([]int64, len(r.Chunks))
 			for k, c := range r.Chunks {
@@ -190,7 +194,7 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 		}
 		// The text times are written when they hold something the chunks
 		// do not say, so that a round trip gives equal records.
-		needed := len(r.Chunks) == 0 && r.Status == StatusOK && n > 0
+		needed := len(r.Chunks) == 0 && r.Status == StatusOK && (n > 0 || r.NoUsage)
 		if first := int64(r.FirstText); first != 0 || needed {
 			jr.FirstTextNS = &first
 		}

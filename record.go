@@ -77,9 +77,14 @@ func ParseStatus(name string) (Status, error) {
 // or empty deltas, usage frames, keep-alives and [DONE] are not text-bearing
 // and must not appear in Chunks.
 type Record struct {
-	ID      string
-	Status  Status
-	Warmup  bool   // sent during the run's warm-up: counted apart, never a sample
+	ID     string
+	Status Status
+	Warmup bool // sent during the run's warm-up: counted apart, never a sample
+	// NoUsage says the server reported no output token count (no usage
+	// block): n is unknown and CompletionTokens is 0. An ok record with
+	// NoUsage keeps TTFT, E2E and its chunk gaps, and is left out of what
+	// needs n (see CountState).
+	NoUsage bool
 	Message string // the error message of a failed request
 
 	Sent      time.Duration // when the request was sent, from the run's epoch
@@ -95,7 +100,7 @@ type Record struct {
 	ChunkTokens []int32
 
 	PromptTokens     int // prompt tokens, from the server's usage
-	CompletionTokens int // output tokens n, from the server's usage; never a chunk count
+	CompletionTokens int // output tokens n, from the server's usage; never a chunk count (0 with NoUsage)
 	MaxTokens        int // the requested max_tokens; 0 when not given
 
 	// Client holds what the load generator knew of the request beyond its
@@ -170,7 +175,8 @@ func (c Category) String() string {
 
 // Category returns the category of a valid record: warm-up for a record
 // marked so, failed for any status but ok, zero-token for an ok record with
-// no completion tokens, ok otherwise.
+// no completion tokens and no text (no chunk arrival, and usage given), ok
+// otherwise. An ok record may lack a usable token count (CountState).
 // Whether a record is rejected is decided by Validate, not here.
 func (r *Record) Category() Category {
 	switch {
@@ -178,10 +184,17 @@ func (r *Record) Category() Category {
 		return CategoryWarmup
 	case r.Status != StatusOK:
 		return CategoryFailed
-	case r.CompletionTokens == 0:
+	case !r.hasText():
 		return CategoryZeroToken
 	}
 	return CategoryOK
+}
+
+// hasText reports whether an ok record carries output text: a count of
+// at least one token, a text-bearing chunk, or no usage (its text times
+// then say when the text came).
+func (r *Record) hasText() bool {
+	return r.CompletionTokens > 0 || len(r.Chunks) > 0 || r.NoUsage
 }
 
 // first and last return the arrivals of the first and last text-bearing
@@ -242,11 +255,12 @@ func (r *Record) validateOrdered(ordered bool) *RecordError {
 	if r.Status != StatusOK {
 		return nil
 	}
-	n := r.CompletionTokens
-	if len(r.Chunks) > n {
-		return fieldError("completion_tokens", ErrTokensBelowChunks, "%d tokens, %d text-bearing chunks", n, len(r.Chunks))
+	if r.NoUsage && r.CompletionTokens != 0 {
+		return fieldError("completion_tokens", ErrNoCount, "%d tokens, though the record says the server reported no usage", r.CompletionTokens)
 	}
-	if n == 0 {
+	// A count below the chunks is not an error: the record keeps what
+	// needs no count (see CountState).
+	if !r.hasText() {
 		return nil // zero-token: no text, so no times to check
 	}
 	if len(r.Chunks) == 0 {
@@ -295,8 +309,8 @@ func (r *Record) validateOrdered(ordered bool) *RecordError {
 			}
 			sum += int(t)
 		}
-		if sum != n {
-			return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, n)
+		if sum != r.CompletionTokens {
+			return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, r.CompletionTokens)
 		}
 	}
 	return nil
@@ -317,10 +331,10 @@ func (r *Record) validateClient() *RecordError {
 		return fieldError("wait", ErrOutOfRange, "%v", c.Wait)
 	case c.HasSchedule && (c.Scheduled < -maxTime || c.Scheduled > maxTime):
 		return fieldError("scheduled", ErrOutOfRange, "%v", c.Scheduled)
-	case c.HasReasoning && (c.ReasoningTokens < 0 || c.ReasoningTokens > r.CompletionTokens):
+	case c.HasReasoning && (c.ReasoningTokens < 0 || c.ReasoningTokens > r.CompletionTokens && r.counted()):
 		return fieldError("reasoning_tokens", ErrChunkMismatch, "%d reasoning tokens of %d completion tokens", c.ReasoningTokens, r.CompletionTokens)
 	}
-	if c.HasAnswer && r.Status == StatusOK && r.CompletionTokens > 0 && r.validTimes() {
+	if c.HasAnswer && r.Status == StatusOK && r.hasText() && r.validTimes() {
 		if c.FirstAnswer < r.first() || c.FirstAnswer > r.last() {
 			return fieldError("first_answer", ErrChunkMismatch, "first answer %v outside the text chunks' %v to %v", c.FirstAnswer, r.first(), r.last())
 		}
@@ -341,7 +355,7 @@ func (r *Record) checkText() error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	if r.Status != StatusOK || r.CompletionTokens == 0 {
+	if r.Status != StatusOK || !r.hasText() {
 		return fmt.Errorf("%w (%s)", ErrNoText, r.Category())
 	}
 	return nil

@@ -33,13 +33,21 @@ type (
 // with no data are left out and explained under "absent".
 func (s *Summary) MarshalJSON() ([]byte, error) {
 	a := s.Requests
+	req := object{
+		{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
+		{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
+		{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
+	}
+	if u := a.Uncounted; u.Total() > 0 {
+		// Written only when there are some, so that the output of a run
+		// whose every request was counted is as it was.
+		req = append(req, field{"no_count", object{
+			{"total", u.Total()}, {"no_usage", u.NoUsage}, {"zero_usage", u.ZeroUsage}, {"below_chunks", u.BelowChunks},
+		}})
+	}
 	o := object{
 		{"percentile_method", s.Method.String()},
-		{"requests", object{
-			{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
-			{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
-			{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
-		}},
+		{"requests", req},
 	}
 	if s.TTFT != nil {
 		o = append(o, field{"ttft_ms", distObject(s.TTFT, nil)})
@@ -291,6 +299,10 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
 		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
+	if u := a.Uncounted; u.Total() > 0 {
+		fmt.Fprintf(&b, "          no token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
+			u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks)
+	}
 	switch c := s.Warmup; {
 	case c == nil:
 	case !c.Steady && a.Warmup == 0:

@@ -117,6 +117,9 @@ func stratify(recs []Record, cat []Category, spec StrataSpec, opt Options) (*Str
 		n := r.CompletionTokens
 		if spec.By == "prompt" {
 			n = r.PromptTokens
+		} else if !r.counted() {
+			out.Unstratified++ // no observed length
+			continue
 		}
 		k, _ := slices.BinarySearch(spec.Bounds, n) // the first bound ≥ n
 		parts[k] = append(parts[k], *r)

@@ -56,13 +56,20 @@ type Accounting struct {
 	Errors, Timeouts, Cancelled int
 
 	OneToken int // ok requests with n = 1: no TPOT, excluded from TPOT statistics
+
+	// Uncounted counts the ok requests without a usable token count, by
+	// reason: samples of TTFT, E2E and the gaps, left out of TPOT, the
+	// token rates and the TPOT limit (see CountState). They are among OK,
+	// and not among OneToken.
+	Uncounted Uncounted
 }
 
 // TPOTStats is the distribution of per-request TPOT over ok requests with
 // n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
 // mean over all their inter-token gaps, Σ(t_last − t_first) / Σ(n_r − 1),
 // which long requests dominate. Excluded counts the one-token requests left
-// out.
+// out; the requests without a usable count are left out too, and counted in
+// Accounting.Uncounted.
 type TPOTStats struct {
 	Distribution
 	GapWeightedMean time.Duration
@@ -268,6 +275,8 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		spawn(func() {
 			s.TPOT = &TPOTStats{Distribution: *describe(flat(tpots), hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
 		})
+	case a.OK > 0 && a.Uncounted.Total() > 0:
+		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens by a server count (%d one-token requests, %d without a usable count)", a.OneToken, a.Uncounted.Total())
 	case a.OK > 0:
 		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
@@ -402,7 +411,7 @@ func indexOf(xs sample, v time.Duration) int {
 
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a
 // max-gap sample (their gaps pooled).
-func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 }
+func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 && r.counted() }
 func hasGaps(r *Record) bool { return hasChunkGaps(r.Chunks) }
 
 // hasChunkGaps says whether chunk arrivals have a gap between them: two or

@@ -15,10 +15,14 @@ import (
 // where n is CompletionTokens, the server's usage count, never the number of
 // chunks. The result is rounded to the nearest nanosecond, halves up. A
 // request with n = 1 has no gap and so no TPOT: TPOT returns ErrTooFewTokens
-// for it, never 0.
+// for it, never 0, and ErrNoCount for a record without a usable count
+// (CountState).
 func (r *Record) TPOT() (time.Duration, error) {
 	if err := r.checkText(); err != nil {
 		return 0, err
+	}
+	if !r.counted() {
+		return 0, r.countError()
 	}
 	if r.CompletionTokens < 2 {
 		return 0, fmt.Errorf("%w: n = %d", ErrTooFewTokens, r.CompletionTokens)
@@ -87,6 +91,9 @@ func divRound(d time.Duration, m int64) time.Duration {
 func (r *Record) UserTPS() (OutputTokenRate, error) {
 	if err := r.checkText(); err != nil {
 		return 0, err
+	}
+	if !r.counted() {
+		return 0, r.countError()
 	}
 	if r.CompletionTokens < 2 {
 		return 0, fmt.Errorf("%w: n = %d", ErrTooFewTokens, r.CompletionTokens)

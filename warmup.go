@@ -56,7 +56,7 @@ func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
 	for i := range recs {
 		r := &recs[i]
 		last = max(last, r.Sent)
-		if r.Warmup || r.validate() != nil || r.Category() != CategoryOK || r.CompletionTokens < 2 {
+		if r.Warmup || r.validate() != nil || r.Category() != CategoryOK || !hasTPOT(r) {
 			continue
 		}
 		ss = append(ss, sample{r.Sent, ttft(r), tpot(r)})

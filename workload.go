@@ -126,7 +126,10 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 			switch cat[base+k] {
 			case CategoryRejected, CategoryWarmup:
 			case CategoryOK:
-				outputs.add(r.CompletionTokens)
+				counted := r.counted()
+				if counted {
+					outputs.add(r.CompletionTokens)
+				}
 				if r.PromptTokens > 0 {
 					prompts.add(r.PromptTokens)
 				}
@@ -134,7 +137,7 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 					list = append(list, r.Sent)
 				}
 				ends = append(ends, r.Sent+r.last())
-				if r.MaxTokens > 0 {
+				if r.MaxTokens > 0 && counted {
 					es.Known++
 					if r.CompletionTokens < r.MaxTokens {
 						es.Early++

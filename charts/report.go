@@ -73,6 +73,10 @@ func runSection(s *llmmetrics.Summary) Section {
 		Rows: [][]Cell{{{Text: itoa(a.Offered)}, {Text: itoa(a.OK)}, {Text: itoa(a.ZeroToken)}, {Text: itoa(a.Failed)},
 			{Text: fmt.Sprintf("%d / %d / %d", a.Errors, a.Timeouts, a.Cancelled)}, {Text: itoa(a.Rejected)}, {Text: itoa(a.Warmup)}, {Text: itoa(a.OneToken)}}},
 	})
+	if u := a.Uncounted; u.Total() > 0 { // said only when there are some, as the text report does
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("No token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): "+
+			"in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit.", u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks))
+	}
 	if c := s.Warmup; c != nil {
 		if !c.Steady && a.Warmup == 0 {
 			sec.Paragraphs = append(sec.Paragraphs, "Warm-up not found: "+c.Reason+"; nothing was set aside, so the figures may include a warm-up.")

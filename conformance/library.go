@@ -10,8 +10,8 @@ import (
 
 // Record returns the request as the library's record: the text events'
 // arrivals as its chunks (from the send), the client's wait before the
-// send, and the server's counts. A request without usage has
-// CompletionTokens 0.
+// send, and the server's counts. An ok request without usage has
+// NoUsage set (CompletionTokens 0, n unknown).
 func (r *Request) Record() (llmmetrics.Record, error) {
 	st, err := llmmetrics.ParseStatus(r.Status)
 	if err != nil {
@@ -35,6 +35,8 @@ func (r *Request) Record() (llmmetrics.Record, error) {
 	}
 	if r.CompletionTokens != nil {
 		rec.CompletionTokens = *r.CompletionTokens
+	} else if st == llmmetrics.StatusOK && len(rec.Chunks) > 0 {
+		rec.NoUsage = true
 	}
 	if r.PromptTokens != nil {
 		rec.PromptTokens = *r.PromptTokens
@@ -109,9 +111,7 @@ func Library(c Case) (Figures, error) {
 	count("requests.failed", a.Failed)
 	count("requests.warmup", a.Warmup)
 	count("requests.one_token", a.OneToken)
-	// The library has no state for an ok request without a usable token
-	// count yet: it refuses such a record, so a summary it gives has none.
-	count("requests.no_token_count", 0)
+	count("requests.no_token_count", a.Uncounted.Total())
 
 	var tpot, itl *llmmetrics.Distribution
 	if s.TPOT != nil {

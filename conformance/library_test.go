@@ -12,9 +12,9 @@ import (
 // token rates, in a counted state. The test fails when one of them starts
 // to agree, so that the entry is removed.
 var libraryDisagrees = map[string]string{
-	"edge-chunks-no-usage":      "the library refuses an ok record with text chunks and no token count (ErrTokensBelowChunks)",
-	"edge-usage-zero-with-text": "the library refuses an ok record with text chunks and a count of 0 (ErrTokensBelowChunks)",
-	"trap-count-below-chunks":   "the library refuses an ok record whose count is below its chunk count (ErrTokensBelowChunks)",
+	// Empty since issue 20: the three cases of requests without a usable
+	// count (edge-chunks-no-usage, edge-usage-zero-with-text,
+	// trap-count-below-chunks) now agree.
 }
 
 // The library agrees with every case, and gives every figure.

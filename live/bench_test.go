@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/prometheus/client_golang/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 )
 
 // benchRecord is an ok request of n one-token chunks 20 ms apart.
@@ -30,7 +32,7 @@ func sinks(b *testing.B, which string) []Sink {
 		}
 		return []Sink{s}
 	case "otel":
-		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())).Meter("b"))
+		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())).Meter("b"), OTelOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -108,4 +110,33 @@ func BenchmarkLabelSetMemory(b *testing.B) {
 		runtime.KeepAlive(rec)
 	}
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/sets, "B/labelset")
+}
+
+// BenchmarkOTelSink measures the OTel sink alone: one observation of 1
+// and of 129 chunks handed to Observe, with the SDK's default exemplar
+// filter and with exemplars off; (chunks=129 − chunks=1)/128 is the cost
+// per chunk, chunks=1 the cost per request.
+func BenchmarkOTelSink(b *testing.B) {
+	for _, filter := range []string{"default", "off"} {
+		for _, chunks := range []int{1, 129} {
+			b.Run(fmt.Sprintf("exemplars=%s/chunks=%d", filter, chunks), func(b *testing.B) {
+				opts := []sdkmetric.Option{sdkmetric.WithReader(sdkmetric.NewManualReader())}
+				if filter == "off" {
+					opts = append(opts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+				}
+				sink, err := NewOTelSink(sdkmetric.NewMeterProvider(opts...).Meter("b"), OTelOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := observationOf(benchRecord(chunks), nil, extra{})
+				ctx := context.Background()
+				sink.Observe(ctx, chat, o)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					sink.Observe(ctx, chat, o)
+				}
+			})
+		}
+	}
 }

@@ -15,20 +15,35 @@
 // by a sixth of it). With Options.KeepRecords it keeps the records too, and
 // Summary gives llmmetrics' exact figures.
 //
+// # Wiring
+//
+// Recorder.Transport returns the observe.Transport for a service's HTTP
+// client (or an httputil.ReverseProxy): every call to a known endpoint is
+// recorded with RecordResult under the label set of its Result (KeyOf),
+// with the calls in flight counted. Recorder.Record and RecordContext take
+// records built otherwise.
+//
 // # Exported metrics
 //
-// A Collector (recommended: classic buckets, computed at scrape time from
-// the recorder's own sharded state) or a PrometheusSink (adds native
-// histograms; its histograms are shared atomic counters) exports to
-// Prometheus; an OTelSink records with OpenTelemetry instruments, whose
-// Prometheus exporter writes the same names. Histograms have the GenAI
-// conventions' recommended buckets. Labels: gen_ai_operation_name,
-// gen_ai_provider_name, gen_ai_request_model, server_address.
+// A Collector (recommended: classic buckets, and native ones with
+// Options.NativeHistograms, computed at scrape time from the recorder's
+// own sharded state) or a PrometheusSink (adds native
+// histograms and exemplars; its histograms are shared atomic counters)
+// exports to Prometheus; an OTelSink records with OpenTelemetry
+// instruments, whose Prometheus exporter writes the same names and the
+// same labels. Histograms have the GenAI conventions' recommended buckets
+// (DefaultBuckets), or each recorder's and sink's own (Buckets).
+//
+// Labels, the attributes' names with dots as underscores:
+// gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model,
+// gen_ai_response_model, server_address, server_port; and per metric
+// error_type, gen_ai_token_type, llmmetrics_outcome, llmmetrics_basis,
+// llmmetrics_reason.
 //
 //	Prometheus name (OpenTelemetry name)                    definition (llmmetrics doc.go)
-//	gen_ai_client_operation_duration_seconds                E2E of ok requests: send → last text-bearing chunk
-//	  (gen_ai.client.operation.duration)
-//	gen_ai_client_operation_time_to_first_chunk_seconds     TTFT of ok requests: send → first text-bearing chunk
+//	gen_ai_client_operation_duration_seconds{error_type}    E2E of ok requests (send → last text-bearing chunk); for a
+//	  (gen_ai.client.operation.duration)                    failed one, send → failure, with its error_type
+//	gen_ai_client_operation_time_to_first_chunk_seconds     TTFT of ok streamed requests: send → first text-bearing chunk
 //	  (gen_ai.client.operation.time_to_first_chunk)
 //	gen_ai_client_operation_time_per_output_chunk_seconds   each gap between consecutive text-bearing chunks (ITL;
 //	  (gen_ai.client.operation.time_per_output_chunk)       chunk gaps where chunks carry several tokens)
@@ -36,14 +51,35 @@
 //	  (gen_ai.client.token.usage)
 //	llmmetrics_time_per_output_token_seconds                per-request TPOT, (t_last − t_first)/(n − 1), n ≥ 2
 //	llmmetrics_max_gap_seconds                              each ok request's largest chunk gap (stalls)
-//	llmmetrics_requests_total{outcome, error_type}          every offered request, by category: they sum to offered
+//	llmmetrics_requests_total{llmmetrics_outcome,           every offered request, by outcome (ok, no_count, zero_token,
+//	  error_type}                                           failed, rejected, warmup): they sum to offered
+//	llmmetrics_no_count_requests_total{llmmetrics_reason}   ok requests without a usable token count, by reason
 //	llmmetrics_output_tokens_total, _prompt_tokens_total    Σ n and Σ prompt tokens of ok requests: never to be added
 //	llmmetrics_goodput_good_total, _offered_total           attainment = good / offered (warm-up not judged)
-//	llmmetrics_gap_basis_requests_total{basis}              ok requests with ≥ 2 chunks, token- or chunk-basis
+//	llmmetrics_gap_basis_requests_total{llmmetrics_basis}   ok requests with ≥ 2 chunks, token- or chunk-basis
+//	llmmetrics_label_set_overflow_total                     requests recorded under the _OTHER label set
+//	llmmetrics_requests_in_flight                           calls through the Recorder's Transport not yet ended
 //
-// The GenAI duration is recorded for successful requests only: a failed
-// request has no last chunk to end it, and is counted in
-// llmmetrics_requests_total with its error_type instead.
+// error_type follows the conventions: the HTTP status code ("429"),
+// "timeout", "cancelled", the server's own type for an error inside a
+// stream ("server_error"), and _OTHER otherwise; at most 32 distinct
+// values a recorder, then _OTHER. A request without a usable token count
+// (most OpenAI clients do not ask for usage; see
+// observe.Transport.IncludeUsage) is counted as no_count: it is in the
+// duration, time to first chunk and chunk-gap histograms, and not in the
+// token usage or TPOT. A non-streaming reply is in the duration, not in
+// the time to first chunk (streaming only, as the conventions say).
+//
+// # Limits
+//
+// Nothing a client sends can break the export: every label value is made
+// valid UTF-8 (invalid bytes become U+FFFD) of at most MaxLabelLength
+// bytes before any sink sees it, so /metrics always answers. A recorder
+// keeps at most Options.MaxLabelSets label sets (DefaultMaxLabelSets,
+// 100): further ones go to the label set whose values are all _OTHER, and
+// llmmetrics_label_set_overflow_total counts them. Recorder.Remove
+// forgets a label set; Recorder.Declare creates known ones ahead, so that
+// their series exist at zero from the first scrape.
 //
 // # A fleet
 //

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,14 +34,17 @@ func request(id string, ttft time.Duration, tokens int) *llmmetrics.Record {
 }
 
 // Example shows a Go gateway measuring its own traffic: its HTTP client
-// goes through observe.Transport, whose records go to a Recorder, whose
-// Prometheus sink serves /metrics under the GenAI names.
+// goes through the Recorder's observe.Transport, which labels each call
+// from what it saw (operation, provider, request and response models,
+// server address and port) and records it; the Prometheus sink serves
+// /metrics under the GenAI names.
 func Example() {
 	// A local streaming server standing in for the model server.
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, e := range []string{`{"choices":[{"delta":{"content":"Hel"}}]}`, `{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
-			`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2}}`, `[DONE]`} {
+		for _, e := range []string{`{"model":"tiny-q4","choices":[{"delta":{"content":"Hel"}}]}`,
+			`{"model":"tiny-q4","choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
+			`{"model":"tiny-q4","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2}}`, `[DONE]`} {
 			fmt.Fprintf(w, "data: %s\n\n", e)
 			w.(http.Flusher).Flush()
 		}
@@ -51,35 +56,30 @@ func Example() {
 	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
 	slo := llmmetrics.SLO{TTFT: time.Second}
 	rec, _ := live.NewRecorder(live.Options{SLO: &slo, Sinks: []live.Sink{sink}})
-	done := make(chan struct{}, 3)
-	client := &http.Client{Transport: &observe.Transport{OnResult: func(r *observe.Result) {
-		rec.Record(live.Key{Operation: "chat", Provider: "openai", Model: "tiny", Endpoint: "upstream"}, &r.Record)
-		done <- struct{}{}
-	}}}
+	client := &http.Client{Transport: rec.Transport(nil)}
 	for range 3 {
-		resp, _ := client.Post(upstream.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+		resp, _ := client.Post(upstream.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"tiny","stream":true}`))
 		io.Copy(io.Discard, resp.Body) // the gateway's own use of the stream
-		resp.Body.Close()
-		<-done
+		resp.Body.Close()              // the call is recorded by now
 	}
 
-	// What Prometheus scrapes.
+	// What Prometheus scrapes (the port, which varies, elided).
 	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer metrics.Close()
 	resp, _ := http.Get(metrics.URL)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	port := regexp.MustCompile(`server_port="[0-9]+"`)
 	for _, line := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(line, "gen_ai_client_operation_time_to_first_chunk_seconds_count") ||
-			strings.HasPrefix(line, "llmmetrics_goodput_") || strings.HasPrefix(line, "llmmetrics_output_tokens_total") {
-			fmt.Println(line)
+			strings.HasPrefix(line, "llmmetrics_goodput_good") || strings.HasPrefix(line, "llmmetrics_output_tokens_total") {
+			fmt.Println(port.ReplaceAllString(line, `server_port="…"`))
 		}
 	}
 	// Output:
-	// gen_ai_client_operation_time_to_first_chunk_seconds_count{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
-	// llmmetrics_goodput_good_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
-	// llmmetrics_goodput_offered_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 3
-	// llmmetrics_output_tokens_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",server_address="upstream"} 6
+	// gen_ai_client_operation_time_to_first_chunk_seconds_count{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",gen_ai_response_model="tiny-q4",server_address="127.0.0.1",server_port="…"} 3
+	// llmmetrics_goodput_good_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",gen_ai_response_model="tiny-q4",server_address="127.0.0.1",server_port="…"} 3
+	// llmmetrics_output_tokens_total{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="tiny",gen_ai_response_model="tiny-q4",server_address="127.0.0.1",server_port="…"} 6
 }
 
 func ExampleNewRecorder() {
@@ -184,7 +184,7 @@ func ExamplePrometheusSink_Prepare() {
 func ExamplePrometheusSink_Observe() {
 	reg := prometheus.NewRegistry()
 	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
-	sink.Observe(key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
+	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
 	mfs, _ := reg.Gather()
 	for _, mf := range mfs {
 		if mf.GetName() == "gen_ai_client_operation_duration_seconds" {
@@ -196,15 +196,15 @@ func ExamplePrometheusSink_Observe() {
 
 func ExampleNewOTelSink() {
 	provider := sdkmetric.NewMeterProvider()
-	_, err := live.NewOTelSink(provider.Meter("gateway"))
+	_, err := live.NewOTelSink(provider.Meter("gateway"), live.OTelOptions{})
 	fmt.Println(err)
 	// Output: <nil>
 }
 
 func ExampleOTelSink_Observe() {
 	reader := sdkmetric.NewManualReader()
-	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("gateway"))
-	sink.Observe(key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
+	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("gateway"), live.OTelOptions{})
+	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, HasTTFT: true, TTFT: 100 * ms, E2E: 300 * ms, OutputTokens: 10})
 	var rm metricdata.ResourceMetrics
 	reader.Collect(context.Background(), &rm)
 	for _, m := range rm.ScopeMetrics[0].Metrics {
@@ -247,5 +247,148 @@ func ExampleCollector_Describe() {
 		n++
 	}
 	fmt.Println(n, "metrics")
-	// Output: 12 metrics
+	// Output: 15 metrics
+}
+
+func ExampleKeyOf() {
+	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "tiny", ResponseModel: "tiny-q4",
+		ServerAddress: "10.0.0.7", ServerPort: 8080}
+	fmt.Printf("%+v\n", live.KeyOf(r))
+	// Output: {Operation:chat Provider:openai Model:tiny ResponseModel:tiny-q4 Endpoint:10.0.0.7 Port:8080}
+}
+
+func ExampleErrorTypeOf() {
+	limited := &observe.Result{HTTPStatus: 429}
+	limited.Record.Status = llmmetrics.StatusError
+	inStream := &observe.Result{HTTPStatus: 200, ErrorType: "server_error"}
+	inStream.Record.Status = llmmetrics.StatusError
+	late := &observe.Result{}
+	late.Record.Status = llmmetrics.StatusTimeout
+	unknown := &observe.Result{HTTPStatus: 200}
+	unknown.Record.Status = llmmetrics.StatusError
+	fmt.Println(live.ErrorTypeOf(limited), live.ErrorTypeOf(inStream), live.ErrorTypeOf(late), live.ErrorTypeOf(unknown))
+	// Output: 429 server_error timeout _OTHER
+}
+
+func ExampleDefaultBuckets() {
+	b := live.DefaultBuckets()
+	b.Duration[0] = 99 // a copy: no recorder sees it
+	fmt.Println(live.DefaultBuckets().Duration[:3], len(b.Tokens), b.Tokens[13])
+	// Output: [0.01 0.02 0.04] 14 6.7108864e+07
+}
+
+func ExampleMetricNames() {
+	fmt.Println(slices.Contains(live.MetricNames(), "gen_ai_client_operation_duration_seconds"), len(live.MetricNames()))
+	// Output: true 15
+}
+
+func ExampleOTelSink_Prepare() {
+	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider().Meter("gateway"), live.OTelOptions{})
+	sink.Prepare(key) // the request counters exist at zero
+	fmt.Println("prepared")
+	// Output: prepared
+}
+
+func ExampleOTelSink_Forget() {
+	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider().Meter("gateway"), live.OTelOptions{})
+	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeZeroToken})
+	sink.Forget(key)
+	fmt.Println("forgotten")
+	// Output: forgotten
+}
+
+func ExampleOTelSink_AddInFlight() {
+	sink, _ := live.NewOTelSink(sdkmetric.NewMeterProvider().Meter("gateway"), live.OTelOptions{})
+	sink.AddInFlight(context.Background(), 1)
+	sink.AddInFlight(context.Background(), -1)
+	fmt.Println("balanced")
+	// Output: balanced
+}
+
+func ExamplePrometheusSink_Forget() {
+	reg := prometheus.NewRegistry()
+	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
+	sink.Prepare(key)
+	sink.Forget(key)
+	mfs, _ := reg.Gather()
+	n := 0
+	for _, mf := range mfs {
+		n += len(mf.GetMetric())
+	}
+	fmt.Println(n, "series: the overflow counter and the in-flight gauge")
+	// Output: 2 series: the overflow counter and the in-flight gauge
+}
+
+func ExamplePrometheusSink_AddInFlight() {
+	reg := prometheus.NewRegistry()
+	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
+	sink.AddInFlight(context.Background(), 2)
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "llmmetrics_requests_in_flight" {
+			fmt.Println(mf.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	// Output: 2
+}
+
+func ExampleRecorder_RecordContext() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.RecordContext(context.Background(), key, request("a", 100*ms, 5))
+	fmt.Println(rec.Snapshots(false)[0].Counts.OK)
+	// Output: 1
+}
+
+func ExampleRecorder_RecordResult() {
+	rec, _ := live.NewRecorder(live.Options{})
+	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "m", HTTPStatus: 503}
+	r.Record.Status, r.Record.Message = llmmetrics.StatusError, "HTTP 503: overloaded"
+	rec.RecordResult(context.Background(), r)
+	s := rec.Snapshots(false)[0]
+	fmt.Println(s.Key.Model, s.Counts.Failed, s.Counts.Errors)
+	// Output: m 1 1
+}
+
+func ExampleRecorder_Transport() {
+	rec, _ := live.NewRecorder(live.Options{})
+	t := rec.Transport(nil) // for an http.Client, or a ReverseProxy
+	fmt.Println(t.OnStart != nil, t.OnResultContext != nil)
+	// Output: true true
+}
+
+func ExampleRecorder_InFlight() {
+	rec, _ := live.NewRecorder(live.Options{})
+	fmt.Println(rec.InFlight())
+	// Output: 0
+}
+
+func ExampleRecorder_Overflowed() {
+	rec, _ := live.NewRecorder(live.Options{MaxLabelSets: 2})
+	for _, m := range []string{"a", "b", "c", "d"} {
+		rec.Record(live.Key{Model: m}, request("r", 100*ms, 2))
+	}
+	var models []string
+	for _, s := range rec.Snapshots(false) {
+		models = append(models, s.Key.Model)
+	}
+	fmt.Println(rec.Overflowed(), models)
+	// Output: 2 [a b _OTHER]
+}
+
+func ExampleRecorder_Declare() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.Declare(live.Key{Operation: "chat", Model: "tiny"}, live.Key{Operation: "chat", Model: "large"})
+	for _, s := range rec.Snapshots(false) {
+		fmt.Println(s.Key.Model, s.Counts.Offered)
+	}
+	// Output:
+	// large 0
+	// tiny 0
+}
+
+func ExampleRecorder_Remove() {
+	rec, _ := live.NewRecorder(live.Options{})
+	rec.Record(key, request("a", 100*ms, 2))
+	fmt.Println(rec.Remove(key), len(rec.Snapshots(false)), rec.Remove(key))
+	// Output: true 0 false
 }

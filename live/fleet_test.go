@@ -190,7 +190,7 @@ func TestFleet(t *testing.T) {
 		// What a bucketed quantile can tell: the exact value lies in the
 		// same bucket, so the error is at most that bucket's width.
 		x := exact.TTFT.Points[i].Value.Seconds()
-		lo, hi := bucketAround(DurationBuckets, x)
+		lo, hi := bucketAround(DefaultBuckets().Duration, x)
 		assert.True(t, theirs >= lo && theirs <= hi, "q=%v: bucketed %v, exact %v, bucket (%v, %v]", q, theirs, x, lo, hi)
 		// The merged sketches: within 1 % of the exact value.
 		s, err := sketch.TTFT.Quantile(q)

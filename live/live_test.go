@@ -239,7 +239,7 @@ func TestPrometheusSink(t *testing.T) {
 		var outcome, errType string
 		for _, l := range m.GetLabel() {
 			switch l.GetName() {
-			case "outcome":
+			case "llmmetrics_outcome":
 				outcome = l.GetValue()
 			case "error_type":
 				errType = l.GetValue()
@@ -261,7 +261,7 @@ func TestPrometheusSink(t *testing.T) {
 	native := prometheus.NewRegistry()
 	nsink, err := NewPrometheusSink(native, PrometheusOptions{NativeFactor: 1.1})
 	require.NoError(t, err)
-	nsink.Observe(chat, Observation{Outcome: OutcomeOK, TTFT: 100 * ms, E2E: 200 * ms, OutputTokens: 1, HasTTFT: true})
+	nsink.Observe(context.Background(), chat, Observation{Outcome: OutcomeOK, TTFT: 100 * ms, E2E: 200 * ms, OutputTokens: 1, HasTTFT: true})
 	nh := metricFamily(t, native, "gen_ai_client_operation_time_to_first_chunk_seconds").GetMetric()[0].GetHistogram()
 	assert.NotZero(t, nh.GetSchema()+int32(len(nh.GetPositiveSpan())), "native buckets beside the classic ones")
 	assert.NotEmpty(t, nh.GetBucket())
@@ -272,7 +272,7 @@ func TestPrometheusSink(t *testing.T) {
 func TestOTelSink(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	sink, err := NewOTelSink(provider.Meter("llmmetrics"))
+	sink, err := NewOTelSink(provider.Meter("llmmetrics"), OTelOptions{})
 	require.NoError(t, err)
 	rec, _ := NewRecorder(Options{Sinks: []Sink{sink}})
 	r := llmmetrics.Record{ID: "a", Chunks: []time.Duration{100 * ms, 130 * ms, 190 * ms}, CompletionTokens: 3, PromptTokens: 20}
@@ -290,7 +290,7 @@ func TestOTelSink(t *testing.T) {
 	hist := ttfc.Data.(metricdata.Histogram[float64])
 	require.Len(t, hist.DataPoints, 1)
 	dp := hist.DataPoints[0]
-	assert.Equal(t, DurationBuckets, dp.Bounds)
+	assert.Equal(t, DefaultBuckets().Duration, dp.Bounds)
 	assert.Equal(t, uint64(1), dp.Count)
 	v, ok := dp.Attributes.Value("gen_ai.operation.name")
 	assert.True(t, ok)

@@ -11,59 +11,85 @@ import (
 // An OTelSink records observations with OpenTelemetry metric instruments
 // under the GenAI semantic conventions' names, units, attributes and
 // recommended bucket boundaries, and llmmetrics.* names for what the
-// conventions do not define; the same table as PrometheusSink's (an
-// OpenTelemetry Prometheus exporter writes these names with dots as
-// underscores and the unit as a suffix).
+// conventions do not define: the same table, and the same attribute names,
+// as PrometheusSink's (an OpenTelemetry Prometheus exporter writes these
+// names with dots as underscores, the unit as a suffix and counters with
+// _total, so that one PromQL query reads both kinds of replica). It
+// records with the observation's context, so that the SDK's exemplar
+// reservoirs take its trace.
 type OTelSink struct {
-	duration, ttfc, perChunk, tpot, maxGap metric.Float64Histogram
-	tokens                                 metric.Int64Histogram
-	requests, outputTokens, promptTokens   metric.Int64Counter
-	good, judged, basis                    metric.Int64Counter
+	duration, ttfc, perChunk, tpot, maxGap  metric.Float64Histogram
+	tokens                                  metric.Int64Histogram
+	requests, outputTokens, promptTokens    metric.Int64Counter
+	good, judged, basis, noCount, overflows metric.Int64Counter
+	inFlight                                metric.Int64UpDownCounter
 
 	options sync.Map // Key → *otelOptions
 }
 
 // otelOptions are one key's attribute sets, built once.
 type otelOptions struct {
-	base, input, output                 []metric.RecordOption
-	baseAdd, tokenBasis, chunkBasis     []metric.AddOption
-	ok, zeroToken, rejected, warmup     []metric.AddOption
-	failedError, failedTimeout, failedC []metric.AddOption
+	base, input, output, ok                    []metric.RecordOption
+	baseAdd, tokenBasis, chunkBasis            []metric.AddOption
+	okReq, noCountReq, zeroToken, rejected, wu []metric.AddOption
+	noCount                                    [len(reasons)][]metric.AddOption
+	fails                                      sync.Map // error type → *otelFailure
+	attrs                                      []attribute.KeyValue
+}
+
+// otelFailure are one key's attribute sets of one error type.
+type otelFailure struct {
+	add []metric.AddOption
+	rec []metric.RecordOption
+}
+
+// OTelOptions configure an OTelSink: the explicit bucket boundaries of
+// its histograms (the conventions' when zero).
+type OTelOptions struct {
+	Buckets Buckets
 }
 
 // NewOTelSink creates the instruments with meter.
-func NewOTelSink(meter metric.Meter) (*OTelSink, error) {
+func NewOTelSink(meter metric.Meter, opt OTelOptions) (*OTelSink, error) {
+	bounds, err := opt.Buckets.bounds()
+	if err != nil {
+		return nil, err
+	}
 	s := &OTelSink{}
-	var err error
-	fh := func(dst *metric.Float64Histogram, name, unit, desc string, buckets []float64) {
+	fh := func(dst *metric.Float64Histogram, name string, h int) {
 		if err == nil {
-			*dst, err = meter.Float64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(buckets...))
+			*dst, err = meter.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(histNames[h][1]),
+				metric.WithExplicitBucketBoundaries(bounds[h]...))
 		}
 	}
-	ic := func(dst *metric.Int64Counter, name, unit, desc string) {
+	ic := func(dst *metric.Int64Counter, name, unit string, m promMetric) {
 		if err == nil {
-			*dst, err = meter.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+			*dst, err = meter.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(m.help))
 		}
 	}
-	// The descriptions and buckets are the Prometheus exports' (histNames,
-	// histBounds); the names are the conventions' dotted ones.
-	fh(&s.duration, "gen_ai.client.operation.duration", "s", histNames[histDuration][1], histBounds[histDuration])
-	fh(&s.ttfc, "gen_ai.client.operation.time_to_first_chunk", "s", histNames[histTTFC][1], histBounds[histTTFC])
-	fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", "s", histNames[histPerChunk][1], histBounds[histPerChunk])
-	fh(&s.tpot, "llmmetrics.time_per_output_token", "s", histNames[histTPOT][1], histBounds[histTPOT])
-	fh(&s.maxGap, "llmmetrics.max_gap", "s", histNames[histMaxGap][1], histBounds[histMaxGap])
+	// The descriptions are the Prometheus exports'; the names are the
+	// conventions' dotted ones.
+	fh(&s.duration, "gen_ai.client.operation.duration", histDuration)
+	fh(&s.ttfc, "gen_ai.client.operation.time_to_first_chunk", histTTFC)
+	fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", histPerChunk)
+	fh(&s.tpot, "llmmetrics.time_per_output_token", histTPOT)
+	fh(&s.maxGap, "llmmetrics.max_gap", histMaxGap)
 	if err == nil {
-		bounds := make([]float64, len(TokenBuckets))
-		copy(bounds, TokenBuckets)
 		s.tokens, err = meter.Int64Histogram("gen_ai.client.token.usage", metric.WithUnit("{token}"),
-			metric.WithDescription(histNames[histInput][1]), metric.WithExplicitBucketBoundaries(bounds...))
+			metric.WithDescription(histNames[histInput][1]), metric.WithExplicitBucketBoundaries(bounds[histInput]...))
 	}
-	ic(&s.requests, "llmmetrics.requests", "{request}", requestsCounter.help)
-	ic(&s.outputTokens, "llmmetrics.output_tokens", "{token}", outputTokensCounter.help)
-	ic(&s.promptTokens, "llmmetrics.prompt_tokens", "{token}", promptTokensCounter.help)
-	ic(&s.good, "llmmetrics.goodput.good", "{request}", goodCounter.help)
-	ic(&s.judged, "llmmetrics.goodput.offered", "{request}", judgedCounter.help)
-	ic(&s.basis, "llmmetrics.gap_basis.requests", "{request}", basisCounter.help)
+	ic(&s.requests, "llmmetrics.requests", "{request}", requestsCounter)
+	ic(&s.outputTokens, "llmmetrics.output_tokens", "{token}", outputTokensCounter)
+	ic(&s.promptTokens, "llmmetrics.prompt_tokens", "{token}", promptTokensCounter)
+	ic(&s.good, "llmmetrics.goodput.good", "{request}", goodCounter)
+	ic(&s.judged, "llmmetrics.goodput.offered", "{request}", judgedCounter)
+	ic(&s.basis, "llmmetrics.gap_basis.requests", "{request}", basisCounter)
+	ic(&s.noCount, "llmmetrics.no_count.requests", "{request}", noCountCounter)
+	ic(&s.overflows, "llmmetrics.label_set_overflow", "{request}", overflowCounter)
+	if err == nil {
+		s.inFlight, err = meter.Int64UpDownCounter("llmmetrics.requests.in_flight", metric.WithUnit("{request}"),
+			metric.WithDescription(inFlightGauge.help))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -75,52 +101,119 @@ func (s *OTelSink) optionsOf(k Key) *otelOptions {
 		return o.(*otelOptions)
 	}
 	base := []attribute.KeyValue{
-		attribute.String("gen_ai.operation.name", k.Operation), attribute.String("gen_ai.provider.name", k.Provider),
-		attribute.String("gen_ai.request.model", k.Model), attribute.String("server.address", k.Endpoint),
+		attribute.String(attrOperation, k.Operation), attribute.String(attrProvider, k.Provider),
+		attribute.String(attrRequestModel, k.Model), attribute.String(attrResponseModel, k.ResponseModel),
+		attribute.String(attrAddress, k.Endpoint),
+	}
+	if k.Port > 0 {
+		base = append(base, attribute.Int(attrPort, k.Port))
 	}
 	set := func(extra ...attribute.KeyValue) attribute.Set {
 		return attribute.NewSet(append(append([]attribute.KeyValue{}, base...), extra...)...)
 	}
 	rec := func(a attribute.Set) []metric.RecordOption { return []metric.RecordOption{metric.WithAttributeSet(a)} }
 	add := func(a attribute.Set) []metric.AddOption { return []metric.AddOption{metric.WithAttributeSet(a)} }
-	outcome := func(o, errType string) []metric.AddOption {
-		extra := []attribute.KeyValue{attribute.String("llmmetrics.outcome", o)}
-		if errType != "" {
-			extra = append(extra, attribute.String("error.type", errType))
-		}
-		return add(set(extra...))
+	outcome := func(o Outcome) []metric.AddOption {
+		return add(set(attribute.String(attrOutcome, string(o))))
 	}
 	o := &otelOptions{
-		base: rec(set()), baseAdd: add(set()),
-		input:      rec(set(attribute.String("gen_ai.token.type", "input"))),
-		output:     rec(set(attribute.String("gen_ai.token.type", "output"))),
-		tokenBasis: add(set(attribute.String("llmmetrics.basis", "token"))),
-		chunkBasis: add(set(attribute.String("llmmetrics.basis", "chunk"))),
-		ok:         outcome("ok", ""), zeroToken: outcome("zero_token", ""), rejected: outcome("rejected", ""), warmup: outcome("warmup", ""),
-		failedError: outcome("failed", "error"), failedTimeout: outcome("failed", "timeout"), failedC: outcome("failed", "cancelled"),
+		attrs: base,
+		base:  rec(set()), baseAdd: add(set()),
+		ok:         rec(set()), // error.type is not set on success
+		input:      rec(set(attribute.String(attrTokenType, "input"))),
+		output:     rec(set(attribute.String(attrTokenType, "output"))),
+		tokenBasis: add(set(attribute.String(attrBasis, "token"))),
+		chunkBasis: add(set(attribute.String(attrBasis, "chunk"))),
+		okReq:      outcome(OutcomeOK), noCountReq: outcome(OutcomeNoCount), zeroToken: outcome(OutcomeZeroToken),
+		rejected: outcome(OutcomeRejected), wu: outcome(OutcomeWarmup),
+	}
+	for i, r := range reasons {
+		o.noCount[i] = add(set(attribute.String(attrReason, r)))
 	}
 	got, _ := s.options.LoadOrStore(k, o)
 	return got.(*otelOptions)
 }
 
-// Observe records one observation.
-func (s *OTelSink) Observe(k Key, o Observation) {
+// failureOf returns a key's attribute sets of error type t.
+func (o *otelOptions) failureOf(t string) *otelFailure {
+	if f, ok := o.fails.Load(t); ok {
+		return f.(*otelFailure)
+	}
+	with := func(extra ...attribute.KeyValue) attribute.Set {
+		return attribute.NewSet(append(append([]attribute.KeyValue{}, o.attrs...), extra...)...)
+	}
+	f := &otelFailure{
+		add: []metric.AddOption{metric.WithAttributeSet(with(attribute.String(attrOutcome, string(OutcomeFailed)), attribute.String(attrErrorType, t)))},
+		rec: []metric.RecordOption{metric.WithAttributeSet(with(attribute.String(attrErrorType, t)))},
+	}
+	got, _ := o.fails.LoadOrStore(t, f)
+	return got.(*otelFailure)
+}
+
+// Prepare adds zero to a key's request counters, so that they are
+// exported before its first observation (histograms appear with their
+// first value). Recorder.Declare calls it.
+func (s *OTelSink) Prepare(k Key) {
 	ctx := context.Background()
+	o := s.optionsOf(k.clean())
+	for _, opts := range [][]metric.AddOption{o.okReq, o.noCountReq, o.zeroToken, o.rejected, o.wu} {
+		s.requests.Add(ctx, 0, opts...)
+	}
+}
+
+// Forget drops a key's attribute sets. The OpenTelemetry SDK keeps what
+// it aggregated until its own cardinality limit.
+func (s *OTelSink) Forget(k Key) { s.options.Delete(k.clean()) }
+
+// AddInFlight adds d to the calls in flight.
+func (s *OTelSink) AddInFlight(ctx context.Context, d int64) { s.inFlight.Add(ctx, d) }
+
+// Observe records one observation, with ctx (its trace for exemplars).
+func (s *OTelSink) Observe(ctx context.Context, k Key, o Observation) {
+	k = k.clean()
 	opts := s.optionsOf(k)
-	s.requests.Add(ctx, 1, opts.outcome(&o)...)
+	if o.Overflow {
+		s.overflows.Add(ctx, 1)
+	}
 	if o.Judged {
 		s.judged.Add(ctx, 1, opts.baseAdd...)
 		if o.Good {
 			s.good.Add(ctx, 1, opts.baseAdd...)
 		}
 	}
-	if o.Outcome != OutcomeOK {
+	switch o.Outcome {
+	case OutcomeOK:
+		s.requests.Add(ctx, 1, opts.okReq...)
+	case OutcomeNoCount:
+		s.requests.Add(ctx, 1, opts.noCountReq...)
+		if i := int(o.Count) - 1; i >= 0 && i < len(reasons) {
+			s.noCount.Add(ctx, 1, opts.noCount[i]...)
+		}
+	case OutcomeFailed:
+		f := opts.failureOf(o.ErrorType)
+		s.requests.Add(ctx, 1, f.add...)
+		if o.HasDuration {
+			s.duration.Record(ctx, o.Duration.Seconds(), f.rec...)
+		}
+		return
+	case OutcomeZeroToken:
+		s.requests.Add(ctx, 1, opts.zeroToken...)
+		return
+	case OutcomeRejected:
+		s.requests.Add(ctx, 1, opts.rejected...)
+		return
+	case OutcomeWarmup:
+		s.requests.Add(ctx, 1, opts.wu...)
 		return
 	}
-	s.duration.Record(ctx, o.E2E.Seconds(), opts.base...)
-	s.ttfc.Record(ctx, o.TTFT.Seconds(), opts.base...)
-	s.tokens.Record(ctx, int64(o.OutputTokens), opts.output...)
-	s.outputTokens.Add(ctx, int64(o.OutputTokens), opts.baseAdd...)
+	s.duration.Record(ctx, o.E2E.Seconds(), opts.ok...)
+	if o.HasTTFT {
+		s.ttfc.Record(ctx, o.TTFT.Seconds(), opts.base...)
+	}
+	if o.Outcome == OutcomeOK {
+		s.tokens.Record(ctx, int64(o.OutputTokens), opts.output...)
+		s.outputTokens.Add(ctx, int64(o.OutputTokens), opts.baseAdd...)
+	}
 	if o.PromptTokens > 0 {
 		s.tokens.Record(ctx, int64(o.PromptTokens), opts.input...)
 		s.promptTokens.Add(ctx, int64(o.PromptTokens), opts.baseAdd...)
@@ -130,8 +223,12 @@ func (s *OTelSink) Observe(k Key, o Observation) {
 	}
 	if o.HasMaxGap {
 		s.maxGap.Record(ctx, o.MaxGap.Seconds(), opts.base...)
+		// The chunk gaps go without the request's context: an exemplar
+		// offered for each chunk of a traced request would cost more than
+		// the chunk's record, and the request's own metrics carry its trace.
+		bg := context.Background()
 		for i := 1; i < len(o.Chunks); i++ {
-			s.perChunk.Record(ctx, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
+			s.perChunk.Record(bg, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
 		}
 		if o.TokenBasis {
 			s.basis.Add(ctx, 1, opts.tokenBasis...)
@@ -139,24 +236,4 @@ func (s *OTelSink) Observe(k Key, o Observation) {
 			s.basis.Add(ctx, 1, opts.chunkBasis...)
 		}
 	}
-}
-
-func (o *otelOptions) outcome(ob *Observation) []metric.AddOption {
-	switch ob.Outcome {
-	case OutcomeOK:
-		return o.ok
-	case OutcomeZeroToken:
-		return o.zeroToken
-	case OutcomeRejected:
-		return o.rejected
-	case OutcomeWarmup:
-		return o.warmup
-	}
-	switch ob.ErrorType {
-	case "timeout":
-		return o.failedTimeout
-	case "cancelled":
-		return o.failedC
-	}
-	return o.failedError
 }

@@ -1,20 +1,25 @@
 package live
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // Options configure a Recorder. The zero Options is useful: no SLO, a
 // sliding window of one minute in six slots, sketches with 1 % relative
-// accuracy, no records kept, no sinks.
+// accuracy, the conventions' buckets, at most DefaultMaxLabelSets label
+// sets, no records kept, no sinks.
 type Options struct {
 	// SLO, when set, judges every request for goodput.
 	SLO *llmmetrics.SLO
@@ -33,16 +38,47 @@ type Options struct {
 	KeepRecords bool
 	// Sinks receive every observation, in order.
 	Sinks []Sink
+	// MaxLabelSets bounds the label sets (Keys) the recorder keeps: the
+	// observations of a new label set beyond it go to the label set whose
+	// every value is Other, and llmmetrics_label_set_overflow_total
+	// counts them. 0 means DefaultMaxLabelSets; a negative value, no
+	// limit. The model usually comes from the client's request, and each
+	// label set costs a few hundred KB and about 130 series a replica.
+	MaxLabelSets int
+	// Buckets are the classic histograms' bounds for the Collector; the
+	// zero Buckets are the conventions' (DefaultBuckets). They are copied.
+	Buckets Buckets
+	// NativeHistograms makes the Collector export native (sparse)
+	// buckets beside the classic ones, of the cumulative figures: schema 3
+	// (each bucket 2^(1/8) ≈ 1.09 times the last, the buckets a
+	// PrometheusSink with NativeFactor 1.1 has), at the cost of a map
+	// update per histogram observation. Failures' durations stay classic.
+	NativeHistograms bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
 
 // A Sink receives the observation of every record, by value (so that
-// recording allocates nothing), from the goroutine that recorded it: it
-// must be safe for concurrent use.
+// recording allocates nothing), from the goroutine that recorded it, with
+// the context it was recorded with (a sink that supports exemplars takes
+// the trace from it): it must be safe for concurrent use. The Key's values
+// are valid label values. A sink may also have the methods Prepare(Key)
+// (called by Recorder.Declare), Forget(Key) (by Recorder.Remove) and
+// AddInFlight(context.Context, int64) (by the Recorder's Transport).
 type Sink interface {
-	Observe(k Key, o Observation)
+	Observe(ctx context.Context, k Key, o Observation)
 }
+
+// DefaultMaxLabelSets is the number of label sets a Recorder keeps when
+// Options.MaxLabelSets is 0.
+const DefaultMaxLabelSets = 100
+
+// maxErrorTypes bounds the distinct error.type values a Recorder exports:
+// further ones are Other.
+const maxErrorTypes = 32
+
+// otherKey is the label set beyond the limit.
+var otherKey = Key{Operation: Other, Provider: Other, Model: Other, ResponseModel: Other, Endpoint: Other}
 
 // shards is the number of independent states a series records into, so
 // that goroutines recording the same label set rarely wait for each other.
@@ -54,8 +90,16 @@ const shards = 8
 // over a sliding window. It is safe for concurrent use.
 type Recorder struct {
 	opt    Options
+	bounds *[numHists][]float64
 	series sync.Map // Key → *series
 	start  time.Time
+
+	mu       sync.Mutex // held to add or remove a label set
+	sets     int        // label sets but otherKey's
+	overflow atomic.Int64
+	inFlight atomic.Int64
+	errTypes sync.Map // error type → struct{}
+	nErr     atomic.Int64
 }
 
 // NewRecorder returns a Recorder. It returns an error for options out of
@@ -85,26 +129,110 @@ func NewRecorder(opt Options) (*Recorder, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Recorder{opt: opt, start: opt.Now()}, nil
+	if opt.MaxLabelSets == 0 {
+		opt.MaxLabelSets = DefaultMaxLabelSets
+	}
+	bounds, err := opt.Buckets.bounds()
+	if err != nil {
+		return nil, err
+	}
+	opt.Sinks = slices.Clone(opt.Sinks)
+	return &Recorder{opt: opt, bounds: bounds, start: opt.Now()}, nil
 }
 
 // Record takes one finished request's record: it counts it, adds its
 // latencies to the sketches and hands its observation to the sinks. The
-// record is not modified; with KeepRecords a copy is kept.
+// record is not modified; with KeepRecords a copy is kept. It is
+// RecordContext with the background context.
 func (rec *Recorder) Record(k Key, r *llmmetrics.Record) {
-	o := observe(r, rec.opt.SLO)
-	s := rec.seriesOf(k)
+	rec.record(context.Background(), k, r, extra{})
+}
+
+// RecordContext is Record with the request's context, which sinks that
+// support exemplars take the trace from. A failed record's error.type is
+// its status's (timeout, cancelled, or Other); RecordResult knows more.
+func (rec *Recorder) RecordContext(ctx context.Context, k Key, r *llmmetrics.Record) {
+	rec.record(ctx, k, r, extra{})
+}
+
+// RecordResult records a Transport's result under its own label set
+// (KeyOf), with its error.type (ErrorTypeOf) and its duration, and a
+// non-streaming reply outside the time to first chunk. Its signature is
+// Transport.OnResultContext's.
+func (rec *Recorder) RecordResult(ctx context.Context, r *observe.Result) {
+	rec.record(ctx, KeyOf(r), &r.Record, extra{errorType: ErrorTypeOf(r), duration: r.Duration, ended: true,
+		unary: r.Record.Status == llmmetrics.StatusOK && !r.Streamed})
+}
+
+// Transport returns an observe.Transport over base (nil means
+// http.DefaultTransport) that records every call through it with
+// RecordResult and keeps the gauge of calls in flight: the whole wiring
+// of a gateway's client.
+func (rec *Recorder) Transport(base http.RoundTripper) *observe.Transport {
+	return &observe.Transport{
+		Base: base,
+		OnStart: func(ctx context.Context) {
+			rec.addInFlight(ctx, 1)
+		},
+		OnResultContext: func(ctx context.Context, r *observe.Result) {
+			rec.addInFlight(ctx, -1)
+			rec.RecordResult(ctx, r)
+		},
+	}
+}
+
+// InFlight returns the number of calls through the recorder's Transport
+// that have begun and not yet ended.
+func (rec *Recorder) InFlight() int64 { return rec.inFlight.Load() }
+
+func (rec *Recorder) addInFlight(ctx context.Context, d int64) {
+	rec.inFlight.Add(d)
+	for _, sink := range rec.opt.Sinks {
+		if f, ok := sink.(interface {
+			AddInFlight(context.Context, int64)
+		}); ok {
+			f.AddInFlight(ctx, d)
+		}
+	}
+}
+
+// errorType returns an error type as exported: a valid label value, and
+// Other beyond the recorder's limit of distinct ones.
+func (rec *Recorder) errorType(t string) string {
+	if t == "" {
+		return ""
+	}
+	t = cleanLabel(t)
+	if _, ok := rec.errTypes.Load(t); ok {
+		return t
+	}
+	if rec.nErr.Add(1) > maxErrorTypes {
+		return Other
+	}
+	rec.errTypes.Store(t, struct{}{})
+	return t
+}
+
+func (rec *Recorder) record(ctx context.Context, k Key, r *llmmetrics.Record, x extra) {
+	o := observationOf(r, rec.opt.SLO, x)
+	o.ErrorType = rec.errorType(o.ErrorType)
+	ck := k.clean()
+	s, k := rec.seriesOf(ck, true)
+	o.Overflow = k != ck
 	now := rec.opt.Now()
 	sh := &s.shards[s.next.Add(1)%shards]
 	sh.mu.Lock()
 	sh.rotate(now, rec.opt)
 	sh.slots[sh.current].add(&o) // the cumulative figures are retired + every slot
+	if sh.native != nil {
+		sh.native.add(&o)
+	}
 	if rec.opt.KeepRecords {
 		sh.records = append(sh.records, *r)
 	}
 	sh.mu.Unlock()
 	for _, sink := range rec.opt.Sinks {
-		sink.Observe(k, o)
+		sink.Observe(ctx, k, o)
 	}
 }
 
@@ -124,26 +252,88 @@ type shard struct {
 	slotStart []time.Time
 	current   int
 	records   []llmmetrics.Record
+	native    *natives // cumulative, with Options.NativeHistograms
 }
 
-func (rec *Recorder) seriesOf(k Key) *series {
+// seriesOf returns the state of label set k (a clean key), creating it
+// while there is room, and the key it is kept under: otherKey beyond the
+// limit, counted as an overflow when count is true.
+func (rec *Recorder) seriesOf(k Key, count bool) (*series, Key) {
 	if s, ok := rec.series.Load(k); ok {
-		return s.(*series)
+		return s.(*series), k
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if s, ok := rec.series.Load(k); ok {
+		return s.(*series), k
+	}
+	if k != otherKey && rec.opt.MaxLabelSets > 0 && rec.sets >= rec.opt.MaxLabelSets {
+		if count {
+			rec.overflow.Add(1)
+		}
+		k = otherKey
+		if s, ok := rec.series.Load(k); ok {
+			return s.(*series), k
+		}
 	}
 	s := &series{}
 	now := rec.opt.Now()
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.retired = newState(rec.opt.Accuracy)
+		sh.retired = newState(rec.opt.Accuracy, rec.bounds)
 		sh.slots = make([]state, rec.opt.Slots)
 		sh.slotStart = make([]time.Time, rec.opt.Slots)
 		for j := range sh.slots {
-			sh.slots[j] = newState(rec.opt.Accuracy)
+			sh.slots[j] = newState(rec.opt.Accuracy, rec.bounds)
 		}
 		sh.slotStart[0] = now
+		if rec.opt.NativeHistograms {
+			sh.native = &natives{}
+		}
 	}
-	got, _ := rec.series.LoadOrStore(k, s)
-	return got.(*series)
+	rec.series.Store(k, s)
+	if k != otherKey {
+		rec.sets++
+	}
+	return s, k
+}
+
+// Overflowed returns how many observations went to the Other label set
+// because the recorder held Options.MaxLabelSets label sets already.
+func (rec *Recorder) Overflowed() int64 { return rec.overflow.Load() }
+
+// Declare creates the label sets of keys (known models, say) ahead of
+// their first request, so that their series are exported at zero from the
+// first scrape and rate() sees every request; sinks with a Prepare method
+// create theirs. Declared label sets count toward the limit.
+func (rec *Recorder) Declare(keys ...Key) {
+	for _, k := range keys {
+		_, k = rec.seriesOf(k.clean(), false)
+		for _, sink := range rec.opt.Sinks {
+			if p, ok := sink.(interface{ Prepare(Key) }); ok {
+				p.Prepare(k)
+			}
+		}
+	}
+}
+
+// Remove forgets a label set: its figures and its series (in the
+// Collector, and in sinks with a Forget method) are gone, and it no
+// longer counts toward the limit. It reports whether the recorder had it.
+func (rec *Recorder) Remove(k Key) bool {
+	k = k.clean()
+	rec.mu.Lock()
+	_, had := rec.series.LoadAndDelete(k)
+	if had && k != otherKey {
+		rec.sets--
+	}
+	rec.mu.Unlock()
+	for _, sink := range rec.opt.Sinks {
+		if f, ok := sink.(interface{ Forget(Key) }); ok {
+			f.Forget(k)
+		}
+	}
+	return had
 }
 
 // rotate moves the shard's current slot on to the slot that holds now,
@@ -187,18 +377,32 @@ type Counts struct {
 	Offered, OK, ZeroToken, Failed, Rejected, Warmup int64
 	Errors, Timeouts, Cancelled                      int64
 	OneToken                                         int64 // ok requests with n = 1: no TPOT
-	TokenBasis, ChunkBasis                           int64 // ok requests with ≥ 2 chunks, by gap basis
-	OutputTokens, PromptTokens                       int64 // of ok requests; never to be added together
-	Judged, Good                                     int64
+	// NoUsage, ZeroUsage and BelowChunks are the ok requests without a
+	// usable token count, by reason (llmmetrics.CountState): among OK,
+	// exported as the outcome no_count. They have TTFT, E2E and gaps,
+	// and no TPOT or output tokens.
+	NoUsage, ZeroUsage, BelowChunks int64
+	TokenBasis, ChunkBasis          int64 // ok requests with ≥ 2 chunks, by gap basis
+	OutputTokens, PromptTokens      int64 // of ok requests; never to be added together
+	Judged, Good                    int64
 }
 
 func (c *Counts) add(o *Observation) {
 	c.Offered++
 	switch o.Outcome {
-	case OutcomeOK:
+	case OutcomeOK, OutcomeNoCount:
 		c.OK++
-		if o.OutputTokens == 1 {
-			c.OneToken++
+		switch o.Count {
+		case llmmetrics.CountNoUsage:
+			c.NoUsage++
+		case llmmetrics.CountZeroUsage:
+			c.ZeroUsage++
+		case llmmetrics.CountBelowChunks:
+			c.BelowChunks++
+		default:
+			if o.OutputTokens == 1 {
+				c.OneToken++
+			}
 		}
 		if o.HasMaxGap {
 			if o.TokenBasis {
@@ -213,10 +417,10 @@ func (c *Counts) add(o *Observation) {
 		c.ZeroToken++
 	case OutcomeFailed:
 		c.Failed++
-		switch o.ErrorType {
-		case "timeout":
+		switch o.Status {
+		case llmmetrics.StatusTimeout:
 			c.Timeouts++
-		case "cancelled":
+		case llmmetrics.StatusCancelled:
 			c.Cancelled++
 		default:
 			c.Errors++
@@ -245,6 +449,9 @@ func (c *Counts) merge(d Counts) {
 	c.Timeouts += d.Timeouts
 	c.Cancelled += d.Cancelled
 	c.OneToken += d.OneToken
+	c.NoUsage += d.NoUsage
+	c.ZeroUsage += d.ZeroUsage
+	c.BelowChunks += d.BelowChunks
 	c.TokenBasis += d.TokenBasis
 	c.ChunkBasis += d.ChunkBasis
 	c.OutputTokens += d.OutputTokens
@@ -262,15 +469,25 @@ func (c Counts) Attainment() (float64, bool) {
 }
 
 // state is one window's counts and sketches (in seconds), with each
-// sketch's exact sum.
+// sketch's exact sum, and the classic buckets the Collector exports; the
+// failures by error type, with their durations.
 type state struct {
 	counts                        Counts
 	ttft, tpot, e2e, gap, maxGaps *ddsketch.DDSketch
 	sums                          [5]time.Duration // ttft, tpot, e2e, gap, maxGaps
 	hist                          [numHists]buckets
+	bounds                        *[numHists][]float64
+	fails                         map[string]*failures
 }
 
-func newState(accuracy float64) state {
+// failures are the failed requests of one error type, and the buckets of
+// the durations known of them.
+type failures struct {
+	n   int64
+	dur buckets
+}
+
+func newState(accuracy float64, bounds *[numHists][]float64) state {
 	mk := func() *ddsketch.DDSketch {
 		s, err := ddsketch.NewDefaultDDSketch(accuracy)
 		if err != nil {
@@ -278,41 +495,59 @@ func newState(accuracy float64) state {
 		}
 		return s
 	}
-	st := state{ttft: mk(), tpot: mk(), e2e: mk(), gap: mk(), maxGaps: mk()}
+	st := state{ttft: mk(), tpot: mk(), e2e: mk(), gap: mk(), maxGaps: mk(), bounds: bounds}
 	for i := range st.hist {
-		st.hist[i].counts = make([]uint64, len(histBounds[i])+1)
+		st.hist[i].counts = make([]uint64, len(bounds[i])+1)
 	}
 	return st
 }
 
+// failuresOf returns the failures of error type t, made on first use.
+func (st *state) failuresOf(t string) *failures {
+	f := st.fails[t]
+	if f == nil {
+		if st.fails == nil {
+			st.fails = map[string]*failures{}
+		}
+		f = &failures{dur: buckets{counts: make([]uint64, len(st.bounds[histDuration])+1)}}
+		st.fails[t] = f
+	}
+	return f
+}
+
 func (st *state) add(o *Observation) {
 	st.counts.add(o)
+	b := st.bounds
+	switch o.Outcome {
+	case OutcomeFailed:
+		f := st.failuresOf(o.ErrorType)
+		f.n++
+		if o.HasDuration {
+			f.dur.observe(b[histDuration], o.Duration.Seconds())
+		}
+		return
+	case OutcomeOK, OutcomeNoCount:
+	default:
+		return
+	}
+	histValues(o, func(h int, v float64) { st.hist[h].observe(b[h], v) })
+	st.e2e.Add(o.E2E.Seconds())
+	st.sums[2] += o.E2E
 	if o.HasTTFT {
 		st.ttft.Add(o.TTFT.Seconds())
-		st.e2e.Add(o.E2E.Seconds())
 		st.sums[0] += o.TTFT
-		st.sums[2] += o.E2E
-		st.hist[histTTFC].observe(histTTFC, o.TTFT.Seconds())
-		st.hist[histDuration].observe(histDuration, o.E2E.Seconds())
-		st.hist[histOutput].observe(histOutput, float64(o.OutputTokens))
-		if o.PromptTokens > 0 {
-			st.hist[histInput].observe(histInput, float64(o.PromptTokens))
-		}
 	}
 	if o.HasTPOT {
 		st.tpot.Add(o.TPOT.Seconds())
 		st.sums[1] += o.TPOT
-		st.hist[histTPOT].observe(histTPOT, o.TPOT.Seconds())
 	}
 	if o.HasMaxGap {
 		st.maxGaps.Add(o.MaxGap.Seconds())
 		st.sums[4] += o.MaxGap
-		st.hist[histMaxGap].observe(histMaxGap, o.MaxGap.Seconds())
 		for i := 1; i < len(o.Chunks); i++ {
 			g := o.Chunks[i] - o.Chunks[i-1]
 			st.gap.Add(g.Seconds())
 			st.sums[3] += g
-			st.hist[histPerChunk].observe(histPerChunk, g.Seconds())
 		}
 	}
 }
@@ -329,6 +564,11 @@ func (st *state) merge(o *state) {
 	for i := range st.hist {
 		st.hist[i].merge(&o.hist[i])
 	}
+	for t, f := range o.fails {
+		g := st.failuresOf(t)
+		g.n += f.n
+		g.dur.merge(&f.dur)
+	}
 }
 
 func (st *state) reset() {
@@ -337,6 +577,11 @@ func (st *state) reset() {
 	for i := range st.hist {
 		clear(st.hist[i].counts)
 		st.hist[i].sum = 0
+	}
+	for _, f := range st.fails {
+		f.n = 0
+		clear(f.dur.counts)
+		f.dur.sum = 0
 	}
 	for _, s := range []*ddsketch.DDSketch{st.ttft, st.tpot, st.e2e, st.gap, st.maxGaps} {
 		s.Clear()
@@ -354,7 +599,51 @@ type Snapshot struct {
 	// Accuracy.
 	TTFT, TPOT, E2E, Gap, MaxGap Dist
 
-	hist [numHists]buckets // the classic buckets the Collector exports
+	// The classic buckets the Collector exports, at bounds, and the
+	// failures by error type.
+	bounds *[numHists][]float64
+	hist   [numHists]buckets
+	fails  map[string]*failures
+	native *natives // cumulative snapshots of a recorder with native histograms
+}
+
+func (s *Snapshot) addNative(n *natives) {
+	if s.native == nil {
+		s.native = &natives{}
+	}
+	for h := range n {
+		s.native[h].merge(&n[h])
+	}
+}
+
+// addClassic adds classic buckets at bounds and failures to the
+// snapshot's; buckets at other bounds than the snapshot's are left out
+// (the sketches merge whatever the bounds).
+func (s *Snapshot) addClassic(bounds *[numHists][]float64, hist *[numHists]buckets, fails map[string]*failures) {
+	if s.bounds == nil {
+		s.bounds = bounds
+		for i := range s.hist {
+			s.hist[i].counts = make([]uint64, len(bounds[i])+1)
+		}
+	}
+	if !sameBounds(s.bounds, bounds) {
+		return
+	}
+	for i := range s.hist {
+		s.hist[i].merge(&hist[i])
+	}
+	for t, f := range fails {
+		if s.fails == nil {
+			s.fails = map[string]*failures{}
+		}
+		g := s.fails[t]
+		if g == nil {
+			g = &failures{dur: buckets{counts: make([]uint64, len(s.bounds[histDuration])+1)}}
+			s.fails[t] = g
+		}
+		g.n += f.n
+		g.dur.merge(&f.dur)
+	}
 }
 
 // A Dist is a latency distribution kept as a DDSketch: any quantile is
@@ -437,6 +726,9 @@ func (rec *Recorder) Snapshots(window bool) []Snapshot {
 				for j := range sh.slots {
 					snap.add(&sh.slots[j])
 				}
+				if sh.native != nil {
+					snap.addNative(sh.native)
+				}
 			} else {
 				for j := range sh.slots {
 					if !sh.slotStart[j].IsZero() && now.Sub(sh.slotStart[j]) < rec.opt.Window {
@@ -454,12 +746,7 @@ func (rec *Recorder) Snapshots(window bool) []Snapshot {
 }
 
 func (s *Snapshot) add(st *state) {
-	for i := range s.hist {
-		if s.hist[i].counts == nil {
-			s.hist[i].counts = make([]uint64, len(histBounds[i])+1)
-		}
-		s.hist[i].merge(&st.hist[i])
-	}
+	s.addClassic(st.bounds, &st.hist, st.fails)
 	s.Counts.merge(st.counts)
 	s.TTFT.merge(st.ttft, st.sums[0])
 	s.TPOT.merge(st.tpot, st.sums[1])
@@ -469,20 +756,19 @@ func (s *Snapshot) add(st *state) {
 }
 
 func compareKeys(a, b Key) int {
-	for _, p := range [][2]string{{a.Operation, b.Operation}, {a.Provider, b.Provider}, {a.Model, b.Model}, {a.Endpoint, b.Endpoint}} {
-		if p[0] != p[1] {
-			if p[0] < p[1] {
-				return -1
-			}
-			return 1
+	for _, p := range [][2]string{{a.Operation, b.Operation}, {a.Provider, b.Provider}, {a.Model, b.Model},
+		{a.ResponseModel, b.ResponseModel}, {a.Endpoint, b.Endpoint}} {
+		if c := strings.Compare(p[0], p[1]); c != 0 {
+			return c
 		}
 	}
-	return 0
+	return a.Port - b.Port
 }
 
 // Merge merges snapshots of the same window, from several label sets or
-// several recorders (replicas), into one: counts add, sketches merge. The
-// result's Key is the first's.
+// several recorders (replicas), into one: counts add, sketches merge, and
+// classic buckets merge where their bounds are the first's. The result's
+// Key is the first's.
 func Merge(snaps ...Snapshot) Snapshot {
 	var out Snapshot
 	for i, s := range snaps {
@@ -490,11 +776,11 @@ func Merge(snaps ...Snapshot) Snapshot {
 			out.Key, out.Window, out.Since = s.Key, s.Window, s.Since
 		}
 		out.Counts.merge(s.Counts)
-		for h := range out.hist {
-			if out.hist[h].counts == nil {
-				out.hist[h].counts = make([]uint64, len(histBounds[h])+1)
-			}
-			out.hist[h].merge(&s.hist[h])
+		if s.bounds != nil {
+			out.addClassic(s.bounds, &s.hist, s.fails)
+		}
+		if s.native != nil {
+			out.addNative(s.native)
 		}
 		for _, p := range [][2]*Dist{{&out.TTFT, &s.TTFT}, {&out.TPOT, &s.TPOT}, {&out.E2E, &s.E2E}, {&out.Gap, &s.Gap}, {&out.MaxGap, &s.MaxGap}} {
 			p[0].Accuracy = max(p[0].Accuracy, p[1].Accuracy)
@@ -513,7 +799,7 @@ func (rec *Recorder) Summary(k Key, opt llmmetrics.Options) (*llmmetrics.Summary
 	if !rec.opt.KeepRecords {
 		return nil, ErrNotKept
 	}
-	v, ok := rec.series.Load(k)
+	v, ok := rec.series.Load(k.clean())
 	if !ok {
 		return nil, llmmetrics.ErrNoRecords
 	}

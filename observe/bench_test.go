@@ -37,7 +37,8 @@ func BenchmarkStream(b *testing.B) {
 	for b.Loop() {
 		s.chunks = s.chunks[:0] // as a fresh stream, with its buffer reused
 		s.usage, s.finished, s.done = false, false, false
-		if err := read(bytes.NewReader(body), s, now, false); err != nil {
+		p := pusher{emit: s.event}
+		if err := read(bytes.NewReader(body), &p, now); err != nil {
 			b.Fatal(err)
 		}
 		if len(s.chunks) != chunks || s.completion != chunks {

@@ -27,8 +27,11 @@
 // n comes from the server's usage only — the usage chunk (choices: []), the
 // finish chunk, a non-empty chunk, the Responses API's response.completed,
 // Ollama's final line (eval_count) or TGI's details — never from a count of
-// chunks. A response without usage has n unknown (Result.UsageKnown false)
-// and Run sets it aside with that reason. Where the server reports usage on
+// chunks. A response without usage has n unknown (Result.UsageKnown false,
+// Record.NoUsage set when text came): llmmetrics keeps its TTFT, E2E and
+// chunk gaps and leaves it out of TPOT and the token rates, counted apart
+// (llmmetrics.CountState). Most OpenAI clients do not ask for usage; the
+// Transport's IncludeUsage asks for them. Where the server reports usage on
 // every chunk (vLLM's continuous_usage_stats), the growth of completion
 // tokens per text-bearing chunk fills Record.ChunkTokens, so the
 // token-or-chunk verdict rests on the server's word. A success whose usage
@@ -37,20 +40,43 @@
 //
 // # Outcomes
 //
-// An HTTP status other than 200, an error object or error event in the
-// stream (even after HTTP 200), or a stream that ends without its finish
-// (finish_reason or [DONE]; response.completed; Ollama's done; TGI's
-// generated_text) is StatusError with the message; a deadline is
-// StatusTimeout; a cancelled context StatusCancelled.
+// An HTTP status other than 200 is StatusError with the server's message,
+// and its error type and code (Result.ErrorType, ErrorCode) where its body
+// gave them. So is an error inside a stream after HTTP 200, in each
+// server's shape: llama.cpp's "error: {...}" line (then [DONE]), OpenAI's,
+// vLLM's and SGLang's data: {"error": {...}}, vLLM's older {"object":
+// "error"}, an "event: error", the Responses API's response.failed, TGI's
+// {"error", "error_type"} and Ollama's {"error"} line. A stream cut off
+// (the connection dropped before the body's end) is StatusError saying so;
+// a deadline is StatusTimeout; a cancelled context StatusCancelled. A
+// stream read to its end is ok, and Result.End says how it ended: a finish
+// (a finish reason, response.completed, Ollama's done, TGI's
+// generated_text), [DONE] alone, or a clean close with neither.
 //
 // # Formats
 //
 // Chat and legacy completions SSE, the Responses API's typed events,
 // Ollama's NDJSON (/api/chat, /api/generate) and TGI's /generate_stream
-// (see API). The SSE reader is written here rather than taken from a
-// library: it reads events in place from a buffer it reuses, tolerates what
-// real servers send ("data:" without a space, comment lines, CRLF, events
-// split across reads, no [DONE]), and costs no allocation per event, which
-// a reader that hands out each event as new strings cannot; the benchmark
+// (see API), and the non-streaming reply of each, one JSON body
+// (Result.Streamed false: its one chunk is the body's end, so its TTFT is
+// its E2E). A response is framed by its content, not its Content-Type: a
+// body that opens with a JSON object or array is read as JSON values (an
+// indented body, or NDJSON), any other as SSE; lines end at LF, CR or
+// CRLF, as the SSE specification allows; a data line that opens an object
+// after one that held a whole object starts a new event (servers that end
+// events with one newline); a gzip or deflate body the caller asked for
+// is decoded. The SSE reader is written here rather than taken from a
+// library: it reads events in place from buffers it reuses, tolerates what
+// real servers send ("data:" without a space, comment lines, events split
+// across reads, no [DONE]), and costs no allocation per event, which a
+// reader that hands out each event as new strings cannot; the benchmark
 // BenchmarkStream measures it.
+//
+// # Attributes
+//
+// Every Result carries what the OpenTelemetry GenAI conventions' metric
+// attributes need, so that the live package labels it with no glue: the
+// request's model (read from its JSON body), the response's model, the
+// operation, the provider, the server's address and port, the HTTP status
+// and whether usage came.
 package observe

@@ -1,7 +1,6 @@
 package observe_test
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -78,14 +77,12 @@ func ExampleRun() {
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{}`))
 	res, _ := (&observe.Observer{}).Do(req, observe.Chat, "r1")
+	// The same stream as if the server had sent no usage.
 	noUsage := &observe.Result{Record: res.Record, UsageKnown: false}
-	noUsage.Record.ID = "r2"
-	run := observe.Run([]*observe.Result{res, noUsage})
-	fmt.Println(len(run.Records), run.RejectedCount())
-	fmt.Println(run.Rejected[0])
-	// Output:
-	// 1 1
-	// llmmetrics: record 1 (id "r2"): field completion_tokens: missing field: the server reported no usage, so n is unknown (2 text-bearing chunks, which are not a token count)
+	noUsage.Record.ID, noUsage.Record.CompletionTokens, noUsage.Record.NoUsage = "r2", 0, true
+	s, _ := observe.Run([]*observe.Result{res, noUsage}).Summarize(llmmetrics.Options{})
+	fmt.Println(s.Requests.OK, s.Requests.Uncounted.NoUsage, s.TTFT.N, s.TPOT.N)
+	// Output: 2 1 2 1
 }
 
 func ExampleWriteTimings() {
@@ -118,10 +115,16 @@ func ExampleWriteJSONL() {
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{}`))
 	res, _ := (&observe.Observer{Epoch: time.Now()}).Do(req, observe.Chat, "r1")
-	res.UsageKnown = false // as if the server had sent no usage
+	// As if the server had sent no usage.
+	res.UsageKnown, res.Record.CompletionTokens, res.Record.NoUsage = false, 0, true
 	var b strings.Builder
 	observe.WriteJSONL(&b, []*observe.Result{res})
-	_, err := llmmetrics.ReadJSONL(strings.NewReader(b.String()))
-	fmt.Println(strings.Contains(b.String(), "completion_tokens"), errors.Is(err, llmmetrics.ErrMissingField))
-	// Output: false true
+	run, err := llmmetrics.ReadJSONL(strings.NewReader(b.String()))
+	fmt.Println(strings.Contains(b.String(), "completion_tokens"), err, run.Records[0].CountState())
+	// Output: false <nil> no_usage
+}
+
+func ExampleEnd_String() {
+	fmt.Println(observe.EndFinish, observe.EndDone, observe.EndClose)
+	// Output: finish done close
 }

@@ -1,29 +1,47 @@
 package observe
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"time"
 )
 
-// An event is one framed message of a stream: an SSE event (its type, from
-// an "event:" line, and its data lines joined) or one NDJSON line, with the
-// time its last byte arrived. Its slices are valid until the next event.
+// An event is one framed message of a response: an SSE event (its type,
+// from an "event:" line — or "error" for llama.cpp's "error:" line — and
+// its data lines joined), or one JSON value of a JSON body or an NDJSON
+// stream, with the time its last byte arrived. Its slices are valid until
+// the next event.
 type event struct {
 	typ  []byte
 	data []byte
 	at   time.Time
 }
 
-// lines turns the lines of a stream into events, reusing its buffers, so
-// that framing an event allocates nothing once they have grown to the
+// framing is how a response's bytes are cut into events. It is decided by
+// the content, never by Content-Type: a body whose first non-blank byte
+// opens a JSON object or array is read as JSON values (one for a
+// non-streaming reply, one a line for NDJSON), any other as SSE.
+type framing uint8
+
+const (
+	undecided framing = iota
+	sse
+	jsonValues
+)
+
+// lines turns the lines of a response into events, reusing its buffers,
+// so that framing an event allocates nothing once they have grown to the
 // largest event.
 type lines struct {
-	ndjson bool
-	typ    []byte
-	data   []byte
-	n      int // data lines in the pending event
+	framing framing
+	typ     []byte
+	data    []byte
+	n       int // data lines in the pending SSE event
+	// spare and spareTyp hold the event handed over while the next one
+	// begins in data and typ (see line).
+	spare, spareTyp []byte
+	values          int // JSON values framed so far
+	depth           jsonDepth
 }
 
 // maxEvent bounds one event, so that a stream that never ends a line
@@ -33,12 +51,18 @@ const maxEvent = 16 << 20
 // line takes one line, without its line ending, that arrived at at, and
 // returns an event when the line completes one.
 func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
-	b = bytes.TrimSuffix(b, []byte("\r"))
-	if l.ndjson {
-		if len(bytes.TrimSpace(b)) == 0 {
+	if l.framing == undecided {
+		t := bytes.TrimLeft(b, " \t\ufeff")
+		if len(t) == 0 {
 			return event{}, false, nil
 		}
-		return event{data: b, at: at}, true, nil
+		l.framing = sse
+		if t[0] == '{' || t[0] == '[' {
+			l.framing = jsonValues
+		}
+	}
+	if l.framing == jsonValues {
+		return l.jsonLine(b, at)
 	}
 	if len(b) == 0 { // the end of an SSE event
 		if l.n > 0 {
@@ -56,6 +80,15 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 	switch string(name) {
 	case "": // a comment line, ": OPENROUTER PROCESSING"
 	case "data":
+		if l.n == 1 && wholeObject(l.data) && (startsObject(value) || string(value) == "[DONE]") {
+			// A server that ends events with one newline, not a blank
+			// line: a data line that starts a new object after one that
+			// held a whole object starts a new event.
+			e := event{typ: l.typ, data: l.data, at: at}
+			l.data, l.spare = append(l.spare[:0], value...), l.data
+			l.typ, l.spareTyp = l.spareTyp[:0], l.typ
+			return e, true, nil
+		}
 		if l.n > 0 {
 			l.data = append(l.data, '\n')
 		}
@@ -66,13 +99,65 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 		}
 	case "event":
 		l.typ = append(l.typ[:0], value...)
+	case "error":
+		// llama.cpp's server reports a failure inside a stream as a line
+		// "error: {...}" (not an SSE field), then sends data: [DONE].
+		l.typ = append(l.typ[:0], "error"...)
+		l.data = append(l.data[:0], value...)
+		l.n = 1
 	}
 	return event{}, false, nil
 }
 
-// end returns the pending SSE event at the end of the stream: a stream may
-// end without the blank line that closes its last event.
+// wholeObject reports whether b looks like one whole JSON object: it
+// begins with { and ends with }, spaces aside.
+func wholeObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}'
+}
+
+func startsObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// jsonLine adds a line to the pending JSON value and returns the value
+// once it is complete: at once for NDJSON, after many lines for an
+// indented body.
+func (l *lines) jsonLine(b []byte, at time.Time) (event, bool, error) {
+	if l.depth.zero() && len(bytes.TrimSpace(b)) == 0 {
+		return event{}, false, nil
+	}
+	if len(l.data) > 0 {
+		l.data = append(l.data, '\n')
+	}
+	l.data = append(l.data, b...)
+	if len(l.data) > maxEvent {
+		return event{}, false, errLongEvent
+	}
+	l.depth.feed(b)
+	if !l.depth.zero() {
+		return event{}, false, nil
+	}
+	e := event{data: l.data, at: at}
+	l.data = l.data[:0]
+	l.values++
+	return e, true, nil
+}
+
+// end returns the pending event at the end of the stream: a stream may
+// end without the blank line that closes its last SSE event, and a JSON
+// value cut short is handed over as it is (it reads as holding nothing).
 func (l *lines) end(at time.Time) (event, bool) {
+	if l.framing == jsonValues {
+		if len(bytes.TrimSpace(l.data)) == 0 {
+			return event{}, false
+		}
+		e := event{data: l.data, at: at}
+		l.data, l.depth = l.data[:0], jsonDepth{}
+		l.values++
+		return e, true
+	}
 	if l.n == 0 {
 		return event{}, false
 	}
@@ -81,87 +166,50 @@ func (l *lines) end(at time.Time) (event, bool) {
 	return e, true
 }
 
-// stampReader passes reads of a response body through and records when the
-// last one returned bytes. Events are read in order from a buffer filled by
-// these reads, so an event is complete at the time of the read that
-// delivered its last byte: the time of the latest read when the event's
-// end is parsed. Stamps are therefore taken as the bytes arrive, before any
-// JSON is decoded.
-type stampReader struct {
-	r    io.Reader
-	now  func() time.Time
-	last time.Time
+// streamed reports whether the response was a stream: SSE, or more than
+// one JSON value (NDJSON).
+func (l *lines) streamed() bool { return l.framing == sse || l.values > 1 }
+
+// jsonDepth follows the nesting of JSON text fed to it in pieces, so that
+// the end of a value spread over several lines is found in one pass.
+type jsonDepth struct {
+	depth      int
+	inStr, esc bool
 }
 
-func (s *stampReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 {
-		s.last = s.now()
-	}
-	return n, err
-}
-
-// framer pulls events from a body, for the Observer.
-type framer struct {
-	br    *bufio.Reader
-	clock *stampReader
-	lines lines
-	long  []byte // a line longer than the bufio buffer, gathered
-}
-
-func newFramer(body io.Reader, now func() time.Time, ndjson bool) *framer {
-	clock := &stampReader{r: body, now: now}
-	return &framer{br: bufio.NewReaderSize(clock, 32<<10), clock: clock, lines: lines{ndjson: ndjson}}
-}
-
-// readLine returns the next line without its newline, valid until the next
-// call, and io.EOF after the last one.
-func (f *framer) readLine() ([]byte, error) {
-	b, err := f.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		f.long = append(f.long[:0], b...)
-		for err == bufio.ErrBufferFull {
-			b, err = f.br.ReadSlice('\n')
-			f.long = append(f.long, b...)
-			if len(f.long) > maxEvent {
-				return nil, errLongEvent
+func (j *jsonDepth) feed(b []byte) {
+	for _, c := range b {
+		switch {
+		case j.inStr:
+			switch {
+			case j.esc:
+				j.esc = false
+			case c == '\\':
+				j.esc = true
+			case c == '"':
+				j.inStr = false
 			}
-		}
-		b = f.long
-	}
-	if err != nil && (err != io.EOF || len(b) == 0) {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b, []byte("\n")), nil
-}
-
-// next returns the next event, or io.EOF once the stream has ended.
-func (f *framer) next() (event, error) {
-	for {
-		b, err := f.readLine()
-		if err == io.EOF {
-			if e, ok := f.lines.end(f.clock.last); ok {
-				return e, nil
-			}
-		}
-		if err != nil {
-			return event{}, err
-		}
-		e, ok, err := f.lines.line(b, f.clock.last)
-		if err != nil {
-			return event{}, err
-		}
-		if ok {
-			return e, nil
+		case c == '"':
+			j.inStr = true
+		case c == '{' || c == '[':
+			j.depth++
+		case c == '}' || c == ']':
+			j.depth = max(j.depth-1, 0) // more closed than opened: not JSON, handed over as it is
 		}
 	}
 }
 
-// pusher frames bytes pushed to it as they arrive, for the RoundTripper,
-// whose caller drives the reading.
+// zero reports whether no value is open: none has begun, or the last
+// one has ended (or the text was not JSON at all).
+func (j *jsonDepth) zero() bool { return j.depth == 0 && !j.inStr }
+
+// pusher frames bytes pushed to it as they arrive. Lines end at LF, CR or
+// CRLF, as the SSE specification allows; a CR at the end of one push and
+// an LF at the start of the next are one line ending.
 type pusher struct {
 	lines   lines
 	partial []byte // the start of a line not yet ended
+	cr      bool   // the last line ended at a CR: an LF right after it ends no line
 	emit    func(event)
 	err     error
 }
@@ -169,22 +217,42 @@ type pusher struct {
 // push takes bytes that arrived at at.
 func (p *pusher) push(b []byte, at time.Time) {
 	for p.err == nil && len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
+		if p.cr {
+			p.cr = false
+			if b[0] == '\n' {
+				b = b[1:]
+				continue
+			}
+		}
+		lf := bytes.IndexByte(b, '\n')
+		lim := lf
+		if lf < 0 {
+			lim = len(b)
+		}
+		end, next := lf, lf+1
+		if cr := bytes.IndexByte(b[:lim], '\r'); cr >= 0 {
+			end, next = cr, cr+1
+			if cr == lf-1 {
+				next = lf + 1 // CRLF
+			} else {
+				p.cr = true // CR alone, or CR at the end of this push
+			}
+		}
+		if end < 0 {
 			p.partial = append(p.partial, b...)
 			if len(p.partial) > maxEvent {
 				p.err = errLongEvent
 			}
 			return
 		}
-		line := b[:i]
+		line := b[:end]
 		if len(p.partial) > 0 {
 			p.partial = append(p.partial, line...)
 			line = p.partial
 		}
 		e, ok, err := p.lines.line(line, at)
 		p.partial = p.partial[:0]
-		b = b[i+1:]
+		b = b[next:]
 		if err != nil {
 			p.err = err
 			return
@@ -208,5 +276,31 @@ func (p *pusher) end(at time.Time) {
 	}
 	if e, ok := p.lines.end(at); ok {
 		p.emit(e)
+	}
+}
+
+// read reads a body into p until it ends, stamping the bytes of each read
+// when it returned: an event is complete at the time of the read that
+// delivered its last byte, before any JSON is decoded. It returns the read
+// error, nil at a clean end.
+func read(body io.Reader, p *pusher, now func() time.Time) error {
+	buf := make([]byte, 32<<10)
+	var last time.Time
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			last = now()
+			p.push(buf[:n], last)
+		}
+		if err != nil {
+			p.end(last)
+			if err == io.EOF {
+				return p.err
+			}
+			return err
+		}
+		if p.err != nil {
+			return p.err
+		}
 	}
 }

@@ -34,15 +34,23 @@ func skip(b []byte, i int) int {
 		}
 		return -1
 	case '{', '[':
-		depth := 0
+		// One pass over the value, strings and all, without a call per
+		// string: the walk that most of an event's cost is spent in.
+		depth, inString := 0, false
 		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				j := skip(b, i)
-				if j < 0 {
-					return -1
+			c := b[i]
+			if inString {
+				switch c {
+				case '\\':
+					i++
+				case '"':
+					inString = false
 				}
-				i = j - 1
+				continue
+			}
+			switch c {
+			case '"':
+				inString = true
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -188,3 +196,104 @@ func stringValue(v []byte) (string, bool) {
 	}
 	return string(v[1 : len(v)-1]), true
 }
+
+// object walks the object at the start of b (after white space) in one
+// pass: fn gets each key and b from the member's value on, and returns
+// the length of the value when it read the value itself (so that it is
+// not scanned twice), or 0 to have object skip it. object returns the
+// index just past the object, or -1 when b does not start with an object
+// it could read (or fn returned -1).
+func object(b []byte, fn func(key, rest []byte) int) int {
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return -1
+		}
+		end := skip(b, i)
+		if end < 0 {
+			return -1
+		}
+		key := b[i+1 : end-1]
+		i = ws(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		vs := ws(b, i+1)
+		ve := vs + fn(key, b[vs:])
+		switch {
+		case ve < vs:
+			return -1
+		case ve == vs:
+			if ve = skip(b, vs); ve < 0 {
+				return -1
+			}
+		}
+		i = ws(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		return -1
+	}
+	return -1
+}
+
+// array walks the array at the start of b as object walks an object: fn
+// gets b from each element on and returns its length, or 0 to have it
+// skipped.
+func array(b []byte, fn func(rest []byte) int) int {
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return -1
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for i < len(b) {
+		ve := i + fn(b[i:])
+		switch {
+		case ve < i:
+			return -1
+		case ve == i:
+			if ve = skip(b, i); ve < 0 {
+				return -1
+			}
+		}
+		i = ws(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		return -1
+	}
+	return -1
+}
+
+// valueAt returns the value at the start of rest and its length; nil and
+// 0 when there is none.
+func valueAt(rest []byte) ([]byte, int) {
+	e := skip(rest, 0)
+	if e <= 0 {
+		return nil, 0
+	}
+	return rest[:e], e
+}
+
+// walked returns what object and array take from a callback that walked
+// a nested value with them: its length, or 0 (skip it) when it was not of
+// the kind walked, so that a member of another kind is skipped as before.
+func walked(end int) int { return max(end, 0) }

@@ -37,14 +37,42 @@ type Result struct {
 	// Record.Client.Wait spent obtaining a connection.
 	Started  time.Time
 	ConnWait time.Duration
+	// Duration is the time from the send (Record.Sent) to the end of the
+	// response: its last byte, the failure, or the caller's close. It
+	// is what gen_ai.client.operation.duration records of a request that
+	// failed, which has no last chunk to end it.
+	Duration time.Duration
 
 	// UsageKnown is false when the server reported no output token count:
 	// n is then unknown (never a chunk count), Record.CompletionTokens is 0
-	// and not a count, and Run sets the request aside with that reason.
+	// and, when text arrived, Record.NoUsage is set.
 	UsageKnown bool
 
 	HTTPStatus int
 	Finish     string // the finish reason the server gave
+	// End says how a response read to its end ended (see End).
+	End End
+	// Streamed is false for a reply that came as one JSON body (a
+	// non-streaming call, or a server that ignored "stream"): its text
+	// arrived at once, so its one chunk is the body's end and its TTFT is
+	// its E2E, not a time to first token of a stream.
+	Streamed bool
+
+	// What the semantic conventions' gen_ai and server attributes need:
+	// the model the request asked for and the model the response named,
+	// the operation (chat, text_completion, generate_content), the
+	// provider (Transport.Provider, or the wire API's: openai, ollama,
+	// tgi), and the server's address and port from the URL.
+	RequestModel, ResponseModel string
+	Operation, Provider         string
+	ServerAddress               string
+	ServerPort                  int
+
+	// ErrorType and ErrorCode are the server's own type and code of the
+	// error that failed the request (in its body or inside its stream),
+	// where it gave them: "invalid_request_error", "BadRequestError",
+	// "overloaded", "404". Record.Message holds its message.
+	ErrorType, ErrorCode string
 
 	// CachedTokens is how many of the prompt's tokens the server took
 	// from its prefix cache, where it said (usage's
@@ -58,6 +86,35 @@ type Result struct {
 	// durations, Groq's x_groq.usage), with its source; see WriteTimings.
 	Timings       json.RawMessage
 	TimingsSource string
+}
+
+// End is how a response that was read to its end ended.
+type End uint8
+
+const (
+	// EndNone: the response was not read to its end (it failed, or the
+	// caller closed it early).
+	EndNone End = iota
+	// EndFinish: the server said the reply was complete — a finish
+	// reason, response.completed, Ollama's done, TGI's generated_text.
+	EndFinish
+	// EndDone: [DONE] came, but no finish reason before it.
+	EndDone
+	// EndClose: the server closed the stream cleanly (the HTTP body
+	// ended as framed) with neither a finish nor [DONE]. It is recorded
+	// ok: a truncation is a read error (an unexpected EOF), which fails
+	// the request.
+	EndClose
+)
+
+var endNames = [...]string{"none", "finish", "done", "close"}
+
+// String returns the end's name: none, finish, done or close.
+func (e End) String() string {
+	if int(e) < len(endNames) {
+		return endNames[e]
+	}
+	return fmt.Sprintf("End(%d)", uint8(e))
 }
 
 // An Observer sends streaming requests and records what it sees.
@@ -78,13 +135,15 @@ func (o *Observer) now() time.Time {
 	return time.Now()
 }
 
-// Do sends req, reads its streamed response to the end and returns what it
-// observed, with the record named id. Failures of the request are part of
-// the Result, not errors: an HTTP status other than 200, an error reported
-// in the stream, or a stream that ends without its finish is StatusError
-// with the message; a deadline is StatusTimeout and a cancelled context
-// StatusCancelled. Do returns an error only for a request it cannot send
-// at all (nil, or not absolute).
+// Do sends req, reads its response to the end and returns what it
+// observed, with the record named id. The response is framed by its
+// content (SSE, NDJSON, or one JSON body for a non-streaming call), with
+// CR, LF or CRLF line ends, gzip or deflate as the server encoded it.
+// Failures of the request are part of the Result, not errors: an HTTP
+// status other than 200, an error reported in the stream, or a stream cut
+// off before its end is StatusError with the server's message; a deadline
+// is StatusTimeout and a cancelled context StatusCancelled. Do returns an
+// error only for a request it cannot send at all (nil, or not absolute).
 func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	if req == nil || req.URL == nil || !req.URL.IsAbs() {
 		return nil, errors.New("observe: the request needs an absolute URL")
@@ -97,23 +156,33 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 		client = http.DefaultClient
 	}
 	res := newResult(api, id, o.now())
+	res.describe(req, api, "", requestModel(req))
 	st := &sendTrace{now: o.now}
 	ctx := httptrace.WithClientTrace(req.Context(), st.hooks())
 	resp, err := client.Do(req.WithContext(ctx))
 	wrote := st.settle(res, o.Epoch)
 	if err != nil {
 		res.failed(ctx, err)
+		res.Duration = o.now().Sub(wrote)
 		return res, nil
 	}
 	defer resp.Body.Close()
 	res.HTTPStatus = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		res.Record.Status, res.Record.Message = llmmetrics.StatusError, httpError(resp)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		res.httpFailed(resp.StatusCode, b)
+		res.Duration = o.now().Sub(wrote)
 		return res, nil
 	}
 	s := newStream(api, wrote)
-	rerr := read(resp.Body, s, o.now, api == Ollama || isNDJSON(resp))
-	res.finish(s, rerr, ctx)
+	p := &pusher{emit: s.event}
+	body, enc := decoded(resp)
+	rerr := read(body, p, o.now)
+	if rerr != nil && enc != "" && !isTransportError(rerr) {
+		rerr = fmt.Errorf("observe: decoding the %s body: %w", enc, rerr)
+	}
+	res.finish(s, p, rerr, ctx)
+	res.Duration = o.now().Sub(wrote)
 	return res, nil
 }
 
@@ -163,26 +232,6 @@ func (st *sendTrace) settle(r *Result, epoch time.Time) time.Time {
 	return st.wrote
 }
 
-// read reads the stream's events into s until it ends.
-func read(body io.Reader, s *stream, now func() time.Time, ndjson bool) error {
-	f := newFramer(body, now, ndjson)
-	for {
-		e, err := f.next()
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-		s.event(e)
-	}
-}
-
-func isNDJSON(resp *http.Response) bool {
-	ct := resp.Header.Get("Content-Type")
-	return strings.Contains(ct, "ndjson") || strings.Contains(ct, "application/jsonl")
-}
-
 // failed records a request that got no response.
 func (r *Result) failed(ctx context.Context, err error) {
 	r.Record.Status, r.Record.Message = outcome(ctx, err)
@@ -203,8 +252,8 @@ func outcome(ctx context.Context, err error) (llmmetrics.Status, string) {
 	return llmmetrics.StatusError, err.Error()
 }
 
-// finish assembles the record from the stream.
-func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
+// finish assembles the record from the stream, which p framed.
+func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context) {
 	rec := &r.Record
 	rec.Chunks = s.chunks
 	if len(s.chunks) == 0 {
@@ -216,22 +265,44 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 	c := rec.Client
 	c.FirstAnswer, c.HasAnswer = s.firstAnswer, s.hasAnswer
 	c.ReasoningTokens, c.HasReasoning = int(min(s.reasoning, llmmetrics.MaxCount)), s.hasReasoning
+	if s.usage && s.reasoning > s.completion {
+		// A count of reasoning tokens beyond the output tokens contradicts
+		// them (a server counting them apart): not kept, so that the
+		// record stays valid and a report never refuses it.
+		c.ReasoningTokens, c.HasReasoning = 0, false
+	}
 	r.Finish = s.finish
+	r.Streamed = p.lines.streamed()
+	if s.model != nil {
+		r.ResponseModel = string(s.model)
+	}
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}
-	rec.PromptTokens = int(s.prompt)
+	rec.PromptTokens = int(min(s.prompt, llmmetrics.MaxCount))
 	r.CachedTokens, r.CacheKnown = int(min(s.cached, llmmetrics.MaxCount)), s.hasCached
 	switch {
 	case readErr != nil:
 		rec.Status, rec.Message = outcome(ctx, readErr)
+		if rec.Status == llmmetrics.StatusError && errors.Is(readErr, io.ErrUnexpectedEOF) {
+			rec.Message = fmt.Sprintf("the stream was cut off before its end: %v (text-bearing events before the cut: %d)", readErr, len(s.chunks))
+		}
 	case s.errMsg != "":
 		rec.Status, rec.Message = llmmetrics.StatusError, s.errMsg
-	case !s.finished && !s.done:
-		rec.Status, rec.Message = llmmetrics.StatusError, "the stream ended without its finish"
+		r.ErrorType, r.ErrorCode = s.errType, s.errCode
+	case s.finished:
+		r.End = EndFinish
+	case s.done:
+		r.End = EndDone
+	case s.events == 0:
+		rec.Status, rec.Message = llmmetrics.StatusError, "HTTP 200 with no SSE event and no JSON value in its body"
+	default:
+		r.End = EndClose
 	}
 	r.UsageKnown = s.usage
 	if !s.usage {
+		// n is unknown; with text seen, the record keeps what needs no n.
+		rec.NoUsage = len(s.chunks) > 0 && rec.Status == llmmetrics.StatusOK
 		return
 	}
 	rec.CompletionTokens = int(min(s.completion, llmmetrics.MaxCount))
@@ -253,37 +324,15 @@ func (r *Result) finish(s *stream, readErr error, ctx context.Context) {
 	}
 }
 
-// httpError returns the message of a failed HTTP response.
-func httpError(resp *http.Response) string {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return httpErrorMessage(resp.StatusCode, b)
-}
-
-// httpErrorMessage returns the message of a failed HTTP response from its
-// status and body: the error object's message where the body has one, its
-// first line otherwise.
-func httpErrorMessage(code int, b []byte) string {
-	msg := ""
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
+// httpFailed records a response whose status is not 200, with the
+// server's message, error type and code from its body (its first line
+// where it has no error object).
+func (r *Result) httpFailed(code int, body []byte) {
+	f := errorOf(body)
+	msg := f.msg
+	if !json.Valid(body) || msg == "" {
+		msg, _, _ = strings.Cut(strings.TrimSpace(string(body)), "\n")
 	}
-	if json.Unmarshal(b, &v) == nil {
-		var e struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(v.Error, &e) == nil && e.Message != "":
-			msg = e.Message
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			msg = s
-		case v.Message != "":
-			msg = v.Message
-		}
-	}
-	if msg == "" {
-		msg, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
-	}
-	return fmt.Sprintf("HTTP %d: %s", code, msg)
+	r.Record.Status, r.Record.Message = llmmetrics.StatusError, fmt.Sprintf("HTTP %d: %s", code, msg)
+	r.ErrorType, r.ErrorCode = f.typ, f.code
 }

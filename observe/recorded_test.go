@@ -125,7 +125,7 @@ func TestRecordedStreams(t *testing.T) {
 				// Every event came in its own write, 2 ms apart: arrivals
 				// never go back, and come after the send. (On a loaded
 				// machine two writes can reach one read and share a stamp,
-				// so equal stamps are allowed; TestStampAccuracy checks the
+				// so equal stamps are allowed; TestStampAtRead checks the
 				// gaps themselves.)
 				assert.True(t, slices.IsSorted(rec.Chunks), "exchange %d", i)
 				if len(rec.Chunks) > 0 {

@@ -2,27 +2,20 @@ package observe
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// Run returns the results as a run: each record in Records, except a
-// successful one whose server reported no output token count, which is set
-// aside in Rejected with that reason (its n is unknown, and a chunk count
-// is never taken for it). Run.Summarize counts every result.
+// Run returns the results as a run, every record in Records. A successful
+// record whose server reported no output token count has Record.NoUsage
+// set: it keeps its TTFT, E2E and chunk gaps, and is left out of TPOT and
+// the token rates, counted by llmmetrics' Accounting.Uncounted (a chunk
+// count is never taken for its n).
 func Run(results []*Result) *llmmetrics.Run {
 	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, 0, len(results))}
-	for i, r := range results {
-		if r.Record.Status == llmmetrics.StatusOK && !r.UsageKnown {
-			run.Reject(&llmmetrics.RecordError{Index: i, ID: r.Record.ID, Field: "completion_tokens",
-				Err: fmt.Errorf("%w: the server reported no usage, so n is unknown (%d text-bearing chunks, which are not a token count)",
-					llmmetrics.ErrMissingField, len(r.Record.Chunks))})
-			continue
-		}
+	for _, r := range results {
 		run.Records = append(run.Records, r.Record)
 	}
 	return run
@@ -30,33 +23,13 @@ func Run(results []*Result) *llmmetrics.Run {
 
 // WriteJSONL writes the results' records in llmmetrics' JSONL format, in
 // order. A successful record whose server reported no usage is written
-// without completion_tokens: reading the file back sets it aside as missing
-// its n, as Run does, rather than taking it for a zero-token reply.
+// without completion_tokens, which reads back as Record.NoUsage.
 func WriteJSONL(w io.Writer, results []*Result) error {
-	var line bytes.Buffer
-	for _, r := range results {
-		line.Reset()
-		if err := llmmetrics.WriteJSONL(&line, []llmmetrics.Record{r.Record}); err != nil {
-			return err
-		}
-		b := line.Bytes()
-		if r.Record.Status == llmmetrics.StatusOK && !r.UsageKnown {
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(b, &m); err != nil {
-				return err
-			}
-			delete(m, "completion_tokens")
-			out, err := json.Marshal(m)
-			if err != nil {
-				return err
-			}
-			b = append(out, '\n')
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
+	recs := make([]llmmetrics.Record, len(results))
+	for i, r := range results {
+		recs[i] = r.Record
 	}
-	return nil
+	return llmmetrics.WriteJSONL(w, recs)
 }
 
 // WriteTimings writes, one JSON line per result that carried them, the

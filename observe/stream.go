@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 )
@@ -26,6 +25,9 @@ type stream struct {
 	finished, done     bool // a finish was seen; the stream's end marker ([DONE]) was seen
 	finish             string
 	errMsg             string // an error the stream reported
+	errType, errCode   string // the server's type and code of that error
+	model              []byte // the model the response named, copied
+	events             int    // events framed
 	timings            []byte // the server's timings object, copied
 	timingsSource      string
 	cached             int64 // prompt tokens the server took from its cache
@@ -38,6 +40,7 @@ func newStream(api API, sent time.Time) *stream {
 
 // event interprets one event that arrived at at.
 func (s *stream) event(e event) {
+	s.events++
 	if s.errMsg != "" {
 		return // nothing after an error counts
 	}
@@ -78,14 +81,16 @@ func (s *stream) openAI(e event) {
 	}
 	text, answer := false, false
 	var usage []byte
-	members(e.data, func(k, v []byte) bool {
-		switch string(k) {
-		case "choices":
-			elements(v, func(c []byte) bool {
-				members(c, func(k, v []byte) bool {
+	// The choices are walked in one pass (object, array), not skipped and
+	// then read again: they are most of the cost of a chunk.
+	object(e.data, func(k, rest []byte) int {
+		if string(k) == "choices" {
+			return walked(array(rest, func(c []byte) int {
+				return walked(object(c, func(k, rest []byte) int {
 					switch string(k) {
 					case "delta", "message":
-						members(v, func(k, v []byte) bool {
+						return walked(object(rest, func(k, rest []byte) int {
+							v, n := valueAt(rest)
 							switch string(k) {
 							case "content":
 								if nonEmptyString(v) {
@@ -100,31 +105,43 @@ func (s *stream) openAI(e event) {
 									text, answer = true, true
 								}
 							}
-							return true
-						})
+							return n
+						}))
 					case "text":
+						v, n := valueAt(rest)
 						if nonEmptyString(v) {
 							text, answer = true, true
 						}
+						return n
 					case "finish_reason":
+						v, n := valueAt(rest)
 						if !isNull(v) {
 							s.finished = true
 							if r, ok := stringValue(v); ok && s.finish == "" {
 								s.finish = r
 							}
 						}
+						return n
 					}
-					return true
-				})
-				return true
-			})
+					return 0
+				}))
+			}))
+		}
+		v, n := valueAt(rest)
+		switch string(k) {
 		case "usage":
 			if !isNull(v) {
 				usage = v
 			}
+		case "model":
+			s.setModel(v)
 		case "error":
 			if !isNull(v) {
-				s.fail(v)
+				s.fail(e.data)
+			}
+		case "object":
+			if string(v) == `"error"` { // vLLM's older in-stream error: the object is the error
+				s.fail(e.data)
 			}
 		case "timings":
 			s.setTimings("llama.cpp", v)
@@ -140,7 +157,7 @@ func (s *stream) openAI(e event) {
 				s.setTimings("groq", u)
 			}
 		}
-		return true
+		return n
 	})
 	if s.errMsg != "" {
 		return
@@ -225,9 +242,12 @@ func (s *stream) responses(e event) {
 		if nonEmptyString(field(e.data, "delta")) {
 			s.text(e.at, false)
 		}
+	case "response.created", "response.in_progress":
+		s.setModel(field(field(e.data, "response"), "model"))
 	case "response.completed", "response.incomplete":
 		s.finished = true
 		resp := field(e.data, "response")
+		s.setModel(field(resp, "model"))
 		s.finish = strings.TrimPrefix(typ, "response.")
 		if u := field(resp, "usage"); !isNull(u) {
 			if n, ok := wholeNumber(field(u, "output_tokens")); ok {
@@ -287,8 +307,10 @@ func (s *stream) ollama(e event) {
 			if r, ok := stringValue(v); ok {
 				s.finish = r
 			}
+		case "model":
+			s.setModel(v)
 		case "error":
-			s.fail(v)
+			s.fail(e.data)
 		}
 		return true
 	})
@@ -309,12 +331,15 @@ func (s *stream) tgi(e event) {
 	if tok != nil && nonEmptyString(field(tok, "text")) && string(field(tok, "special")) != "true" {
 		s.text(e.at, true)
 	}
-	if msg := field(e.data, "error"); !isNull(msg) {
-		s.fail(msg)
+	if string(e.typ) == "error" || !isNull(field(e.data, "error")) {
+		s.fail(e.data)
 		return
 	}
-	if !isNull(field(e.data, "generated_text")) {
+	if g := field(e.data, "generated_text"); !isNull(g) {
 		s.finished = true
+		if tok == nil && nonEmptyString(g) {
+			s.text(e.at, true) // /generate: the whole text at once
+		}
 	}
 	if d := field(e.data, "details"); !isNull(d) {
 		if n, ok := wholeNumber(field(d, "generated_tokens")); ok {
@@ -333,30 +358,26 @@ func wholeNumberOr(v []byte, n int64, had bool) (int64, bool) {
 	return n, had
 }
 
-// fail records an error the stream reported: its message where the error
-// object has one, the raw error otherwise.
+// fail records an error the stream reported, with the server's message,
+// type and code (see errorOf).
 func (s *stream) fail(v []byte) {
 	if s.errMsg != "" {
 		return
 	}
-	msg := v
-	if m := field(v, "message"); m != nil {
-		msg = m
-	} else if e := field(v, "error"); e != nil {
-		if m := field(e, "message"); m != nil {
-			msg = m
-		} else {
-			msg = e
+	f := errorOf(v)
+	s.errMsg, s.errType, s.errCode = f.msg, f.typ, f.code
+	if s.errMsg == "" {
+		s.errMsg = "the stream reported an error"
+	}
+}
+
+// setModel keeps the first model the response named.
+func (s *stream) setModel(v []byte) {
+	if s.model == nil {
+		if m, ok := stringValue(v); ok && m != "" {
+			s.model = []byte(m)
 		}
 	}
-	var str string
-	if err := json.Unmarshal(msg, &str); err != nil {
-		str = string(msg)
-	}
-	if str == "" {
-		str = "the stream reported an error"
-	}
-	s.errMsg = str
 }
 
 // setTimings keeps a copy of the server's timings object.

@@ -1,33 +1,41 @@
 package observe
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/llmmetrics/llmmetrics"
 )
 
-// Transport is an http.RoundTripper that observes every streaming call
-// passing through it and hands each finished Result to OnResult, leaving
-// the caller's stream untouched: the caller reads the same bytes, as they
-// arrive. A Go service measures its real traffic by giving its client
-// (openai-go, go-openai, langchaingo and the like all accept a custom
-// *http.Client) a Transport.
+// Transport is an http.RoundTripper that observes every call to a known
+// endpoint passing through it and hands each finished Result to OnResult,
+// leaving the caller's response untouched: the caller reads the same
+// bytes, as they arrive. A Go service measures its real traffic by giving
+// its client (openai-go, go-openai, langchaingo and the like all accept a
+// custom *http.Client) a Transport.
 //
-// A call is observed when its URL path names a known endpoint (see APIOf)
-// and its response streams (Content-Type text/event-stream or NDJSON) or
-// fails; other calls pass through unobserved. The Result is handed over
-// once, when the caller has read the body to its end or closed it (a body
-// closed before the stream's end is StatusCancelled), or when the call
-// failed.
+// A call is observed when its URL path names a known endpoint (see APIOf);
+// other calls pass through unobserved. Every observed call gives one
+// Result: streams (SSE or NDJSON), non-streaming replies (one JSON body),
+// HTTP errors with the server's message, and calls that got no response.
+// The body is framed by its content, whatever its Content-Type, with CR,
+// LF or CRLF line ends; a gzip or deflate body the caller asked for is
+// decoded for the observation and passed on still encoded. The Result is
+// handed over once, when the caller has read the body to its end or closed
+// it (a body closed before the stream's end is StatusCancelled), or when
+// the call failed.
+//
+// The Transport reads a request's JSON body (up to 8 MiB) before sending
+// it, for its model (Result.RequestModel) and, with IncludeUsage, to ask
+// for usage; the body sent is the same bytes unless IncludeUsage changed
+// them.
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
@@ -35,6 +43,14 @@ type Transport struct {
 	// goroutine that read or closed the body, so it should be quick; it
 	// must be safe for concurrent use.
 	OnResult func(*Result)
+	// OnResultContext, when set, receives each finished Result too, with
+	// the request's context (its trace, for exemplars). Either hook may
+	// be set, or both.
+	OnResultContext func(context.Context, *Result)
+	// OnStart, when set, is called as each observed call begins, with its
+	// request's context (for a gauge of calls in flight: every OnStart is
+	// followed by one finished Result).
+	OnStart func(context.Context)
 	// Epoch is the zero of Record.Sent; the zero Epoch means the time of
 	// the first call.
 	Epoch time.Time
@@ -43,6 +59,24 @@ type Transport struct {
 	ID func(*http.Request) string
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
+	// Provider is the gen_ai.provider.name of the results; "" means the
+	// wire API's (openai, ollama, tgi).
+	Provider string
+	// IncludeUsage asks the server for the output token count: a
+	// streaming chat or completions request ("stream": true) whose body
+	// has no stream_options.include_usage gets "include_usage": true
+	// added (a request that sets it, to true or false, is left as it is).
+	// Without it most servers send no usage to clients that do not ask,
+	// and TPOT and the token rates cannot be computed (see
+	// llmmetrics.CountState).
+	//
+	// What the calling client sees changes: the stream carries one more
+	// event before [DONE], with "choices": [] and the usage, and servers
+	// add "usage": null to every other chunk. The Transport passes these
+	// on unchanged. A client that reads choices[0] of every chunk without
+	// checking the length fails on the extra event; the official SDKs
+	// handle it.
+	IncludeUsage bool
 
 	once sync.Once
 	seq  atomic.Int64
@@ -55,15 +89,15 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
-// RoundTrip sends req through Base, observing it when it is a streaming
-// call to a known endpoint.
+// RoundTrip sends req through Base, observing it when it is a call to a
+// known endpoint.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
 	if base == nil {
 		base = http.DefaultTransport
 	}
 	api, known := APIOf(req.URL.Path)
-	if !known || t.OnResult == nil {
+	if !known || t.OnResult == nil && t.OnResultContext == nil {
 		return base.RoundTrip(req)
 	}
 	t.once.Do(func() {
@@ -78,35 +112,85 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res := newResult(api, id, t.now())
 	st := &sendTrace{now: t.now}
 	ctx := req.Context()
-	resp, err := base.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, st.hooks())))
+	if t.OnStart != nil {
+		t.OnStart(ctx)
+	}
+	done := func(r *Result) {
+		if t.OnResult != nil {
+			t.OnResult(r)
+		}
+		if t.OnResultContext != nil {
+			t.OnResultContext(ctx, r)
+		}
+	}
+	out := req.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
+	model, err := t.prepareBody(out, api)
+	res.describe(req, api, t.Provider, model)
+	if err != nil {
+		st.settle(res, t.Epoch)
+		res.failed(ctx, err)
+		done(res)
+		return nil, err
+	}
+	resp, err := base.RoundTrip(out)
 	wrote := st.settle(res, t.Epoch)
+	ended := func(r *Result) {
+		r.Duration = t.now().Sub(wrote)
+		done(r)
+	}
 	if err != nil {
 		res.failed(ctx, err)
-		t.OnResult(res)
+		ended(res)
 		return resp, err
 	}
 	res.HTTPStatus = resp.StatusCode
-	ct := resp.Header.Get("Content-Type")
-	streaming := strings.Contains(ct, "event-stream") || strings.Contains(ct, "ndjson")
-	switch {
-	case resp.StatusCode != http.StatusOK:
-		resp.Body = &failedBody{ReadCloser: resp.Body, res: res, code: resp.StatusCode, done: t.OnResult}
-	case streaming:
-		ob := &observedBody{ReadCloser: resp.Body, res: res, s: newStream(api, wrote), now: t.now, ctx: ctx, done: t.OnResult}
-		ob.p = pusher{lines: lines{ndjson: api == Ollama || strings.Contains(ct, "ndjson")}, emit: ob.s.event}
-		resp.Body = ob
+	if resp.StatusCode != http.StatusOK {
+		resp.Body = &failedBody{ReadCloser: resp.Body, res: res, code: resp.StatusCode, done: ended}
+		return resp, nil
 	}
+	ob := &observedBody{ReadCloser: resp.Body, res: res, s: newStream(api, wrote), now: t.now, ctx: ctx, done: ended}
+	ob.p.emit = ob.s.event
+	if enc := contentEncoding(resp); enc != "" {
+		ob.in = newInflater(enc, &ob.p, t.now)
+	}
+	resp.Body = ob
 	return resp, nil
 }
 
-// observedBody passes a streaming body to its reader and frames the bytes
-// as they go by.
+// prepareBody reads the body of out (a copy of the caller's request) for
+// its model, asks for usage when the Transport should, and sets the body
+// to be sent. A body too long to read is sent as it is.
+func (t *Transport) prepareBody(out *http.Request, api API) (string, error) {
+	if out.Body == nil || out.Body == http.NoBody {
+		return "", nil
+	}
+	b, rest, ok, err := peekBody(out.Body)
+	if err != nil {
+		return "", fmt.Errorf("observe: reading the request body: %w", err)
+	}
+	if !ok {
+		out.Body = rest
+		return "", nil
+	}
+	if t.IncludeUsage && (api == Chat || api == Completions) {
+		b = withUsage(b)
+	}
+	out.Body = io.NopCloser(bytes.NewReader(b))
+	out.ContentLength = int64(len(b))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return modelOf(b), nil
+}
+
+// observedBody passes a response body to its reader and frames the bytes
+// as they go by (decoded first, by in, when they are compressed).
 type observedBody struct {
 	io.ReadCloser
 	res  *Result
 	s    *stream
 	p    pusher
+	in   *inflater
 	now  func() time.Time
+	last time.Time
 	ctx  context.Context
 	done func(*Result)
 	once sync.Once
@@ -115,7 +199,12 @@ type observedBody struct {
 func (b *observedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.p.push(p[:n], b.now())
+		if b.in != nil {
+			b.in.write(p[:n])
+		} else {
+			b.last = b.now()
+			b.p.push(p[:n], b.last)
+		}
 	}
 	if err != nil {
 		readErr := err
@@ -138,7 +227,13 @@ var errClosedEarly = errors.New("observe: the caller closed the stream before it
 
 func (b *observedBody) finish(readErr error) {
 	b.once.Do(func() {
-		b.p.end(b.now())
+		if b.in != nil {
+			if err := b.in.close(); err != nil && readErr == nil {
+				readErr = err
+			}
+		} else {
+			b.p.end(b.last)
+		}
 		if readErr == nil && b.p.err != nil {
 			readErr = b.p.err
 		}
@@ -149,7 +244,7 @@ func (b *observedBody) finish(readErr error) {
 				readErr = nil // closed after the end: nothing was lost
 			}
 		}
-		b.res.finish(b.s, readErr, ctx)
+		b.res.finish(b.s, &b.p, readErr, ctx)
 		b.done(b.res)
 	})
 }
@@ -189,8 +284,41 @@ func (b *failedBody) Close() error {
 
 func (b *failedBody) finish() {
 	b.once.Do(func() {
-		b.res.Record.Status = llmmetrics.StatusError
-		b.res.Record.Message = httpErrorMessage(b.code, b.kept)
+		b.res.httpFailed(b.code, b.kept)
 		b.done(b.res)
 	})
+}
+
+// An inflater decodes a compressed body for the observation as the
+// caller reads it: the bytes go through a pipe to a goroutine that
+// decodes them and frames what comes out, stamped as it comes.
+type inflater struct {
+	pw   *io.PipeWriter
+	done chan struct{}
+	err  error
+}
+
+func newInflater(enc string, p *pusher, now func() time.Time) *inflater {
+	pr, pw := io.Pipe()
+	in := &inflater{pw: pw, done: make(chan struct{})}
+	go func() {
+		defer close(in.done)
+		err := read(&lazyDecoder{enc: enc, r: pr}, p, now)
+		if err != nil {
+			in.err = fmt.Errorf("observe: decoding the %s body: %w", enc, err)
+		}
+		io.Copy(io.Discard, pr) // whatever follows, so that writes never block
+	}()
+	return in
+}
+
+// write hands the decoder bytes as they arrived; it returns once they
+// have been taken.
+func (in *inflater) write(b []byte) { in.pw.Write(b) }
+
+// close ends the body and waits for the decoder; it returns its error.
+func (in *inflater) close() error {
+	in.pw.Close()
+	<-in.done
+	return in.err
 }

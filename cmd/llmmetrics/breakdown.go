@@ -185,7 +185,7 @@ func assembleBreakdown(p drive.BreakdownPlan, out *drive.BreakdownOutcome, sampl
 			} else {
 				lr.Cached = append(lr.Cached, nil)
 			}
-			if !r.UsageKnown {
+			if !r.UsageKnown && !rec.NoUsage {
 				// n is unknown, but the first token's time is not: the
 				// decomposition needs no n. One token stands for "some".
 				rec.CompletionTokens = max(rec.CompletionTokens, 1)

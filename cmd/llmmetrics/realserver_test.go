@@ -246,8 +246,12 @@ func TestRealServer(t *testing.T) {
 			assert.Len(t, r.Record.Chunks, 8)
 			assert.Equal(t, "llama.cpp", r.TimingsSource, "timings ride on the finish chunk")
 		}
-		run := observe.Run(out.Results)
-		assert.Equal(t, 4, run.RejectedCount())
+		// Kept for what needs no count, and counted apart (issue 20).
+		s, err := observe.Run(out.Results).Summarize(llmmetrics.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 4, s.Requests.Uncounted.NoUsage)
+		assert.Equal(t, 4, s.TTFT.N)
+		assert.Nil(t, s.TPOT)
 	})
 
 	t.Run("timeout and cancel", func(t *testing.T) {
