@@ -117,7 +117,7 @@
 // # Workload
 //
 // Every latency depends on what was asked, so a Summary describes the
-// workload of its measured requests ([Workload], [DescribeWorkload]):
+// workload of its measured requests (Summary.Workload, a [Workload]):
 //
 //	prompt, output    token counts of the ok requests: nearest-rank p50 and
 //	                  p95, max, and 8 equal bins of whole tokens (gonum's
@@ -134,7 +134,7 @@
 //	                  max_tokens is known
 //
 // Output length is not fixed, so one latency distribution mixes short and
-// long replies: [Stratify] (or Options.Stratify) summarizes the ok
+// long replies: Options.Stratify summarizes the ok
 // requests apart in strata of output length n (or prompt length), each
 // (lo, hi] at the given bounds; requests that are not ok have no observed
 // length and are counted as unstratified.

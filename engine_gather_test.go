@@ -99,7 +99,7 @@ func TestSummaryOnAnyCores(t *testing.T) {
 // Summarize gives back the memory it maps for its lists (samples, id
 // hashes, largest gaps, sends), whether it ends with a summary, at a
 // record it cannot judge or at rejected records, from records and from a
-// table; so does DescribeWorkload. Every list is mapped here, however
+// table; so does workloadOf. Every list is mapped here, however
 // small.
 func TestSummaryGivesBackMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -127,7 +127,7 @@ func TestSummaryGivesBackMemory(t *testing.T) {
 			return err
 		}},
 		{"the workload alone", SLO{}, false, func(Options) error {
-			_, err := DescribeWorkload(recs)
+			_, err := workloadOf(recs)
 			return err
 		}},
 	} {

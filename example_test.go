@@ -505,11 +505,11 @@ func ExampleRun_RejectedCount() {
 	// Output: 1 2
 }
 
-func ExampleWriteRunHeader() {
+func ExampleRunHeader_WriteLine() {
 	var b strings.Builder
 	h := &llmmetrics.RunHeader{Tool: "llmmetrics v0.1.0", Target: "http://127.0.0.1:8000/v1/chat/completions", API: "chat",
 		Model: "m", Start: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Load: map[string]string{"loop": "closed", "concurrency": "8"}}
-	llmmetrics.WriteRunHeader(&b, h)
+	h.WriteLine(&b)
 	b.WriteString(`{"id":"r1","sent_ns":0,"chunk_arrivals_ns":[100000000,120000000],"completion_tokens":2,"wait_ns":3000}` + "\n")
 	b.WriteString(`{"id":"w1","warmup":true,"sent_ns":0,"chunk_arrivals_ns":[900000000],"completion_tokens":1}` + "\n")
 	run, _ := llmmetrics.ReadJSONL(strings.NewReader(b.String()))
@@ -581,7 +581,7 @@ func ExampleWarmupCut_Apply() {
 	// 2 1 1
 }
 
-func ExampleDescribeWorkload() {
+func ExampleSummary_workload() {
 	// Three ok requests sent a second apart, each 1.5 s long, asking for
 	// up to 100 tokens; the second stopped early.
 	var recs []llmmetrics.Record
@@ -589,7 +589,8 @@ func ExampleDescribeWorkload() {
 		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Second, PromptTokens: 500 + i,
 			FirstText: 200 * time.Millisecond, LastText: 1500 * time.Millisecond, CompletionTokens: n, MaxTokens: 100})
 	}
-	w, _ := llmmetrics.DescribeWorkload(recs)
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	w := s.Workload
 	fmt.Println("output p50", w.Output.P50, "max", w.Output.Max)
 	fmt.Println("arrivals", w.Arrivals.Mean, w.Arrivals.Reading)
 	// In flight: 1 over [0, 1), 2 over [1, 1.5), 1 over [1.5, 2), 2 over
@@ -603,23 +604,25 @@ func ExampleDescribeWorkload() {
 	// early stop 1 of 3
 }
 
-func ExampleParseStrata() {
-	spec, err := llmmetrics.ParseStrata("output=16,64,256")
+func ExampleStrataSpec_UnmarshalText() {
+	var spec llmmetrics.StrataSpec
+	err := spec.UnmarshalText([]byte("output=16,64,256"))
 	fmt.Println(spec.By, spec.Bounds, err)
-	_, err = llmmetrics.ParseStrata("output=64,16")
+	err = spec.UnmarshalText([]byte("output=64,16"))
 	fmt.Println(err)
 	// Output:
 	// output [16 64 256] <nil>
 	// llmmetrics: invalid option: strata bounds [64 16] must ascend
 }
 
-func ExampleStratify() {
+func ExampleSummary_strata() {
 	var recs []llmmetrics.Record
 	for i, n := range []int{8, 12, 40, 200} {
 		ttft := time.Duration(100+10*i) * time.Millisecond
 		recs = append(recs, llmmetrics.Record{ID: fmt.Sprint(i), FirstText: ttft, LastText: ttft + time.Duration(n)*20*time.Millisecond, CompletionTokens: n})
 	}
-	st, _ := llmmetrics.Stratify(recs, llmmetrics.StrataSpec{By: "output", Bounds: []int{16, 64}}, llmmetrics.Options{})
+	sum, _ := llmmetrics.Summarize(recs, llmmetrics.Options{Stratify: &llmmetrics.StrataSpec{By: "output", Bounds: []int{16, 64}}})
+	st := sum.Strata
 	for _, s := range st.Strata {
 		fmt.Printf("%s: %d requests, E2E max %v\n", s, s.Requests, s.Summary.E2E.Max)
 	}
@@ -707,16 +710,18 @@ func ExampleSamples() {
 
 // A load generator writes its header, each record as it ends, and the end
 // line last; a file cut before its end line reads as truncated.
-func ExampleWriteRunEnd() {
+func ExampleRunEnd_WriteLine() {
 	var b bytes.Buffer
-	llmmetrics.WriteRunHeader(&b, &llmmetrics.RunHeader{Tool: "loadgen", Start: time.Unix(0, 0).UTC(), Ends: true})
+	h := &llmmetrics.RunHeader{Tool: "loadgen", Start: time.Unix(0, 0).UTC(), Ends: true}
+	h.WriteLine(&b)
 	head := b.Len()
 	llmmetrics.WriteJSONL(&b, []llmmetrics.Record{
 		{ID: "1", Sent: 0, Chunks: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond}, CompletionTokens: 2},
 		{ID: "2", Status: llmmetrics.StatusCancelled, Message: "interrupted", Sent: time.Millisecond},
 	})
 	whole := b.Len()
-	llmmetrics.WriteRunEnd(&b, &llmmetrics.RunEnd{State: "interrupted", By: "SIGTERM", Planned: 100, Written: 2})
+	end := &llmmetrics.RunEnd{State: "interrupted", By: "SIGTERM", Planned: 100, Written: 2}
+	end.WriteLine(&b)
 
 	for _, file := range [][]byte{b.Bytes(), b.Bytes()[:whole], b.Bytes()[:head]} {
 		run, err := llmmetrics.ReadJSONL(bytes.NewReader(file))

@@ -218,7 +218,7 @@ func FuzzParseStrata(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		spec, err := ParseStrata(s)
+		spec, err := parseStrata(s)
 		if err != nil {
 			return
 		}

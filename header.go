@@ -72,8 +72,8 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 	return nil
 }
 
-// WriteRunHeader writes h as the first line of a JSONL file.
-func WriteRunHeader(w io.Writer, h *RunHeader) error {
+// WriteLine writes h as the first line of a JSONL file.
+func (h *RunHeader) WriteLine(w io.Writer) error {
 	b, err := json.Marshal(struct {
 		Run *RunHeader `json:"llmmetrics_run"`
 	}{h})

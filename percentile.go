@@ -69,9 +69,17 @@ const (
 // up to six places, so that ranks are computed without rounding error.
 type Percentile struct{ units int64 } // p × 10⁶
 
-// DefaultPercentiles are the percentiles a Summary reports unless told
-// otherwise: p50, p90, p95 and p99.
-var DefaultPercentiles = []Percentile{{50 * percentScale}, {90 * percentScale}, {95 * percentScale}, {99 * percentScale}}
+// The defaults of Options.
+var (
+	// DefaultPercentiles are the percentiles a Summary reports unless told
+	// otherwise: p50, p90, p95 and p99.
+	DefaultPercentiles = []Percentile{{50 * percentScale}, {90 * percentScale}, {95 * percentScale}, {99 * percentScale}}
+
+	// LessonsWarmup is the specification's illustrative warm-up rule
+	// (WarmupSpec.Auto): windows of 10 requests, medians within 2 %, three
+	// times in a row.
+	LessonsWarmup = WarmupRule{Window: 10, Tolerance: 0.02, Windows: 3}
+)
 
 // NewPercentile returns the percentile p. The float is read as the shortest
 // decimal that represents it (7 is 7, 99.9 is 99.9), so no binary rounding

@@ -63,8 +63,8 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 	return nil
 }
 
-// WriteRunEnd writes e as the last line of a JSONL file.
-func WriteRunEnd(w io.Writer, e *RunEnd) error {
+// WriteLine writes e as the last line of a JSONL file.
+func (e *RunEnd) WriteLine(w io.Writer) error {
 	b, err := json.Marshal(struct {
 		End *RunEnd `json:"llmmetrics_end"`
 	}{e})

@@ -49,9 +49,18 @@ type StrataSpec struct {
 	Bounds []int
 }
 
-// ParseStrata reads a stratification as "output=16,64,256" or
-// "prompt=512,2048": the length and its ascending bounds.
-func ParseStrata(s string) (StrataSpec, error) {
+// UnmarshalText reads a stratification as "output=16,64,256" or
+// "prompt=512,2048": the length and its ascending bounds. It makes a
+// StrataSpec a flag (flag.TextVar) or a JSON string.
+func (spec *StrataSpec) UnmarshalText(text []byte) error {
+	s, err := parseStrata(string(text))
+	if err == nil {
+		*spec = s
+	}
+	return err
+}
+
+func parseStrata(s string) (StrataSpec, error) {
 	by, list, ok := strings.Cut(s, "=")
 	spec := StrataSpec{By: strings.TrimSpace(by)}
 	if !ok || (spec.By != "output" && spec.By != "prompt") {
@@ -77,25 +86,6 @@ func (spec StrataSpec) check() error {
 		}
 	}
 	return nil
-}
-
-// Stratify splits the ok requests of recs by their output length
-// (spec.By "output", n from usage) or prompt length ("prompt") at the
-// ascending bounds and summarizes each stratum with opt, as
-// Options.Stratify does inside a Summary. Warm-up and invalid records are
-// left out as Summarize leaves them out (opt.Warmup applies first); a
-// stratum's throughput is over its own requests' window and is rarely what
-// is wanted. It does not modify recs.
-func Stratify(recs []Record, spec StrataSpec, opt Options) (*Strata, error) {
-	if err := spec.check(); err != nil {
-		return nil, err
-	}
-	recs, _, err := opt.Warmup.mark(recs)
-	if err != nil {
-		return nil, err
-	}
-	cat, _ := classify(recs, nil)
-	return stratify(recs, cat, spec, opt)
 }
 
 // stratify splits the ok records by their category.

@@ -25,10 +25,6 @@ type WarmupRule struct {
 	Windows   int     // consecutive stable changes required
 }
 
-// LessonsWarmup is the specification's illustrative rule: windows of 10 requests,
-// medians within 2 %, three times in a row.
-var LessonsWarmup = WarmupRule{Window: 10, Tolerance: 0.02, Windows: 3}
-
 // A WarmupCut is where a WarmupRule put the end of warm-up.
 type WarmupCut struct {
 	// Steady is false when the records never settled by the rule.

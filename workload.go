@@ -72,18 +72,6 @@ type EarlyStop struct {
 	Rate         float64 // Early / Known
 }
 
-// DescribeWorkload describes the workload of the valid, measured records
-// of recs (warm-up and invalid records are left out). It returns
-// ErrNoRecords when none is left. It does not modify recs.
-func DescribeWorkload(recs []Record) (*Workload, error) {
-	cat, _ := classify(recs, nil)
-	w, _ := describeWorkload(&source{recs: recs}, cat, nil)
-	if w == nil {
-		return nil, ErrNoRecords
-	}
-	return w, nil
-}
-
 // describeWorkload describes the records by their categories, and says why
 // each absent part is absent; spare, when it has room for a duration for
 // each record, holds their ends. It returns nil when no record is

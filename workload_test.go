@@ -15,7 +15,7 @@ import (
 
 // A workload worked by hand. Sends at 0, 1, 2 and 3 s; three ok requests
 // in flight over [0, 4), [1, 3) and [2, 6) s; the fourth failed.
-func TestDescribeWorkload(t *testing.T) {
+func TestWorkloadOf(t *testing.T) {
 	s := time.Second
 	recs := []Record{
 		{ID: "a", Sent: 0, FirstText: s, LastText: 4 * s, CompletionTokens: 10, MaxTokens: 10, PromptTokens: 100},
@@ -24,7 +24,7 @@ func TestDescribeWorkload(t *testing.T) {
 		{ID: "d", Sent: 3 * s, Status: StatusError, Message: "boom"},
 		{ID: "w", Sent: -5 * s, FirstText: s, LastText: 2 * s, CompletionTokens: 3, Warmup: true}, // left out
 	}
-	w, err := DescribeWorkload(recs)
+	w, err := workloadOf(recs)
 	require.NoError(t, err)
 	// Prompts 100 and 200: nearest-rank p50 is rank ⌈0.5·2⌉ = 1 (100), p95
 	// rank ⌈1.9⌉ = 2 (200). Eight bins of ⌈(201 − 100)/8⌉ = 13 tokens from
@@ -59,13 +59,13 @@ func TestDescribeWorkload(t *testing.T) {
 		r.Sent += time.Hour
 		shifted[i] = r
 	}
-	w2, err := DescribeWorkload(shifted)
+	w2, err := workloadOf(shifted)
 	require.NoError(t, err)
 	assert.Equal(t, w, w2)
 }
 
 func TestWorkloadEdges(t *testing.T) {
-	_, err := DescribeWorkload(nil)
+	_, err := workloadOf(nil)
 	assert.ErrorIs(t, err, ErrNoRecords)
 
 	// One request: no arrival process, a concurrency of 1.
@@ -84,7 +84,7 @@ func TestWorkloadEdges(t *testing.T) {
 		{ID: "b", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
 		{ID: "c", FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
 	}
-	w, err := DescribeWorkload(same)
+	w, err := workloadOf(same)
 	require.NoError(t, err)
 	assert.Equal(t, "all at once", w.Arrivals.Reading)
 	// Back to back: one ends as the next begins, never two in flight.
@@ -92,7 +92,7 @@ func TestWorkloadEdges(t *testing.T) {
 		{ID: "a", Sent: 0, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
 		{ID: "b", Sent: time.Second, FirstText: time.Second, LastText: time.Second, CompletionTokens: 1},
 	}
-	w, err = DescribeWorkload(chain)
+	w, err = workloadOf(chain)
 	require.NoError(t, err)
 	assert.Equal(t, 1, w.Concurrency.Max)
 	assert.InDelta(t, 1.0, w.Concurrency.Mean, 1e-12)
@@ -136,7 +136,7 @@ func TestStratify(t *testing.T) {
 	}
 	recs := []Record{rec("a", 10, 100*ms), rec("b", 1, 50*ms), rec("c", 20, 70*ms), rec("d", 70, 80*ms), rec("e", 300, 90*ms),
 		{ID: "f", Status: StatusTimeout}, {ID: "w", Warmup: true, FirstText: ms, LastText: ms, CompletionTokens: 1}}
-	st, err := Stratify(recs, StrataSpec{By: "output", Bounds: []int{16, 64, 256}}, Options{})
+	st, err := stratifyRecords(recs, StrataSpec{By: "output", Bounds: []int{16, 64, 256}}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Unstratified, "the timeout; the warm-up is not measured")
 	require.Len(t, st.Strata, 4)
@@ -154,7 +154,7 @@ func TestStratify(t *testing.T) {
 	assert.Equal(t, 50*ms, p50)
 
 	// By prompt length (100·n), and an empty stratum.
-	st, err = Stratify(recs, StrataSpec{By: "prompt", Bounds: []int{500, 1000, 1500}}, Options{})
+	st, err = stratifyRecords(recs, StrataSpec{By: "prompt", Bounds: []int{500, 1000, 1500}}, Options{})
 	require.NoError(t, err)
 	got = got[:0]
 	for _, s := range st.Strata {
@@ -170,7 +170,7 @@ func TestStratify(t *testing.T) {
 	assert.Equal(t, 2, s.Strata.Strata[0].Requests)
 
 	for _, bad := range []string{"latency=1,2", "output=64,16", "output=x", "output"} {
-		_, err := ParseStrata(bad)
+		_, err := parseStrata(bad)
 		assert.ErrorIs(t, err, ErrInvalidOption, bad)
 	}
 	_, err = Summarize(recs, Options{Stratify: &StrataSpec{By: "size"}})
@@ -184,7 +184,7 @@ func TestWorkloadAnyOrder(t *testing.T) {
 	for i := range recs {
 		recs[i].ID = itoa(i) // no repeats, whose first depends on the order
 	}
-	want, err := DescribeWorkload(recs)
+	want, err := workloadOf(recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestWorkloadAnyOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	shuffled := slices.Clone(recs)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	got, err := DescribeWorkload(shuffled)
+	got, err := workloadOf(shuffled)
 	if err != nil {
 		t.Fatal(err)
 	}

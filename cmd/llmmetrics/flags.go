@@ -83,8 +83,8 @@ func (a *analysis) options(fs *flag.FlagSet) (llmmetrics.Options, error) {
 		return opt, err
 	}
 	if *a.stratify != "" {
-		spec, err := llmmetrics.ParseStrata(*a.stratify)
-		if err != nil {
+		var spec llmmetrics.StrataSpec
+		if err := spec.UnmarshalText([]byte(*a.stratify)); err != nil {
 			return opt, usageError("stratify", err)
 		}
 		opt.Stratify = &spec

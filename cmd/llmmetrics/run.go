@@ -668,7 +668,7 @@ func writeRun(outPath, timingsPath string, h *llmmetrics.RunHeader, results []*o
 			return err
 		}
 		w := bufio.NewWriter(f)
-		err = llmmetrics.WriteRunHeader(w, h)
+		err = h.WriteLine(w)
 		if err == nil {
 			err = observe.WriteJSONL(w, results)
 		}

@@ -143,7 +143,7 @@ func (w *recordWriter) header(h *llmmetrics.RunHeader) error {
 		return nil
 	}
 	h.Ends = true
-	err := llmmetrics.WriteRunHeader(w.outBuf, h)
+	err := h.WriteLine(w.outBuf)
 	if err == nil {
 		err = w.outBuf.Flush()
 	}
@@ -160,7 +160,7 @@ func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
 	if w.out != nil {
 		if w.err == nil {
 			end.Written = w.written
-			err := llmmetrics.WriteRunEnd(w.outBuf, end)
+			err := end.WriteLine(w.outBuf)
 			if err == nil {
 				err = w.outBuf.Flush()
 			}
