@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsontok"
 )
 
 // FuzzStream reads any bytes as each API's stream, pulled (the Observer)
@@ -70,7 +72,7 @@ func FuzzObject(f *testing.F) {
 		var viaMembers, skipped, walkedKeys []string
 		okMembers := members(b, func(k, v []byte) bool {
 			viaMembers = append(viaMembers, "0:"+string(k)+"="+string(v))
-			if v0 := ws(v, 0); v0 < len(v) && v[v0] == '{' {
+			if v0 := jsontok.Space(v, 0); v0 < len(v) && v[v0] == '{' {
 				members(v, func(k, v []byte) bool {
 					viaMembers = append(viaMembers, "1:"+string(k)+"="+string(v))
 					return true

@@ -1,38 +1,27 @@
 package observe
 
+import "github.com/llmmetrics/llmmetrics/internal/jsontok"
+
 // This file reads the JSON of one streamed event without decoding it into
 // values: it walks objects and arrays over the event's bytes, so that the
 // text-bearing decision for an event costs no allocation. Only what a
 // decision needs is read (is a string empty, a whole number's value); the
 // rest is skipped. A malformed event reads as having nothing in it.
 
-// ws returns the index of the first byte at or after i that is not JSON
-// white space.
-func ws(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
 // skip returns the index just past the JSON value that starts at or after
 // i, or -1 when there is none.
 func skip(b []byte, i int) int {
-	i = ws(b, i)
+	i = jsontok.Space(b, i)
 	if i >= len(b) {
 		return -1
 	}
 	switch c := b[i]; c {
 	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
+		end, _, _, err := jsontok.String(b, i)
+		if err != nil {
+			return -1
 		}
-		return -1
+		return end
 	case '{', '[':
 		// One pass over the value, strings and all, without a call per
 		// string: the walk that most of an event's cost is spent in.
@@ -73,11 +62,11 @@ func skip(b []byte, i int) int {
 // (its raw bytes) of the object b, until fn returns false. It reports
 // whether b is an object it could read.
 func members(b []byte, fn func(key, val []byte) bool) bool {
-	i := ws(b, 0)
+	i := jsontok.Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = ws(b, i+1)
+	i = jsontok.Space(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return true
 	}
@@ -90,11 +79,11 @@ func members(b []byte, fn func(key, val []byte) bool) bool {
 			return false
 		}
 		key := b[i+1 : end-1]
-		i = ws(b, end)
+		i = jsontok.Space(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		vs := ws(b, i+1)
+		vs := jsontok.Space(b, i+1)
 		ve := skip(b, vs)
 		if ve < 0 {
 			return false
@@ -102,9 +91,9 @@ func members(b []byte, fn func(key, val []byte) bool) bool {
 		if !fn(key, b[vs:ve]) {
 			return true
 		}
-		i = ws(b, ve)
+		i = jsontok.Space(b, ve)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			i = jsontok.Space(b, i+1)
 			continue
 		}
 		return i < len(b) && b[i] == '}'
@@ -115,11 +104,11 @@ func members(b []byte, fn func(key, val []byte) bool) bool {
 // elements calls fn with each element of the array b until fn returns
 // false. It reports whether b is an array it could read.
 func elements(b []byte, fn func(val []byte) bool) bool {
-	i := ws(b, 0)
+	i := jsontok.Space(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return false
 	}
-	i = ws(b, i+1)
+	i = jsontok.Space(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return true
 	}
@@ -128,12 +117,12 @@ func elements(b []byte, fn func(val []byte) bool) bool {
 		if end < 0 {
 			return false
 		}
-		if !fn(b[ws(b, i):end]) {
+		if !fn(b[jsontok.Space(b, i):end]) {
 			return true
 		}
-		i = ws(b, end)
+		i = jsontok.Space(b, end)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			i = jsontok.Space(b, i+1)
 			continue
 		}
 		return i < len(b) && b[i] == ']'
@@ -204,11 +193,11 @@ func stringValue(v []byte) (string, bool) {
 // index just past the object, or -1 when b does not start with an object
 // it could read (or fn returned -1).
 func object(b []byte, fn func(key, rest []byte) int) int {
-	i := ws(b, 0)
+	i := jsontok.Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return -1
 	}
-	i = ws(b, i+1)
+	i = jsontok.Space(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
@@ -221,11 +210,11 @@ func object(b []byte, fn func(key, rest []byte) int) int {
 			return -1
 		}
 		key := b[i+1 : end-1]
-		i = ws(b, end)
+		i = jsontok.Space(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return -1
 		}
-		vs := ws(b, i+1)
+		vs := jsontok.Space(b, i+1)
 		ve := vs + fn(key, b[vs:])
 		switch {
 		case ve < vs:
@@ -235,9 +224,9 @@ func object(b []byte, fn func(key, rest []byte) int) int {
 				return -1
 			}
 		}
-		i = ws(b, ve)
+		i = jsontok.Space(b, ve)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			i = jsontok.Space(b, i+1)
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
@@ -252,11 +241,11 @@ func object(b []byte, fn func(key, rest []byte) int) int {
 // gets b from each element on and returns its length, or 0 to have it
 // skipped.
 func array(b []byte, fn func(rest []byte) int) int {
-	i := ws(b, 0)
+	i := jsontok.Space(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return -1
 	}
-	i = ws(b, i+1)
+	i = jsontok.Space(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1
 	}
@@ -270,9 +259,9 @@ func array(b []byte, fn func(rest []byte) int) int {
 				return -1
 			}
 		}
-		i = ws(b, ve)
+		i = jsontok.Space(b, ve)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			i = jsontok.Space(b, i+1)
 			continue
 		}
 		if i < len(b) && b[i] == ']' {
