@@ -59,6 +59,11 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	if f.tool != "" || flagSet(fs, "window") {
 		return fmt.Errorf("%w: diff reads each file's own format and derives each run's window", errUsage)
 	}
+	for _, side := range files {
+		if err := distinctRuns(strings.Split(side, ",")); err != nil {
+			return err
+		}
+	}
 	var sides [2][]*llmmetrics.Run
 	anyForeign := false
 	var warnings []string

@@ -65,6 +65,15 @@ func TestDiffCommand(t *testing.T) {
 	}
 	code, _, _ = runCLI(t, "", "diff", a1, filepath.Join(dir, "missing.jsonl"))
 	assert.Equal(t, 1, code)
+
+	// One file named four times a side is one run, not four: with the
+	// four-a-side minimum it would reach p = 0.029 on nothing but repeats.
+	code, _, errs = runCLI(t, "", "diff", strings.Join([]string{a1, a1, a1, a1}, ","), strings.Join([]string{b1, b2, b3, b4}, ","))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "is given twice")
+	code, _, errs = runCLI(t, "", "sweep", a1, filepath.Join(dir, ".", filepath.Base(a1)))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "is given twice")
 }
 
 // A sweep of runs taken by llmmetrics run at two concurrencies, three

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -106,4 +107,23 @@ func lenientFor(opt llmmetrics.Options, foreign, strict bool) llmmetrics.Options
 		opt.Lenient = true
 	}
 	return opt
+}
+
+// distinctRuns refuses a file named twice among the runs of one side of a
+// comparison (or of a sweep):
+// the same file counted as two runs would make one run's requests look like
+// independent repeats, and a test on them claim a significance it has not.
+func distinctRuns(names []string) error {
+	seen := make(map[string]string, len(names))
+	for _, name := range names {
+		key := filepath.Clean(name)
+		if abs, err := filepath.Abs(name); err == nil {
+			key = abs
+		}
+		if first, ok := seen[key]; ok && name != "-" {
+			return fmt.Errorf("%w: %s is given twice (as %s and %s): each file is one run, and repeats must be runs of their own", errUsage, name, first, name)
+		}
+		seen[key] = name
+	}
+	return nil
 }

@@ -78,6 +78,9 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := distinctRuns(files); err != nil {
+		return err
+	}
 	if len(files) == 0 {
 		return fmt.Errorf("%w: sweep needs the files of the runs", errUsage)
 	}
