@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // An Answer is a tool's figures for one case, as a line of an answers
@@ -65,12 +68,26 @@ func ReadAnswers(r io.Reader) (map[string]Figures, error) {
 }
 
 // CheckAnswers compares a tool's answers with every case. A case with no
-// answer is a Result that is not Answered; an answer naming no case is
-// an error (a misspelt id would otherwise pass in silence).
+// answer is a Result that is not Answered; an answer naming no case, or a
+// figure no case has, is an error (a misspelt id or figure name would
+// otherwise pass in silence).
 func CheckAnswers(answers map[string]Figures) ([]Result, error) {
 	cs := Cases()
 	known := map[string]bool{}
+	figures := map[string]bool{} // names, a request's id read as "*"
 	var rs []Result
+	for _, c := range cs {
+		for name := range c.Expected {
+			figures[figureShape(name)] = true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(answers)) {
+		for _, name := range answers[id].Names() {
+			if !figures[figureShape(name)] {
+				return nil, fmt.Errorf("answers: case %q: no case has a figure %q in conformance %s (docs/conformance.md lists the names)", id, name, Version)
+			}
+		}
+	}
 	for _, c := range cs {
 		known[c.ID] = true
 		got, ok := answers[c.ID]
@@ -88,4 +105,19 @@ func CheckAnswers(answers map[string]Figures) ([]Result, error) {
 		}
 	}
 	return rs, nil
+}
+
+// figureShape is a figure's name with a request's id and a percentile
+// read as "*": "request.u1.user_tps" is "request.*.user_tps" and
+// "e2e_ms.p29" is "e2e_ms.p*".
+func figureShape(name string) string {
+	if id, ok := strings.CutPrefix(name, "request."); ok {
+		if _, metric, ok := strings.Cut(id, "."); ok {
+			name = "request.*." + metric
+		}
+	}
+	if i := strings.LastIndex(name, ".p"); i >= 0 && i+2 < len(name) && name[i+2] >= '0' && name[i+2] <= '9' {
+		name = name[:i] + ".p*"
+	}
+	return name
 }

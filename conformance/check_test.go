@@ -305,6 +305,12 @@ func TestCheckAnswers(t *testing.T) {
 	if _, err := CheckAnswers(map[string]Figures{"no-such-case": {}}); err == nil {
 		t.Error("an unknown case id is not an error")
 	}
+	// A misnamed figure carrying the trap's wrong value (tpot_ms.p50 for
+	// tpot.mean) must not pass as "1 of 3 figures given".
+	_, err = CheckAnswers(map[string]Figures{"trap-tpot-n": {"tpot_ms.p50": Num(50), "tpot.mean": Num(40)}})
+	if err == nil || !strings.Contains(err.Error(), `"tpot.mean"`) {
+		t.Errorf("an unknown figure name: %v, want an error naming it", err)
+	}
 }
 
 // docs/conformance.md lists every hand case with its trap, as the case
