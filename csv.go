@@ -191,11 +191,11 @@ func csvColumns(header []string) (csvCols, error) {
 			h = strings.TrimPrefix(h, string(lineio.BOM))
 		}
 		if _, dup := col[h]; dup {
-			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, h)
+			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, clip(h))
 		}
 		if !contains(csvRequired, h) && !contains(csvOptional, h) {
 			return csvCols{}, fmt.Errorf("%w: CSV header: unknown column %q (want %s, optionally %s)",
-				ErrSyntax, h, strings.Join(csvRequired, ","), strings.Join(csvOptional, ","))
+				ErrSyntax, clip(h), strings.Join(csvRequired, ","), strings.Join(csvOptional, ","))
 		}
 		col[h] = i
 	}

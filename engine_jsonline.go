@@ -466,7 +466,7 @@ func (p *lineParser) finish(rec Record) (Record, *RecordError) {
 }
 
 // clip shortens b for an error message.
-func clip(b []byte) string {
+func clip[T string | []byte](b T) string {
 	if len(b) > 20 {
 		return string(b[:20]) + "…"
 	}

@@ -25,6 +25,8 @@ func TestReadCSVHeader(t *testing.T) {
 		{"request_id,prompt_tokens,completion_tokens,TTFT_ms\n", ErrMissingField, `"E2E_ms" is missing`},
 		{"request_id,prompt_tokens,completion_tokens,ttft_ms,E2E_ms\n", ErrSyntax, `unknown column "ttft_ms"`},
 		{"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,E2E_ms\n", ErrSyntax, `"E2E_ms" repeated`},
+		// A file of garbage is quoted by its first 20 bytes, not whole.
+		{strings.Repeat("x", 5000) + "\n", ErrSyntax, `unknown column "xxxxxxxxxxxxxxxxxxxx…" (want`},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.in))
 		require.ErrorIs(t, err, c.err, c.in)
