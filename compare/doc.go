@@ -1,7 +1,9 @@
 // Package compare compares runs of an LLM serving benchmark, each read and
 // summarized by the package llmmetrics, as golang.org/x/perf's benchmath
 // stands apart from benchfmt: it works through llmmetrics' exported API
-// alone, a [llmmetrics.Summary] per run.
+// alone. Its functions take each run as read ([llmmetrics.Run], which
+// carries the file's window and what its reader set aside) and summarize
+// it with [llmmetrics.Run.Summarize]: every figure is one value per run.
 //
 // # Percentile spectrum
 //

@@ -100,7 +100,7 @@ func ReadAIPerf(r io.Reader) (*File, error) {
 		}
 	}
 	if over > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records have more chunks than output tokens: AIPerf counted tokens by re-tokenizing the joined text, which can merge tokens across chunk boundaries. llmmetrics refuses such a record (every text-bearing chunk carries a token); with --lenient it is set aside as rejected.", over, ok))
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records have more chunks than output tokens: AIPerf counted tokens by re-tokenizing the joined text, which can merge tokens across chunk boundaries. llmmetrics keeps such a request's TTFT and E2E and leaves it out of TPOT and token rates, counted as a request without a usable token count.", over, ok))
 	}
 	if multi > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d ok records received fewer chunks than tokens: AIPerf's inter_chunk_latency is a chunk gap for them, not a token gap.", multi, ok))

@@ -212,7 +212,7 @@ func TestReportForeignFile(t *testing.T) {
 	assert.Equal(t, 2.0, req["ok"])
 	assert.Equal(t, 1.0, req["failed"])
 	assert.Equal(t, 2.0, got["throughput"].(map[string]any)["window_s"], "no send times: the file's duration")
-	assert.Contains(t, fmt.Sprint(got["notes"]), "Read from a vllm file")
+	assert.Contains(t, fmt.Sprint(got["notes"]), "Read from vllm's file")
 }
 
 func TestReconcileCommand(t *testing.T) {

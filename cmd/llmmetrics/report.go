@@ -264,7 +264,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 	if err != nil && *f.strict {
 		return inFile(name, fmt.Errorf("%w (--strict; without it they are set aside and counted)", err))
 	}
-	opt.Notes = append([]string{fmt.Sprintf("Read from a %s file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
+	opt.Notes = append([]string{fmt.Sprintf("Read from %s's file (%s) and re-analysed under llmmetrics' conventions.", file.Tool, file.Layout)}, file.Notes...)
 	s, err := run.Summarize(opt)
 	if err != nil {
 		if *f.strict {
