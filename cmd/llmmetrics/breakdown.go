@@ -56,7 +56,7 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	results := out.Results()
 	load := map[string]string{"mode": "ttft-breakdown", "prompt_lengths": *f.promptLengths, "repeats": strconv.Itoa(p.Repeats),
 		"settle": p.Settle.String(), "max_tokens": strconv.Itoa(p.MaxTokens), "salt": out.Salt.String()}
-	if err := writeRun(*f.out, *f.timings, f.header(fs, p.Plan, out.Start, load), results); err != nil {
+	if err := writeRun(*f.out, *f.timings, f.header(ctx, fs, p.Plan, out.Start, load), results); err != nil {
 		return err
 	}
 	rep, err := assembleBreakdown(p, out, samples, sampleErr, *f.gpuTelemetry)

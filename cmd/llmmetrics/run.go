@@ -253,7 +253,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if planned > 0 {
 		planned += p.Warmup.Requests
 	}
-	header := f.header(fs, p, p.Epoch, f.load(p))
+	header := f.header(ctx, fs, p, p.Epoch, f.load(p))
 	sh.describe(header.Load) // shard.go
 	if len(proms) == 2 {
 		header.Load["scrape_before"], header.Load["scrape_after"] = filepath.Base(proms[0].Name()), filepath.Base(proms[1].Name())
@@ -265,7 +265,11 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
 		if signal := in.By(); signal != "" {
-			by = signal // the request failed because the run was interrupted
+			// The request failed because the run was interrupted: a
+			// signal, not a failure, and nothing of the load was sent.
+			werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: signal, Planned: planned})
+			fmt.Fprintf(os.Stderr, "llmmetrics: interrupted by %s before the load began: nothing was measured\n", signal)
+			return werr
 		}
 		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
 		return errors.Join(err, werr)
@@ -520,7 +524,7 @@ func (f *runFlags) target() (drive.Plan, error) {
 // header describes the run: the program, the target, the load, every flag
 // (header values left out), the environment log and what the server says
 // of itself.
-func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
+func (f *runFlags) header(ctx context.Context, fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
 	host, _ := os.Hostname()
 	h := &llmmetrics.RunHeader{Tool: version(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
 		Model: p.Model, Start: start, Flags: map[string]string{}, Env: map[string]string{}, Load: load}
@@ -551,7 +555,7 @@ func (f *runFlags) header(fs *flag.FlagSet, p drive.Plan, start time.Time, load 
 			h.Env[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
-	h.Server = selfDescription(p)
+	h.Server = selfDescription(ctx, p)
 	return h
 }
 
@@ -629,7 +633,7 @@ func readEnvFile(path string) (map[string]string, error) {
 
 // selfDescription asks the server what it is, at /version and /v1/models,
 // keeping the JSON answers.
-func selfDescription(p drive.Plan) map[string]json.RawMessage {
+func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessage {
 	u, err := url.Parse(p.URL)
 	if err != nil {
 		return nil
@@ -637,7 +641,7 @@ func selfDescription(p drive.Plan) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	client := &http.Client{Timeout: 3 * time.Second}
 	for _, path := range []string{"/version", "/v1/models"} {
-		req, err := http.NewRequest(http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
 		if err != nil {
 			continue
 		}
@@ -646,7 +650,7 @@ func selfDescription(p drive.Plan) map[string]json.RawMessage {
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			continue
+			break // a server that did not answer one question will not answer the next sooner
 		}
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()

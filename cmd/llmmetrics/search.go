@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -69,7 +70,7 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	}
 	if *f.out != "" && len(preflight) > 0 {
 		name := strings.TrimSuffix(*f.out, ".jsonl") + "-preflight.jsonl"
-		if werr := writeRun(name, "", f.header(fs, pre, pre.Epoch, f.load(pre)), preflight); werr != nil {
+		if werr := writeRun(name, "", f.header(ctx, fs, pre, pre.Epoch, f.load(pre)), preflight); werr != nil {
 			return errors.Join(err, werr)
 		}
 	}
@@ -105,7 +106,7 @@ func (f *runFlags) writeProbes(fs *flag.FlagSet, p drive.Plan, kind string, out 
 			q.Rate = pr.Level
 		}
 		name := fmt.Sprintf("%s-%s%g-%d.jsonl", base, kind, pr.Level, i+1)
-		if err := writeRun(name, "", f.header(fs, q, pr.Outcome.Start, f.load(q)), pr.Outcome.Results); err != nil {
+		if err := writeRun(name, "", f.header(context.Background(), fs, q, pr.Outcome.Start, f.load(q)), pr.Outcome.Results); err != nil {
 			return nil, err
 		}
 		files = append(files, name)

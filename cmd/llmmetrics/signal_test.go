@@ -243,3 +243,51 @@ func TestKilledRun(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, "TRUNCATED: the file stops before the end line its header promised (records read: 1)")
 }
+
+// A signal while run is still asking the server what it is (here a
+// /version that never answers) ends the run at once: no request of the
+// load is sent after it, /v1/models is not asked, and the file says the
+// run was interrupted.
+func TestSignalBeforeLoad(t *testing.T) {
+	bin := binary(t)
+	var asked, chats atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/chat/completions":
+			chats.Add(1)
+		default:
+			asked.Add(1)
+			<-r.Context().Done() // never answers
+		}
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "10",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	waitFor(t, "the self-description to be asked", func() bool { return asked.Load() == 1 })
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute): // a safety net
+		cmd.Process.Kill()
+		t.Fatal("the run did not end after the signal")
+	}
+	require.NoError(t, err, stderr.String())
+	assert.Contains(t, stderr.String(), "interrupted by SIGTERM before the load began")
+	assert.Equal(t, int64(0), chats.Load(), "no request after the signal")
+	assert.Equal(t, int64(1), asked.Load(), "/v1/models not asked after /version went unanswered")
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	if err == nil {
+		require.NotNil(t, run.End)
+		assert.Equal(t, "interrupted", run.End.State)
+		assert.Equal(t, "SIGTERM", run.End.By)
+	} else {
+		assert.ErrorIs(t, err, llmmetrics.ErrNoRecords) // header and end line, no record
+	}
+}
