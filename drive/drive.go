@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -456,7 +457,8 @@ func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt strin
 		rec.Client = &llmmetrics.ClientSide{}
 	}
 	if rec.Status == llmmetrics.StatusCancelled {
-		if cause := context.Cause(parent); cause != nil && cause != context.Canceled {
+		// The observer's message may already be the cause's own words.
+		if cause := context.Cause(parent); cause != nil && cause != context.Canceled && !strings.Contains(rec.Message, cause.Error()) {
 			rec.Message = cause.Error() + " (" + rec.Message + ")"
 		}
 	}
