@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ func TestOpenLoopHonest(t *testing.T) {
 	assert.Less(t, lc.Achieved, 1000/150.0+0.01)
 	assert.Greater(t, lc.LatenessP99, 1000.0)
 	require.Len(t, lc.Warnings, 2)
-	assert.Contains(t, lc.Warnings[0], "below the offered 100")
+	assert.Contains(t, lc.Warnings[0], "of the schedule (offered 100)")
 	assert.Contains(t, lc.Warnings[1], "lateness p99")
 	assert.Equal(t, 10, lc.ScheduledTTFT.N)
 	assert.Greater(t, lc.ScheduledTTFT.Percentiles["p50"], got.TTFT.P50+500, "the lateness is in it")
@@ -68,8 +69,31 @@ func TestOpenLoopHonest(t *testing.T) {
 	code, stdout, errs = runCLI(t, "", args...)
 	require.Equal(t, 0, code, errs)
 	assert.True(t, strings.HasPrefix(stdout, "llmmetrics run\n\nWARNING: the achieved rate"), stdout)
-	assert.Contains(t, stdout, "open loop: offered 100 requests/s, achieved")
+	assert.Contains(t, stdout, "open loop: offered 100 requests/s, scheduled")
 	assert.Contains(t, stdout, "from each request's scheduled time (coordinated omission corrected")
+}
+
+// A short random schedule that drew fewer arrivals than rate × duration is
+// the load asked for, kept: no warning. Sends that lag their schedule are.
+func TestOpenLoopAgainstItsSchedule(t *testing.T) {
+	at := func(sched, sent time.Duration) llmmetrics.Record {
+		return llmmetrics.Record{Sent: sent, Client: &llmmetrics.ClientSide{HasSchedule: true, Scheduled: sched}}
+	}
+	var kept, behind []llmmetrics.Record
+	for i := range 9 { // 9 arrivals 0.25 s apart: 4/s drawn where 5/s was offered
+		due := time.Duration(i) * 250 * time.Millisecond
+		kept = append(kept, at(due, due+time.Millisecond))
+		behind = append(behind, at(due, time.Duration(i)*500*time.Millisecond)) // sent at 2/s
+	}
+	p := drive.Plan{Rate: 5}
+	c := checkLoad(p, kept, &llmmetrics.Summary{}, llmmetrics.Options{})
+	assert.InDelta(t, 4.0, c.ScheduledPerS, 1e-9) // 8 gaps over 2 s
+	assert.InDelta(t, 4.0, c.AchievedPerS, 1e-9)
+	assert.Empty(t, c.Warnings)
+	c = checkLoad(p, behind, &llmmetrics.Summary{}, llmmetrics.Options{})
+	assert.InDelta(t, 2.0, c.AchievedPerS, 1e-9) // 8 gaps over 4 s
+	require.Len(t, c.Warnings, 1)
+	assert.Contains(t, c.Warnings[0], "50% below the 4 of the schedule (offered 5)")
 }
 
 // A closed loop whose failures outnumber its ok requests ten to one says
