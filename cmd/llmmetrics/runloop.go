@@ -64,7 +64,7 @@ func checkLoad(p drive.Plan, recs []llmmetrics.Record, s *llmmetrics.Summary, op
 	a := s.Requests
 	if p.Rate <= 0 {
 		if ok := a.OK + a.ZeroToken; a.Failed >= 10*max(ok, 1) && a.Failed >= 10 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: %d measured requests failed against %d ok: a closed loop sends the next request as soon as one fails, so its figures describe the failures (see the error set); --max-error-rate stops such a run", a.Failed, ok))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: %d measured requests failed against %d ok: a failing server answers fast and a closed loop refills its slots after at most 1 s of back-off, so the figures describe the failures (see the error set); --max-error-rate stops such a run", a.Failed, ok))
 		}
 		return c
 	}
