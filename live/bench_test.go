@@ -37,17 +37,25 @@ func sinks(b *testing.B, which string) []Sink {
 			b.Fatal(err)
 		}
 		return []Sink{s}
+	case "otel-producer":
+		chunks := new(ChunkProducer)
+		reader := sdkmetric.NewManualReader(sdkmetric.WithProducer(chunks))
+		s, err := NewOTelSink(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("b"), OTelOptions{Chunks: chunks})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return []Sink{s}
 	}
 	return nil
 }
 
 // BenchmarkRecord measures recording one finished request of 1 and of 129
 // chunks: the difference over 128 is the cost per chunk, the rest the
-// cost per request. It runs with no sink, with the Prometheus sink and
-// with the OpenTelemetry sink.
+// cost per request. It runs with no sink, with the Prometheus sink, with
+// the OpenTelemetry sink, and with it and a ChunkProducer.
 func BenchmarkRecord(b *testing.B) {
 	slo := llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * ms}
-	for _, which := range []string{"none", "prometheus", "otel"} {
+	for _, which := range []string{"none", "prometheus", "otel", "otel-producer"} {
 		for _, chunks := range []int{1, 129} {
 			b.Run(fmt.Sprintf("sink=%s/chunks=%d", which, chunks), func(b *testing.B) {
 				rec, err := NewRecorder(Options{SLO: &slo, Sinks: sinks(b, which)})
@@ -114,17 +122,24 @@ func BenchmarkLabelSetMemory(b *testing.B) {
 
 // BenchmarkOTelSink measures the OTel sink alone: one observation of 1
 // and of 129 chunks handed to Observe, with the SDK's default exemplar
-// filter and with exemplars off; (chunks=129 − chunks=1)/128 is the cost
-// per chunk, chunks=1 the cost per request.
+// filter, with exemplars off, and with the chunk gaps going to a
+// ChunkProducer; (chunks=129 − chunks=1)/128 is the cost per chunk,
+// chunks=1 the cost per request.
 func BenchmarkOTelSink(b *testing.B) {
-	for _, filter := range []string{"default", "off"} {
+	for _, mode := range []string{"exemplars=default", "exemplars=off", "producer"} {
 		for _, chunks := range []int{1, 129} {
-			b.Run(fmt.Sprintf("exemplars=%s/chunks=%d", filter, chunks), func(b *testing.B) {
-				opts := []sdkmetric.Option{sdkmetric.WithReader(sdkmetric.NewManualReader())}
-				if filter == "off" {
+			b.Run(fmt.Sprintf("%s/chunks=%d", mode, chunks), func(b *testing.B) {
+				var readerOpts []sdkmetric.ManualReaderOption
+				sinkOpts := OTelOptions{}
+				if mode == "producer" {
+					sinkOpts.Chunks = new(ChunkProducer)
+					readerOpts = append(readerOpts, sdkmetric.WithProducer(sinkOpts.Chunks))
+				}
+				opts := []sdkmetric.Option{sdkmetric.WithReader(sdkmetric.NewManualReader(readerOpts...))}
+				if mode == "exemplars=off" {
 					opts = append(opts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
 				}
-				sink, err := NewOTelSink(sdkmetric.NewMeterProvider(opts...).Meter("b"), OTelOptions{})
+				sink, err := NewOTelSink(sdkmetric.NewMeterProvider(opts...).Meter("b"), sinkOpts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -31,7 +31,10 @@
 // histograms and exemplars; its histograms are shared atomic counters)
 // exports to Prometheus; an OTelSink records with OpenTelemetry
 // instruments, whose Prometheus exporter writes the same names and the
-// same labels. Histograms have the GenAI conventions' recommended buckets
+// same labels. The SDK's Record costs about 250 ns a call, and the chunk
+// gaps take one a chunk: with a ChunkProducer registered on the reader
+// (OTelOptions.Chunks), the sink aggregates them itself, at a few ns a
+// chunk, and the reader exports them at each collection. Histograms have the GenAI conventions' recommended buckets
 // (DefaultBuckets), or each recorder's and sink's own (Buckets).
 //
 // Labels, the attributes' names with dots as underscores:

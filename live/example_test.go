@@ -392,3 +392,25 @@ func ExampleRecorder_Remove() {
 	fmt.Println(rec.Remove(key), len(rec.Snapshots(false)), rec.Remove(key))
 	// Output: true 0 false
 }
+
+func ExampleChunkProducer_Produce() {
+	// The producer is registered on the reader before the sink exists.
+	chunks := new(live.ChunkProducer)
+	reader := sdkmetric.NewManualReader(sdkmetric.WithProducer(chunks))
+	meter := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("gateway")
+	sink, _ := live.NewOTelSink(meter, live.OTelOptions{Chunks: chunks})
+	rec, _ := live.NewRecorder(live.Options{Sinks: []live.Sink{sink}})
+	rec.Record(key, request("a", 100*ms, 3)) // chunks 20 ms apart
+
+	var rm metricdata.ResourceMetrics
+	reader.Collect(context.Background(), &rm) // calls Produce
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == "gen_ai.client.operation.time_per_output_chunk" {
+				p := m.Data.(metricdata.Histogram[float64]).DataPoints[0]
+				fmt.Println(sm.Scope.Name, p.Count, p.BucketCounts[:3])
+			}
+		}
+	}
+	// Output: github.com/llmmetrics/llmmetrics/live 2 [0 2 0]
+}

@@ -24,7 +24,9 @@ type OTelSink struct {
 	good, judged, basis, noCount, overflows metric.Int64Counter
 	inFlight                                metric.Int64UpDownCounter
 
-	options sync.Map // Key → *otelOptions
+	chunks      *ChunkProducer // nil: perChunk records each gap
+	chunkBounds []float64
+	options     sync.Map // Key → *otelOptions
 }
 
 // otelOptions are one key's attribute sets, built once.
@@ -35,6 +37,7 @@ type otelOptions struct {
 	noCount                                    [len(reasons)][]metric.AddOption
 	fails                                      sync.Map // error type → *otelFailure
 	attrs                                      []attribute.KeyValue
+	chunks                                     *chunkHist // with a ChunkProducer
 }
 
 // otelFailure are one key's attribute sets of one error type.
@@ -44,12 +47,17 @@ type otelFailure struct {
 }
 
 // OTelOptions configure an OTelSink: the explicit bucket boundaries of
-// its histograms (the conventions' when zero).
+// its histograms (the conventions' when zero), and a ChunkProducer to
+// export the chunk gaps through (nil: the SDK's instrument records each
+// gap).
 type OTelOptions struct {
 	Buckets Buckets
+	Chunks  *ChunkProducer
 }
 
-// NewOTelSink creates the instruments with meter.
+// NewOTelSink creates the instruments with meter. With opt.Chunks, the
+// chunk gaps go to it, not to an instrument of meter's; it returns
+// ErrProducerTaken when another sink has it.
 func NewOTelSink(meter metric.Meter, opt OTelOptions) (*OTelSink, error) {
 	bounds, err := opt.Buckets.bounds()
 	if err != nil {
@@ -71,7 +79,9 @@ func NewOTelSink(meter metric.Meter, opt OTelOptions) (*OTelSink, error) {
 	// conventions' dotted ones.
 	fh(&s.duration, "gen_ai.client.operation.duration", histDuration)
 	fh(&s.ttfc, "gen_ai.client.operation.time_to_first_chunk", histTTFC)
-	fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", histPerChunk)
+	if opt.Chunks == nil {
+		fh(&s.perChunk, "gen_ai.client.operation.time_per_output_chunk", histPerChunk)
+	}
 	fh(&s.tpot, "llmmetrics.time_per_output_token", histTPOT)
 	fh(&s.maxGap, "llmmetrics.max_gap", histMaxGap)
 	if err == nil {
@@ -89,6 +99,10 @@ func NewOTelSink(meter metric.Meter, opt OTelOptions) (*OTelSink, error) {
 	if err == nil {
 		s.inFlight, err = meter.Int64UpDownCounter("llmmetrics.requests.in_flight", metric.WithUnit("{request}"),
 			metric.WithDescription(inFlightGauge.help))
+	}
+	if err == nil && opt.Chunks != nil {
+		err = opt.Chunks.take(bounds[histPerChunk])
+		s.chunks, s.chunkBounds = opt.Chunks, bounds[histPerChunk]
 	}
 	if err != nil {
 		return nil, err
@@ -116,9 +130,10 @@ func (s *OTelSink) optionsOf(k Key) *otelOptions {
 	outcome := func(o Outcome) []metric.AddOption {
 		return add(set(attribute.String(attrOutcome, string(o))))
 	}
+	baseSet := set()
 	o := &otelOptions{
 		attrs: base,
-		base:  rec(set()), baseAdd: add(set()),
+		base:  rec(baseSet), baseAdd: add(baseSet),
 		ok:         rec(set()), // error.type is not set on success
 		input:      rec(set(attribute.String(attrTokenType, "input"))),
 		output:     rec(set(attribute.String(attrTokenType, "output"))),
@@ -129,6 +144,9 @@ func (s *OTelSink) optionsOf(k Key) *otelOptions {
 	}
 	for i, r := range reasons {
 		o.noCount[i] = add(set(attribute.String(attrReason, r)))
+	}
+	if s.chunks != nil {
+		o.chunks = s.chunks.histOf(k, baseSet)
 	}
 	got, _ := s.options.LoadOrStore(k, o)
 	return got.(*otelOptions)
@@ -161,9 +179,16 @@ func (s *OTelSink) Prepare(k Key) {
 	}
 }
 
-// Forget drops a key's attribute sets. The OpenTelemetry SDK keeps what
-// it aggregated until its own cardinality limit.
-func (s *OTelSink) Forget(k Key) { s.options.Delete(k.clean()) }
+// Forget drops a key's attribute sets, and its chunk gaps from a
+// ChunkProducer. The OpenTelemetry SDK keeps what its instruments
+// aggregated until its own cardinality limit.
+func (s *OTelSink) Forget(k Key) {
+	k = k.clean()
+	s.options.Delete(k)
+	if s.chunks != nil {
+		s.chunks.forget(k)
+	}
+}
 
 // AddInFlight adds d to the calls in flight.
 func (s *OTelSink) AddInFlight(ctx context.Context, d int64) { s.inFlight.Add(ctx, d) }
@@ -223,12 +248,17 @@ func (s *OTelSink) Observe(ctx context.Context, k Key, o Observation) {
 	}
 	if o.HasMaxGap {
 		s.maxGap.Record(ctx, o.MaxGap.Seconds(), opts.base...)
-		// The chunk gaps go without the request's context: an exemplar
-		// offered for each chunk of a traced request would cost more than
-		// the chunk's record, and the request's own metrics carry its trace.
-		bg := context.Background()
-		for i := 1; i < len(o.Chunks); i++ {
-			s.perChunk.Record(bg, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
+		if opts.chunks != nil {
+			opts.chunks.observe(s.chunkBounds, o.Chunks)
+		} else {
+			// The chunk gaps go without the request's context: an
+			// exemplar offered for each chunk of a traced request would
+			// cost more than the chunk's record, and the request's own
+			// metrics carry its trace.
+			bg := context.Background()
+			for i := 1; i < len(o.Chunks); i++ {
+				s.perChunk.Record(bg, (o.Chunks[i] - o.Chunks[i-1]).Seconds(), opts.base...)
+			}
 		}
 		if o.TokenBasis {
 			s.basis.Add(ctx, 1, opts.tokenBasis...)
