@@ -77,35 +77,53 @@ func (e *RunEnd) WriteLine(w io.Writer) error {
 
 // A Completeness says whether a run's file holds the whole run: State is
 // "completed", "interrupted" or "truncated" (the file stops before the end
-// line its header promised, or holds fewer records than the end line
-// counts). Reason says it in a sentence.
+// line its header promised, ends inside a line, or holds fewer records
+// than the end line counts). Reason says it in a sentence.
 type Completeness struct {
 	State   string
 	By      string
 	Planned int
 	Written int // records the end line counts; 0 without one
 	Read    int // records the file holds
+	Cut     *Cut
 	Reason  string
 }
 
-// completeness returns what a run's header and end line say of a file of
-// read records, or nil when they say nothing (no end line promised).
-func completeness(h *RunHeader, e *RunEnd, read int) *Completeness {
-	if e == nil && (h == nil || !h.Ends) {
+// completeness returns what a run's header, end line and cut say of a
+// file of read records, or nil when they say nothing (no end line
+// promised, none found, and the file ends with a whole line).
+func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
+	promised := h != nil && h.Ends
+	if e == nil && cut == nil && !promised {
 		return nil
 	}
-	c := &Completeness{Read: read}
+	c := &Completeness{Read: read, Cut: cut}
+	if e != nil {
+		c.By, c.Planned, c.Written = e.By, e.Planned, e.Written
+	}
 	switch {
+	case cut != nil:
+		c.State = "truncated"
+		where := fmt.Sprintf("the file ends inside line %d (%d bytes of an unfinished %s after record %d)", cut.Line, cut.Bytes, cut.Of, cut.After)
+		switch {
+		case cut.Of == "end line":
+			c.Reason = "TRUNCATED: " + where + "; every record is whole, but how the run ended is not known"
+		case promised && e == nil:
+			c.Reason = "TRUNCATED: " + where + ", before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written"
+		default:
+			c.Reason = "TRUNCATED: " + where + "; the writer stopped in the middle of a record, and the figures cover only the whole records before it"
+		}
+		return c
 	case e == nil:
 		c.State = "truncated"
 		c.Reason = fmt.Sprintf("TRUNCATED: the file stops before the end line its header promised (records read: %d); the writer stopped before the run ended, and the figures cover only what was written", read)
 		return c
 	case e.Written > read:
-		c.State, c.By, c.Planned, c.Written = "truncated", e.By, e.Planned, e.Written
+		c.State = "truncated"
 		c.Reason = fmt.Sprintf("TRUNCATED: the end line counts %d records written but the file holds %d", e.Written, read)
 		return c
 	}
-	c.State, c.By, c.Planned, c.Written = e.State, e.By, e.Planned, e.Written
+	c.State = e.State
 	if e.State == "interrupted" {
 		planned := ""
 		if e.Planned > 0 {
