@@ -13,15 +13,25 @@ import (
 // load generator that writes records as they end writes it last, and says
 // so in its header (RunHeader.Ends): a file whose header promises an end
 // line it lacks was cut short, and its report says TRUNCATED.
+//
+// Written counts every record before the end line, of every kind
+// (preflight, warm-up, measured), as Planned counts every request the run
+// planned to send, preflight and warm-up included: a completed run wrote
+// exactly the requests it planned, and an interrupted one fewer. A run
+// that plans a time rather than a number of requests has no Planned, and
+// Absent["planned"] says so.
 type RunEnd struct {
 	State   string `json:"state"`             // "completed" or "interrupted"
 	By      string `json:"by,omitempty"`      // what interrupted it: a signal's name, a flag
-	Planned int    `json:"planned,omitempty"` // requests planned, warm-up included; 0 for a duration
+	Planned int    `json:"planned,omitempty"` // requests planned, preflight and warm-up included; 0 when absent
 	Written int    `json:"written"`           // records written before the end line
 	// Load holds facts of the load known only at its end (the time between
 	// the scrapes of the measured part); a reader adds them to the
 	// header's Load.
 	Load map[string]string `json:"load,omitempty"`
+	// Absent says why a count is absent, by its key: "planned" for a run
+	// of a duration.
+	Absent map[string]string `json:"absent,omitempty"`
 }
 
 // endKey is the one key of a run's end line.
@@ -82,10 +92,11 @@ func (e *RunEnd) WriteLine(w io.Writer) error {
 type Completeness struct {
 	State   string
 	By      string
-	Planned int
-	Written int // records the end line counts; 0 without one
-	Read    int // records the file holds
-	Cut     *Cut
+	Planned int               // requests the end line says were planned; 0 when unknown
+	Written int               // records the end line counts; 0 without one
+	Read    int               // records the file holds
+	Cut     *Cut              // where the file ends inside a line
+	Absent  map[string]string // the end line's reasons for absent counts (RunEnd.Absent)
 	Reason  string
 }
 
@@ -99,7 +110,7 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 	}
 	c := &Completeness{Read: read, Cut: cut}
 	if e != nil {
-		c.By, c.Planned, c.Written = e.By, e.Planned, e.Written
+		c.By, c.Planned, c.Written, c.Absent = e.By, e.Planned, e.Written, e.Absent
 	}
 	switch {
 	case cut != nil:

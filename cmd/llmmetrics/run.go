@@ -55,7 +55,8 @@ var runCommand = &command{
 		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
 		"long), both in the header; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
 		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
-		"whether the run completed or was interrupted (by what), how many requests were planned and written;\n" +
+		"whether the run completed or was interrupted (by what), how many requests were planned (the test or\n" +
+		"sizing requests and the warm-up included; none for a --duration) and how many records were written;\n" +
 		"report prints an interrupted or truncated file in capitals at the top. SIGINT, SIGTERM and SIGHUP stop\n" +
 		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
 		"signal ends the grace at once. The report follows on standard output with an error set (failures by\n" +
@@ -249,10 +250,6 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if f.endpointNote != "" {
 		notes = append(notes, f.endpointNote+".")
 	}
-	planned := p.Requests
-	if planned > 0 {
-		planned += p.Warmup.Requests
-	}
 	header := f.header(ctx, fs, p, p.Epoch, f.load(p))
 	sh.describe(header.Load) // shard.go
 	if len(proms) == 2 {
@@ -264,14 +261,17 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
+		end := &llmmetrics.RunEnd{State: "interrupted", By: by}
+		planRequests(end, p, len(rw.all()), nil)
 		if signal := in.By(); signal != "" {
 			// The request failed because the run was interrupted: a
 			// signal, not a failure, and nothing of the load was sent.
-			werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: signal, Planned: planned})
+			end.By = signal
+			werr := rw.finish(end)
 			fmt.Fprintf(os.Stderr, "llmmetrics: interrupted by %s before the load began: nothing was measured\n", signal)
 			return werr
 		}
-		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
+		werr := rw.finish(end)
 		return errors.Join(err, werr)
 	}
 	var sampler *gpu.Sampler
@@ -317,6 +317,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err := sh.wait(ctx); err != nil { // shard.go
 		return stopped("a signal before --start-at", err)
 	}
+	preflight := len(rw.all()) // the test or sizing requests
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -332,7 +333,8 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return stopped("an error", err)
 	}
-	end := &llmmetrics.RunEnd{State: "completed", Planned: planned}
+	end := &llmmetrics.RunEnd{State: "completed"}
+	planRequests(end, p, preflight, out)
 	if by := in.By(); by != "" {
 		end.State, end.By = "interrupted", by
 	}
