@@ -136,10 +136,10 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
 	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
-	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them); N±P% draws each prompt's length uniformly within P% of N, from --seed")
+	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N[±P%]` tokens as the server counts them (one or two preflight requests size them); N±P% draws each prompt's length at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (512±25%: 384 to 640; +- for ± works too)")
 	f.promptTokens = &f.promptLen.n
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
-	fs.Var(&f.maxLen, "max-tokens", "max_tokens of each request (0: the server's default); `N±P%` draws each request's uniformly within P% of N, from --seed")
+	fs.Var(&f.maxLen, "max-tokens", "the output length asked of each request, `N[±P%]` tokens, sent as max_tokens (max_output_tokens, num_predict or max_new_tokens for --api responses, ollama or tgi); 0, the default, sends none and leaves the length to the server's own default, which differs between servers (OpenAI's completions stop at 16 tokens, llama.cpp's server goes on to the end of the text or of its context): give it for figures that compare (--ttft-breakdown asks 16 without it). N±P% draws each request's at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (128±50%: 64 to 192; +- for ± works too); a --prompts JSONL line's own max_tokens comes first")
 	f.maxTokens = &f.maxLen.n
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
@@ -580,9 +580,7 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	} else {
 		load["duration"] = p.Duration.String()
 	}
-	if p.MaxTokens > 0 || len(p.MaxTokensEach) > 0 {
-		load["max_tokens"] = f.maxLen.String()
-	}
+	load["max_tokens"] = f.maxTokensLoad(p)
 	if *f.promptTokens > 0 {
 		load["prompt_tokens"] = f.promptLen.String()
 	}
@@ -594,6 +592,20 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["endpoint"] = f.endpointNote
 	}
 	return load
+}
+
+// maxTokensLoad states the output length asked for, for the header:
+// --max-tokens as given, each --prompts line's own, or, for 0, that none
+// is sent.
+func (f *runFlags) maxTokensLoad(p drive.Plan) string {
+	given := f.maxLen.String()
+	if p.MaxTokens == 0 {
+		given = "none sent (the server's default)"
+	}
+	if f.maxLen.spread == 0 && len(p.MaxTokensEach) > 0 {
+		return "each --prompts line's max_tokens, else " + given
+	}
+	return given
 }
 
 // orNone turns a limit flag's 0 (none) into drive's negative.
