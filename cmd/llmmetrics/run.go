@@ -53,7 +53,9 @@ var runCommand = &command{
 		"--prompt-tokens the two sizing requests, stops the run with the server's status and words when it\n" +
 		"fails (status 1). They are written to the file, marked warm-up, on the run's clock. No request is\n" +
 		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
-		"long), both in the header; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
+		"long), both in the header, and 5 s (or --stall, if shorter) for a TLS handshake: an https:// URL to a\n" +
+		"server of plain HTTP fails at the test request, saying so; --duration stops sending at its end and gives\n" +
+		"requests in flight --grace.\n\n" +
 		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
 		"whether the run completed or was interrupted (by what), how many requests were planned (the test or\n" +
 		"sizing requests and the warm-up included; none for a --duration) and how many records were written;\n" +
@@ -588,6 +590,9 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["warmup"] = *f.warmup
 	}
 	load["timeout"], load["stall"], load["grace"] = limit(p.Timeout, drive.DefaultTimeout), limit(p.Stall, drive.DefaultStall), p.Grace.String()
+	if strings.HasPrefix(p.URL, "https://") {
+		load["tls_handshake"] = p.TLSHandshake().String()
+	}
 	if f.endpointNote != "" {
 		load["endpoint"] = f.endpointNote
 	}
@@ -653,7 +658,10 @@ func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessa
 		return nil
 	}
 	out := map[string]json.RawMessage{}
-	client := &http.Client{Timeout: 3 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSHandshakeTimeout = p.TLSHandshake() // as the requests' own: a plain HTTP server does not keep it waiting longer
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: 3 * time.Second, Transport: tr}
 	for _, path := range []string{"/version", "/v1/models"} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
 		if err != nil {
