@@ -19,14 +19,8 @@ import (
 // the top, with status 0, never as a syntax error, and with every whole
 // record read.
 func TestCutRunFile(t *testing.T) {
-	srv, _ := fakeLlama(t)
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run.jsonl")
-	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
-		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
-	require.Equal(t, 0, code, errs)
-	file, err := os.ReadFile(out)
-	require.NoError(t, err)
+	_, file := sixRequestRun(t, dir)
 	lines := strings.SplitAfter(string(file), "\n")
 	require.Len(t, lines, 1+7+1+1, "header, the test request and 6 measured records, end line, and nothing after the last newline")
 	endLine := len(file) - len(lines[8])              // where the end line begins
@@ -56,9 +50,22 @@ func TestCutRunFile(t *testing.T) {
 	// A malformed last line that ends in a newline is still an error.
 	bad := filepath.Join(dir, "bad.jsonl")
 	require.NoError(t, os.WriteFile(bad, append(file[:endLine-10:endLine-10], '\n'), 0o644))
-	code, _, errs = runCLI(t, "", "report", bad)
+	code, _, errs := runCLI(t, "", "report", bad)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "line 8")
+}
+
+// sixRequestRun takes a run of 6 requests, 2 at a time, of fakeLlama into
+// dir/run.jsonl, and returns the file's name and its bytes.
+func sixRequestRun(t *testing.T, dir string) (string, []byte) {
+	srv, _ := fakeLlama(t)
+	out := filepath.Join(dir, "run.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
+		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
+	require.Equal(t, 0, code, errs)
+	file, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return out, file
 }
 
 // A run whose disk fills in the middle of a record: the shell limits the

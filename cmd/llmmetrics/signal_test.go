@@ -195,14 +195,8 @@ func TestSignals(t *testing.T) {
 // A file cut before its end line (the writer was killed) reports as
 // TRUNCATED, in the table and in JSON.
 func TestTruncatedFile(t *testing.T) {
-	srv, _ := fakeLlama(t)
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run.jsonl")
-	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
-		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
-	require.Equal(t, 0, code, errs)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
+	out, b := sixRequestRun(t, dir)
 	lines := strings.SplitAfter(string(b), "\n")
 	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":7,"written":7}}`)
 	// The header states the request limits.
