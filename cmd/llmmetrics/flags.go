@@ -196,7 +196,7 @@ func (a *analysis) parseFiles(fs *flag.FlagSet, args []string, most int) (llmmet
 var positiveFlags = map[string]bool{
 	"rate": true, "burstiness": true, "duration": true, "requests": true, "prompt-tokens": true,
 	"gpu-interval": true, "search-from": true, "search-max": true, "target": true, "elapsed": true, "alpha": true,
-	"max-error-rate": true, "repeats": true, "benchmark": true,
+	"max-error-rate": true, "benchmark": true,
 }
 
 // checkNumbers is the one check of every numeric flag of every command,
