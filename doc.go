@@ -229,7 +229,10 @@
 // [ReadOptions.Lenient] they read on, set each such row aside in the [Run],
 // and return the Run together with an error wrapping [ErrRejected], so that
 // rows set aside are never lost in silence: [Run.Summarize] counts them,
-// whereas the function Summarize, given only Run.Records, cannot.
+// whereas the function Summarize, given only Run.Records, cannot. A JSONL
+// input whose last line is the unfinished beginning of an object, without
+// a newline (its writer killed mid-write, a full disk), is a [Cut], not an
+// error: the summary's Completeness says TRUNCATED.
 //
 // The readers and Summarize use every core, and give the same results on
 // any number of them: a reader cuts its input into blocks of whole lines

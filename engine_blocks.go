@@ -131,6 +131,7 @@ type lineItem struct {
 	line   int
 	err    *RecordError // the line's error, when it was not read
 	header []byte       // a header line, to be read in order
+	cut    *Cut         // the input's unfinished last line
 }
 
 // parsedBlock is a block's lines, parsed.
@@ -193,6 +194,8 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 				if err := header(it.header, it.line); err != nil {
 					return end, err
 				}
+			case it.cut != nil:
+				run.Cut = it.cut
 			default:
 				if err := o.reject(run, it.err); err != nil {
 					return end, err

@@ -709,7 +709,8 @@ func ExampleSamples() {
 }
 
 // A load generator writes its header, each record as it ends, and the end
-// line last; a file cut before its end line reads as truncated.
+// line last; a file cut before its end line, or inside a line, reads as
+// truncated.
 func ExampleRunEnd_WriteLine() {
 	var b bytes.Buffer
 	h := &llmmetrics.RunHeader{Tool: "loadgen", Start: time.Unix(0, 0).UTC(), Ends: true}
@@ -723,7 +724,7 @@ func ExampleRunEnd_WriteLine() {
 	end := &llmmetrics.RunEnd{State: "interrupted", By: "SIGTERM", Planned: 100, Written: 2}
 	end.WriteLine(&b)
 
-	for _, file := range [][]byte{b.Bytes(), b.Bytes()[:whole], b.Bytes()[:head]} {
+	for _, file := range [][]byte{b.Bytes(), b.Bytes()[:whole], b.Bytes()[:whole-20], b.Bytes()[:head]} {
 		run, err := llmmetrics.ReadJSONL(bytes.NewReader(file))
 		if err != nil {
 			fmt.Println(err)
@@ -739,5 +740,6 @@ func ExampleRunEnd_WriteLine() {
 	// Output:
 	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
 	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
+	// truncated: TRUNCATED: the file ends inside line 3 (94 bytes of an unfinished record after record 1), before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written
 	// llmmetrics: no records
 }

@@ -42,8 +42,15 @@ import (
 //	reasoning_tokens    reasoning tokens among the completion tokens, from usage
 //
 // A load generator may write a first line describing the run,
-// {"llmmetrics_run": {...}} (see RunHeader); the reader keeps it in
-// Run.Header.
+// {"llmmetrics_run": {...}} (see RunHeader), and a last line saying how it
+// ended, {"llmmetrics_end": {...}} (see RunEnd); the reader keeps them in
+// Run.Header and Run.End.
+//
+// A last line without a newline that is the unfinished beginning of a JSON
+// object (the writer was killed mid-write, or its disk filled) is not read
+// as a record nor as an error: Run.Cut says where the input ends, and the
+// summary's Completeness says TRUNCATED, in strict and lenient mode alike.
+// Any other malformed line, the last one included, stays an error.
 //
 // An ok record with n ≥ 1, or without completion_tokens, needs
 // chunk_arrivals_ns, or first_text_ns and last_text_ns. Unknown keys are an error, so a misspelt key is never
@@ -99,6 +106,9 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	if end.err != nil {
 		return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", end.line, end.err)
 	}
+	if run.Cut != nil {
+		run.Cut.After = len(run.Records) + run.RejectedCount()
+	}
 	return run, run.Err()
 }
 
@@ -111,7 +121,14 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)
 	pb.recs, pb.lines = b.slots(b.Lines())
 	p := &lineParser{arena: &arena}
+	open := openLine(&b)
 	pb.lastLine = blocks.Lines(b.Data, b.FirstLine, func(t []byte, line, lead int) {
+		if line == open {
+			if cut := cutOf(t, b.Data, line); cut != nil {
+				pb.items = append(pb.items, lineItem{line: line, cut: cut})
+				return
+			}
+		}
 		if isHeader(t) {
 			pb.items = append(pb.items, lineItem{line: line, header: t})
 			return

@@ -153,7 +153,18 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
 	if c := s.Completeness; c != nil {
-		o = append(o, field{"completeness", object{{"state", c.State}, {"by", c.By}, {"planned", c.Planned}, {"written", c.Written}, {"read", c.Read}, {"reason", c.Reason}}})
+		co := object{{"state", c.State}, {"by", c.By}}
+		if c.Planned > 0 {
+			co = append(co, field{"planned", c.Planned})
+		}
+		co = append(co, field{"written", c.Written}, field{"read", c.Read}, field{"reason", c.Reason})
+		if len(c.Absent) > 0 {
+			co = append(co, field{"absent", c.Absent})
+		}
+		if cut := c.Cut; cut != nil {
+			co = append(co, field{"cut", object{{"line", cut.Line}, {"bytes", cut.Bytes}, {"of", cut.Of}, {"after", cut.After}}})
+		}
+		o = append(o, field{"completeness", co})
 	}
 	if s.Header != nil {
 		o = append(o, field{"run", s.Header})

@@ -23,6 +23,7 @@ import (
 type Run struct {
 	Header   *RunHeader // how the run was taken, when the file says
 	End      *RunEnd    // how the run ended, when the file says
+	Cut      *Cut       // where the input ends inside a line, when it does
 	Records  []Record
 	Lines    []int          // Lines[i] is the line Records[i] started on
 	Rejected []*RecordError // the first MaxReasons rows that could not be parsed, with line, column and field

@@ -13,15 +13,25 @@ import (
 // load generator that writes records as they end writes it last, and says
 // so in its header (RunHeader.Ends): a file whose header promises an end
 // line it lacks was cut short, and its report says TRUNCATED.
+//
+// Written counts every record before the end line, of every kind
+// (preflight, warm-up, measured), as Planned counts every request the run
+// planned to send, preflight and warm-up included: a completed run wrote
+// exactly the requests it planned, and an interrupted one fewer. A run
+// that plans a time rather than a number of requests has no Planned, and
+// Absent["planned"] says so.
 type RunEnd struct {
 	State   string `json:"state"`             // "completed" or "interrupted"
 	By      string `json:"by,omitempty"`      // what interrupted it: a signal's name, a flag
-	Planned int    `json:"planned,omitempty"` // requests planned, warm-up included; 0 for a duration
+	Planned int    `json:"planned,omitempty"` // requests planned, preflight and warm-up included; 0 when absent
 	Written int    `json:"written"`           // records written before the end line
 	// Load holds facts of the load known only at its end (the time between
 	// the scrapes of the measured part); a reader adds them to the
 	// header's Load.
 	Load map[string]string `json:"load,omitempty"`
+	// Absent says why a count is absent, by its key: "planned" for a run
+	// of a duration.
+	Absent map[string]string `json:"absent,omitempty"`
 }
 
 // endKey is the one key of a run's end line.
@@ -77,35 +87,54 @@ func (e *RunEnd) WriteLine(w io.Writer) error {
 
 // A Completeness says whether a run's file holds the whole run: State is
 // "completed", "interrupted" or "truncated" (the file stops before the end
-// line its header promised, or holds fewer records than the end line
-// counts). Reason says it in a sentence.
+// line its header promised, ends inside a line, or holds fewer records
+// than the end line counts). Reason says it in a sentence.
 type Completeness struct {
 	State   string
 	By      string
-	Planned int
-	Written int // records the end line counts; 0 without one
-	Read    int // records the file holds
+	Planned int               // requests the end line says were planned; 0 when unknown
+	Written int               // records the end line counts; 0 without one
+	Read    int               // records the file holds
+	Cut     *Cut              // where the file ends inside a line
+	Absent  map[string]string // the end line's reasons for absent counts (RunEnd.Absent)
 	Reason  string
 }
 
-// completeness returns what a run's header and end line say of a file of
-// read records, or nil when they say nothing (no end line promised).
-func completeness(h *RunHeader, e *RunEnd, read int) *Completeness {
-	if e == nil && (h == nil || !h.Ends) {
+// completeness returns what a run's header, end line and cut say of a
+// file of read records, or nil when they say nothing (no end line
+// promised, none found, and the file ends with a whole line).
+func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
+	promised := h != nil && h.Ends
+	if e == nil && cut == nil && !promised {
 		return nil
 	}
-	c := &Completeness{Read: read}
+	c := &Completeness{Read: read, Cut: cut}
+	if e != nil {
+		c.By, c.Planned, c.Written, c.Absent = e.By, e.Planned, e.Written, e.Absent
+	}
 	switch {
+	case cut != nil:
+		c.State = "truncated"
+		where := fmt.Sprintf("the file ends inside line %d (%d bytes of an unfinished %s after record %d)", cut.Line, cut.Bytes, cut.Of, cut.After)
+		switch {
+		case cut.Of == "end line":
+			c.Reason = "TRUNCATED: " + where + "; every record is whole, but how the run ended is not known"
+		case promised && e == nil:
+			c.Reason = "TRUNCATED: " + where + ", before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written"
+		default:
+			c.Reason = "TRUNCATED: " + where + "; the writer stopped in the middle of a record, and the figures cover only the whole records before it"
+		}
+		return c
 	case e == nil:
 		c.State = "truncated"
 		c.Reason = fmt.Sprintf("TRUNCATED: the file stops before the end line its header promised (records read: %d); the writer stopped before the run ended, and the figures cover only what was written", read)
 		return c
 	case e.Written > read:
-		c.State, c.By, c.Planned, c.Written = "truncated", e.By, e.Planned, e.Written
+		c.State = "truncated"
 		c.Reason = fmt.Sprintf("TRUNCATED: the end line counts %d records written but the file holds %d", e.Written, read)
 		return c
 	}
-	c.State, c.By, c.Planned, c.Written = e.State, e.By, e.Planned, e.Written
+	c.State = e.State
 	if e.State == "interrupted" {
 		planned := ""
 		if e.Planned > 0 {

@@ -149,7 +149,7 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 	s, err := summarize(&source{recs: run.Records, lines: run.Lines, tab: run.tab}, run, opt)
 	if s != nil {
 		s.Header = run.Header
-		s.Completeness = completeness(run.Header, run.End, s.Requests.Offered)
+		s.Completeness = completeness(run.Header, run.End, run.Cut, s.Requests.Offered)
 	}
 	return s, err
 }

@@ -30,29 +30,34 @@ func (stalled) Timeout() bool { return true }
 
 // newClient returns the client a plan's requests go through: p.Client, or
 // one that opens a connection for each request (with p.KeepAlive, one whose
-// pool keeps enough for the plan), wrapped so that a request whose server
-// sends nothing for stall fails as a timeout.
+// pool keeps enough for the plan) and waits p.TLSHandshake() for a TLS
+// handshake; wrapped so that a request whose server sends nothing for
+// stall fails as a timeout, and so that a handshake that fails as against
+// a server of plain HTTP says so (tlsTransport).
 func newClient(p Plan) *http.Client {
 	base := p.Client
+	var limit time.Duration
 	if base == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = max(p.Concurrency, 100)
 		tr.DisableKeepAlives = !p.KeepAlive
+		tr.TLSHandshakeTimeout = p.TLSHandshake()
+		limit = tr.TLSHandshakeTimeout
 		base = &http.Client{Transport: tr}
-	}
-	stall := p.Stall
-	if stall == 0 {
-		stall = DefaultStall
-	}
-	if stall < 0 {
-		return base
 	}
 	c := *base
 	rt := c.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = stallTransport{base: rt, stall: stall}
+	stall := p.Stall
+	if stall == 0 {
+		stall = DefaultStall
+	}
+	if stall > 0 {
+		rt = stallTransport{base: rt, stall: stall}
+	}
+	c.Transport = tlsTransport{base: rt, limit: limit}
 	return &c
 }
 

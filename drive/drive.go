@@ -10,7 +10,9 @@
 //
 // Nothing is hidden: a request is never re-sent (each attempt is one
 // record, a dropped connection a failure with its reason), every request
-// has a timeout and a stall limit, and the requests sent before a run
+// has a timeout, a stall limit and a TLS handshake limit (an https:// URL
+// to a server of plain HTTP fails saying so, with the http:// URL to
+// use), and the requests sent before a run
 // (TestRequest, the sizing requests of SyntheticPrompts) are returned to be
 // kept with it, on its clock.
 package drive

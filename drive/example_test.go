@@ -228,3 +228,10 @@ func ExampleSizedPrompts() {
 	// 50 100 75
 	// prompts of 46 to 96 words, sized by two preflight requests (one word, two words) for 50 to 100 prompt tokens as the server counts them (1 tokens a word, 4 for the template and salt); the report gives the counts the server returned
 }
+
+// A plan's own client waits 5 s for the server's side of a TLS handshake,
+// or the plan's Stall when that is shorter.
+func ExamplePlan_TLSHandshake() {
+	fmt.Println(drive.Plan{}.TLSHandshake(), drive.Plan{Stall: time.Second}.TLSHandshake())
+	// Output: 5s 1s
+}

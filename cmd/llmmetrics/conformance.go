@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,16 +83,14 @@ func conformanceMain(args []string, stdin io.Reader, stdout io.Writer) error {
 // conformanceCheck judges a tool's answers.
 func conformanceCheck(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, all := newConformanceFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return helpRequest{conformanceCommand}
-		}
-		return fmt.Errorf("%w: conformance check: %v", errUsage, err)
+	files, err := parseInterleaved(fs, args) // its flags are checked as every command's are
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		return fmt.Errorf("%w: conformance check takes one file of answers (\"-\" for standard input)", errUsage)
 	}
-	name := fs.Arg(0)
+	name := files[0]
 	in := stdin
 	if name != "-" {
 		f, err := os.Open(name)

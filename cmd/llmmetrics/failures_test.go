@@ -143,7 +143,7 @@ func TestEveryRequestFailed(t *testing.T) {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"id":"test-1"`, "the test request is kept")
-	assert.Contains(t, string(b), `{"llmmetrics_end":{"state":"interrupted","by":"a failed test request","planned":4,"written":1}}`)
+	assert.Contains(t, string(b), `{"llmmetrics_end":{"state":"interrupted","by":"a failed test request","planned":5,"written":1}}`)
 }
 
 // A URL without a scheme is refused; a base URL gets the endpoint path of

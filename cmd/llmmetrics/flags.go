@@ -134,11 +134,15 @@ func parseTool(flagName, value string) (formats.Tool, error) {
 // (the command named as the flag set is).
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(discard{})
+	bad := guardNumbers(fs)
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, helpRequest{lookup(fs.Name())}
+			}
+			if *bad != nil {
+				return nil, *bad
 			}
 			return nil, fmt.Errorf("%w: %s", errUsage, didYouMean(fs, err))
 		}
@@ -192,12 +196,13 @@ func (a *analysis) parseFiles(fs *flag.FlagSet, args []string, most int) (llmmet
 var positiveFlags = map[string]bool{
 	"rate": true, "burstiness": true, "duration": true, "requests": true, "prompt-tokens": true,
 	"gpu-interval": true, "search-from": true, "search-max": true, "target": true, "elapsed": true, "alpha": true,
-	"max-error-rate": true,
+	"max-error-rate": true, "benchmark": true,
 }
 
-// checkNumbers is the one check of every numeric flag of every command: a
-// value given must be a finite number (not NaN or ±Inf), not negative, and
-// above zero where zero means nothing. It names the flag and the value.
+// checkNumbers is the one check of every numeric flag of every command,
+// after guardNumbers has kept the values that do not parse: a value given
+// must be a finite number (not NaN or ±Inf), not negative, and above zero
+// where zero means nothing. It names the flag and the value.
 func checkNumbers(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {

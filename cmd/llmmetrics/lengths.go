@@ -32,8 +32,13 @@ func (l *lengthSpec) Set(v string) error {
 		base, spread, ok = strings.Cut(v, "+-")
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(base))
-	if err != nil {
-		return fmt.Errorf("want a token count, or a count and a spread such as 512±25%%")
+	switch {
+	case err != nil && !ok:
+		return err // a count alone: told as any whole number's (see numberKind.why)
+	case err != nil:
+		return flagReason(fmt.Sprintf("the count %q: want a whole number, and a spread such as 512±25%%", base))
+	case ok && n <= 0:
+		return flagReason(fmt.Sprintf("a spread needs a count above zero, not %d", n))
 	}
 	l.n, l.spread = n, 0
 	if !ok {
@@ -42,7 +47,7 @@ func (l *lengthSpec) Set(v string) error {
 	pct, isPct := strings.CutSuffix(strings.TrimSpace(spread), "%")
 	f, err := strconv.ParseFloat(pct, 64)
 	if !isPct || err != nil || !(f > 0 && f <= 100) {
-		return fmt.Errorf("the spread %q: want a percentage in (0, 100], such as 25%%", spread)
+		return flagReason(fmt.Sprintf("the spread %q: want a percentage in (0, 100], such as 25%%", spread))
 	}
 	l.spread = f / 100
 	return nil

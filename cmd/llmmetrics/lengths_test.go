@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -85,4 +91,49 @@ func TestLengthSpread(t *testing.T) {
 	}
 	assert.Equal(t, prompts["a.jsonl"], prompts["b.jsonl"], "the same seed, the same lengths")
 	_ = os.Remove(filepath.Join(dir, "a.jsonl"))
+}
+
+// --max-tokens 0, the default, sends no max_tokens at all (the test
+// request asks 1), the help says so and what it means, and the header
+// says none was sent; the help's spread examples are what the draws give.
+func TestMaxTokensDefault(t *testing.T) {
+	_, help, _ := runCLI(t, "", "help", "run")
+	for _, want := range []string{
+		"-max-tokens N[±P%]", "0, the default, sends none and leaves the length to the server's own default",
+		"(128±50%: 64 to 192; +- for ± works too)", "-prompt-tokens N[±P%]", "(512±25%: 384 to 640; +- for ± works too)",
+	} {
+		assert.Contains(t, help, want)
+	}
+	for _, c := range []struct {
+		spec   lengthSpec
+		lo, hi int
+	}{{lengthSpec{128, 0.5}, 64, 192}, {lengthSpec{512, 0.25}, 384, 640}} {
+		got := c.spec.draw(2000, 1, 11)
+		assert.Equal(t, c.lo, slices.Min(got), c.spec.String())
+		assert.Equal(t, c.hi, slices.Max(got), c.spec.String())
+	}
+
+	fake, _ := fakeLlama(t)
+	var asked, sentMax atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/v1/chat/completions" {
+			asked.Add(1)
+			if bytes.Contains(b, []byte(`"max_tokens"`)) {
+				sentMax.Add(1)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		fake.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "3",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--out", out)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, int64(4), asked.Load())
+	assert.Equal(t, int64(1), sentMax.Load(), "only the test request, max_tokens 1")
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	assert.Equal(t, "none sent (the server's default)", run.Header.Load["max_tokens"])
 }

@@ -53,9 +53,12 @@ var runCommand = &command{
 		"--prompt-tokens the two sizing requests, stops the run with the server's status and words when it\n" +
 		"fails (status 1). They are written to the file, marked warm-up, on the run's clock. No request is\n" +
 		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
-		"long), both in the header; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
+		"long), both in the header, and 5 s (or --stall, if shorter) for a TLS handshake: an https:// URL to a\n" +
+		"server of plain HTTP fails at the test request, saying so; --duration stops sending at its end and gives\n" +
+		"requests in flight --grace.\n\n" +
 		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
-		"whether the run completed or was interrupted (by what), how many requests were planned and written;\n" +
+		"whether the run completed or was interrupted (by what), how many requests were planned (the test or\n" +
+		"sizing requests and the warm-up included; none for a --duration) and how many records were written;\n" +
 		"report prints an interrupted or truncated file in capitals at the top. SIGINT, SIGTERM and SIGHUP stop\n" +
 		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
 		"signal ends the grace at once. The report follows on standard output with an error set (failures by\n" +
@@ -135,10 +138,10 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
 	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
-	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N` tokens as the server counts them (two preflight requests size them); N±P% draws each prompt's length uniformly within P% of N, from --seed")
+	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N[±P%]` tokens as the server counts them (one or two preflight requests size them); N±P% draws each prompt's length at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (512±25%: 384 to 640; +- for ± works too)")
 	f.promptTokens = &f.promptLen.n
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
-	fs.Var(&f.maxLen, "max-tokens", "max_tokens of each request (0: the server's default); `N±P%` draws each request's uniformly within P% of N, from --seed")
+	fs.Var(&f.maxLen, "max-tokens", "the output length asked of each request, `N[±P%]` tokens, sent as max_tokens (max_output_tokens, num_predict or max_new_tokens for --api responses, ollama or tgi); 0, the default, sends none and leaves the length to the server's own default, which differs between servers (OpenAI's completions stop at 16 tokens, llama.cpp's server goes on to the end of the text or of its context): give it for figures that compare (--ttft-breakdown asks 16 without it). N±P% draws each request's at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (128±50%: 64 to 192; +- for ± works too); a --prompts JSONL line's own max_tokens comes first")
 	f.maxTokens = &f.maxLen.n
 	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
@@ -249,10 +252,6 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if f.endpointNote != "" {
 		notes = append(notes, f.endpointNote+".")
 	}
-	planned := p.Requests
-	if planned > 0 {
-		planned += p.Warmup.Requests
-	}
 	header := f.header(ctx, fs, p, p.Epoch, f.load(p))
 	sh.describe(header.Load) // shard.go
 	if len(proms) == 2 {
@@ -264,14 +263,17 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
+		end := &llmmetrics.RunEnd{State: "interrupted", By: by}
+		planRequests(end, p, len(rw.all()), nil)
 		if signal := in.By(); signal != "" {
 			// The request failed because the run was interrupted: a
 			// signal, not a failure, and nothing of the load was sent.
-			werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: signal, Planned: planned})
+			end.By = signal
+			werr := rw.finish(end)
 			fmt.Fprintf(os.Stderr, "llmmetrics: interrupted by %s before the load began: nothing was measured\n", signal)
 			return werr
 		}
-		werr := rw.finish(&llmmetrics.RunEnd{State: "interrupted", By: by, Planned: planned})
+		werr := rw.finish(end)
 		return errors.Join(err, werr)
 	}
 	var sampler *gpu.Sampler
@@ -317,6 +319,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err := sh.wait(ctx); err != nil { // shard.go
 		return stopped("a signal before --start-at", err)
 	}
+	preflight := len(rw.all()) // the test or sizing requests
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -332,7 +335,8 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return stopped("an error", err)
 	}
-	end := &llmmetrics.RunEnd{State: "completed", Planned: planned}
+	end := &llmmetrics.RunEnd{State: "completed"}
+	planRequests(end, p, preflight, out)
 	if by := in.By(); by != "" {
 		end.State, end.By = "interrupted", by
 	}
@@ -578,9 +582,7 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	} else {
 		load["duration"] = p.Duration.String()
 	}
-	if p.MaxTokens > 0 || len(p.MaxTokensEach) > 0 {
-		load["max_tokens"] = f.maxLen.String()
-	}
+	load["max_tokens"] = f.maxTokensLoad(p)
 	if *f.promptTokens > 0 {
 		load["prompt_tokens"] = f.promptLen.String()
 	}
@@ -588,10 +590,27 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["warmup"] = *f.warmup
 	}
 	load["timeout"], load["stall"], load["grace"] = limit(p.Timeout, drive.DefaultTimeout), limit(p.Stall, drive.DefaultStall), p.Grace.String()
+	if strings.HasPrefix(p.URL, "https://") {
+		load["tls_handshake"] = p.TLSHandshake().String()
+	}
 	if f.endpointNote != "" {
 		load["endpoint"] = f.endpointNote
 	}
 	return load
+}
+
+// maxTokensLoad states the output length asked for, for the header:
+// --max-tokens as given, each --prompts line's own, or, for 0, that none
+// is sent.
+func (f *runFlags) maxTokensLoad(p drive.Plan) string {
+	given := f.maxLen.String()
+	if p.MaxTokens == 0 {
+		given = "none sent (the server's default)"
+	}
+	if f.maxLen.spread == 0 && len(p.MaxTokensEach) > 0 {
+		return "each --prompts line's max_tokens, else " + given
+	}
+	return given
 }
 
 // orNone turns a limit flag's 0 (none) into drive's negative.
@@ -639,7 +658,10 @@ func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessa
 		return nil
 	}
 	out := map[string]json.RawMessage{}
-	client := &http.Client{Timeout: 3 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSHandshakeTimeout = p.TLSHandshake() // as the requests' own: a plain HTTP server does not keep it waiting longer
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: 3 * time.Second, Transport: tr}
 	for _, path := range []string{"/version", "/v1/models"} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
 		if err != nil {

@@ -169,7 +169,7 @@ func TestSignals(t *testing.T) {
 			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 			require.NoError(t, err)
 			require.NotNil(t, run.End)
-			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 100, Written: 5}, *run.End)
+			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 101, Written: 5}, *run.End)
 			assert.Len(t, run.Records, 5, "the test request and the four in flight")
 			assert.Equal(t, srv.received.Load(), int64(len(run.Records)), "the server received what the file holds")
 			for _, r := range run.Records[1:] {
@@ -180,14 +180,14 @@ func TestSignals(t *testing.T) {
 					assert.Equal(t, 1, strings.Count(r.Message, "grace period"), r.Message)
 				}
 			}
-			assert.Contains(t, stdout.String(), "INTERRUPTED by "+c.name+": 5 requests of 100 planned written")
+			assert.Contains(t, stdout.String(), "INTERRUPTED by "+c.name+": 5 requests of 101 planned written")
 
 			code, rep, errs := runCLI(t, "", "report", out)
 			assert.Equal(t, 0, code, errs)
 			assert.True(t, strings.HasPrefix(rep, "llmmetrics report: "+out+"\n\nINTERRUPTED by "+c.name), rep)
 			code, rep, errs = runCLI(t, "", "report", "--json", out)
 			assert.Equal(t, 0, code, errs)
-			assert.Contains(t, rep, `"completeness":{"state":"interrupted","by":"`+c.name+`","planned":100,"written":5,"read":5,`)
+			assert.Contains(t, rep, `"completeness":{"state":"interrupted","by":"`+c.name+`","planned":101,"written":5,"read":5,`)
 		})
 	}
 }
@@ -195,16 +195,10 @@ func TestSignals(t *testing.T) {
 // A file cut before its end line (the writer was killed) reports as
 // TRUNCATED, in the table and in JSON.
 func TestTruncatedFile(t *testing.T) {
-	srv, _ := fakeLlama(t)
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run.jsonl")
-	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "6",
-		"--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "3", "--out", out)
-	require.Equal(t, 0, code, errs)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
+	out, b := sixRequestRun(t, dir)
 	lines := strings.SplitAfter(string(b), "\n")
-	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":6,"written":7}}`)
+	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":7,"written":7}}`)
 	// The header states the request limits.
 	whole, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 	require.NoError(t, err)
