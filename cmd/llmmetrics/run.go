@@ -213,8 +213,11 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	case len(breakdownOnly) > 0:
 		return fmt.Errorf("%w: %s belong to --ttft-breakdown", errUsage, strings.Join(breakdownOnly, ", "))
 	case *f.search != "":
-		if *f.repeats == 0 {
+		switch {
+		case !flagSet(fs, "repeats"):
 			*f.repeats = 3
+		case *f.repeats < 1:
+			return valueError(fmt.Sprintf("--repeats %d: --search needs at least one run at each end of the bracket", *f.repeats))
 		}
 		return runSearch(fs, f, stdout)
 	case len(searchOnly) > 0:

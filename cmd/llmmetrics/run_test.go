@@ -142,6 +142,7 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--prompt-lengths", "128,x"}, `"x" is not a token count`},
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--prompt-lengths", "128,128"}, "given twice"},
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--repeats", "0"}, "at least one request per length"},
+		{[]string{"run", "--url", "http://h/x", "--search", "concurrency", "--slo", "ttft=1s", "--repeats", "0"}, "--repeats 0: --search needs at least one run"},
 		{[]string{"run", "--url", "http://h/x", "--ttft-breakdown", "--settle", "0s"}, "--settle must be positive"},
 		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--concurrency", "1", "--prompt-tokens", "8", "--repeats", "3"}, "--repeats belongs to --search or --ttft-breakdown"},
 		{[]string{"run", "--url", "http://h/x", "--requests", "3", "--prompt-tokens", "8", "--search", "concurrency"}, "--search needs --slo"},
