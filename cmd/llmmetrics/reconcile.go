@@ -11,12 +11,12 @@ import (
 var reconcileCommand = &command{
 	name:     "reconcile",
 	synopsis: "llmmetrics reconcile [--from TOOL] [--method nearest-rank|linear] [--window 10s] [--strict] [--json] [FILE]",
-	about: "Reconcile reads another tool's result file and prints one table: each figure the tool reported,\n" +
-		"the same figure recomputed with the tool's formulas (its dialect), and llmmetrics' figure for the\n" +
-		"same requests under llmmetrics' conventions; under it, one line for each difference in convention\n" +
-		"that applies to the file (percentile method, weighting, clock boundaries, token or chunk counts,\n" +
-		"window, failures, standard deviation). It does not compare two runs. Requests that llmmetrics\n" +
-		"cannot accept are set aside and counted unless --strict.",
+	about: "Reconcile reads another tool's result file and prints one table of two columns: llmmetrics' figure\n" +
+		"for the file's requests under llmmetrics' conventions, and the tool's figure for the same requests,\n" +
+		"recomputed from them with the tool's own formulas (its dialect), with the tool's key; under it, one\n" +
+		"line for each difference in convention that applies to the file (percentile method, weighting,\n" +
+		"clock boundaries, token or chunk counts, window, failures, standard deviation). It does not\n" +
+		"compare two runs. Requests that llmmetrics cannot accept are set aside and counted unless --strict.",
 	examples: []string{
 		"llmmetrics reconcile vllm-result.json",
 		"llmmetrics reconcile --from aiperf --method linear --json profile_export.jsonl",
