@@ -61,6 +61,13 @@ func TestReportMergeChecks(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "WARNING: the files' starts differ by 100ms, more than 1% of the merged window (1.2s)")
 
+	// Another tool's file is named as such, not read as a broken JSONL.
+	vllm := filepath.Join(dir, "vllm.json")
+	require.NoError(t, os.WriteFile(vllm, []byte(`{"duration": 2.0, "completed": 1, "request_throughput": 0.5, "ttfts": [0.1]}`), 0o644))
+	code, _, errs = runCLI(t, "", "report", "--merge", a, vllm)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "is vllm's file: report it on its own")
+
 	// A concurrency-8 run after a concurrency-1 run: two plans.
 	c8 := writeShare(t, dir, "c8.jsonl", "2026-11-30T10:05:00Z", 10, `"loop":"closed","concurrency":"8"`)
 	code, _, errs = runCLI(t, "", "report", "--merge", a, c8)
