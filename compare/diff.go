@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -200,12 +201,21 @@ func headerWarnings(a, b []*llmmetrics.Run) []string {
 // fact, it warns and the fact's value is the values seen, joined by " | ".
 func sideFacts(runs []*llmmetrics.Run, side string, warn *[]string) (map[string]string, bool) {
 	var all []map[string]string
+	var bare []string
 	for i, r := range runs {
 		if r.Header == nil {
-			*warn = append(*warn, fmt.Sprintf("%s run %d has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared", side, i+1))
-			return nil, false
+			bare = append(bare, strconv.Itoa(i+1))
+			continue
 		}
 		all = append(all, headerFacts(r.Header))
+	}
+	switch {
+	case len(bare) == 1:
+		*warn = append(*warn, fmt.Sprintf("%s run %s has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared", side, bare[0]))
+		return nil, false
+	case len(bare) > 1:
+		*warn = append(*warn, fmt.Sprintf("%s runs %s have no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared", side, strings.Join(bare, ", ")))
+		return nil, false
 	}
 	facts := map[string]string{}
 	keys := map[string]bool{}
@@ -275,6 +285,9 @@ func (d *Diff) WriteTable(w io.Writer) error {
 			b.WriteString("only a change that separates every run can be\n")
 		}
 	}
+	if d.RunsA == 1 || d.RunsB == 1 {
+		b.WriteString("± ? marks a side of one run: its spread between runs is unknown, not zero\n")
+	}
 	b.WriteString("\n")
 	width := 0
 	for _, r := range d.Rows {
@@ -305,8 +318,12 @@ func (d *Diff) WriteTable(w io.Writer) error {
 }
 
 // plusMinus formats a spread as benchstat does: the median, then ± the
-// spread as a percentage of it (here the MAD).
+// spread as a percentage of it (here the MAD). One run has no spread: its
+// ± is a question mark, not a 0 % that would read as no noise.
 func plusMinus(s Spread[float64]) string {
+	if s.N == 1 {
+		return figure(s.Median, 4) + " ± ?"
+	}
 	if s.Median == 0 {
 		if s.MAD == 0 {
 			return "0 ± 0%"

@@ -132,8 +132,8 @@ func TestDiffRuns(t *testing.T) {
 	assert.Equal(t, 4, d.MinRuns)
 	assert.Empty(t, d.Skipped)
 	assert.Equal(t, []string{
-		"A run 1 has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
-		"B run 1 has no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
+		"A runs 1, 2, 3, 4 have no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
+		"B runs 1, 2, 3, 4 have no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared",
 	}, d.Warnings)
 
 	// JSON and the table.

@@ -41,8 +41,10 @@ func TestDiffCommand(t *testing.T) {
 	// Per run, nearest-rank p50 is rank 15 of 30: 114 ms in each A run,
 	// 164 ms in B. B's one run is above all three of A's: U = 0, the most
 	// extreme of C(4, 1) = 4 splits, p = 2/4.
-	assert.Regexp(t, `ttft p50 \(ms\)\s+114 ± 0%\s+164 ± 0%\s+~ \(p=0\.500 n=3\+1\)`, out)
-	assert.Regexp(t, `tpot p50 \(ms\)\s+20 ± 0%\s+20 ± 0%\s+~ \(p=1\.000 n=3\+1\)`, out)
+	// B's one run has no spread: "± ?", not "± 0%".
+	assert.Regexp(t, `ttft p50 \(ms\)\s+114 ± 0%\s+164 ± \?\s+~ \(p=0\.500 n=3\+1\)`, out)
+	assert.Regexp(t, `tpot p50 \(ms\)\s+20 ± 0%\s+20 ± \?\s+~ \(p=1\.000 n=3\+1\)`, out)
+	assert.Contains(t, out, "± ? marks a side of one run: its spread between runs is unknown, not zero")
 	assert.Contains(t, out, "need ≥ 4 runs a side for α = 0.05: with 3 + 1 runs the smallest possible p is 0.5, so no change can be significant")
 
 	// Four runs a side reach it: p = 2/70.
