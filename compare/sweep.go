@@ -466,6 +466,12 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 func (sw *Sweep) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "per %s level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests\n", sw.Kind)
+	for _, lv := range sw.Levels {
+		if lv.Runs == 1 {
+			b.WriteString("±? marks a level of one run: its spread between runs is unknown, not zero\n")
+			break
+		}
+	}
 	if sw.SLO != nil {
 		fmt.Fprintf(&b, "attainment: good / offered against SLO %s, a percentage goodput\n", *sw.SLO)
 	}
@@ -487,9 +493,12 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	for _, name := range sw.figureNames() {
 		fmt.Fprintf(tw, "%-*s", width, name+" ("+figureUnit(name)+")")
 		for _, lv := range sw.Levels {
-			if x, ok := lv.Figure(name); ok {
+			switch x, ok := lv.Figure(name); {
+			case ok && x.Spread.N == 1: // one run: no spread known
+				fmt.Fprintf(tw, "\t%s ±?", figure(x.Spread.Median, 4))
+			case ok:
 				fmt.Fprintf(tw, "\t%s ±%s", figure(x.Spread.Median, 4), figure(x.Spread.MAD, 2))
-			} else {
+			default:
 				tw.Write([]byte("\t—"))
 			}
 		}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -119,6 +120,12 @@ func TestSweepOneRepeat(t *testing.T) {
 	f, _ := sw.Levels[0].Figure("ttft p99")
 	assert.Equal(t, millis(p99), f.Spread.Median)
 	assert.Zero(t, f.Spread.MAD)
+	// The table does not print that zero as a spread.
+	var b bytes.Buffer
+	require.NoError(t, sw.WriteTable(&b))
+	assert.Regexp(t, `ttft p50 \(ms\)\s+120 ±\?`, b.String())
+	assert.NotContains(t, b.String(), "±0")
+	assert.Contains(t, b.String(), "±? marks a level of one run")
 	assert.Equal(t, 1, sw.EnvMissing)
 	c, err := sw.Capacity(0.9)
 	require.NoError(t, err)
