@@ -42,6 +42,9 @@ type lines struct {
 	spare, spareTyp []byte
 	values          int // JSON values framed so far
 	depth           jsonDepth
+	// ev is the event the last call of line completed: handed over in
+	// place, not returned, as the call is made for every line.
+	ev event
 }
 
 // maxEvent bounds one event, so that a stream that never ends a line
@@ -49,12 +52,12 @@ type lines struct {
 const maxEvent = 16 << 20
 
 // line takes one line, without its line ending, that arrived at at, and
-// returns an event when the line completes one.
-func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
+// reports whether the line completed an event, which it leaves in l.ev.
+func (l *lines) line(b []byte, at time.Time) (bool, error) {
 	if l.framing == undecided {
 		t := bytes.TrimLeft(b, " \t\ufeff")
 		if len(t) == 0 {
-			return event{}, false, nil
+			return false, nil
 		}
 		l.framing = sse
 		if t[0] == '{' || t[0] == '[' {
@@ -66,16 +69,22 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 	}
 	if len(b) == 0 { // the end of an SSE event
 		if l.n > 0 {
-			e := event{typ: l.typ, data: l.data, at: at}
+			l.ev = event{typ: l.typ, data: l.data, at: at}
 			l.typ, l.data, l.n = l.typ[:0], l.data[:0], 0
-			return e, true, nil
+			return true, nil
 		}
 		l.typ = l.typ[:0]
-		return event{}, false, nil
+		return false, nil
 	}
-	name, value := b, []byte(nil)
-	if i := bytes.IndexByte(b, ':'); i >= 0 {
-		name, value = b[:i], bytes.TrimPrefix(b[i+1:], []byte(" "))
+	var name, value []byte
+	switch {
+	case len(b) >= 6 && string(b[:6]) == "data: ": // most lines: read at once
+		name, value = b[:4], b[6:]
+	default:
+		name = b
+		if i := bytes.IndexByte(b, ':'); i >= 0 {
+			name, value = b[:i], bytes.TrimPrefix(b[i+1:], []byte(" "))
+		}
 	}
 	switch string(name) {
 	case "": // a comment line, ": OPENROUTER PROCESSING"
@@ -84,10 +93,10 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 			// A server that ends events with one newline, not a blank
 			// line: a data line that starts a new object after one that
 			// held a whole object starts a new event.
-			e := event{typ: l.typ, data: l.data, at: at}
+			l.ev = event{typ: l.typ, data: l.data, at: at}
 			l.data, l.spare = append(l.spare[:0], value...), l.data
 			l.typ, l.spareTyp = l.spareTyp[:0], l.typ
-			return e, true, nil
+			return true, nil
 		}
 		if l.n > 0 {
 			l.data = append(l.data, '\n')
@@ -95,7 +104,7 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 		l.data = append(l.data, value...)
 		l.n++
 		if len(l.data) > maxEvent {
-			return event{}, false, errLongEvent
+			return false, errLongEvent
 		}
 	case "event":
 		l.typ = append(l.typ[:0], value...)
@@ -106,7 +115,7 @@ func (l *lines) line(b []byte, at time.Time) (event, bool, error) {
 		l.data = append(l.data[:0], value...)
 		l.n = 1
 	}
-	return event{}, false, nil
+	return false, nil
 }
 
 // wholeObject reports whether b looks like one whole JSON object: it
@@ -121,28 +130,28 @@ func startsObject(b []byte) bool {
 	return len(b) > 0 && b[0] == '{'
 }
 
-// jsonLine adds a line to the pending JSON value and returns the value
-// once it is complete: at once for NDJSON, after many lines for an
+// jsonLine adds a line to the pending JSON value and completes the value
+// (in l.ev) once it is whole: at once for NDJSON, after many lines for an
 // indented body.
-func (l *lines) jsonLine(b []byte, at time.Time) (event, bool, error) {
+func (l *lines) jsonLine(b []byte, at time.Time) (bool, error) {
 	if l.depth.zero() && len(bytes.TrimSpace(b)) == 0 {
-		return event{}, false, nil
+		return false, nil
 	}
 	if len(l.data) > 0 {
 		l.data = append(l.data, '\n')
 	}
 	l.data = append(l.data, b...)
 	if len(l.data) > maxEvent {
-		return event{}, false, errLongEvent
+		return false, errLongEvent
 	}
 	l.depth.feed(b)
 	if !l.depth.zero() {
-		return event{}, false, nil
+		return false, nil
 	}
-	e := event{data: l.data, at: at}
+	l.ev = event{data: l.data, at: at}
 	l.data = l.data[:0]
 	l.values++
-	return e, true, nil
+	return true, nil
 }
 
 // end returns the pending event at the end of the stream: a stream may
@@ -216,11 +225,18 @@ type pusher struct {
 
 // push takes bytes that arrived at at.
 func (p *pusher) push(b []byte, at time.Time) {
+	// cr is the index in b of its next CR, or -1 when it holds none: it is
+	// sought once a push, and again only once a line has ended at it, so
+	// that a stream without CRs is not searched for them line by line.
+	cr := bytes.IndexByte(b, '\r')
 	for p.err == nil && len(b) > 0 {
 		if p.cr {
 			p.cr = false
 			if b[0] == '\n' {
 				b = b[1:]
+				if cr >= 0 {
+					cr-- // not 0: b[0] was LF
+				}
 				continue
 			}
 		}
@@ -230,7 +246,7 @@ func (p *pusher) push(b []byte, at time.Time) {
 			lim = len(b)
 		}
 		end, next := lf, lf+1
-		if cr := bytes.IndexByte(b[:lim], '\r'); cr >= 0 {
+		if cr >= 0 && cr < lim {
 			end, next = cr, cr+1
 			if cr == lf-1 {
 				next = lf + 1 // CRLF
@@ -239,6 +255,11 @@ func (p *pusher) push(b []byte, at time.Time) {
 			}
 		}
 		if end < 0 {
+			if p.partial == nil {
+				// Room for most lines at once, rather than growing
+				// the buffer a few times in each stream.
+				p.partial = make([]byte, 0, max(len(b), 512))
+			}
 			p.partial = append(p.partial, b...)
 			if len(p.partial) > maxEvent {
 				p.err = errLongEvent
@@ -250,15 +271,20 @@ func (p *pusher) push(b []byte, at time.Time) {
 			p.partial = append(p.partial, line...)
 			line = p.partial
 		}
-		e, ok, err := p.lines.line(line, at)
+		ok, err := p.lines.line(line, at)
 		p.partial = p.partial[:0]
 		b = b[next:]
+		if cr >= 0 {
+			if cr -= next; cr < 0 { // the line ended at it
+				cr = bytes.IndexByte(b, '\r')
+			}
+		}
 		if err != nil {
 			p.err = err
 			return
 		}
 		if ok {
-			p.emit(e)
+			p.emit(p.lines.ev)
 		}
 	}
 }
@@ -269,8 +295,8 @@ func (p *pusher) end(at time.Time) {
 		return
 	}
 	if len(p.partial) > 0 {
-		if e, ok, err := p.lines.line(p.partial, at); err == nil && ok {
-			p.emit(e)
+		if ok, err := p.lines.line(p.partial, at); err == nil && ok {
+			p.emit(p.lines.ev)
 		}
 		p.partial = p.partial[:0]
 	}

@@ -51,12 +51,16 @@ func skip(b []byte, i int) int {
 		}
 		return -1
 	default:
-		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' {
+		for i < len(b) && !endsScalar[b[i]] {
 			i++
 		}
 		return i
 	}
 }
+
+// endsScalar holds the bytes that end a number or a literal for skip: the
+// end of a member or an element, and white space.
+var endsScalar = [256]bool{',': true, '}': true, ']': true, ' ': true, '\n': true, '\r': true, '\t': true}
 
 // members calls fn with each key (its raw bytes, without quotes) and value
 // (its raw bytes) of the object b, until fn returns false. It reports
@@ -74,8 +78,8 @@ func members(b []byte, fn func(key, val []byte) bool) bool {
 		if b[i] != '"' {
 			return false
 		}
-		end := skip(b, i)
-		if end < 0 {
+		end, _, _, err := jsontok.String(b, i)
+		if err != nil {
 			return false
 		}
 		key := b[i+1 : end-1]
@@ -205,8 +209,8 @@ func object(b []byte, fn func(key, rest []byte) int) int {
 		if b[i] != '"' {
 			return -1
 		}
-		end := skip(b, i)
-		if end < 0 {
+		end, _, _, err := jsontok.String(b, i)
+		if err != nil {
 			return -1
 		}
 		key := b[i+1 : end-1]

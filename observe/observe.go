@@ -273,8 +273,8 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	}
 	r.Finish = s.finish
 	r.Streamed = p.lines.streamed()
-	if s.model != nil {
-		r.ResponseModel = string(s.model)
+	if s.model != "" {
+		r.ResponseModel = s.model
 	}
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource

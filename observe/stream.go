@@ -26,7 +26,7 @@ type stream struct {
 	finish             string
 	errMsg             string // an error the stream reported
 	errType, errCode   string // the server's type and code of that error
-	model              []byte // the model the response named, copied
+	model              string // the model the response named
 	events             int    // events framed
 	timings            []byte // the server's timings object, copied
 	timingsSource      string
@@ -373,9 +373,9 @@ func (s *stream) fail(v []byte) {
 
 // setModel keeps the first model the response named.
 func (s *stream) setModel(v []byte) {
-	if s.model == nil {
-		if m, ok := stringValue(v); ok && m != "" {
-			s.model = []byte(m)
+	if s.model == "" {
+		if m, ok := stringValue(v); ok {
+			s.model = m
 		}
 	}
 }

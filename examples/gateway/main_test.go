@@ -70,13 +70,28 @@ func call(t *testing.T, base, model string, stream bool) int {
 	return send(t, base, string(body))
 }
 
-// send sends a request body as it is.
+// send sends a request body as it is and returns the status, or 0 when
+// the request could not be sent (an error the test is failed with; send
+// may be called from any goroutine).
 func send(t *testing.T, base, body string) int {
+	code, err := post(base, body)
+	if err != nil {
+		t.Errorf("%v", err)
+	}
+	return code
+}
+
+// post sends a request body as it is, reads the reply to its end (a cut
+// stream ends in an error there, which is not post's) and returns its
+// status.
+func post(base, body string) (int, error) {
 	resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
-	require.NoError(t, err)
-	io.Copy(io.Discard, resp.Body) // a cut stream ends in an error here
+	if err != nil {
+		return 0, fmt.Errorf("POST %.80s: %w", body, err)
+	}
+	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, nil
 }
 
 // The gateway in front of a fake upstream: plain OpenAI-style streams

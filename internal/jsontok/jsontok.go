@@ -6,12 +6,17 @@
 // formats' scanner of other tools' result files (naming the byte offset),
 // and observe's reader of streamed events (which reads a malformed event
 // as empty).
+//
+// String reads eight bytes at a time, and Space decides most calls at its
+// first comparison; each has a plain twin, a byte at a time (plain.go),
+// which the fuzz tests hold it to on every input.
 package jsontok
 
 import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 
 	"github.com/llmmetrics/llmmetrics/internal/eightdigits"
 )
@@ -23,9 +28,10 @@ var (
 )
 
 // Space returns the index of the first byte at or after i that is not JSON
-// white space, or len(b).
+// white space, or len(b). A byte above ' ' ends it at the first comparison:
+// most calls find no white space at all.
 func Space(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -42,8 +48,19 @@ func Literal(b []byte, i int, word string) bool {
 // the quotes; any other is for encoding/json to decode (it checks escapes
 // and UTF-8). On an error, end is where reading stopped: at the control
 // character (ErrControl), or at or past the end of b (ErrEnd).
+//
+// It reads eight bytes at a time up to the next byte it must look at (see
+// stops); stringPlain, a byte at a time, is its twin and its specification.
 func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 	for i++; i < len(b); {
+		if i+8 <= len(b) {
+			m := stops(binary.LittleEndian.Uint64(b[i:i+8]), nonASCII)
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		c := b[i]
 		switch {
 		case c == '\\':
@@ -60,6 +77,29 @@ func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 		i++
 	}
 	return i, escaped, nonASCII, ErrEnd
+}
+
+// Masks of the eight bytes of a uint64.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stops returns a mask whose lowest set bit is the high bit of the first
+// of the eight bytes of v (the first in the lowest byte) that String must
+// look at — a quote, a backslash, a control character, or, until one has
+// been seen (nonASCII), a byte beyond ASCII — and 0 when there is none.
+// Each test is the classic "has a byte less than n": subtracting n from
+// every byte sets the high bit of each byte below n, and of bytes above
+// one only through its borrow, so the lowest set bit is always exact.
+func stops(v uint64, nonASCII bool) uint64 {
+	q := v ^ ('"' * ones)   // quotes become zeros
+	bs := v ^ ('\\' * ones) // backslashes become zeros
+	m := (q-ones)&^q | (bs-ones)&^bs
+	if nonASCII {
+		return (m | (v-0x20*ones)&^v) & highs
+	}
+	return (m | (v - 0x20*ones) | v) & highs // x&^v | v is x | v
 }
 
 // A WholeError says why Whole did not read a whole number.
