@@ -35,7 +35,13 @@ import (
 // The Transport reads a request's JSON body (up to 8 MiB) before sending
 // it, for its model (Result.RequestModel) and, with IncludeUsage, to ask
 // for usage; the body sent is the same bytes unless IncludeUsage changed
-// them.
+// them. A larger body is sent as it is, unread: its RequestModel is "" and
+// IncludeUsage does not apply to it.
+//
+// An HTTP error's Result carries the server's message, type and code from
+// the first 64 KiB of its body, also when the caller closes the body
+// unread: Close then reads that much first, waiting at most a second for
+// a server that stalls inside its error body.
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
@@ -256,30 +262,68 @@ type cancelledContext struct{ context.Context }
 func (cancelledContext) Err() error { return context.Canceled }
 
 // failedBody passes an error response's body to its reader, keeping its
-// first 64 KiB for the error message.
+// first 64 KiB for the error message. A caller that closes it unread (many
+// check the status and stop there) still gets the server's words in the
+// Result: Close reads what it keeps first, for at most drainLimit.
 type failedBody struct {
 	io.ReadCloser
-	res  *Result
-	code int
-	kept []byte
-	done func(*Result)
-	once sync.Once
+	res   *Result
+	code  int
+	kept  []byte
+	ended bool // the reader saw its end or an error
+	done  func(*Result)
+	once  sync.Once
 }
+
+// keepLimit is how much of an error body is kept; drainLimit how long
+// Close waits for it when the caller read none or part of it.
+const (
+	keepLimit  = 64 << 10
+	drainLimit = time.Second
+)
 
 func (b *failedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if room := 64<<10 - len(b.kept); room > 0 {
+	if room := keepLimit - len(b.kept); room > 0 {
 		b.kept = append(b.kept, p[:min(n, room)]...)
 	}
 	if err != nil {
+		b.ended = true
 		b.finish()
 	}
 	return n, err
 }
 
 func (b *failedBody) Close() error {
+	if !b.ended {
+		b.drain()
+	}
 	b.finish()
 	return b.ReadCloser.Close()
+}
+
+// drain reads the rest of what the body keeps, giving up after drainLimit
+// (a server that stalls its error body) by closing the body under the
+// read.
+func (b *failedBody) drain() {
+	room := keepLimit - len(b.kept)
+	if room <= 0 {
+		return
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		rest, _ := io.ReadAll(io.LimitReader(b.ReadCloser, int64(room)))
+		got <- rest
+	}()
+	t := time.NewTimer(drainLimit)
+	defer t.Stop()
+	select {
+	case rest := <-got:
+		b.kept = append(b.kept, rest...)
+	case <-t.C:
+		b.ReadCloser.Close() // ends the read
+		b.kept = append(b.kept, <-got...)
+	}
 }
 
 func (b *failedBody) finish() {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,4 +84,37 @@ func TestTransportEarlyCloseAndPassThrough(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	assert.Len(t, got, 1, "an unknown endpoint is not observed")
+}
+
+// A caller that checks the status and closes an error body unread still
+// gets the server's words in the Result; one whose server stalls inside
+// the error body gets what came before the stall.
+func TestErrorBodyClosedUnread(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("stall") == "" {
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":{"message":"Rate limit reached for requests","type":"rate_limit_error","code":"rate_limit_exceeded"}}`)
+			return
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `overloaded: queue full`+"\n"+`{"detail":`)
+		w.(http.Flusher).Flush()
+		<-release // a body that never ends
+	}))
+	defer srv.Close()
+	defer close(release)
+	var got []*Result
+	client := &http.Client{Transport: &Transport{OnResult: func(r *Result) { got = append(got, r) }}}
+	for _, q := range []string{"", "?stall=1"} {
+		resp, err := client.Post(srv.URL+"/v1/chat/completions"+q, "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+		require.NoError(t, err)
+		resp.Body.Close() // unread
+	}
+	require.Len(t, got, 2)
+	assert.Equal(t, "HTTP 429: Rate limit reached for requests", got[0].Record.Message)
+	assert.Equal(t, "rate_limit_error", got[0].ErrorType)
+	// Not JSON: the first line of what the server sent before it stalled.
+	assert.Equal(t, "HTTP 500: overloaded: queue full", got[1].Record.Message)
 }
