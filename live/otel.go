@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -250,6 +251,9 @@ func (s *OTelSink) Observe(ctx context.Context, k Key, o Observation) {
 		s.maxGap.Record(ctx, o.MaxGap.Seconds(), opts.base...)
 		if opts.chunks != nil {
 			opts.chunks.observe(s.chunkBounds, o.Chunks)
+			if !s.chunks.produced.Load() {
+				s.chunks.unread(time.Now())
+			}
 		} else {
 			// The chunk gaps go without the request's context: an
 			// exemplar offered for each chunk of a traced request would

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -34,7 +36,10 @@ import (
 // A ChunkProducer serves one sink. Its data points are cumulative
 // whatever the reader's temporality, and carry the instrumentation scope
 // Scope (live's import path when zero); the SDK applies no view to them.
-// Registered on no reader, its histogram is exported nowhere.
+// Registered on no reader, its histogram is exported nowhere: when no
+// reader has collected it UnreadAfter after its first gap, it says so once
+// through the OpenTelemetry error handler (otel.Handle, which logs by
+// default).
 type ChunkProducer struct {
 	// Scope is the instrumentation scope of the exported metric.
 	Scope instrumentation.Scope
@@ -42,6 +47,35 @@ type ChunkProducer struct {
 	mu     sync.Mutex
 	bounds []float64 // set by the one sink that takes it
 	sets   sync.Map  // Key → *chunkHist
+
+	produced, warned atomic.Bool
+	firstGap         atomic.Int64 // Unix ns of the first gap added; 0 before
+}
+
+// UnreadAfter is how long a ChunkProducer holds gaps no reader collected
+// before it reports that it seems registered on no reader: ten times a
+// periodic reader's default interval of a minute.
+const UnreadAfter = 10 * time.Minute
+
+// ErrProducerUnread is what a ChunkProducer reports, once, through
+// otel.Handle when no reader has collected it UnreadAfter after its first
+// gap.
+var ErrProducerUnread = errors.New("live: the ChunkProducer's chunk gaps have not been collected by any reader: register it on the reader with sdkmetric.WithProducer, or leave OTelOptions.Chunks nil")
+
+// unread reports, once, a producer no reader has collected for
+// UnreadAfter since its first gap; now is the time of a gap being added.
+func (p *ChunkProducer) unread(now time.Time) {
+	if p.produced.Load() || p.warned.Load() {
+		return
+	}
+	first := p.firstGap.Load()
+	if first == 0 {
+		p.firstGap.CompareAndSwap(0, now.UnixNano())
+		return
+	}
+	if now.Sub(time.Unix(0, first)) >= UnreadAfter && p.warned.CompareAndSwap(false, true) {
+		otel.Handle(ErrProducerUnread)
+	}
 }
 
 // ErrProducerTaken is returned by NewOTelSink for a ChunkProducer that
@@ -154,6 +188,7 @@ func bucketOf(bounds []float64, g time.Duration) int {
 // one gap, cumulative: sdkmetric.Producer's method, called by the reader
 // at each collection.
 func (p *ChunkProducer) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
+	p.produced.Store(true)
 	p.mu.Lock()
 	bounds := slices.Clone(p.bounds) // each collection's own
 	p.mu.Unlock()

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -205,5 +207,54 @@ func TestChunkProducerManyBuckets(t *testing.T) {
 		if !slices.Equal(p.BucketCounts, want) || p.Sum != 0.086 {
 			t.Errorf("buckets %v sum %v, want %v sum 0.086", p.BucketCounts, p.Sum, want)
 		}
+	}
+}
+
+// A producer that no reader collects says so once through the
+// OpenTelemetry error handler, UnreadAfter after its first gap; one that
+// a reader collects says nothing.
+func TestChunkProducerUnread(t *testing.T) {
+	var mu sync.Mutex
+	var handled []error
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		handled = append(handled, err)
+		mu.Unlock()
+	}))
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(handled)
+	}
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+	lost := new(ChunkProducer)
+	lost.unread(t0)                                // the first gap
+	lost.unread(t0.Add(UnreadAfter - time.Second)) // not yet
+	if n := count(); n != 0 {
+		t.Fatalf("%d reports before UnreadAfter", n)
+	}
+	lost.unread(t0.Add(UnreadAfter))
+	lost.unread(t0.Add(2 * UnreadAfter))
+	if n := count(); n != 1 || !errors.Is(handled[0], ErrProducerUnread) {
+		t.Fatalf("reports %v, want ErrProducerUnread once", handled)
+	}
+
+	read := new(ChunkProducer)
+	read.unread(t0)
+	read.Produce(context.Background())
+	read.unread(t0.Add(2 * UnreadAfter))
+	if n := count(); n != 1 {
+		t.Errorf("a collected producer reported: %v", handled)
+	}
+
+	// Through a sink: its first observation starts the clock.
+	sink, err := NewOTelSink(sdkmetric.NewMeterProvider().Meter("t"), OTelOptions{Chunks: new(ChunkProducer)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.Observe(context.Background(), chat, okObservation(0, 10*ms, 20*ms))
+	if sink.chunks.firstGap.Load() == 0 {
+		t.Error("the sink's first gap did not start the producer's clock")
 	}
 }
