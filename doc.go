@@ -155,7 +155,9 @@
 // due to begun, makes coordinated omission visible), the client's own wait
 // before the request was written (never inside TTFT), and the first answer
 // chunk after any reasoning. A Summary reports their distributions
-// (Summary.Client). A [RunHeader], the first line of a file written by
+// (Summary.Client), and an open loop's TTFT and E2E from each request's
+// scheduled time rather than its send (ClientStats.TTFTFromScheduled),
+// which a slow client or a full concurrency cap cannot hide. A [RunHeader], the first line of a file written by
 // llmmetrics run, says how the run was taken — target, load, flags,
 // environment, what the server said of itself — and every report states it.
 // The sub-packages observe and drive take such runs. [MergeRuns] puts the

@@ -79,7 +79,8 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		for _, d := range []struct {
 			key string
 			d   *Distribution
-		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
+		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness},
+			{"ttft_from_scheduled_ms", c.TTFTFromScheduled}, {"e2e_from_scheduled_ms", c.E2EFromScheduled}} {
 			if d.d != nil {
 				co = append(co, field{d.key, distObject(d.d, nil)})
 			}
@@ -347,7 +348,8 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		rows = append(rows, row{"max gap/request", s.MaxGap})
 	}
 	if c := s.Client; c != nil {
-		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
+		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness},
+			{"TTFT from sched.", c.TTFTFromScheduled}, {"E2E from sched.", c.E2EFromScheduled}} {
 			if r.d != nil {
 				rows = append(rows, r)
 			}
@@ -401,6 +403,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			fmt.Fprintf(&b, "; %d without chunk arrivals", it.NoChunks)
 		}
 		b.WriteString("\n")
+	}
+	if c := s.Client; c != nil && c.TTFTFromScheduled != nil {
+		b.WriteString("from sched.: TTFT and E2E from each request's scheduled time, not its send (lateness and wait included: coordinated omission corrected, as wrk2)\n")
 	}
 	if t := s.Throughput; t != nil {
 		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests)

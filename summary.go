@@ -431,6 +431,15 @@ type ClientStats struct {
 	// FirstAnswer is the time to the first answer (non-reasoning) chunk of
 	// ok requests, from Sent: TTFT's counterpart for reasoning models.
 	FirstAnswer *Distribution
+	// TTFTFromScheduled and E2EFromScheduled are TTFT and E2E of the ok
+	// requests of an open loop measured from each request's scheduled time
+	// instead of its send: Sent − Scheduled + TTFT, and likewise E2E. They
+	// include the time a request waited to be sent (its lateness and the
+	// client's wait), which a slow client or a full concurrency cap would
+	// otherwise hide: coordinated omission corrected, as wrk2 and
+	// HdrHistogram correct it. Nil without scheduled ok requests.
+	TTFTFromScheduled *Distribution
+	E2EFromScheduled  *Distribution
 	// ReasoningTokens sums the reasoning tokens of ok requests whose usage
 	// gave them, over ReasoningRequests requests.
 	ReasoningTokens   int64
@@ -443,7 +452,7 @@ func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *Cli
 	if src.tab != nil {
 		return nil // a table holds no client facts
 	}
-	var late, wait, answer []time.Duration
+	var late, wait, answer, ttftDue, e2eDue []time.Duration
 	cs := &ClientStats{}
 	any := false
 	for i := range src.recs {
@@ -461,6 +470,10 @@ func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *Cli
 		}
 		if c.HasAnswer {
 			answer = append(answer, c.FirstAnswer)
+		}
+		if r := &src.recs[i]; c.HasSchedule {
+			due := r.Sent - c.Scheduled // from when it was due to when it was written
+			ttftDue, e2eDue = append(ttftDue, due+r.first()), append(e2eDue, due+r.last())
 		}
 		if c.HasReasoning {
 			cs.ReasoningTokens += int64(c.ReasoningTokens)
@@ -481,5 +494,6 @@ func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *Cli
 		return &d
 	}
 	cs.Lateness, cs.Wait, cs.FirstAnswer = describe(late), describe(wait), describe(answer)
+	cs.TTFTFromScheduled, cs.E2EFromScheduled = describe(ttftDue), describe(e2eDue)
 	return cs
 }

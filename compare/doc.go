@@ -50,7 +50,8 @@
 // is a threshold on one figure of a [llmmetrics.Summary], for a gate in CI;
 // [Condition.Check] reads the figure and says whether the run crosses it.
 // A figure the summary lacks is an error wrapping [llmmetrics.ErrInvalidOption],
-// never a pass.
+// never a pass. "p99(ttft_from_scheduled)>1s" gates an open loop's TTFT
+// from each request's scheduled time (coordinated omission corrected).
 //
 // # Spread across runs
 //

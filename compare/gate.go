@@ -14,14 +14,18 @@ import (
 // is above 500 ms. It reads
 //
 //	STAT(METRIC) OP LIMIT   STAT: pNN (a percentile), mean, min or max;
-//	                        METRIC: ttft, tpot, e2e, itl or max_gap;
+//	                        METRIC: ttft, tpot, e2e, itl, max_gap,
+//	                        ttft_from_scheduled or e2e_from_scheduled;
 //	                        LIMIT: a duration (500ms)
 //	FIGURE OP LIMIT         FIGURE: attainment or error_rate (fractions,
 //	                        0.95), output_tokens_per_s, prompt_tokens_per_s
 //	                        or requests_per_s (numbers)
 //
 // with OP one of >, >=, < and <=. A percentile must be among the summary's
-// percentiles.
+// percentiles. ttft_from_scheduled and e2e_from_scheduled are an open
+// loop's TTFT and E2E from each request's scheduled time
+// (ClientStats.TTFTFromScheduled): a gate on them sees the time requests
+// waited to be sent, which one on ttft or e2e does not.
 type Condition struct {
 	Text   string // as written
 	Stat   string // "p99", "mean", "min", "max"; "" for a figure
@@ -30,7 +34,8 @@ type Condition struct {
 	Limit  float64 // nanoseconds for a latency
 }
 
-var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "itl": true, "max_gap": true}
+var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "itl": true, "max_gap": true,
+	"ttft_from_scheduled": true, "e2e_from_scheduled": true}
 
 // ParseCondition reads a condition (see Condition). It returns an error
 // wrapping ErrInvalidOption for one it cannot read.
@@ -55,7 +60,7 @@ func ParseCondition(s string) (Condition, error) {
 		}
 		c.Stat, c.Metric = strings.TrimSpace(stat), strings.TrimSpace(strings.TrimSuffix(arg, ")"))
 		if !latencyMetrics[c.Metric] {
-			return bad(fmt.Sprintf("unknown metric %q (want ttft, tpot, e2e, itl or max_gap)", c.Metric))
+			return bad(fmt.Sprintf("unknown metric %q (want ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled or e2e_from_scheduled)", c.Metric))
 		}
 		switch {
 		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
@@ -122,7 +127,11 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	}
 	d := distribution(s, c.Metric)
 	if d == nil {
-		return missing(fmt.Sprintf("the run has no %s distribution", c.Metric))
+		why := fmt.Sprintf("the run has no %s distribution", c.Metric)
+		if strings.HasSuffix(c.Metric, "_from_scheduled") {
+			why += " (only an open loop's ok requests carry a scheduled time)"
+		}
+		return missing(why)
 	}
 	var v time.Duration
 	switch c.Stat {
@@ -143,7 +152,8 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 }
 
 // distribution returns the summary's distribution of a latency metric by
-// name (ttft, tpot, e2e, itl, max_gap), or nil.
+// name (ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled,
+// e2e_from_scheduled), or nil.
 func distribution(s *llmmetrics.Summary, name string) *llmmetrics.Distribution {
 	switch name {
 	case "ttft":
@@ -159,6 +169,14 @@ func distribution(s *llmmetrics.Summary, name string) *llmmetrics.Distribution {
 	case "itl":
 		if s.ITL != nil {
 			return &s.ITL.Distribution
+		}
+	case "ttft_from_scheduled":
+		if s.Client != nil {
+			return s.Client.TTFTFromScheduled
+		}
+	case "e2e_from_scheduled":
+		if s.Client != nil {
+			return s.Client.E2EFromScheduled
 		}
 	}
 	return nil

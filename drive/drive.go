@@ -140,6 +140,11 @@ type Outcome struct {
 	// first request could be sent (the warm-up drained) to when its last
 	// finished.
 	MeasureStart, MeasureEnd time.Time
+	// Unsent counts the arrivals of an open loop of a Duration that were
+	// due before its deadline but never sent: they still waited, for a slot
+	// under the Concurrency cap or for a client behind its schedule, when
+	// sending stopped. Measured part only.
+	Unsent int
 }
 
 // Run sends the plan's requests and observes them until the plan is done
@@ -202,6 +207,7 @@ type runner struct {
 	steady    chan struct{}       // closed when Auto found steady state
 	steadyMsg string
 	failRun   int // failures in a row, for the closed loop's back-off
+	unsent    int // Outcome.Unsent
 }
 
 func newRunner(p Plan) (*runner, error) {
@@ -278,6 +284,7 @@ func (r *runner) run(ctx context.Context) *Outcome {
 	}
 	if ctx.Err() == nil {
 		r.phase(ctx, &wg, false)
+		out.Unsent = r.unsent
 		if r.p.Duration > 0 {
 			stopSending() // the duration is over: the requests in flight get the grace
 		}
@@ -338,10 +345,12 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 			break
 		}
 		if r.slots != nil && !r.acquire(sendCtx, warm) {
+			r.countUnsent(ctx, sendCtx, next, began, dur, count-i, warm)
 			break
 		}
 		if sendCtx.Err() != nil {
 			r.release() // the time ran out while waiting for a slot
+			r.countUnsent(ctx, sendCtx, next, began, dur, count-i, warm)
 			break
 		}
 		res := r.reserve()
@@ -367,6 +376,23 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 		return fmt.Sprintf("a fixed warm-up of %v", w.Duration)
 	}
 	return ""
+}
+
+// countUnsent counts, when an open loop's measured part reached its
+// deadline while the arrival due at next waited (for a slot, or for the
+// loop to reach it), that arrival
+// and every later one due before the deadline (drawn from the schedule,
+// which nothing draws from afterwards), up to the left of a count (none
+// when left ≤ 0: no count). An interrupt is not counted: it stopped the
+// schedule, it did not hold it.
+func (r *runner) countUnsent(ctx, sendCtx context.Context, next time.Duration, began time.Time, dur time.Duration, left int, warm bool) {
+	if warm || r.arrivals == nil || dur <= 0 || ctx.Err() != nil || sendCtx.Err() == nil {
+		return
+	}
+	deadline := began.Add(dur).Sub(r.obs.Epoch)
+	for ; next <= deadline && (left <= 0 || r.unsent < left); next += r.arrivals.next() {
+		r.unsent++
+	}
 }
 
 // acquire takes a slot of the closed loop or of the open loop's cap. In

@@ -25,7 +25,7 @@ type gate struct {
 
 func (g *gate) define(fs *flag.FlagSet) {
 	g.failBelow = fs.Float64("fail-below", 0, "exit with status 3 when the attainment against --slo is below this `fraction`, e.g. 0.95")
-	fs.Var(&g.failIf, "fail-if", "exit with status 3 when the run meets this `condition`, e.g. 'p99(ttft)>500ms', 'mean(tpot)>=40ms', 'error_rate>0.01' (repeatable)")
+	fs.Var(&g.failIf, "fail-if", "exit with status 3 when the run meets this `condition`, e.g. 'p99(ttft)>500ms', 'mean(tpot)>=40ms', 'error_rate>0.01', an open loop's 'p99(ttft_from_scheduled)>1s' (repeatable)")
 }
 
 // parse reads the conditions, and adds the percentiles they name to the
@@ -64,19 +64,53 @@ func (g *gate) parse(opt *llmmetrics.Options) error {
 }
 
 // check returns an errGate naming every condition the summary crosses.
-func (g *gate) check(s *llmmetrics.Summary) error {
+// When the run's load check warned (lc; nil for none), a condition that
+// passed is not taken at its word: see doubt.
+func (g *gate) check(s *llmmetrics.Summary, lc *loadCheck) error {
 	var failed []string
 	for _, c := range g.conditions {
 		bad, value, err := c.Check(s)
 		if err != nil {
 			return err
 		}
-		if bad {
+		switch {
+		case bad:
 			failed = append(failed, fmt.Sprintf("%s (it is %s)", c.Text, value))
+		case lc != nil:
+			if why := lc.doubt(c, value, s); why != "" {
+				failed = append(failed, why)
+			}
 		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%w: %s", errGate, strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// doubt says why a condition that passed (at value) does not pass a run
+// whose load check warned, or "". Where the figures do not describe the
+// load asked for (the server stopped answering, fell behind, or a closed
+// loop's failures swamped it), no condition on a latency or a throughput
+// passes: only error_rate and attainment, which count every request, are
+// judged as they are. Where an open loop's sends lagged their schedule,
+// a condition on TTFT or E2E from the send is judged again from the
+// scheduled time, and fails when that crosses it.
+func (c *loadCheck) doubt(cond compare.Condition, value string, s *llmmetrics.Summary) string {
+	if len(c.Warnings) == 0 || cond.Metric == "error_rate" || cond.Metric == "attainment" {
+		return ""
+	}
+	if c.partial != "" {
+		return fmt.Sprintf("%s passed (it is %s), but %s: a gate does not pass on figures of a load the server did not take (see the WARNING)", cond.Text, value, c.partial)
+	}
+	if !c.late || cond.Stat == "" || cond.Metric != "ttft" && cond.Metric != "e2e" {
+		return ""
+	}
+	due := cond
+	due.Metric += "_from_scheduled"
+	bad, dueValue, err := due.Check(s)
+	if err != nil || !bad {
+		return ""
+	}
+	return fmt.Sprintf("%s passed from each request's send (it is %s) but not from its scheduled time (%s(%s) is %s): the sends lagged their schedule (see the WARNING)", cond.Text, value, due.Stat, due.Metric, dueValue)
 }

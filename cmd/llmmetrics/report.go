@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -44,9 +46,24 @@ var reportCommand = &command{
 		"decomposition) as SVG and PNG; --html FILE writes one page of the tables and the charts, inline, that\n" +
 		"opens offline (docs/pictures.md). A chart that cannot be drawn is left out with its reason. --spectrum\n" +
 		"METRIC prints only the metric's percentile spectrum in HdrHistogram's layout.\n" +
+		"The load check of a file of llmmetrics' JSONL is the one run printed from the same records: for an\n" +
+		"open loop the offered, scheduled and achieved rates, the lateness, the requests due before a\n" +
+		"--duration's deadline but never sent (from the end line), the sending window and the drain after it,\n" +
+		"with TTFT and E2E from each request's scheduled time in the table (from sched.); a WARNING at the\n" +
+		"top when the sends fell 10% behind their schedule, lateness p99 exceeds 1 s, the server's last\n" +
+		"answer came longer after the last send than the sending lasted (it fell behind, or the run is\n" +
+		"shorter than one request), a closed loop's failures outnumber its ok requests ten to one, or the\n" +
+		"server stopped answering (no answer for more than a tenth of the sending and longer than its\n" +
+		"longest request took, and the requests sent after the last it answered all failed, 3 at least, or\n" +
+		"hung until the grace ran out: the figures cover the run until then); in JSON under \"load_check\".\n" +
 		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
-		"repeatable) make report exit with status 3 and a one-line reason when the run crosses one, after\n" +
-		"printing the report; a figure the run lacks is an error (status 1), never a pass.\n" +
+		"repeatable; ttft_from_scheduled and e2e_from_scheduled name an open loop's figures from the\n" +
+		"scheduled time, 'p99(ttft_from_scheduled)>1s') make report exit with status 3 and a one-line reason\n" +
+		"when the run crosses one, after printing the report; a figure the run lacks is an error (status 1),\n" +
+		"never a pass. A run whose load check warned is not taken at its word: when its sends lagged, a\n" +
+		"condition on ttft or e2e that passed is judged again from the scheduled time; when the server fell\n" +
+		"behind or stopped answering, or failures swamped a closed loop, no condition on a latency or a\n" +
+		"throughput passes (error_rate and attainment, which count every request, are judged as they are).\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.\n" +
 		"A GuideLLM file written by a sweep holds several benchmarks: report reports each in turn (with\n" +
@@ -75,7 +92,8 @@ type reportFlags struct {
 	merge     *bool
 	gate      gate
 	pics      pictures
-	errs      *errorSet // the failed requests' error set, printed after the table
+	errs      *errorSet  // the failed requests' error set, printed after the table
+	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -192,11 +210,14 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 	return all[n-1 : n], nil
 }
 
-// reportOwn reports a file in llmmetrics' own CSV or JSONL. Unless the
-// pictures or the spectrum want the records themselves, the file is
-// summarized without keeping them as Records (ReadOptions.Summarize).
+// reportOwn reports a file in llmmetrics' own CSV or JSONL. A CSV file is
+// summarized without keeping its rows as Records (ReadOptions.Summarize),
+// unless the pictures or the spectrum want them. A JSONL file is read as
+// Records in any case (the reader holds them so), and they are kept for
+// the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	if *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
+	in, jsonl := isJSONL(in)
+	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
 		if err != nil {
 			return inFile(name, withLenientHint(err))
@@ -213,7 +234,18 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		return inFile(name, withLenientHint(err))
 	}
 	f.errs = newErrorSet(run.Records)
+	if jsonl {
+		f.load = checkLoad(loadFacts(s.Header, nil), run.Records, s, opt)
+	}
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
+}
+
+// isJSONL says whether the input is JSONL: its first byte that is not
+// white space (after a byte-order mark) is '{', as Read decides.
+func isJSONL(in io.Reader) (io.Reader, bool) {
+	in, head := formats.Peek(in)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return in, len(head) > 0 && head[0] == '{'
 }
 
 // reportMerged reports the files of one run taken by several machines,
@@ -255,7 +287,29 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		return withLenientHint(err)
 	}
 	f.errs = newErrorSet(merged.Records)
+	f.load = checkLoad(mergedLoad(s.Header, named), merged.Records, s, opt)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
+}
+
+// mergedLoad is the load of a merged run for its load check: the merged
+// header's, with the requests each file never sent before its deadline
+// added up over the files (absent unless every file says).
+func mergedLoad(h *llmmetrics.RunHeader, runs []namedRun) map[string]string {
+	load := loadFacts(h, nil)
+	if load == nil {
+		return nil
+	}
+	delete(load, unsentKey)
+	sum := 0
+	for _, r := range runs {
+		n, err := strconv.Atoi(r.run.Header.Load[unsentKey])
+		if err != nil {
+			return load
+		}
+		sum += n
+	}
+	load[unsentKey] = strconv.Itoa(sum)
+	return load
 }
 
 // reportImported reports another tool's file under llmmetrics'
@@ -290,7 +344,11 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	var err error
 	if f.asJSON() {
 		var b []byte
-		if b, err = s.MarshalJSON(); err == nil && f.errs != nil {
+		b, err = s.MarshalJSON()
+		if err == nil && f.load != nil {
+			b, err = withField(b, "load_check", f.load)
+		}
+		if err == nil && f.errs != nil {
 			b, err = withField(b, "error_set", f.errs)
 		}
 		if err == nil {
@@ -298,7 +356,9 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		}
 	} else {
 		fmt.Fprintf(w, "llmmetrics report: %s\n\n", name)
+		f.load.writeWarnings(w)
 		if err = s.WriteTable(w); err == nil {
+			f.load.write(w)
 			f.errs.write(w)
 		}
 	}
@@ -310,7 +370,7 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 			return err
 		}
 	}
-	return f.gate.check(s)
+	return f.gate.check(s, f.load)
 }
 
 // detect tells which tool wrote the input, "" for llmmetrics' own

@@ -43,7 +43,11 @@ var runCommand = &command{
 		"exactly C requests in flight (after a failure its slot waits, 10 ms doubling to 1 s); an open loop\n" +
 		"draws Poisson (or gamma, --burstiness) arrivals and keeps each request's scheduled time: its report\n" +
 		"gives the achieved rate beside the offered one and TTFT and E2E also from the scheduled time\n" +
-		"(coordinated omission corrected), with a WARNING when the load fell behind. The client's own waiting\n" +
+		"(coordinated omission corrected: the rows 'from sched.', gated as ttft_from_scheduled and\n" +
+		"e2e_from_scheduled), with a WARNING when the sends fell behind their schedule or the server behind\n" +
+		"the sends, and a count of the requests due before a --duration's deadline but never sent. Any\n" +
+		"loop gets a WARNING when the server stopped answering mid-run; report prints the same check from\n" +
+		"the file, and a gate treats such a run as 'help report' says. The client's own waiting\n" +
 		"is reported apart, never inside TTFT. Warm-up requests are written and marked, and left out of the\n" +
 		"report. With --scrape, the server's /metrics is scraped as the measured part begins and ends, and the\n" +
 		"server side is reported with the known-output check.\n\n" +
@@ -344,6 +348,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		end.State, end.By = "interrupted", by
 	}
 	werr := writeScrapes(proms, rawBefore, rawAfter, out, end)
+	noteUnsent(end, p, out) // runloop.go
 	werr = errors.Join(werr, rw.finish(end))
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
@@ -365,7 +370,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 			return errors.Join(err, werr)
 		}
 	}
-	lc := checkLoad(p, run.Records, s, opt)
+	lc := checkLoad(loadFacts(header, end), run.Records, s, opt)
 	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *f.json); err != nil {
 		return err
 	}
@@ -375,7 +380,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if by := in.By(); strings.HasPrefix(by, "--max-error-rate") {
 		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
 	}
-	if err := f.gate.check(s); err != nil {
+	if err := f.gate.check(s, lc); err != nil {
 		return err
 	}
 	return allFailed(s)

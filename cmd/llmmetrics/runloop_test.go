@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
-	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,20 +37,20 @@ func TestOpenLoopHonest(t *testing.T) {
 	defer srv.Close()
 	args := []string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "m", "--requests", "10", "--rate", "100", "--burstiness", "1000",
 		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "1"}
-	code, stdout, errs := runCLI(t, "", append(args, "--json")...)
+	jsonOut := filepath.Join(t.TempDir(), "ol.jsonl")
+	code, stdout, errs := runCLI(t, "", append(args, "--json", "--out", jsonOut)...)
 	require.Equal(t, 0, code, errs)
 	var got struct {
-		TTFT      struct{ P50 float64 } `json:"ttft_ms"`
+		TTFT   struct{ P50 float64 } `json:"ttft_ms"`
+		Client struct {
+			ScheduledTTFT struct{ N, P50 float64 } `json:"ttft_from_scheduled_ms"`
+		} `json:"client"`
 		LoadCheck struct {
-			Loop          string  `json:"loop"`
-			Offered       float64 `json:"offered_requests_per_s"`
-			Achieved      float64 `json:"achieved_requests_per_s"`
-			LatenessP99   float64 `json:"lateness_p99_ms"`
-			ScheduledTTFT struct {
-				N           int
-				Percentiles map[string]float64
-			} `json:"ttft_from_scheduled_ms"`
-			Warnings []string
+			Loop        string  `json:"loop"`
+			Offered     float64 `json:"offered_requests_per_s"`
+			Achieved    float64 `json:"achieved_requests_per_s"`
+			LatenessP99 float64 `json:"lateness_p99_ms"`
+			Warnings    []string
 		} `json:"load_check"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
@@ -63,14 +62,35 @@ func TestOpenLoopHonest(t *testing.T) {
 	require.Len(t, lc.Warnings, 2)
 	assert.Contains(t, lc.Warnings[0], "of the schedule (offered 100)")
 	assert.Contains(t, lc.Warnings[1], "lateness p99")
-	assert.Equal(t, 10, lc.ScheduledTTFT.N)
-	assert.Greater(t, lc.ScheduledTTFT.Percentiles["p50"], got.TTFT.P50+500, "the lateness is in it")
+	assert.Equal(t, 10.0, got.Client.ScheduledTTFT.N)
+	assert.Greater(t, got.Client.ScheduledTTFT.P50, got.TTFT.P50+500, "the lateness is in it")
+	// report reads the same check from the file.
+	var loadCheck struct {
+		LoadCheck json.RawMessage `json:"load_check"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &loadCheck))
+	ran := string(loadCheck.LoadCheck)
+	code, stdout, errs = runCLI(t, "", "report", "--json", jsonOut)
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &loadCheck))
+	assert.JSONEq(t, ran, string(loadCheck.LoadCheck))
 
-	code, stdout, errs = runCLI(t, "", args...)
+	textOut := filepath.Join(t.TempDir(), "ol.jsonl")
+	code, stdout, errs = runCLI(t, "", append(args, "--out", textOut)...)
 	require.Equal(t, 0, code, errs)
 	assert.True(t, strings.HasPrefix(stdout, "llmmetrics run\n\nWARNING: the achieved rate"), stdout)
 	assert.Contains(t, stdout, "open loop: offered 100 requests/s, scheduled")
-	assert.Contains(t, stdout, "from each request's scheduled time (coordinated omission corrected")
+	assert.Contains(t, stdout, "from sched.: TTFT and E2E from each request's scheduled time")
+	code, rep, errs := runCLI(t, "", "report", textOut)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, loadSections(t, stdout), loadSections(t, rep))
+
+	// A gate on TTFT from the send does not pass such a run: from the
+	// scheduled time its p99 is above a second (the tenth request's
+	// lateness alone is).
+	code, _, errs = runCLI(t, "", append(args, "--fail-if", "p99(ttft)>1s")...)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, errs, "p99(ttft)>1s")
 }
 
 // A short random schedule that drew fewer arrivals than rate × duration is
@@ -85,7 +105,7 @@ func TestOpenLoopAgainstItsSchedule(t *testing.T) {
 		kept = append(kept, at(due, due+time.Millisecond))
 		behind = append(behind, at(due, time.Duration(i)*500*time.Millisecond)) // sent at 2/s
 	}
-	p := drive.Plan{Rate: 5}
+	p := map[string]string{"loop": "open", "rate_per_s": "5"}
 	c := checkLoad(p, kept, &llmmetrics.Summary{}, llmmetrics.Options{})
 	assert.InDelta(t, 4.0, c.ScheduledPerS, 1e-9) // 8 gaps over 2 s
 	assert.InDelta(t, 4.0, c.AchievedPerS, 1e-9)
