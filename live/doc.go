@@ -78,11 +78,22 @@
 // Nothing a client sends can break the export: every label value is made
 // valid UTF-8 (invalid bytes become U+FFFD) of at most MaxLabelLength
 // bytes before any sink sees it, so /metrics always answers. A recorder
-// keeps at most Options.MaxLabelSets label sets (DefaultMaxLabelSets,
-// 100): further ones go to the label set whose values are all _OTHER, and
-// llmmetrics_label_set_overflow_total counts them. Recorder.Remove
-// forgets a label set; Recorder.Declare creates known ones ahead, so that
-// their series exist at zero from the first scrape.
+// keeps the label sets of at most Options.MaxLabelSets identities
+// (DefaultMaxLabelSets, 100), an identity being a Key without its
+// response model: what the client's request decides. The label sets of
+// further identities go to the label set whose values are all _OTHER,
+// and llmmetrics_label_set_overflow_total counts them. An identity kept
+// keeps its failures' label set (a failed request has no response model)
+// beside those of its successes, so that a model's failures are never
+// counted apart from its successes once the limit is full; the response
+// model comes from the server, and an identity keeps MaxResponseModels
+// (4) of them, the next ones under the response model _OTHER (counted as
+// overflows too). A label set is 186 series of the Collector, and 18 more
+// for each error type beyond _OTHER, timeout and cancelled.
+// Recorder.Remove forgets a label set; Recorder.Declare creates known
+// ones ahead, so that their series exist at zero from the first scrape:
+// their keys must be those KeyOf gives the requests' results (see
+// Declare).
 //
 // # A fleet
 //
