@@ -65,13 +65,19 @@
 //
 // error_type follows the conventions: the HTTP status code ("429"),
 // "timeout", "cancelled", the server's own type for an error inside a
-// stream ("server_error"), and _OTHER otherwise; at most 32 distinct
-// values a recorder, then _OTHER. A request without a usable token count
-// (most OpenAI clients do not ask for usage; see
-// observe.Transport.IncludeUsage) is counted as no_count: it is in the
-// duration, time to first chunk and chunk-gap histograms, and not in the
-// token usage or TPOT. A non-streaming reply is in the duration, not in
-// the time to first chunk (streaming only, as the conventions say).
+// stream ("server_error"); for a call that failed without a status code,
+// a name of its cause (ErrorTypeOf): connection_refused,
+// connection_reset, connection_closed (closed before any response, as a
+// kept-alive connection the server has just closed), unexpected_eof (a
+// response cut off), dns_error, tls_error; and _OTHER otherwise; at most
+// 32 distinct values a recorder, then _OTHER.
+//
+// A request without a usable token count (most OpenAI clients do not ask
+// for usage; see observe.Transport.IncludeUsage) is counted as no_count:
+// it is in the duration, time to first chunk and chunk-gap histograms,
+// and not in the token usage or TPOT. A non-streaming reply is in the
+// duration, not in the time to first chunk (streaming only, as the
+// conventions say).
 //
 // # Limits
 //
