@@ -23,6 +23,18 @@
 // with the calls in flight counted. Recorder.Record and RecordContext take
 // records built otherwise.
 //
+// Keep-alive: rec.Transport(nil) shares http.DefaultTransport's kept-alive
+// connections, and llama.cpp's server closes a kept-alive connection
+// after a few requests; a POST sent on a connection the server has just
+// closed fails with an EOF (error_type connection_closed), which net/http
+// does not retry: 1 or 2 of 5 requests to llama-server failed so. Give
+// such an upstream a base transport with DisableKeepAlives, as
+// examples/gateway does (a connection per call):
+//
+//	base := http.DefaultTransport.(*http.Transport).Clone()
+//	base.DisableKeepAlives = true
+//	client := &http.Client{Transport: rec.Transport(base)}
+//
 // # Exported metrics
 //
 // A Collector (recommended: classic buckets, and native ones with

@@ -314,6 +314,19 @@ func (rec *Recorder) Overflowed() int64 { return rec.overflow.Load() }
 // their first request, so that their series are exported at zero from the
 // first scrape and rate() sees every request; sinks with a Prepare method
 // create theirs. Declared label sets count toward the limit.
+//
+// A key matches real traffic only when it is the one KeyOf gives the
+// requests' results, every field set: the calls of a Transport to
+// http://10.0.0.5:8080/v1/chat/completions asking for model "m" fail
+// under
+//
+//	Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "10.0.0.5", Port: 8080}
+//
+// (no response model: a failed request got none) and succeed under the
+// same key with the response model the server answers, which is "m"
+// for servers that answer with the name they serve a model under
+// (llama.cpp's server, vLLM): declare both. The port is the URL's, or
+// 80 (http) or 443 (https); the provider is Transport.Provider when set.
 func (rec *Recorder) Declare(keys ...Key) {
 	for _, k := range keys {
 		_, k = rec.seriesOf(k.clean(), false)
