@@ -60,8 +60,6 @@ func namesIn(expr string) []string {
 // exports.
 func TestMonitoringFiles(t *testing.T) {
 	rules := filepath.Join(monitoring, "alerts.yml")
-	b, err := os.ReadFile(rules)
-	require.NoError(t, err)
 	var doc struct {
 		Groups []struct {
 			Rules []struct {
@@ -70,7 +68,7 @@ func TestMonitoringFiles(t *testing.T) {
 			} `yaml:"rules"`
 		} `yaml:"groups"`
 	}
-	require.NoError(t, yaml.Unmarshal(b, &doc))
+	readYAML(t, rules, &doc)
 	var exprs []string
 	for _, g := range doc.Groups {
 		for _, r := range g.Rules {
@@ -142,6 +140,13 @@ func TestMonitoringFiles(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 }
 
+// readYAML decodes a YAML file into v.
+func readYAML(t *testing.T, name string, v any) {
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(b, v), name)
+}
+
 // A panel of the Grafana dashboard.
 type panel struct {
 	Title   string `json:"title"`
@@ -155,8 +160,6 @@ type panel struct {
 // promql_expr_test evaluates, so that promtool tests the query the
 // dashboard has.
 func checkTestedPanel(t *testing.T, panels []panel, title string) {
-	b, err := os.ReadFile(filepath.Join(monitoring, "alerts_test.yml"))
-	require.NoError(t, err)
 	var doc struct {
 		Tests []struct {
 			PromQL []struct {
@@ -164,7 +167,7 @@ func checkTestedPanel(t *testing.T, panels []panel, title string) {
 			} `yaml:"promql_expr_test"`
 		} `yaml:"tests"`
 	}
-	require.NoError(t, yaml.Unmarshal(b, &doc))
+	readYAML(t, filepath.Join(monitoring, "alerts_test.yml"), &doc)
 	var tested []string
 	for _, tc := range doc.Tests {
 		for _, p := range tc.PromQL {

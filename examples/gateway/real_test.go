@@ -27,14 +27,15 @@ import (
 // request stands for the unknown model), a model name of invalid UTF-8
 // (which llama-server refuses with a 500, though the label set exists),
 // 1,000 distinct model names, and a stream cut by killing the upstream.
-// Prometheus must find, in the first scrape that holds every request:
-// every successful stream in the time-to-first-chunk histogram, every
-// request in the duration histogram with its error_type, and the label
-// sets within the limit; and /metrics must have answered every scrape (a
-// 200 from the gateway each time, and no scrape failed but by Prometheus'
-// own timeout, which measures the machine). No verdict depends on the
-// machine's speed. It skips without the server (see .ci/run) or
-// prometheus.
+// The gateway declares tiny (--models tiny). Prometheus must find, in the
+// first scrape that holds every request: every successful stream in the
+// time-to-first-chunk histogram, every request in the duration histogram
+// with its error_type, the identities within the limit, and tiny's
+// requests in its two declared label sets; and /metrics must have
+// answered every scrape (a 200 from the gateway each time, and no scrape
+// failed but by Prometheus' own timeout, which measures the machine). No
+// verdict depends on the machine's speed. It skips without the server
+// (see .ci/run) or prometheus.
 func TestGatewayRealServer(t *testing.T) {
 	bin, model := os.Getenv("LLMMETRICS_LLAMA_SERVER"), os.Getenv("LLMMETRICS_TINY_MODEL")
 	if bin == "" || model == "" {
