@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -95,27 +94,4 @@ func (k Key) labels() []string {
 func KeyOf(r *observe.Result) Key {
 	return Key{Operation: r.Operation, Provider: r.Provider, Model: r.RequestModel, ResponseModel: r.ResponseModel,
 		Endpoint: r.ServerAddress, Port: r.ServerPort}
-}
-
-// ErrorTypeOf returns the error.type of a failed result as the semantic
-// conventions ask: the HTTP status code for an HTTP error ("429", "500"),
-// "timeout" for a deadline, "cancelled" for a call its caller cancelled,
-// the server's own type for an error it reported inside a stream, and
-// Other otherwise. It returns "" for a result that did not fail.
-func ErrorTypeOf(r *observe.Result) string {
-	switch r.Record.Status {
-	case llmmetrics.StatusOK:
-		return ""
-	case llmmetrics.StatusTimeout:
-		return "timeout"
-	case llmmetrics.StatusCancelled:
-		return "cancelled"
-	}
-	switch {
-	case r.HTTPStatus != 0 && r.HTTPStatus != 200:
-		return strconv.Itoa(r.HTTPStatus)
-	case r.ErrorType != "":
-		return r.ErrorType
-	}
-	return Other
 }

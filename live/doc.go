@@ -23,6 +23,18 @@
 // with the calls in flight counted. Recorder.Record and RecordContext take
 // records built otherwise.
 //
+// Keep-alive: rec.Transport(nil) shares http.DefaultTransport's kept-alive
+// connections, and llama.cpp's server closes a kept-alive connection
+// after a few requests; a POST sent on a connection the server has just
+// closed fails with an EOF (error_type connection_closed), which net/http
+// does not retry: 1 or 2 of 5 requests to llama-server failed so. Give
+// such an upstream a base transport with DisableKeepAlives, as
+// examples/gateway does (a connection per call):
+//
+//	base := http.DefaultTransport.(*http.Transport).Clone()
+//	base.DisableKeepAlives = true
+//	client := &http.Client{Transport: rec.Transport(base)}
+//
 // # Exported metrics
 //
 // A Collector (recommended: classic buckets, and native ones with
@@ -65,24 +77,41 @@
 //
 // error_type follows the conventions: the HTTP status code ("429"),
 // "timeout", "cancelled", the server's own type for an error inside a
-// stream ("server_error"), and _OTHER otherwise; at most 32 distinct
-// values a recorder, then _OTHER. A request without a usable token count
-// (most OpenAI clients do not ask for usage; see
-// observe.Transport.IncludeUsage) is counted as no_count: it is in the
-// duration, time to first chunk and chunk-gap histograms, and not in the
-// token usage or TPOT. A non-streaming reply is in the duration, not in
-// the time to first chunk (streaming only, as the conventions say).
+// stream ("server_error"); for a call that failed without a status code,
+// a name of its cause (ErrorTypeOf): connection_refused,
+// connection_reset, connection_closed (closed before any response, as a
+// kept-alive connection the server has just closed), unexpected_eof (a
+// response cut off), dns_error, tls_error; and _OTHER otherwise; at most
+// 32 distinct values a recorder, then _OTHER.
+//
+// A request without a usable token count (most OpenAI clients do not ask
+// for usage; see observe.Transport.IncludeUsage) is counted as no_count:
+// it is in the duration, time to first chunk and chunk-gap histograms,
+// and not in the token usage or TPOT. A non-streaming reply is in the
+// duration, not in the time to first chunk (streaming only, as the
+// conventions say).
 //
 // # Limits
 //
 // Nothing a client sends can break the export: every label value is made
 // valid UTF-8 (invalid bytes become U+FFFD) of at most MaxLabelLength
 // bytes before any sink sees it, so /metrics always answers. A recorder
-// keeps at most Options.MaxLabelSets label sets (DefaultMaxLabelSets,
-// 100): further ones go to the label set whose values are all _OTHER, and
-// llmmetrics_label_set_overflow_total counts them. Recorder.Remove
-// forgets a label set; Recorder.Declare creates known ones ahead, so that
-// their series exist at zero from the first scrape.
+// keeps the label sets of at most Options.MaxLabelSets identities
+// (DefaultMaxLabelSets, 100), an identity being a Key without its
+// response model: what the client's request decides. The label sets of
+// further identities go to the label set whose values are all _OTHER,
+// and llmmetrics_label_set_overflow_total counts them. An identity kept
+// keeps its failures' label set (a failed request has no response model)
+// beside those of its successes, so that a model's failures are never
+// counted apart from its successes once the limit is full; the response
+// model comes from the server, and an identity keeps MaxResponseModels
+// (4) of them, the next ones under the response model _OTHER (counted as
+// overflows too). A label set is 186 series of the Collector, and 18 more
+// for each error type beyond _OTHER, timeout and cancelled.
+// Recorder.Remove forgets a label set; Recorder.Declare creates known
+// ones ahead, so that their series exist at zero from the first scrape:
+// their keys must be those KeyOf gives the requests' results (see
+// Declare).
 //
 // # A fleet
 //

@@ -377,13 +377,25 @@ func ExampleRecorder_Overflowed() {
 
 func ExampleRecorder_Declare() {
 	rec, _ := live.NewRecorder(live.Options{})
-	rec.Declare(live.Key{Operation: "chat", Model: "tiny"}, live.Key{Operation: "chat", Model: "large"})
+	// Model m's calls to http://10.0.0.5:8080/v1/chat/completions through
+	// rec.Transport: failures have no response model, successes the one
+	// the server answers (m itself, for llama.cpp's server and vLLM).
+	failed := live.Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "10.0.0.5", Port: 8080}
+	ok := failed
+	ok.ResponseModel = "m"
+	rec.Declare(failed, ok)
+
+	// The result of such a call, as the Transport describes it.
+	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "m", ResponseModel: "m",
+		ServerAddress: "10.0.0.5", ServerPort: 8080}
+	fmt.Println(live.KeyOf(r) == ok)
 	for _, s := range rec.Snapshots(false) {
-		fmt.Println(s.Key.Model, s.Counts.Offered)
+		fmt.Printf("%q %d\n", s.Key.ResponseModel, s.Counts.Offered)
 	}
 	// Output:
-	// large 0
-	// tiny 0
+	// true
+	// "" 0
+	// "m" 0
 }
 
 func ExampleRecorder_Remove() {

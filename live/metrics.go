@@ -31,7 +31,7 @@ var (
 	judgedCounter       = promMetric{"llmmetrics_goodput_offered_total", "Requests judged against the SLO: every offered request but warm-up, failures included.", nil, false}
 	basisCounter        = promMetric{"llmmetrics_gap_basis_requests_total", "Successful requests with two or more chunks, by gap basis: token (one token a chunk) or chunk.", promNames(attrBasis), false}
 	noCountCounter      = promMetric{"llmmetrics_no_count_requests_total", "Successful requests without a usable token count, by reason: no_usage, zero_usage, below_chunks. They have TTFT and E2E, no TPOT.", promNames(attrReason), false}
-	overflowCounter     = promMetric{"llmmetrics_label_set_overflow_total", "Requests recorded under the _OTHER label set because the recorder held its limit of label sets.", nil, true}
+	overflowCounter     = promMetric{"llmmetrics_label_set_overflow_total", "Requests recorded under the _OTHER label set because the recorder held its limit of label sets (Options.MaxLabelSets), or under their model's _OTHER response model because it held MaxResponseModels.", nil, true}
 	inFlightGauge       = promMetric{"llmmetrics_requests_in_flight", "Calls through the recorder's Transport that have begun and not ended.", nil, true}
 )
 

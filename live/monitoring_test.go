@@ -60,8 +60,6 @@ func namesIn(expr string) []string {
 // exports.
 func TestMonitoringFiles(t *testing.T) {
 	rules := filepath.Join(monitoring, "alerts.yml")
-	b, err := os.ReadFile(rules)
-	require.NoError(t, err)
 	var doc struct {
 		Groups []struct {
 			Rules []struct {
@@ -70,7 +68,7 @@ func TestMonitoringFiles(t *testing.T) {
 			} `yaml:"rules"`
 		} `yaml:"groups"`
 	}
-	require.NoError(t, yaml.Unmarshal(b, &doc))
+	readYAML(t, rules, &doc)
 	var exprs []string
 	for _, g := range doc.Groups {
 		for _, r := range g.Rules {
@@ -82,12 +80,7 @@ func TestMonitoringFiles(t *testing.T) {
 	d, err := os.ReadFile(filepath.Join(monitoring, "grafana-dashboard.json"))
 	require.NoError(t, err)
 	var dash struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
+		Panels     []panel `json:"panels"`
 		Templating struct {
 			List []struct {
 				Type  string `json:"type"`
@@ -108,6 +101,15 @@ func TestMonitoringFiles(t *testing.T) {
 			exprs = append(exprs, s)
 		}
 	}
+	// The duration histogram holds successes (error_type "") and failures
+	// (fast ones, often): a query of it that does not pick one or the
+	// other mixes them.
+	for _, e := range exprs {
+		if strings.Contains(e, "gen_ai_client_operation_duration_seconds") {
+			assert.Regexp(t, `error_type!?=""`, e, "the duration histogram read without an error_type filter")
+		}
+	}
+	checkTestedPanel(t, dash.Panels, "Operation duration (E2E)")
 	used := map[string]bool{}
 	for _, e := range exprs {
 		names := namesIn(e)
@@ -136,6 +138,50 @@ func TestMonitoringFiles(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(promtool, "test", "rules", filepath.Join(monitoring, "alerts_test.yml")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
+}
+
+// readYAML decodes a YAML file into v.
+func readYAML(t *testing.T, name string, v any) {
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(b, v), name)
+}
+
+// A panel of the Grafana dashboard.
+type panel struct {
+	Title   string `json:"title"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
+// checkTestedPanel checks that the first query of the dashboard's panel
+// of that title, its $model as .*, is one alerts_test.yml's
+// promql_expr_test evaluates, so that promtool tests the query the
+// dashboard has.
+func checkTestedPanel(t *testing.T, panels []panel, title string) {
+	var doc struct {
+		Tests []struct {
+			PromQL []struct {
+				Expr string `yaml:"expr"`
+			} `yaml:"promql_expr_test"`
+		} `yaml:"tests"`
+	}
+	readYAML(t, filepath.Join(monitoring, "alerts_test.yml"), &doc)
+	var tested []string
+	for _, tc := range doc.Tests {
+		for _, p := range tc.PromQL {
+			tested = append(tested, p.Expr)
+		}
+	}
+	for _, p := range panels {
+		if p.Title == title {
+			require.NotEmpty(t, p.Targets, title)
+			assert.Contains(t, tested, strings.ReplaceAll(p.Targets[0].Expr, "$model", ".*"), "the first query of %q", title)
+			return
+		}
+	}
+	t.Errorf("no panel %q", title)
 }
 
 // The checker itself: a made-up name is caught, a histogram's series and

@@ -49,7 +49,8 @@ type Observation struct {
 	// Status is a failed request's status: error, timeout or cancelled.
 	Status llmmetrics.Status
 	// ErrorType is the error.type of a failed request (see ErrorTypeOf):
-	// "429", "timeout", the server's type, or Other; "" otherwise.
+	// "429", "timeout", the server's type, a transport failure's name
+	// ("connection_refused"), or Other; "" otherwise.
 	ErrorType string
 	// Count says why a no_count request has no usable token count.
 	Count llmmetrics.CountState

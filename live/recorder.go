@@ -38,12 +38,20 @@ type Options struct {
 	KeepRecords bool
 	// Sinks receive every observation, in order.
 	Sinks []Sink
-	// MaxLabelSets bounds the label sets (Keys) the recorder keeps: the
-	// observations of a new label set beyond it go to the label set whose
-	// every value is Other, and llmmetrics_label_set_overflow_total
-	// counts them. 0 means DefaultMaxLabelSets; a negative value, no
-	// limit. The model usually comes from the client's request, and each
-	// label set costs a few hundred KB and about 130 series a replica.
+	// MaxLabelSets bounds the identities the recorder keeps label sets
+	// of. A label set's identity is its Key without the response model:
+	// what the client's request decides (operation, provider, model,
+	// server). The observations of a new identity beyond the limit go to
+	// the label set whose every value is Other, and
+	// llmmetrics_label_set_overflow_total counts them. An identity kept
+	// keeps all its label sets: its failures' (a failed request has no
+	// response model) and those of up to MaxResponseModels response
+	// models, so that a model's failures stay beside its successes. 0
+	// means DefaultMaxLabelSets; a negative value, no limit. The model
+	// usually comes from the client's request, and each label set costs a
+	// few hundred KB and 186 series a replica (Collector), 18 more for
+	// each error type its failures have beyond _OTHER, timeout and
+	// cancelled.
 	MaxLabelSets int
 	// Buckets are the classic histograms' bounds for the Collector; the
 	// zero Buckets are the conventions' (DefaultBuckets). They are copied.
@@ -94,8 +102,8 @@ type Recorder struct {
 	series sync.Map // Key → *series
 	start  time.Time
 
-	mu       sync.Mutex // held to add or remove a label set
-	sets     int        // label sets but otherKey's
+	mu       sync.Mutex         // held to add or remove a label set
+	idents   map[Key]*admission // the identities held, but otherKey's
 	overflow atomic.Int64
 	inFlight atomic.Int64
 	errTypes sync.Map // error type → struct{}
@@ -137,7 +145,7 @@ func NewRecorder(opt Options) (*Recorder, error) {
 		return nil, err
 	}
 	opt.Sinks = slices.Clone(opt.Sinks)
-	return &Recorder{opt: opt, bounds: bounds, start: opt.Now()}, nil
+	return &Recorder{opt: opt, bounds: bounds, start: opt.Now(), idents: map[Key]*admission{}}, nil
 }
 
 // Record takes one finished request's record: it counts it, adds its
@@ -256,8 +264,8 @@ type shard struct {
 }
 
 // seriesOf returns the state of label set k (a clean key), creating it
-// while there is room, and the key it is kept under: otherKey beyond the
-// limit, counted as an overflow when count is true.
+// while there is room, and the key it is kept under (see admit): another
+// than k is counted as an overflow when count is true.
 func (rec *Recorder) seriesOf(k Key, count bool) (*series, Key) {
 	if s, ok := rec.series.Load(k); ok {
 		return s.(*series), k
@@ -267,11 +275,11 @@ func (rec *Recorder) seriesOf(k Key, count bool) (*series, Key) {
 	if s, ok := rec.series.Load(k); ok {
 		return s.(*series), k
 	}
-	if k != otherKey && rec.opt.MaxLabelSets > 0 && rec.sets >= rec.opt.MaxLabelSets {
+	if a := rec.admit(k); a != k {
 		if count {
 			rec.overflow.Add(1)
 		}
-		k = otherKey
+		k = a
 		if s, ok := rec.series.Load(k); ok {
 			return s.(*series), k
 		}
@@ -292,20 +300,33 @@ func (rec *Recorder) seriesOf(k Key, count bool) (*series, Key) {
 		}
 	}
 	rec.series.Store(k, s)
-	if k != otherKey {
-		rec.sets++
-	}
+	rec.hold(k, 1)
 	return s, k
 }
 
-// Overflowed returns how many observations went to the Other label set
-// because the recorder held Options.MaxLabelSets label sets already.
+// Overflowed returns how many observations went to another label set
+// than their own: to the Other one because the recorder held
+// Options.MaxLabelSets identities already, or to their identity's with
+// the response model Other because it held MaxResponseModels.
 func (rec *Recorder) Overflowed() int64 { return rec.overflow.Load() }
 
 // Declare creates the label sets of keys (known models, say) ahead of
 // their first request, so that their series are exported at zero from the
 // first scrape and rate() sees every request; sinks with a Prepare method
 // create theirs. Declared label sets count toward the limit.
+//
+// A key matches real traffic only when it is the one KeyOf gives the
+// requests' results, every field set: the calls of a Transport to
+// http://10.0.0.5:8080/v1/chat/completions asking for model "m" fail
+// under
+//
+//	Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "10.0.0.5", Port: 8080}
+//
+// (no response model: a failed request got none) and succeed under the
+// same key with the response model the server answers, which is "m"
+// for servers that answer with the name they serve a model under
+// (llama.cpp's server, vLLM): declare both. The port is the URL's, or
+// 80 (http) or 443 (https); the provider is Transport.Provider when set.
 func (rec *Recorder) Declare(keys ...Key) {
 	for _, k := range keys {
 		_, k = rec.seriesOf(k.clean(), false)
@@ -324,8 +345,8 @@ func (rec *Recorder) Remove(k Key) bool {
 	k = k.clean()
 	rec.mu.Lock()
 	_, had := rec.series.LoadAndDelete(k)
-	if had && k != otherKey {
-		rec.sets--
+	if had {
+		rec.hold(k, -1)
 	}
 	rec.mu.Unlock()
 	for _, sink := range rec.opt.Sinks {

@@ -1,8 +1,11 @@
 // Command gateway is an OpenAI-compatible reverse proxy that measures the
-// traffic it forwards: every /v1/... call goes to the upstream model server
-// through observe.Transport and is recorded by a live.Recorder, whose
-// figures it serves at /metrics under the OpenTelemetry GenAI semantic
-// conventions' names.
+// traffic it forwards: it passes every /v1/... call on to the upstream
+// model server through observe.Transport, which measures the calls of
+// the endpoints it knows (chat completions, completions and responses;
+// see observe.APIOf) and hands them to a live.Recorder; other calls
+// (/v1/models, /v1/embeddings) are forwarded and not recorded. It serves
+// the recorder's figures at /metrics under the OpenTelemetry GenAI
+// semantic conventions' names.
 //
 //	go run ./examples/gateway --upstream http://127.0.0.1:8080 --listen 127.0.0.1:9090
 //
@@ -10,39 +13,91 @@
 // http://127.0.0.1:9090/metrics. With --include-usage the gateway asks the
 // upstream for usage on streams whose client did not (see
 // observe.Transport.IncludeUsage), so that TPOT and token rates are known.
+// With --slo ttft=1s,tpot=50ms (llmmetrics.ParseSLO's syntax) it judges
+// every request against that SLO, for the goodput counters, which stay at
+// 0 without one. With --models a,b the series of those models' chat calls
+// exist at zero from the first scrape, under the label sets their
+// requests get: failed, with no response model, and ok, with the response
+// model the model's own name, as servers such as llama.cpp's and vLLM
+// answer with the name they serve a model under.
+//
+// It opens a connection per upstream call: llama.cpp's server closes a
+// kept-alive connection after a few requests, and a POST sent on one it
+// has just closed fails with an EOF that net/http does not retry.
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 
+	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/live"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 func main() {
-	upstream := flag.String("upstream", "http://127.0.0.1:8080", "the model server's base URL")
-	listen := flag.String("listen", "127.0.0.1:9090", "the address to serve on")
-	models := flag.String("models", "", "comma-separated model names whose series exist from the start")
-	includeUsage := flag.Bool("include-usage", false, "ask for usage on streams whose client did not")
-	flag.Parse()
-
-	g, err := newGateway(*upstream, live.Options{}, *includeUsage)
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return
+	case err != nil:
+		os.Exit(2) // parseFlags has said why
+	}
+	g, err := newGateway(c)
 	if err != nil {
 		log.Fatal(err)
 	}
+	log.Printf("gateway: %s → %s, metrics at /metrics", c.listen, c.upstream)
+	log.Fatal(http.ListenAndServe(c.listen, g))
+}
+
+// config is what the flags say.
+type config struct {
+	upstream, listen string
+	models           []string
+	includeUsage     bool
+	slo              *llmmetrics.SLO
+}
+
+// parseFlags parses the command's arguments, writing any error and the
+// usage to out.
+func parseFlags(args []string, out io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&c.upstream, "upstream", "http://127.0.0.1:8080", "the model server's base URL")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:9090", "the address to serve on")
+	models := fs.String("models", "", "comma-separated model names whose series exist from the start")
+	fs.BoolVar(&c.includeUsage, "include-usage", false, "ask for usage on streams whose client did not")
+	slo := fs.String("slo", "", "judge requests for goodput against limits such as ttft=1s,tpot=50ms")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
 	for _, m := range strings.Split(*models, ",") {
-		if m != "" {
-			g.rec.Declare(live.Key{Operation: "chat", Provider: "openai", Model: m})
+		if m = strings.TrimSpace(m); m != "" {
+			c.models = append(c.models, m)
 		}
 	}
-	log.Printf("gateway: %s → %s, metrics at /metrics", *listen, *upstream)
-	log.Fatal(http.ListenAndServe(*listen, g))
+	if *slo != "" {
+		s, err := llmmetrics.ParseSLO(*slo)
+		if err != nil {
+			err = fmt.Errorf("--slo: %w", err)
+			fmt.Fprintln(out, err)
+			return c, err
+		}
+		c.slo = &s
+	}
+	return c, nil
 }
 
 // gateway forwards /v1/ to the upstream, recording each call, and serves
@@ -53,12 +108,12 @@ type gateway struct {
 	reg *prometheus.Registry
 }
 
-func newGateway(upstream string, opt live.Options, includeUsage bool) (*gateway, error) {
-	target, err := url.Parse(upstream)
+func newGateway(c config) (*gateway, error) {
+	target, err := url.Parse(c.upstream)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := live.NewRecorder(opt)
+	rec, err := live.NewRecorder(live.Options{SLO: c.slo})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +127,7 @@ func newGateway(upstream string, opt live.Options, includeUsage bool) (*gateway,
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.DisableKeepAlives = true
 	transport := rec.Transport(base)
-	transport.IncludeUsage = includeUsage
+	transport.IncludeUsage = c.includeUsage
 	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
 		Transport:     transport,
@@ -81,5 +136,25 @@ func newGateway(upstream string, opt live.Options, includeUsage bool) (*gateway,
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", proxy)
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	for _, m := range c.models {
+		rec.Declare(chatKeys(target, m)...)
+	}
 	return &gateway{Handler: mux, rec: rec, reg: reg}, nil
+}
+
+// chatKeys returns the label sets the chat calls of model get at the
+// upstream, as live.KeyOf gives them: a failure's, with no response
+// model, and a success's, with the response model the model's own name.
+func chatKeys(upstream *url.URL, model string) []live.Key {
+	port, err := strconv.Atoi(upstream.Port())
+	if err != nil {
+		port = 80
+		if upstream.Scheme == "https" {
+			port = 443
+		}
+	}
+	failed := live.Key{Operation: "chat", Provider: "openai", Model: model, Endpoint: upstream.Hostname(), Port: port}
+	ok := failed
+	ok.ResponseModel = model
+	return []live.Key{failed, ok}
 }

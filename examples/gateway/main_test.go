@@ -17,22 +17,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeUpstream answers as an OpenAI-compatible server does, by the
-// request's model: "unknown" gets a 404, "cut" a stream whose connection
-// drops, "boom" an error inside the stream (llama.cpp's error line);
-// stream false a JSON body; any other a stream without usage, as servers
-// send to clients that do not ask for it.
+// fakeUpstream answers as an OpenAI-compatible server does, naming in its
+// replies the model asked for, as llama.cpp's server does: a request
+// whose messages are not a list gets a 400; by the request's model,
+// "unknown" gets a 404, "cut" a stream whose connection drops, "boom" an
+// error inside the stream (llama.cpp's error line); stream false a JSON
+// body; any other a stream without usage, as servers send to clients
+// that do not ask for it.
 func fakeUpstream() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Model  string `json:"model"`
-			Stream bool   `json:"stream"`
+			Model    string          `json:"model"`
+			Stream   bool            `json:"stream"`
+			Messages json.RawMessage `json:"messages"`
 		}
 		json.NewDecoder(r.Body).Decode(&req)
+		model, _ := json.Marshal(req.Model)
 		chunk := func(text string) string {
-			return `data: {"model":"served","choices":[{"delta":{"content":"` + text + `"}}]}` + "\n\n"
+			return `data: {"model":` + string(model) + `,"choices":[{"delta":{"content":"` + text + `"}}]}` + "\n\n"
 		}
 		switch {
+		case len(req.Messages) > 0 && req.Messages[0] != '[':
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"code":400,"message":"'messages' must be an array","type":"invalid_request_error"}}`)
+			return
 		case req.Model == "unknown":
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
@@ -40,7 +49,7 @@ func fakeUpstream() *httptest.Server {
 			return
 		case !req.Stream:
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"model":"served","choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":1}}`)
+			io.WriteString(w, `{"model":`+string(model)+`,"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":1}}`)
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -57,7 +66,7 @@ func fakeUpstream() *httptest.Server {
 			io.WriteString(w, chunk("a")+"error: {\"code\":500,\"message\":\"the context is full\",\"type\":\"server_error\"}\n\ndata: [DONE]\n\n")
 			return
 		}
-		for _, e := range []string{chunk("Hel"), chunk("lo"), `data: {"model":"served","choices":[{"delta":{},"finish_reason":"stop"}]}` + "\n\n", "data: [DONE]\n\n"} {
+		for _, e := range []string{chunk("Hel"), chunk("lo"), `data: {"model":` + string(model) + `,"choices":[{"delta":{},"finish_reason":"stop"}]}` + "\n\n", "data: [DONE]\n\n"} {
 			io.WriteString(w, e)
 			w.(http.Flusher).Flush()
 		}
@@ -99,11 +108,12 @@ func post(base, body string) (int, error) {
 // cut off, an error inside a stream, a model name of invalid UTF-8 and
 // 1,000 distinct model names. /metrics stays 200; the time-to-first-chunk
 // histogram counts every successful stream; the duration histogram every
-// request, with its error_type; the label sets stay within the limit.
+// request, with its error_type (the stream cut off: unexpected_eof); the
+// label sets stay within the limit.
 func TestGateway(t *testing.T) {
 	up := fakeUpstream()
 	defer up.Close()
-	g, err := newGateway(up.URL, live.Options{}, false)
+	g, err := newGateway(config{upstream: up.URL})
 	require.NoError(t, err)
 	gw := httptest.NewServer(g)
 	defer gw.Close()
@@ -163,12 +173,13 @@ func TestGateway(t *testing.T) {
 	for _, m := range family["gen_ai_client_operation_duration_seconds"].GetMetric() {
 		byType[label(m, "error_type")] += m.GetHistogram().GetSampleCount()
 	}
-	assert.Equal(t, map[string]uint64{"": 5 + 3 + 1 + 1000, "404": 2, "_OTHER": 1, "server_error": 1, "timeout": 0, "cancelled": 0}, byType)
-	sets := map[string]bool{}
+	assert.Equal(t, map[string]uint64{"": 5 + 3 + 1 + 1000, "404": 2, "unexpected_eof": 1, "server_error": 1, "_OTHER": 0, "timeout": 0, "cancelled": 0}, byType)
+	identities := map[string]bool{} // label sets without their response model
 	for _, m := range family["llmmetrics_output_tokens_total"].GetMetric() {
-		sets[fmt.Sprint(m.GetLabel())] = true
+		identities[label(m, "gen_ai_operation_name")+" "+label(m, "gen_ai_provider_name")+" "+label(m, "gen_ai_request_model")+" "+
+			label(m, "server_address")+" "+label(m, "server_port")] = true
 	}
-	assert.LessOrEqual(t, len(sets), live.DefaultMaxLabelSets+1, "the label sets and _OTHER")
+	assert.LessOrEqual(t, len(identities), live.DefaultMaxLabelSets+1, "the identities kept and _OTHER")
 	assert.Greater(t, family["llmmetrics_label_set_overflow_total"].GetMetric()[0].GetCounter().GetValue(), 800.0)
 	assert.Equal(t, 0.0, family["llmmetrics_requests_in_flight"].GetMetric()[0].GetGauge().GetValue())
 	var offered float64

@@ -27,14 +27,15 @@ import (
 // request stands for the unknown model), a model name of invalid UTF-8
 // (which llama-server refuses with a 500, though the label set exists),
 // 1,000 distinct model names, and a stream cut by killing the upstream.
-// Prometheus must find, in the first scrape that holds every request:
-// every successful stream in the time-to-first-chunk histogram, every
-// request in the duration histogram with its error_type, and the label
-// sets within the limit; and /metrics must have answered every scrape (a
-// 200 from the gateway each time, and no scrape failed but by Prometheus'
-// own timeout, which measures the machine). No verdict depends on the
-// machine's speed. It skips without the server (see .ci/run) or
-// prometheus.
+// The gateway declares tiny (--models tiny). Prometheus must find, in the
+// first scrape that holds every request: every successful stream in the
+// time-to-first-chunk histogram, every request in the duration histogram
+// with its error_type, the identities within the limit, and tiny's
+// requests in its two declared label sets; and /metrics must have
+// answered every scrape (a 200 from the gateway each time, and no scrape
+// failed but by Prometheus' own timeout, which measures the machine). No
+// verdict depends on the machine's speed. It skips without the server
+// (see .ci/run) or prometheus.
 func TestGatewayRealServer(t *testing.T) {
 	bin, model := os.Getenv("LLMMETRICS_LLAMA_SERVER"), os.Getenv("LLMMETRICS_TINY_MODEL")
 	if bin == "" || model == "" {
@@ -57,7 +58,7 @@ func TestGatewayRealServer(t *testing.T) {
 			"-a", "tiny", "-np", "2", "-c", "8192", "-n", "16", "-t", "2", "--no-webui", "--context-shift"}
 	}, "/health")
 
-	g, err := newGateway(server.base, live.Options{}, false)
+	g, err := newGateway(config{upstream: server.base, models: []string{"tiny"}})
 	require.NoError(t, err)
 	var scrapes scrapeLog
 	gw := httptest.NewServer(scrapes.wrap(g))
@@ -151,11 +152,26 @@ func TestGatewayRealServer(t *testing.T) {
 	}
 	assert.Equal(t, float64(5+1000), vector("sum("+last("gen_ai_client_operation_time_to_first_chunk_seconds_count")+")", "")[""],
 		"every successful stream")
-	assert.Equal(t, map[string]float64{"": 5 + 3 + 1000, "400": 2, "500": 1, "_OTHER": 1, "timeout": 0, "cancelled": 0},
-		vector("sum by (error_type) ("+last("gen_ai_client_operation_duration_seconds_count")+")", "error_type"),
-		"every request by its error_type: the cut stream is _OTHER")
-	assert.LessOrEqual(t, vector("count("+last("llmmetrics_output_tokens_total")+")", "")[""], float64(live.DefaultMaxLabelSets+1),
-		"label sets of llmmetrics_output_tokens_total")
+	byType := vector("sum by (error_type) ("+last("gen_ai_client_operation_duration_seconds_count")+")", "error_type")
+	// The killed server's kernel ends the connection with a FIN (the
+	// chunked body is cut: unexpected_eof) or, when the server had not
+	// read all it was sent, a reset: either names the cause.
+	cut := byType["unexpected_eof"] + byType["connection_reset"]
+	delete(byType, "unexpected_eof")
+	delete(byType, "connection_reset")
+	assert.Equal(t, 1.0, cut, "the cut stream, unexpected_eof or connection_reset")
+	assert.Equal(t, map[string]float64{"": 5 + 3 + 1000, "400": 2, "500": 1, "_OTHER": 0, "timeout": 0, "cancelled": 0}, byType,
+		"every other request by its error_type")
+	assert.LessOrEqual(t, vector("count(count by (gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model, server_address, server_port) ("+
+		last("llmmetrics_output_tokens_total")+"))", "")[""], float64(live.DefaultMaxLabelSets+1),
+		"identities (label sets without their response model) of llmmetrics_output_tokens_total, and _OTHER")
+	// tiny was declared (--models tiny): llama-server names the model
+	// asked for in its replies, so that tiny's requests are all in its two
+	// declared label sets, the cut stream among the ok one's, since its
+	// first chunk named the model.
+	assert.Equal(t, map[string]float64{"": 0, "tiny": 5 + 3 + 1},
+		vector(`sum by (gen_ai_response_model) (`+last(`llmmetrics_requests_total{gen_ai_request_model="tiny"}`)+`)`, "gen_ai_response_model"),
+		"tiny's requests by response model")
 	assert.Greater(t, vector(last("llmmetrics_label_set_overflow_total"), "")[""], 800.0, "llmmetrics_label_set_overflow_total")
 	assert.Equal(t, float64(5+1000), vector("sum("+last(`llmmetrics_requests_total{llmmetrics_outcome="no_count"}`)+")", "")[""],
 		"the streams without usage keep TTFT and say why they have no TPOT")

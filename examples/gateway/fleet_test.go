@@ -1,15 +1,9 @@
-package live
+package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/live"
 	"github.com/llmmetrics/llmmetrics/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,9 +21,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The fleet test lives here, in a module that requires both live and
+// server, so that live's own go.mod needs no server module.
+
 // replica is one recorder of a fleet, exporting on its own /metrics.
 type replica struct {
-	rec    *Recorder
+	rec    *live.Recorder
 	srv    *httptest.Server
 	before *server.Scrape
 }
@@ -42,29 +40,29 @@ func scrapeOf(t *testing.T, url string) *server.Scrape {
 	return s
 }
 
-// promQuery runs an instant PromQL query and returns its single value.
-func promQuery(base, expr string) (float64, error) {
-	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(expr))
-	if err != nil {
-		return 0, err
+// replicaRecords is one replica's traffic: one request of each outcome
+// but ok, then n ok requests of varied speed, later by shift.
+func replicaRecords(replica, n int, shift time.Duration) []llmmetrics.Record {
+	const ms = time.Millisecond
+	recs := []llmmetrics.Record{
+		{Status: llmmetrics.StatusError, Message: "boom"},
+		{Status: llmmetrics.StatusTimeout},
+		{FirstText: 10 * ms, LastText: 10 * ms}, // zero tokens
+		{Warmup: true, Chunks: []time.Duration{ms}, CompletionTokens: 1},
+		{Chunks: []time.Duration{20 * ms, 10 * ms}, CompletionTokens: 2}, // arrivals go back: rejected
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var r struct {
-		Data struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
+	for i := range n {
+		ttft := shift + time.Duration(50+i*7%400)*ms
+		var chunks []time.Duration
+		for k := range 5 {
+			chunks = append(chunks, ttft+time.Duration(k*(10+i%30))*ms)
+		}
+		recs = append(recs, llmmetrics.Record{Sent: time.Duration(i) * 10 * ms, Chunks: chunks, CompletionTokens: 5 + i%3*5, PromptTokens: 100 + i})
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return 0, fmt.Errorf("%s: %s", err, b)
+	for i := range recs {
+		recs[i].ID = fmt.Sprintf("r%d-%d", replica, i)
 	}
-	if len(r.Data.Result) != 1 {
-		return 0, fmt.Errorf("%d results for %s", len(r.Data.Result), expr)
-	}
-	s, _ := r.Data.Result[0].Value[1].(string)
-	return strconv.ParseFloat(s, 64)
+	return recs
 }
 
 // TestFleet runs three recorders as a fleet's replicas, each exporting
@@ -75,41 +73,38 @@ func promQuery(base, expr string) (float64, error) {
 // the bucketed quantile is within one bucket of the exact one, while the
 // merged sketches are within their 1 % accuracy.
 func TestFleet(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
+	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Skip("no prometheus binary on PATH (apt-get install prometheus; .ci/run installs it): the fleet test needs one")
 	}
-	slo := llmmetrics.SLO{TTFT: 300 * ms, TPOT: 30 * ms}
+	ctx := testContext(t)
+	chat := live.Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "127.0.0.1", Port: 8000}
+	slo := llmmetrics.SLO{TTFT: 300 * time.Millisecond, TPOT: 30 * time.Millisecond}
 	var fleet []*replica
 	var all []llmmetrics.Record
 	for i := range 3 {
 		// Two replicas export through a Collector, one through a
 		// PrometheusSink: the same series either way.
 		reg := prometheus.NewRegistry()
-		var sinks []Sink
+		var sinks []live.Sink
 		if i == 2 {
-			sink, err := NewPrometheusSink(reg, PrometheusOptions{})
+			sink, err := live.NewPrometheusSink(reg, live.PrometheusOptions{})
 			require.NoError(t, err)
-			sink.Prepare(chat)
 			sinks = append(sinks, sink)
 		}
-		rec, err := NewRecorder(Options{SLO: &slo, Sinks: sinks})
+		rec, err := live.NewRecorder(live.Options{SLO: &slo, Sinks: sinks})
 		require.NoError(t, err)
 		if i != 2 {
-			require.NoError(t, reg.Register(NewCollector(rec)))
-			rec.Record(chat, &llmmetrics.Record{ID: "warm-up", Warmup: true}) // the label set exists from the start
+			require.NoError(t, reg.Register(live.NewCollector(rec)))
 		}
+		rec.Declare(chat) // the label set exists from the start
 		srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		t.Cleanup(srv.Close)
 		r := &replica{rec: rec, srv: srv, before: scrapeOf(t, srv.URL)}
 		// Each replica sees different traffic: its share of the requests,
 		// at its own speed.
-		recs := mixed(300 + 100*i)
+		recs := replicaRecords(i, 300+100*i, time.Duration(i*40)*time.Millisecond)
 		for k := range recs {
-			recs[k].ID = fmt.Sprintf("r%d-%s", i, recs[k].ID)
-			for c := range recs[k].Chunks {
-				recs[k].Chunks[c] += time.Duration(i*40) * ms
-			}
 			rec.Record(chat, &recs[k])
 		}
 		all = append(all, recs...)
@@ -136,53 +131,46 @@ func TestFleet(t *testing.T) {
 		merged.Series += h.Series
 	}
 
-	// A real Prometheus scraping the three.
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	// A real Prometheus scraping the three. Each query takes every
+	// series' last sample (last_over_time), which a failed scrape, on a
+	// busy machine, does not hide.
 	var targets []string
 	for _, r := range fleet {
 		targets = append(targets, strconv.Quote(r.srv.Listener.Addr().String()))
 	}
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: [%s]\n",
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: fleet\n    static_configs:\n      - targets: [%s]\n",
 		strings.Join(targets, ", "))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var logs bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	defer func() { cancel(); cmd.Wait() }()
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		n, err := promQuery(base, "sum("+name+"_count)")
-		if err == nil && n == merged.Count {
-			if up, err := promQuery(base, `count(up{job="gateway"} == 1)`); err == nil && up == 3 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus did not scrape the fleet in time (last: %v, %v): %s", n, err, logs.String())
-		}
-		time.Sleep(300 * time.Millisecond)
+	promServer := startChild(ctx, t, promBin, func(port int) []string {
+		return []string{"--config.file=" + filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn"}
+	}, "/-/ready")
+	last := func(series string) string { return "last_over_time(" + series + "[1h])" }
+	p := prom{base: promServer.base}
+	one := func(expr string) float64 {
+		r, err := p.vector(expr, "")
+		require.NoError(t, err)
+		return r[""]
 	}
+	waitFor(ctx, t, "Prometheus scraped every replica", func() (bool, string) {
+		r, err := p.vector("sum("+last(name+"_count")+")", "")
+		if err != nil {
+			return false, err.Error()
+		}
+		return r[""] == merged.Count, fmt.Sprintf("%v of %v", r, merged.Count)
+	})
 
 	exact, err := llmmetrics.Summarize(all, llmmetrics.Options{SLO: &slo, Lenient: true,
 		Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(90), llmmetrics.MustPercentile(99)}})
 	require.NoError(t, err)
-	var snaps []Snapshot
+	var snaps []live.Snapshot
 	for _, r := range fleet {
 		snaps = append(snaps, r.rec.Snapshots(false)[0])
 	}
-	sketch := Merge(snaps...)
+	sketch := live.Merge(snaps...)
 	for i, q := range []float64{0.5, 0.9, 0.99} {
-		theirs, err := promQuery(base, fmt.Sprintf("histogram_quantile(%v, sum by (le) (%s_bucket))", q, name))
-		require.NoError(t, err)
+		theirs := one(fmt.Sprintf("histogram_quantile(%v, sum by (le) (%s))", q, last(name+"_bucket")))
 		ours, _, err := merged.Quantile(q)
 		require.NoError(t, err)
 		assert.Equal(t, theirs, ours, "q=%v: PromQL over the fleet and the server module's merged histogram, bit for bit", q)
@@ -190,15 +178,14 @@ func TestFleet(t *testing.T) {
 		// What a bucketed quantile can tell: the exact value lies in the
 		// same bucket, so the error is at most that bucket's width.
 		x := exact.TTFT.Points[i].Value.Seconds()
-		lo, hi := bucketAround(DefaultBuckets().Duration, x)
+		lo, hi := bucketAround(live.DefaultBuckets().Duration, x)
 		assert.True(t, theirs >= lo && theirs <= hi, "q=%v: bucketed %v, exact %v, bucket (%v, %v]", q, theirs, x, lo, hi)
 		// The merged sketches: within 1 % of the exact value.
 		s, err := sketch.TTFT.Quantile(q)
 		require.NoError(t, err)
 		assert.InDelta(t, x, s.Seconds(), 0.01*x+1e-9, "q=%v sketch", q)
 	}
-	att, err := promQuery(base, "sum(llmmetrics_goodput_good_total) / sum(llmmetrics_goodput_offered_total)")
-	require.NoError(t, err)
+	att := one("sum(" + last("llmmetrics_goodput_good_total") + ") / sum(" + last("llmmetrics_goodput_offered_total") + ")")
 	assert.Equal(t, exact.Goodput.Attainment, att, "the fleet's attainment from the summed counters")
 	a, _ := sketch.Counts.Attainment()
 	assert.Equal(t, exact.Goodput.Attainment, a)
