@@ -40,7 +40,11 @@ func (t *tally) one(r *Record, c Category) {
 	case CategoryRejected:
 		return
 	case CategoryWarmup:
-		a.Warmup++
+		if r.Preflight {
+			a.Preflight++
+		} else {
+			a.Warmup++
+		}
 		return
 	case CategoryFailed:
 		a.Failed++
@@ -83,6 +87,7 @@ func (t *tally) add(u *tally) {
 	a.ZeroToken += b.ZeroToken
 	a.Failed += b.Failed
 	a.Warmup += b.Warmup
+	a.Preflight += b.Preflight
 	a.Errors += b.Errors
 	a.Timeouts += b.Timeouts
 	a.Cancelled += b.Cancelled

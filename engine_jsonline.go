@@ -35,13 +35,14 @@ const (
 	keyWait
 	keyFirstAnswer
 	keyReasoning
+	keyPreflight
 	nKeys
 )
 
 var jsonKeys = [nKeys]string{
 	"id", "status", "message", "sent_ns", "first_text_ns", "last_text_ns",
 	"chunk_arrivals_ns", "chunk_tokens", "prompt_tokens", "completion_tokens", "max_tokens",
-	"warmup", "scheduled_ns", "wait_ns", "first_answer_ns", "reasoning_tokens",
+	"warmup", "scheduled_ns", "wait_ns", "first_answer_ns", "reasoning_tokens", "preflight",
 }
 
 // lineParser reads one JSON object held in b.
@@ -360,10 +361,13 @@ func (p *lineParser) member(rec *Record) *RecordError {
 		default:
 			p.last, p.hasLast = d, true
 		}
-	case keyWarmup:
+	case keyWarmup, keyPreflight:
 		switch {
 		case p.literal("true"):
-			rec.Warmup = true
+			rec.Warmup = true // a preflight request is warm-up too: never measured
+			if k == keyPreflight {
+				rec.Preflight = true
+			}
 		case p.literal("false"):
 		default:
 			return p.fail(ErrSyntax, "want true or false")

@@ -365,7 +365,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
 }
 
 func ExampleRun_Err() {
@@ -740,6 +740,6 @@ func ExampleRunEnd_WriteLine() {
 	// Output:
 	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
 	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
-	// truncated: TRUNCATED: the file ends inside line 3 (94 bytes of an unfinished record after record 1), before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written
+	// truncated: TRUNCATED: the file ends inside line 3 (54 bytes of an unfinished record after record 1), before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written
 	// llmmetrics: no records
 }

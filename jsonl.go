@@ -31,11 +31,15 @@ import (
 //	last_text_ns        last text-bearing chunk, from sent_ns
 //	chunk_arrivals_ns   every text-bearing chunk, from sent_ns, in order
 //	chunk_tokens        tokens carried by each chunk, where the server says
-//	prompt_tokens       prompt tokens from usage
+//	prompt_tokens       prompt tokens from usage; absent (0) when unknown
 //	completion_tokens   output tokens n from usage; absent when the server
-//	                    reported none (Record.NoUsage: n unknown, never 0)
+//	                    reported none (Record.NoUsage: n unknown, never 0),
+//	                    and in a failed record when no count came
 //	max_tokens          the requested max_tokens
 //	warmup              true for a request sent during the warm-up
+//	preflight           true for a request sent before the load to check
+//	                    the endpoint or size the prompts (Record.Preflight;
+//	                    it implies warmup)
 //	scheduled_ns        when the request was due, from the run's epoch (open loop)
 //	wait_ns             the client's own wait before the request was written
 //	first_answer_ns     the first non-reasoning text chunk, from sent_ns
@@ -64,10 +68,11 @@ type jsonRecord struct {
 	LastTextNS       *int64  `json:"last_text_ns,omitempty"`
 	ChunkArrivalsNS  []int64 `json:"chunk_arrivals_ns,omitempty"`
 	ChunkTokens      []int32 `json:"chunk_tokens,omitempty"`
-	PromptTokens     int     `json:"prompt_tokens"`
+	PromptTokens     int     `json:"prompt_tokens,omitempty"`
 	CompletionTokens *int    `json:"completion_tokens,omitempty"`
 	MaxTokens        int     `json:"max_tokens,omitempty"`
 	Warmup           bool    `json:"warmup,omitempty"`
+	Preflight        bool    `json:"preflight,omitempty"`
 	ScheduledNS      *int64  `json:"scheduled_ns,omitempty"`
 	WaitNS           *int64  `json:"wait_ns,omitempty"`
 	FirstAnswerNS    *int64  `json:"first_answer_ns,omitempty"`
@@ -183,7 +188,11 @@ func (r *arrivalRoom) take(n int) []time.Duration {
 }
 
 // WriteJSONL writes records in the JSONL format, one object a line. Reading
-// the output back with ReadJSONL gives equal records.
+// the output back with ReadJSONL gives equal records (a preflight record
+// reads back with Warmup set, as it is always written). A count that is
+// not known is left out, never written as 0: completion_tokens of an ok
+// record without usage (NoUsage) or of a failed record that got none, and
+// prompt_tokens of 0.
 func WriteJSONL(w io.Writer, recs []Record) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -200,8 +209,11 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 			CompletionTokens: &n,
 			MaxTokens:        r.MaxTokens,
 		}
-		if r.NoUsage {
-			jr.CompletionTokens = nil // no count, which reads back as NoUsage
+		if r.NoUsage || r.Status != StatusOK && n == 0 {
+			// No count: an ok record's reads back as NoUsage, a failed
+			// record's as no count (a failed request rarely gets usage,
+			// and an unknown count is never written as 0).
+			jr.CompletionTokens = nil
 		}
 		if len(r.Chunks) > 0 {
 			jr.ChunkArrivalsNS = make([]int64, len(r.Chunks))
@@ -218,7 +230,7 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 		if last := int64(r.LastText); last != 0 || needed {
 			jr.LastTextNS = &last
 		}
-		jr.Warmup = r.Warmup
+		jr.Warmup, jr.Preflight = r.Warmup || r.Preflight, r.Preflight
 		if c := r.Client; c != nil {
 			wait := int64(c.Wait)
 			jr.WaitNS = &wait

@@ -80,6 +80,12 @@ type Record struct {
 	ID     string
 	Status Status
 	Warmup bool // sent during the run's warm-up: counted apart, never a sample
+	// Preflight marks a request the load generator sent before the load
+	// to check the endpoint or to size the prompts (a test request, a
+	// sizing request): never a sample, as warm-up, but counted apart from
+	// it (Accounting.Preflight). Its Category is CategoryWarmup; a reader
+	// sets Warmup with it.
+	Preflight bool
 	// NoUsage says the server reported no output token count (no usage
 	// block): n is unknown and CompletionTokens is 0. An ok record with
 	// NoUsage keeps TTFT, E2E and its chunk gaps, and is left out of what
@@ -158,8 +164,9 @@ const (
 	// CategoryRejected is a record that failed validation and was set aside
 	// in lenient mode, with its reason.
 	CategoryRejected
-	// CategoryWarmup is a valid record sent during the run's warm-up: counted
-	// apart, never a sample, and outside the measured window.
+	// CategoryWarmup is a valid record sent during the run's warm-up, or
+	// before its load (Record.Preflight): counted apart, never a sample,
+	// and outside the measured window.
 	CategoryWarmup
 )
 
@@ -174,13 +181,13 @@ func (c Category) String() string {
 }
 
 // Category returns the category of a valid record: warm-up for a record
-// marked so, failed for any status but ok, zero-token for an ok record with
+// marked so (or marked preflight), failed for any status but ok, zero-token for an ok record with
 // no completion tokens and no text (no chunk arrival, and usage given), ok
 // otherwise. An ok record may lack a usable token count (CountState).
 // Whether a record is rejected is decided by Validate, not here.
 func (r *Record) Category() Category {
 	switch {
-	case r.Warmup:
+	case r.Warmup || r.Preflight:
 		return CategoryWarmup
 	case r.Status != StatusOK:
 		return CategoryFailed

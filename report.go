@@ -38,6 +38,12 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
 		{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
 	}
+	if a.Preflight > 0 {
+		// Written only when there are some, as no_count: a category of its
+		// own, so that offered is the sum of ok, zero_token, failed,
+		// rejected, warmup and preflight.
+		req = append(req, field{"preflight", a.Preflight})
+	}
 	if u := a.Uncounted; u.Total() > 0 {
 		// Written only when there are some, so that the output of a run
 		// whose every request was counted is as it was.
@@ -154,11 +160,22 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
 	if c := s.Completeness; c != nil {
-		co := object{{"state", c.State}, {"by", c.By}}
-		if c.Planned > 0 {
+		// A count the file does not give is left out, with its reason
+		// under "absent", never written as 0.
+		co := object{{"state", c.State}}
+		if c.By != "" {
+			co = append(co, field{"by", c.By})
+		}
+		if _, gone := c.Absent["planned"]; !gone && c.Planned > 0 {
 			co = append(co, field{"planned", c.Planned})
 		}
-		co = append(co, field{"written", c.Written}, field{"read", c.Read}, field{"reason", c.Reason})
+		if _, gone := c.Absent["written"]; !gone {
+			co = append(co, field{"written", c.Written})
+		}
+		co = append(co, field{"read", c.Read})
+		if c.Reason != "" {
+			co = append(co, field{"reason", c.Reason})
+		}
 		if len(c.Absent) > 0 {
 			co = append(co, field{"absent", c.Absent})
 		}
@@ -287,8 +304,9 @@ func distObject(d *Distribution, extra object) object {
 }
 
 // WriteTable writes the summary as a table for people: every count, each
-// distribution in milliseconds with the percentile method named, the
-// throughput window and rates, and the goodput figures.
+// distribution in milliseconds with the percentile method named (or, where
+// there is none, one line saying why), the throughput window and rates,
+// and the goodput figures.
 func (s *Summary) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	a := s.Requests
@@ -305,8 +323,13 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		b.WriteString("environment: not recorded (the records carry no run header)\n\n")
 	}
 	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected", a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
-	if a.Warmup > 0 {
+	switch {
+	case a.Warmup > 0 && a.Preflight > 0:
+		fmt.Fprintf(&b, " + %d warm-up + %d preflight (not measured)", a.Warmup, a.Preflight)
+	case a.Warmup > 0:
 		fmt.Fprintf(&b, " + %d warm-up (not measured)", a.Warmup)
+	case a.Preflight > 0:
+		fmt.Fprintf(&b, " + %d preflight (not measured)", a.Preflight)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
@@ -355,54 +378,63 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			}
 		}
 	}
-	// Names are left-aligned by padding them to one width; numbers are
-	// right-aligned by the tabwriter.
-	width := len("metric (ms)")
-	for _, r := range rows {
-		width = max(width, len(r.name))
-	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
-	for _, p := range s.Percentiles {
-		head = append(head, p.Key())
-	}
-	head = append(head, "max", "")
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, r := range rows {
-		d := r.d
-		cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
-		for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
-			cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
+	if len(rows) == 0 {
+		// No table of nothing: one line says why.
+		why := "no measured request ended ok"
+		if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 {
+			why = nothingMeasured
 		}
-		for _, p := range d.Points {
-			cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
-		}
-		cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
-
-	fmt.Fprintf(&b, "\npercentiles: %s", s.Method)
-	if s.Method == NearestRank {
-		b.WriteString(" (value at rank ⌈p·N/100⌉, a real request)")
+		fmt.Fprintf(&b, "latencies: none, %s\n", why)
 	} else {
-		b.WriteString(" (Hyndman–Fan type 7, as numpy and vLLM)")
-	}
-	b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
-	if s.TPOT != nil {
-		fmt.Fprintf(&b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded\n",
-			millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
-	}
-	if it := s.ITL; it != nil {
-		fmt.Fprintf(&b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
-			it.TokenBasis+it.ChunkBasis, it.TokenBasis, it.ChunkBasis)
-		if it.ChunkBasis > 0 {
-			b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
+		// Names are left-aligned by padding them to one width; numbers
+		// are right-aligned by the tabwriter.
+		width := len("metric (ms)")
+		for _, r := range rows {
+			width = max(width, len(r.name))
 		}
-		if it.NoChunks > 0 {
-			fmt.Fprintf(&b, "; %d without chunk arrivals", it.NoChunks)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
+		for _, p := range s.Percentiles {
+			head = append(head, p.Key())
 		}
-		b.WriteString("\n")
+		head = append(head, "max", "")
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range rows {
+			d := r.d
+			cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
+			for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
+				cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
+			}
+			for _, p := range d.Points {
+				cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
+			}
+			cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+
+		fmt.Fprintf(&b, "\npercentiles: %s", s.Method)
+		if s.Method == NearestRank {
+			b.WriteString(" (value at rank ⌈p·N/100⌉, a real request)")
+		} else {
+			b.WriteString(" (Hyndman–Fan type 7, as numpy and vLLM)")
+		}
+		b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
+		if s.TPOT != nil {
+			fmt.Fprintf(&b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded\n",
+				millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
+		}
+		if it := s.ITL; it != nil {
+			fmt.Fprintf(&b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
+				it.TokenBasis+it.ChunkBasis, it.TokenBasis, it.ChunkBasis)
+			if it.ChunkBasis > 0 {
+				b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
+			}
+			if it.NoChunks > 0 {
+				fmt.Fprintf(&b, "; %d without chunk arrivals", it.NoChunks)
+			}
+			b.WriteString("\n")
+		}
 	}
 	if c := s.Client; c != nil && c.TTFTFromScheduled != nil {
 		b.WriteString("from sched.: TTFT and E2E from each request's scheduled time, not its send (lateness and wait included: coordinated omission corrected, as wrk2)\n")

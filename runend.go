@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // A RunEnd is the last line of a run's JSONL file, {"llmmetrics_end":
@@ -32,6 +35,10 @@ type RunEnd struct {
 	// Absent says why a count is absent, by its key: "planned" for a run
 	// of a duration.
 	Absent map[string]string `json:"absent,omitempty"`
+	// Notes are what the generator learnt as the run went and its report
+	// says (how the prompts were sized, how the warm-up ended); a reader
+	// adds them to the summary's notes.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // endKey is the one key of a run's end line.
@@ -89,16 +96,28 @@ func (e *RunEnd) WriteLine(w io.Writer) error {
 // "completed", "interrupted" or "truncated" (the file stops before the end
 // line its header promised, ends inside a line, or holds fewer records
 // than the end line counts). Reason says it in a sentence.
+//
+// A count the file does not give is 0 and has its reason in Absent, by
+// its key: "planned" (a run of a duration, or no end line) and "written"
+// (no end line); By is empty unless an end line says what interrupted
+// the run.
 type Completeness struct {
 	State   string
 	By      string
-	Planned int               // requests the end line says were planned; 0 when unknown
-	Written int               // records the end line counts; 0 without one
+	Planned int               // requests the end line says were planned; 0 when absent
+	Written int               // records the end line counts; 0 when absent
 	Read    int               // records the file holds
 	Cut     *Cut              // where the file ends inside a line
-	Absent  map[string]string // the end line's reasons for absent counts (RunEnd.Absent)
+	Absent  map[string]string // why Planned or Written is absent (with RunEnd.Absent)
 	Reason  string
 }
+
+// Reasons for a completeness count that is absent.
+const (
+	noEndWritten  = "no end line was read: it counts the records written"
+	noEndPlanned  = "no end line was read: it says how many requests were planned"
+	plannedUnsaid = "the end line does not say"
+)
 
 // completeness returns what a run's header, end line and cut say of a
 // file of read records, or nil when they say nothing (no end line
@@ -108,9 +127,18 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 	if e == nil && cut == nil && !promised {
 		return nil
 	}
-	c := &Completeness{Read: read, Cut: cut}
+	c := &Completeness{Read: read, Cut: cut, Absent: map[string]string{}}
 	if e != nil {
-		c.By, c.Planned, c.Written, c.Absent = e.By, e.Planned, e.Written, e.Absent
+		c.By, c.Planned, c.Written = e.By, e.Planned, e.Written
+		maps.Copy(c.Absent, e.Absent) // e's own map is left as it is
+		if _, said := c.Absent["planned"]; e.Planned == 0 && !said {
+			c.Absent["planned"] = plannedUnsaid
+		}
+	} else {
+		c.Absent["planned"], c.Absent["written"] = noEndPlanned, noEndWritten
+	}
+	if len(c.Absent) == 0 {
+		c.Absent = nil
 	}
 	switch {
 	case cut != nil:
@@ -131,7 +159,7 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 		return c
 	case e.Written > read:
 		c.State = "truncated"
-		c.Reason = fmt.Sprintf("TRUNCATED: the end line counts %d records written but the file holds %d", e.Written, read)
+		c.Reason = fmt.Sprintf("TRUNCATED: the end line counts %s written but the file holds %d", plural.Of(e.Written, "record"), read)
 		return c
 	}
 	c.State = e.State
@@ -140,7 +168,7 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 		if e.Planned > 0 {
 			planned = fmt.Sprintf(" of %d planned", e.Planned)
 		}
-		c.Reason = fmt.Sprintf("INTERRUPTED by %s: %d requests%s written; the figures cover only these", e.By, e.Written, planned)
+		c.Reason = fmt.Sprintf("INTERRUPTED by %s: %s%s written; the figures cover only these", e.By, plural.Of(e.Written, "request"), planned)
 	}
 	return c
 }

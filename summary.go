@@ -43,8 +43,11 @@ type Options struct {
 
 // Accounting counts where every offered record ended. It always holds that
 //
-//	Offered = OK + ZeroToken + Failed + Rejected + Warmup
+//	Offered = OK + ZeroToken + Failed + Rejected + Warmup + Preflight
 //	Failed  = Errors + Timeouts + Cancelled
+//
+// Warm-up and preflight records (CategoryWarmup) are never measured:
+// Offered − Warmup − Preflight are the measured requests.
 type Accounting struct {
 	Offered   int
 	OK        int // status ok, n ≥ 1: latency samples
@@ -52,6 +55,7 @@ type Accounting struct {
 	Failed    int // status error, timeout or cancelled
 	Rejected  int // invalid, set aside in lenient mode
 	Warmup    int // valid, sent during the warm-up: counted, never a sample
+	Preflight int // valid, sent before the load to check or size it (Record.Preflight): counted, never a sample
 
 	Errors, Timeouts, Cancelled int
 
@@ -63,6 +67,11 @@ type Accounting struct {
 	// and not among OneToken.
 	Uncounted Uncounted
 }
+
+// nothingMeasured is why a figure of a run without a measured request is
+// absent: a run stopped before its load began holds only preflight
+// records, and no window or declared duration would give it a figure.
+const nothingMeasured = "no request was measured: every record is preflight, warm-up or rejected"
 
 // TPOTStats is the distribution of per-request TPOT over ok requests with
 // n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
@@ -121,7 +130,7 @@ type Summary struct {
 	Strata *Strata
 
 	Rejected []*RecordError // the first MaxReasons records set aside in lenient mode; Requests.Rejected counts them all
-	Notes    []string       // Options.Notes
+	Notes    []string       // Options.Notes, then the run's own (RunEnd.Notes)
 	Absent   map[string]string
 }
 
@@ -150,6 +159,9 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 	if s != nil {
 		s.Header = run.Header
 		s.Completeness = completeness(run.Header, run.End, run.Cut, s.Requests.Offered)
+		if run.End != nil && len(run.End.Notes) > 0 {
+			s.Notes = append(slices.Clip(s.Notes), run.End.Notes...) // never into opt.Notes' array
+		}
 	}
 	return s, err
 }
@@ -264,8 +276,11 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		}()
 	}
 	if a.OK == 0 {
-		s.Absent["ttft"] = "no ok request"
-		s.Absent["e2e"] = "no ok request"
+		why := "no ok request"
+		if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 {
+			why = nothingMeasured
+		}
+		s.Absent["ttft"], s.Absent["e2e"] = why, why
 	} else {
 		spawn(func() { s.TTFT = describe(got.ttft, anyOK) })
 		spawn(func() { s.E2E = describe(got.e2e, anyOK) })
@@ -323,16 +338,19 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		if promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
 		}
+	} else if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 && opt.Window == 0 {
+		s.Absent["throughput"] = nothingMeasured
 	} else {
 		s.Absent["throughput"] = werr.Error()
 	}
 	if opt.SLO != nil {
-		// Warm-up requests are counted, never measured: they are not judged.
-		if measured := a.Offered - a.Warmup; measured > 0 {
+		// Warm-up and preflight requests are counted, never measured: they
+		// are not judged.
+		if measured := a.Offered - a.Warmup - a.Preflight; measured > 0 {
 			g := slo.finish(*opt.SLO, measured, w, werr)
 			s.Goodput = &g
 		} else {
-			s.Absent["goodput"] = "every request was warm-up: none was judged"
+			s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
 		}
 	}
 	if opt.Stratify != nil {

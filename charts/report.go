@@ -73,6 +73,11 @@ func runSection(s *llmmetrics.Summary) Section {
 		Rows: [][]Cell{{{Text: itoa(a.Offered)}, {Text: itoa(a.OK)}, {Text: itoa(a.ZeroToken)}, {Text: itoa(a.Failed)},
 			{Text: fmt.Sprintf("%d / %d / %d", a.Errors, a.Timeouts, a.Cancelled)}, {Text: itoa(a.Rejected)}, {Text: itoa(a.Warmup)}, {Text: itoa(a.OneToken)}}},
 	})
+	if a.Preflight > 0 { // a column only when there are some, as the text report says them
+		t := &sec.Tables[len(sec.Tables)-1]
+		t.Head = slices.Insert(t.Head, 7, "preflight (not measured)")
+		t.Rows[0] = slices.Insert(t.Rows[0], 7, Cell{Text: itoa(a.Preflight)})
+	}
 	if u := a.Uncounted; u.Total() > 0 { // said only when there are some, as the text report does
 		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("No token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): "+
 			"in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit.", u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks))

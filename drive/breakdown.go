@@ -123,7 +123,7 @@ func CheckBreakdown(p BreakdownPlan) error {
 }
 
 // Breakdown runs a TTFT breakdown. It sizes the prompts with two preflight
-// requests at the shortest length (as SyntheticPrompts does), then asks
+// requests (as SyntheticPrompts does), then asks
 // whether the server honours a cache_salt field: the same prompt is sent
 // twice with two salts, and the field is used only when the server
 // accepted it and reported no cached prompt tokens for the second;
@@ -134,7 +134,7 @@ func CheckBreakdown(p BreakdownPlan) error {
 // skipped and counted with the reason rather than sent into a failing
 // server. When ctx ends, the request in flight is cancelled and recorded,
 // and the rest are skipped. Every request sent is in the outcome exactly
-// once; the preflight requests are marked warm-up. Breakdown returns an
+// once; the preflight requests are marked preflight. Breakdown returns an
 // error only for a plan it cannot run.
 func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) {
 	if err := CheckBreakdown(p); err != nil {
@@ -201,7 +201,7 @@ type breakdowner struct {
 
 func newBreakdowner(p BreakdownPlan) *breakdowner {
 	u, _ := url.Parse(p.URL)
-	return &breakdowner{p: p, obs: &observe.Observer{Client: newClient(p.Plan), Epoch: time.Now()}, path: u.Path}
+	return &breakdowner{p: p, obs: &observe.Observer{Client: NewClient(p.Plan), Epoch: time.Now()}, path: u.Path}
 }
 
 // send sends one request: under SaltField, the prompt as given with a
@@ -237,6 +237,9 @@ func (b *breakdowner) chooseSalt(ctx context.Context, words int) (Salt, string, 
 	first := b.send(ctx, SaltField, prompt, words, "salt-1", true)
 	second := b.send(ctx, SaltField, prompt, words, "salt-2", true)
 	pre := []*observe.Result{first, second}
+	for _, r := range pre {
+		r.Record.Preflight = true
+	}
 	for _, r := range pre {
 		if r.Record.Status != llmmetrics.StatusOK {
 			return SaltText, fmt.Sprintf("text salt: a request with a cache_salt field did not succeed (%s: %s)", r.Record.Status, r.Record.Message), pre

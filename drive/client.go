@@ -28,13 +28,16 @@ func (e stalled) Error() string {
 
 func (stalled) Timeout() bool { return true }
 
-// newClient returns the client a plan's requests go through: p.Client, or
-// one that opens a connection for each request (with p.KeepAlive, one whose
-// pool keeps enough for the plan) and waits p.TLSHandshake() for a TLS
-// handshake; wrapped so that a request whose server sends nothing for
-// stall fails as a timeout, and so that a handshake that fails as against
-// a server of plain HTTP says so (tlsTransport).
-func newClient(p Plan) *http.Client {
+// NewClient returns the client a plan's requests go through, for other
+// requests to its server (what the server says of itself at /version,
+// say): p.Client, or one that opens a connection for each request (with
+// p.KeepAlive, one whose pool keeps enough for the plan) and waits
+// p.TLSHandshake() for a TLS handshake; wrapped so that a request whose
+// server sends nothing for the plan's Stall fails as a timeout, and so
+// that a handshake that fails as against a server of plain HTTP returns a
+// *HandshakeError that says so. The client is the caller's to change (its
+// Timeout, say).
+func NewClient(p Plan) *http.Client {
 	base := p.Client
 	var limit time.Duration
 	if base == nil {

@@ -212,7 +212,7 @@ type runner struct {
 
 func newRunner(p Plan) (*runner, error) {
 	u, _ := url.Parse(p.URL)
-	r := &runner{p: p, obs: &observe.Observer{Client: newClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
+	r := &runner{p: p, obs: &observe.Observer{Client: NewClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
 	if p.Rate > 0 {
 		a, err := newArrivals(p.Rate, p.Burstiness, p.Seed)
 		if err != nil {

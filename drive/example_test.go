@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,17 +79,17 @@ func ExampleSyntheticPrompts() {
 		return
 	}
 	// The server counts words + 3. The two preflight requests, of one
-	// and two words after a salt word, got 5 and 6 prompt tokens: 1 a word
-	// and 4 for the template and salt, so a prompt of 100 tokens is a
-	// salt and 96 words. The sizing requests are never longer than the
-	// prompts they size.
+	// word after a salt word and of the salt alone, got 5 and 4 prompt
+	// tokens: 1 a word and 4 for the template and salt, so a prompt of 100
+	// tokens is a salt and 96 words. The sizing requests are never longer
+	// than one word, the shortest prompt there is.
 	fmt.Println(len(prompts), len(strings.Fields(prompts[0])), preflight[0].Record.PromptTokens, preflight[1].Record.PromptTokens)
 
 	// A prompt shorter than a one-word prompt cannot be made.
 	_, _, _, err = drive.SyntheticPrompts(context.Background(), p, 4, 3)
 	fmt.Println(err)
 	// Output:
-	// 3 97 5 6
+	// 3 97 5 4
 	// drive: prompts of 4 tokens are shorter than the smallest this server allows: a one-word prompt counts 5 tokens (the chat template and the 8-character salt)
 }
 
@@ -226,7 +227,7 @@ func ExampleSizedPrompts() {
 	fmt.Println(note)
 	// Output:
 	// 50 100 75
-	// prompts of 46 to 96 words, sized by two preflight requests (one word, two words) for 50 to 100 prompt tokens as the server counts them (1 tokens a word, 4 for the template and salt); the report gives the counts the server returned
+	// prompts of 46 to 96 words for the 50 to 100 prompt tokens asked: 50 to 100 tokens as the server counts them, the nearest that whole words come (sized by two preflight requests, of one word and of the salt alone: 1 token a word, 4 for the template and salt); the report gives the counts the server returned
 }
 
 // A plan's own client waits 5 s for the server's side of a TLS handshake,
@@ -234,4 +235,57 @@ func ExampleSizedPrompts() {
 func ExamplePlan_TLSHandshake() {
 	fmt.Println(drive.Plan{}.TLSHandshake(), drive.Plan{Stall: time.Second}.TLSHandshake())
 	// Output: 5s 1s
+}
+
+// The plan's client, for other requests to its server: here what the
+// server says of itself.
+func ExampleNewClient() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"version":"1.2"}`)
+	}))
+	defer srv.Close()
+	c := drive.NewClient(drive.Plan{URL: srv.URL + "/v1/chat/completions"})
+	c.Timeout = 3 * time.Second
+	resp, err := c.Get(srv.URL + "/version")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, string(b))
+	// Output: 200 {"version":"1.2"}
+}
+
+// An https:// URL to a server that speaks plain HTTP (here one that
+// answers the TLS hello with an HTTP error) fails with a *HandshakeError
+// that says why and which URL to try.
+func ExampleHandshakeError_Timeout() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 1024))
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			c.Close()
+		}
+	}()
+	u := "https://" + ln.Addr().String() + "/version"
+	_, err = drive.NewClient(drive.Plan{URL: u}).Get(u)
+	var he *drive.HandshakeError
+	if errors.As(err, &he) {
+		fmt.Println(he.Reason)
+		fmt.Println(he.Try == "http://"+ln.Addr().String()+"/version", he.Timeout())
+	}
+	// Output:
+	// the server answered the TLS handshake in plain HTTP: it speaks HTTP, not HTTPS
+	// true false
 }

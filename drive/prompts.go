@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -27,12 +28,15 @@ func synthetic(salt uint64, words int) string {
 
 // SyntheticPrompts returns n prompts that the server counts as about
 // tokens prompt tokens each. Only the server knows how it counts (its
-// tokenizer, its chat template), so preflight requests of one word and of
-// two (max_tokens 1) measure its count as a straight line in the number
-// of words, and the prompts are sized by it. The preflight results are
-// returned, marked warm-up, to be kept with the run: every request sent is
-// in its output. note says how the length was set; without usage in the
-// server's replies the prompts are left at tokens words, and note says so.
+// tokenizer, its chat template), so preflight requests (max_tokens 1) of
+// one word and of the salt alone measure its count as a straight line in
+// the number of words, and each prompt gets the whole number of words
+// whose count comes closest to tokens (the shorter of two as close). The
+// sizing requests are never longer than one word, the shortest prompt
+// there is. The preflight results are returned, marked preflight, to be
+// kept with the run: every request sent is in its output. note says how
+// the length was set; without usage in the server's replies the prompts
+// are left at tokens words, and note says so.
 func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []string, preflight []*observe.Result, note string, err error) {
 	if tokens < 1 || n < 1 {
 		return nil, nil, "", fmt.Errorf("drive: %d prompts of %d tokens", n, tokens)
@@ -57,16 +61,18 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 	if err != nil {
 		return nil, preflight, "", err
 	}
-	asked, words := fmt.Sprint(lo), fmt.Sprint(sz.words(lo))
+	asked, words, counts := fmt.Sprint(lo), plural.Of(sz.words(lo), "word"), fmt.Sprint(sz.tokens(sz.words(lo)))
 	if hi > lo {
-		asked, words = fmt.Sprintf("%d to %d", lo, hi), fmt.Sprintf("%d to %d", sz.words(lo), sz.words(hi))
+		asked = fmt.Sprintf("%d to %d", lo, hi)
+		words = fmt.Sprintf("%d to %d words", sz.words(lo), sz.words(hi))
+		counts = fmt.Sprintf("%d to %d", sz.tokens(sz.words(lo)), sz.tokens(sz.words(hi)))
 	}
 	switch {
 	case sz.one:
-		note = fmt.Sprintf("prompts of one word: a one-word prompt counts %d tokens as the server counts them, within 8 of the %s asked", int(sz.fixed)+1, asked)
+		note = fmt.Sprintf("prompts of one word: a one-word prompt counts %d tokens as the server counts them, the %s asked", int(sz.fixed+sz.per), asked)
 	case sz.ok:
-		note = fmt.Sprintf("prompts of %s words, sized by two preflight requests (one word, two words) for %s prompt tokens as the server counts them (%s); the report gives the counts the server returned",
-			words, asked, sz)
+		note = fmt.Sprintf("prompts of %s for the %s prompt tokens asked: %s tokens as the server counts them, the nearest that whole words come (sized by two preflight requests, of one word and of the salt alone: %s); the report gives the counts the server returned",
+			words, asked, counts, sz)
 	default:
 		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %s words each", asked)
 	}
@@ -82,10 +88,12 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 type sizing struct {
 	per, fixed float64
 	ok         bool
-	one        bool // the target is within 8 tokens of one word: one word, not measured further
+	one        bool // every length asked is one word's count: one word, not measured further
 }
 
-// words returns the words of a synthetic prompt of about tokens tokens.
+// words returns the words of a synthetic prompt whose count comes closest
+// to tokens: of two whole numbers of words as close, the fewer, so that a
+// prompt is not made longer than asked for nothing.
 func (s sizing) words(tokens int) int {
 	if !s.ok {
 		return tokens
@@ -93,40 +101,52 @@ func (s sizing) words(tokens int) int {
 	if s.one {
 		return 1
 	}
-	return max(1, int(math.Round((float64(tokens)-s.fixed)/s.per)))
+	return max(1, int(math.Ceil((float64(tokens)-s.fixed)/s.per-0.5)))
+}
+
+// tokens returns the server's count of a synthetic prompt of words words.
+func (s sizing) tokens(words int) int {
+	return int(math.Round(s.fixed + s.per*float64(words)))
 }
 
 func (s sizing) String() string {
-	return fmt.Sprintf("%.3g tokens a word, %.3g for the template and salt", s.per, s.fixed)
+	per := fmt.Sprintf("%.3g tokens a word", s.per)
+	if s.per == 1 {
+		per = "1 token a word"
+	}
+	return fmt.Sprintf("%s, %.3g for the template and salt", per, s.fixed)
 }
 
 // calibrate measures the server's sizing with preflight requests
-// (max_tokens 1) of one word and of two, sent under the plan's timeouts,
-// on its epoch, and returned marked warm-up. tokens is the shortest length
-// asked for, largest the longest. A preflight request
-// that fails stops the run: it is returned with an error that gives the
-// server's words.
+// (max_tokens 1) of one word and of the salt alone, sent under the plan's
+// timeouts, on its epoch, and returned marked preflight. tokens is the
+// shortest length asked for, largest the longest. The requests are never
+// longer than the shortest prompt there is (one word), and the salt alone
+// is sent only when a length beyond one word's count is asked. A preflight
+// request that fails stops the run: it is returned with an error that
+// gives the server's words.
 func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand) (sizing, []*observe.Result, error) {
-	obs := &observe.Observer{Client: newClient(p), Epoch: p.Epoch}
+	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
 	u, err := url.Parse(p.URL)
 	if err != nil {
 		return sizing{}, nil, err
 	}
 	var preflight []*observe.Result
 	count := func(words int, id string) (int, error) {
-		res := send(ctx, obs, p, u.Path, synthetic(rng.Uint64(), words), 1, id, true)
+		res := sendPreflight(ctx, obs, p, u.Path, synthetic(rng.Uint64(), words), id)
 		preflight = append(preflight, res)
 		if p.OnResult != nil {
 			p.OnResult(res)
 		}
 		if err := requestFailed(res); err != nil {
-			return 0, fmt.Errorf("drive: the sizing request %s (%d words) failed: %w", id, words, err)
+			what := "one word"
+			if words == 0 {
+				what = "the salt alone"
+			}
+			return 0, fmt.Errorf("drive: the sizing request %s (%s) failed: %w", id, what, err)
 		}
 		return res.Record.PromptTokens, nil
 	}
-	// One word, then two: the sizing requests are never longer than the
-	// prompts they size (a second word is sent only when the target is at
-	// least 8 tokens beyond one word's count).
 	p1, err := count(1, "preflight-1")
 	if err != nil {
 		return sizing{}, preflight, err
@@ -137,18 +157,25 @@ func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand)
 	if tokens < p1 {
 		return sizing{}, preflight, &TooShortError{Tokens: tokens, Smallest: p1}
 	}
-	if largest-p1 < 8 {
+	if largest == p1 {
 		return sizing{per: 1, fixed: float64(p1 - 1), ok: true, one: true}, preflight, nil
 	}
-	p2, err := count(2, "preflight-2")
+	p0, err := count(0, "preflight-2")
 	if err != nil {
 		return sizing{}, preflight, err
 	}
-	if p2 <= p1 {
+	if p0 <= 0 || p0 >= p1 {
 		return sizing{}, preflight, nil
 	}
-	per := float64(p2 - p1)
-	return sizing{per: per, fixed: float64(p1) - per, ok: true}, preflight, nil
+	return sizing{per: float64(p1 - p0), fixed: float64(p0), ok: true}, preflight, nil
+}
+
+// sendPreflight sends a request before the load (max_tokens 1), to check
+// the endpoint or size the prompts, and returns it marked preflight.
+func sendPreflight(ctx context.Context, obs *observe.Observer, p Plan, path, prompt, id string) *observe.Result {
+	res := send(ctx, obs, p, path, prompt, 1, id, true)
+	res.Record.Preflight = true
+	return res
 }
 
 // A TooShortError refuses prompts shorter than the smallest the server's
@@ -185,7 +212,7 @@ func requestFailed(res *observe.Result) error {
 // TestRequest sends one request, the plan's first prompt with max_tokens 1,
 // before a run, as vLLM's benchmark does, so that a wrong URL, model or
 // key stops the run at once with the server's words. The request is
-// returned marked warm-up, named "test-1", to be kept with the run; err is
+// returned marked preflight, named "test-1", to be kept with the run; err is
 // a *RequestError when it did not end ok.
 func TestRequest(ctx context.Context, p Plan) (*observe.Result, error) {
 	if len(p.Prompts) == 0 {
@@ -195,8 +222,8 @@ func TestRequest(ctx context.Context, p Plan) (*observe.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := &observe.Observer{Client: newClient(p), Epoch: p.Epoch}
-	res := send(ctx, obs, p, u.Path, p.Prompts[0], 1, "test-1", true)
+	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
+	res := sendPreflight(ctx, obs, p, u.Path, p.Prompts[0], "test-1")
 	if p.OnResult != nil {
 		p.OnResult(res)
 	}

@@ -30,21 +30,27 @@ func (p Plan) TLSHandshake() time.Duration {
 	return DefaultTLSHandshake
 }
 
-// A handshakeError is a request to an https:// URL whose TLS handshake
-// failed in the way a server that speaks plain HTTP makes it fail: it
-// says so and suggests the http:// URL. It wraps the transport's error,
-// and a timeout is still a timeout.
-type handshakeError struct {
-	msg string
-	err error
+// A HandshakeError is a request to an https:// URL whose TLS handshake
+// failed in the way a server that speaks plain HTTP makes it fail: Reason
+// says so, and Try is the request's URL with http://. It wraps the
+// transport's error, and a timeout is still a timeout. Every request
+// through a plan's client (NewClient) that fails so returns one, inside
+// the *url.Error of net/http.
+type HandshakeError struct {
+	Reason string
+	Try    string
+	err    error
 }
 
-func (e *handshakeError) Error() string { return e.msg }
-func (e *handshakeError) Unwrap() error { return e.err }
+// Error returns the reason and the URL to try.
+func (e *HandshakeError) Error() string { return e.Reason + "; try " + e.Try }
+
+// Unwrap returns the transport's own error.
+func (e *HandshakeError) Unwrap() error { return e.err }
 
 // Timeout says whether the handshake timed out, as the transport's error
 // does (net/url's Error asks the error it holds, not the chain).
-func (e *handshakeError) Timeout() bool {
+func (e *HandshakeError) Timeout() bool {
 	var t interface{ Timeout() bool }
 	return errors.As(e.err, &t) && t.Timeout()
 }
@@ -104,15 +110,15 @@ func (h *handshake) explain(err error, u *url.URL, limit time.Duration) error {
 	h.mu.Unlock()
 	plain := *u
 	plain.Scheme = "http"
-	try := "; try " + plain.String()
+	say := func(reason string) error { return &HandshakeError{Reason: reason, Try: plain.String(), err: err} }
 	var header tls.RecordHeaderError
 	var timeout interface{ Timeout() bool }
 	var stall stalled
 	switch {
 	case errors.As(err, &header) && string(header.RecordHeader[:]) == "HTTP/":
-		return &handshakeError{"the server answered the TLS handshake in plain HTTP: it speaks HTTP, not HTTPS" + try, err}
+		return say("the server answered the TLS handshake in plain HTTP: it speaks HTTP, not HTTPS")
 	case errors.As(err, &header):
-		return &handshakeError{fmt.Sprintf("the server's first reply is not TLS (%v): it seems to speak plain HTTP, not HTTPS", err) + try, err}
+		return say(fmt.Sprintf("the server's first reply is not TLS (%v): it seems to speak plain HTTP, not HTTPS", err))
 	case !started || ok:
 		return err
 	case errors.As(err, &timeout) && timeout.Timeout():
@@ -120,9 +126,9 @@ func (h *handshake) explain(err error, u *url.URL, limit time.Duration) error {
 		if !errors.As(err, &stall) && limit > 0 {
 			in = fmt.Sprintf(" in %v", limit) // the stall's own words say how long
 		}
-		return &handshakeError{fmt.Sprintf("the TLS handshake got no answer%s (%v): the server seems to speak plain HTTP (it waits for a request line), not HTTPS", in, err) + try, err}
+		return say(fmt.Sprintf("the TLS handshake got no answer%s (%v): the server seems to speak plain HTTP (it waits for a request line), not HTTPS", in, err))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return &handshakeError{fmt.Sprintf("the server closed the connection during the TLS handshake (%v): it may speak plain HTTP, not HTTPS", err) + try, err}
+		return say(fmt.Sprintf("the server closed the connection during the TLS handshake (%v): it may speak plain HTTP, not HTTPS", err))
 	}
 	return err // a certificate refused, an interrupt: not a matter of the scheme
 }

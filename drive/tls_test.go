@@ -100,7 +100,7 @@ func TestTLSHandshakeLimit(t *testing.T) {
 	} {
 		p := Plan{Stall: c.stall}
 		assert.Equal(t, c.want, p.TLSHandshake(), c.stall)
-		rt := newClient(p).Transport.(tlsTransport).base
+		rt := NewClient(p).Transport.(tlsTransport).base
 		if st, ok := rt.(stallTransport); ok {
 			rt = st.base
 		}

@@ -46,12 +46,15 @@
 // server's shape: llama.cpp's "error: {...}" line (then [DONE]), OpenAI's,
 // vLLM's and SGLang's data: {"error": {...}}, vLLM's older {"object":
 // "error"}, an "event: error", the Responses API's response.failed, TGI's
-// {"error", "error_type"} and Ollama's {"error"} line. A stream cut off
-// (the connection dropped before the body's end) is StatusError saying so;
-// a deadline is StatusTimeout; a cancelled context StatusCancelled. A
-// stream read to its end is ok, and Result.End says how it ended: a finish
-// (a finish reason, response.completed, Ollama's done, TGI's
-// generated_text), [DONE] alone, or a clean close with neither.
+// {"error", "error_type"} and Ollama's {"error"} line; its message says
+// so, as "HTTP 200, error in stream: server_error: out of memory" (the
+// status, the server's error type where it gave one, its words). A
+// stream cut off (the connection dropped before the body's end) is
+// StatusError saying so; a deadline is StatusTimeout; a cancelled context
+// StatusCancelled. A stream read to its end is ok, and Result.End says
+// how it ended: a finish (a finish reason, response.completed, Ollama's
+// done, TGI's generated_text), [DONE] alone, or a clean close with
+// neither.
 //
 // # Formats
 //

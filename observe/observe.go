@@ -288,7 +288,7 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 			rec.Message = fmt.Sprintf("the stream was cut off before its end: %v (text-bearing events before the cut: %d)", readErr, len(s.chunks))
 		}
 	case s.errMsg != "":
-		rec.Status, rec.Message = llmmetrics.StatusError, s.errMsg
+		rec.Status, rec.Message = llmmetrics.StatusError, streamError(r.HTTPStatus, s.errType, s.errMsg)
 		r.ErrorType, r.ErrorCode = s.errType, s.errCode
 	case s.finished:
 		r.End = EndFinish
@@ -322,6 +322,22 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 			rec.ChunkTokens = s.chunkTokens
 		}
 	}
+}
+
+// streamError is the message of an error the server reported inside a
+// stream it began with HTTP status code (0 when unknown): the status, that
+// the error came in the stream, the server's error type where it gave one,
+// and its message, e.g. "HTTP 200, error in stream: server_error: out of
+// memory". A report tallies it under its status.
+func streamError(code int, typ, msg string) string {
+	head := "error in stream: "
+	if code > 0 {
+		head = fmt.Sprintf("HTTP %d, %s", code, head)
+	}
+	if typ != "" {
+		head += typ + ": "
+	}
+	return head + msg
 }
 
 // httpFailed records a response whose status is not 200, with the

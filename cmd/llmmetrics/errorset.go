@@ -12,24 +12,29 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
-// An errorSet shows why the measured requests that failed failed, as
-// vegeta's "Status Codes" and "Error Set" do: counts by kind (the HTTP
-// status, or timeout, cancelled, or no HTTP status) and by message (cut to
-// maxMessage characters), the most frequent first, at most maxMessages of
-// them, each with the first request that had it.
+// An errorSet shows why the requests that failed failed, as vegeta's
+// "Status Codes" and "Error Set" do: counts by kind (the HTTP status, or
+// timeout, cancelled, or no HTTP status) and by message (cut to maxMessage
+// characters), the most frequent first, at most maxMessages of them, each
+// with the first request that had it. The measured requests are tallied,
+// and the preflight requests (the test or sizing requests sent before the
+// load, whose failure stops a run before it began) apart, marked so.
 type errorSet struct {
-	Failed    int          `json:"failed"`
+	Failed    int          `json:"failed"`                     // measured requests that failed
+	Preflight int          `json:"preflight_failed,omitempty"` // preflight requests that failed
 	ByStatus  []errorCount `json:"by_status"`
 	ByMessage []errorCount `json:"by_message"`
 	More      int          `json:"more_messages,omitempty"` // distinct messages not listed
 }
 
 type errorCount struct {
-	Key   string `json:"key"`
-	Count int    `json:"count"`
-	First string `json:"first_id"`
+	Key       string `json:"key"`
+	Count     int    `json:"count"`
+	First     string `json:"first_id"`
+	Preflight bool   `json:"preflight,omitempty"` // a tally of preflight requests, not of measured ones
 }
 
 const (
@@ -37,36 +42,40 @@ const (
 	maxMessages = 8
 )
 
-// newErrorSet returns the error set of the measured records (warm-up
-// left out), or nil when none failed.
+// newErrorSet returns the error set of the measured and preflight records
+// (warm-up left out), or nil when none failed.
 func newErrorSet(recs []llmmetrics.Record) *errorSet {
 	var status, message []errorCount
-	add := func(list []errorCount, key, id string) []errorCount {
+	add := func(list []errorCount, key, id string, pre bool) []errorCount {
 		for i := range list {
-			if list[i].Key == key {
+			if list[i].Key == key && list[i].Preflight == pre {
 				list[i].Count++
 				return list
 			}
 		}
-		return append(list, errorCount{Key: key, Count: 1, First: id})
+		return append(list, errorCount{Key: key, Count: 1, First: id, Preflight: pre})
 	}
-	failed := 0
+	s := &errorSet{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Warmup || r.Status == llmmetrics.StatusOK {
+		if r.Warmup && !r.Preflight || r.Status == llmmetrics.StatusOK {
 			continue
 		}
-		failed++
-		status = add(status, errorKind(r), r.ID)
-		message = add(message, cut(r.Message), r.ID)
+		if r.Preflight {
+			s.Preflight++
+		} else {
+			s.Failed++
+		}
+		status = add(status, errorKind(r), r.ID, r.Preflight)
+		message = add(message, cut(r.Message), r.ID, r.Preflight)
 	}
-	if failed == 0 {
+	if s.Failed+s.Preflight == 0 {
 		return nil
 	}
 	byCount := func(a, b errorCount) int { return cmp.Compare(b.Count, a.Count) }
 	slices.SortStableFunc(status, byCount)
 	slices.SortStableFunc(message, byCount)
-	s := &errorSet{Failed: failed, ByStatus: status, ByMessage: message}
+	s.ByStatus, s.ByMessage = status, message
 	if len(message) > maxMessages {
 		s.ByMessage, s.More = message[:maxMessages], len(message)-maxMessages
 	}
@@ -75,10 +84,14 @@ func newErrorSet(recs []llmmetrics.Record) *errorSet {
 
 // errorSetOfFile returns the error set of a file already summarized
 // without keeping its records (ReadOptions.Summarize): when the summary
-// counts failures, the file is read again, keeping them. (Standard input,
-// which cannot be read twice, is read keeping its records.)
+// counts failures, or the run measured nothing after its preflight
+// requests (one of which may have failed and stopped it), the file is
+// read again, keeping them. (Standard input, which cannot be read twice,
+// is read keeping its records.)
 func errorSetOfFile(name string, s *llmmetrics.Summary, lenient bool) *errorSet {
-	if s.Requests.Failed == 0 || name == "standard input" {
+	a := s.Requests
+	stoppedEarly := a.Preflight > 0 && a.OK+a.ZeroToken+a.Failed == 0
+	if a.Failed == 0 && !stoppedEarly || name == "standard input" {
 		return nil
 	}
 	f, err := os.Open(name)
@@ -94,12 +107,18 @@ func errorSetOfFile(name string, s *llmmetrics.Summary, lenient bool) *errorSet 
 }
 
 // errorKind names a failed record's kind: its HTTP status where its
-// message begins with one (as observe writes them), else its status.
+// message begins with one (as observe writes them: "HTTP 500: …", and
+// "HTTP 200, error in stream: …" for an error the server sent inside its
+// stream), else its status.
 func errorKind(r *llmmetrics.Record) string {
 	if rest, ok := strings.CutPrefix(r.Message, "HTTP "); ok {
-		code, _, _ := strings.Cut(rest, ":")
-		if n, err := strconv.Atoi(code); err == nil {
-			return "HTTP " + strconv.Itoa(n)
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if n, err := strconv.Atoi(rest[:digits]); err == nil {
+			kind := "HTTP " + strconv.Itoa(n)
+			if strings.HasPrefix(rest[digits:], ", error in stream") {
+				kind += ", error in stream"
+			}
+			return kind
 		}
 	}
 	switch r.Status {
@@ -123,22 +142,38 @@ func cut(m string) string {
 	return m
 }
 
-// write prints the error set for people.
+// write prints the error set for people; a preflight tally is marked so.
 func (s *errorSet) write(w io.Writer) {
 	if s == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nerror set (%d measured requests failed):\n  by status:", s.Failed)
+	pre := plural.Of(s.Preflight, "preflight request")
+	switch {
+	case s.Preflight == 0:
+		fmt.Fprintf(w, "\nerror set (%s failed):\n  by status:", plural.Of(s.Failed, "measured request"))
+	case s.Failed == 0:
+		fmt.Fprintf(w, "\nerror set (%s failed, before the load):\n  by status:", pre)
+	default:
+		fmt.Fprintf(w, "\nerror set (%s failed, and %s):\n  by status:", plural.Of(s.Failed, "measured request"), pre)
+	}
 	for i, c := range s.ByStatus {
 		sep := ","
 		if i == 0 {
 			sep = ""
 		}
-		fmt.Fprintf(w, "%s %s ×%d", sep, c.Key, c.Count)
+		kind := c.Key
+		if c.Preflight {
+			kind = "preflight: " + kind
+		}
+		fmt.Fprintf(w, "%s %s ×%d", sep, kind, c.Count)
 	}
 	fmt.Fprintln(w, "\n  by message (the first request with each in brackets):")
 	for _, c := range s.ByMessage {
-		fmt.Fprintf(w, "  %6d  %s [%s]\n", c.Count, c.Key, c.First)
+		first := c.First
+		if c.Preflight {
+			first += ", a preflight request"
+		}
+		fmt.Fprintf(w, "  %6d  %s [%s]\n", c.Count, c.Key, first)
 	}
 	if s.More > 0 {
 		fmt.Fprintf(w, "          and %d other messages\n", s.More)

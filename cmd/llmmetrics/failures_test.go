@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -53,7 +54,7 @@ func failingServer(t *testing.T, mode func(k int64) string) (*httptest.Server, *
 		case "instream":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
-			fmt.Fprint(w, "data: {\"error\":{\"message\":\"the model crashed\"}}\n\n")
+			fmt.Fprint(w, "data: {\"error\":{\"message\":\"the model crashed\",\"type\":\"server_error\"}}\n\n")
 			return
 		case "killed":
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -75,7 +76,9 @@ func failingServer(t *testing.T, mode func(k int64) string) (*httptest.Server, *
 
 // Every failure mode of the fake shows in the error set, by status and by
 // message, in run's table and JSON and in report's; the file holds what
-// the server received.
+// the server received. An error inside a stream of HTTP 200 is tallied
+// under HTTP 200, with the server's type and words (it was "error without
+// an HTTP status").
 func TestErrorSet(t *testing.T) {
 	modes := []string{"ok", "500", "429", "404", "instream", "killed"}
 	srv, received := failingServer(t, func(k int64) string { return modes[(k-1)%int64(len(modes))] })
@@ -86,11 +89,11 @@ func TestErrorSet(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	for _, want := range []string{
 		"error set (10 measured requests failed):",
-		"by status: error without an HTTP status ×4, HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2",
+		"by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2",
 		"2  HTTP 500: CUDA out of memory [2]",
 		"2  HTTP 429: too many requests [3]",
 		"2  HTTP 404: 404 page not found [4]",
-		"2  the model crashed [5]",
+		"2  HTTP 200, error in stream: server_error: the model crashed [5]",
 		"2  the stream was cut off before its end: unexpected EOF (text-bearing events before the cut: 1) [6]",
 	} {
 		assert.Contains(t, stdout, want)
@@ -99,12 +102,12 @@ func TestErrorSet(t *testing.T) {
 
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "by status: error without an HTTP status ×4, HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2")
+	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	code, rep, errs = runCLI(t, string(b), "report", "-")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "by status: error without an HTTP status ×4, HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2", "from standard input too")
+	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2", "from standard input too")
 	code, rep, errs = runCLI(t, "", "report", "--json", out)
 	require.Equal(t, 0, code, errs)
 	var got struct {
@@ -112,11 +115,12 @@ func TestErrorSet(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(rep), &got))
 	assert.Equal(t, 10, got.ErrorSet.Failed)
-	assert.Equal(t, errorCount{Key: "error without an HTTP status", Count: 4, First: "5"}, got.ErrorSet.ByStatus[0])
-	assert.Equal(t, errorCount{Key: "HTTP 500", Count: 2, First: "2"}, got.ErrorSet.ByStatus[1])
+	assert.Equal(t, errorCount{Key: "HTTP 500", Count: 2, First: "2"}, got.ErrorSet.ByStatus[0])
+	assert.Equal(t, errorCount{Key: "HTTP 200, error in stream", Count: 2, First: "5"}, got.ErrorSet.ByStatus[3])
+	assert.Equal(t, errorCount{Key: "HTTP 200, error in stream: server_error: the model crashed", Count: 2, First: "5"}, got.ErrorSet.ByMessage[3])
 	code, rep, _ = runCLI(t, "", append(args[:len(args)-2], "--json")...)
 	require.Equal(t, 0, code)
-	assert.Contains(t, rep, `"error_set":{"failed":10,"by_status":[{"key":"error without an HTTP status","count":4,"first_id":"5"},{"key":"HTTP 500","count":2,"first_id":"2"}`)
+	assert.Contains(t, rep, `"error_set":{"failed":10,"by_status":[{"key":"HTTP 500","count":2,"first_id":"2"},{"key":"HTTP 429","count":2,"first_id":"3"},{"key":"HTTP 404","count":2,"first_id":"4"},{"key":"HTTP 200, error in stream","count":2,"first_id":"5"},`)
 }
 
 // When every measured request fails the run exits with status 4 after its
@@ -146,13 +150,15 @@ func TestEveryRequestFailed(t *testing.T) {
 	assert.Contains(t, string(b), `{"llmmetrics_end":{"state":"interrupted","by":"a failed test request","planned":5,"written":1}}`)
 }
 
-// A URL without a scheme is refused; a base URL gets the endpoint path of
-// the API, and the header and the report say so.
+// A URL without a scheme is refused in one line, without the command's
+// usage (issue #21, point 10); a base URL gets the endpoint path of the
+// API, and the header and the report say so.
 func TestURLs(t *testing.T) {
 	for _, u := range []string{"localhost:8000/v1/chat/completions", "127.0.0.1:8000", "/v1/chat/completions", "ftp://h/v1"} {
 		code, _, errs := runCLI(t, "", "run", "--url", u, "--model", "m", "--requests", "1", "--concurrency", "1", "--prompt-tokens", "8")
 		assert.Equal(t, 2, code, u)
 		assert.Contains(t, errs, "want an http:// or https:// URL with a host", u)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %s", errs)
 	}
 	srv, served := fakeLlama(t)
 	for _, c := range []struct{ base, api, want string }{
@@ -173,7 +179,9 @@ func TestURLs(t *testing.T) {
 }
 
 // Outputs are checked before the first request: distinct from each other
-// and from the inputs, not overwritten without --force, writable.
+// and from the inputs, not overwritten without --force (a usage mistake:
+// status 2, one line without the command's usage, issue #21 point 10),
+// writable (status 1).
 func TestOutputsChecked(t *testing.T) {
 	srv, served := fakeLlama(t)
 	dir := t.TempDir()
@@ -196,6 +204,7 @@ func TestOutputsChecked(t *testing.T) {
 		code, _, errs := runCLI(t, "", append(base, c.args...)...)
 		assert.Equal(t, c.code, code, c.args)
 		assert.Contains(t, errs, c.msg, c.args)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %s", errs)
 	}
 	assert.Zero(t, served.Load(), "nothing was sent")
 	b, _ := os.ReadFile(prompts)
@@ -237,4 +246,49 @@ func TestWriteErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "writing "+f.Name())
 	assert.Contains(t, err.Error(), "the records after the first 1 were not written; the report covers them all")
 	assert.Len(t, w.all(), 3, "the report has every record")
+}
+
+// A run whose server is down stops at its first sizing request; the
+// report of its file says why (issue #21, point 7): the error set holds
+// the failed preflight request, marked so, with "connection refused"; the
+// empty latency table gives way to one line, with no advice to declare a
+// window; the counts are in English ("1 request", "one word").
+func TestFailedPreflightFile(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := "http://" + ln.Addr().String() + "/v1/chat/completions"
+	ln.Close() // nothing listens there now: connection refused
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", down, "--model", "m", "--requests", "4", "--concurrency", "1",
+		"--prompt-tokens", "40", "--out", out)
+	require.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, "the sizing request preflight-1 (one word) failed: error: ")
+	assert.Contains(t, errs, "connection refused")
+
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	for _, want := range []string{
+		"INTERRUPTED by a failed sizing request: 1 request of 5 planned written;", // preflight-1 and the 4 requests
+		"requests: 1 offered = 0 ok + 0 zero-token + 0 failed + 0 rejected + 1 preflight (not measured)\n",
+		"\nlatencies: none, no request was measured: every record is preflight, warm-up or rejected\n",
+		"error set (1 preflight request failed, before the load):\n  by status: preflight: error without an HTTP status ×1\n",
+		"connection refused [preflight-1, a preflight request]\n",
+	} {
+		assert.Contains(t, rep, want)
+	}
+	for _, not := range []string{"metric (ms)", "declare one", "1 requests", "warm-up (not measured)"} {
+		assert.NotContains(t, rep, not)
+	}
+	code, rep, errs = runCLI(t, "", "report", "--json", out)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		ErrorSet errorSet `json:"error_set"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rep), &got), rep)
+	assert.Equal(t, 0, got.ErrorSet.Failed)
+	assert.Equal(t, 1, got.ErrorSet.Preflight)
+	require.Len(t, got.ErrorSet.ByMessage, 1)
+	assert.True(t, got.ErrorSet.ByMessage[0].Preflight)
+	assert.Equal(t, "preflight-1", got.ErrorSet.ByMessage[0].First)
+	assert.Contains(t, got.ErrorSet.ByMessage[0].Key, "connection refused")
 }

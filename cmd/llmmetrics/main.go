@@ -25,7 +25,9 @@
 // with status 1; on a bad command line, with status 2; when report's gate
 // (--fail-below, --fail-if) finds the run crossing a condition, with
 // status 3, after printing the report; when every measured request of a
-// run failed, with status 4, after printing the report and its error set.
+// run failed, with status 4, after printing the report and its error set;
+// when a signal interrupted a run before its load began (nothing was
+// measured), with status 5.
 package main
 
 import (
@@ -113,6 +115,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errAllFailed), errors.Is(err, errTooManyFailures):
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 4
+	case errors.Is(err, errNotBegun):
+		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
+		return 5
 	default:
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 1

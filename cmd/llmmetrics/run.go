@@ -53,20 +53,24 @@ var runCommand = &command{
 		"server side is reported with the known-output check.\n\n" +
 		"Before the first request: every output is checked (distinct from each other and from the inputs, an\n" +
 		"existing one kept without --force, each writable); --url needs http:// or https:// and a base URL gets\n" +
-		"--api's endpoint path, said in the header; a test request (the first prompt, max_tokens 1), or with\n" +
-		"--prompt-tokens the two sizing requests, stops the run with the server's status and words when it\n" +
-		"fails (status 1). They are written to the file, marked warm-up, on the run's clock. No request is\n" +
-		"ever retried: each attempt is one record. Every request has --timeout and --stall (no byte for that\n" +
-		"long), both in the header, and 5 s (or --stall, if shorter) for a TLS handshake: an https:// URL to a\n" +
-		"server of plain HTTP fails at the test request, saying so; --duration stops sending at its end and gives\n" +
-		"requests in flight --grace.\n\n" +
+		"--api's endpoint path, said in the header (a mistake in either is one line, status 2); a test request\n" +
+		"(the first prompt, max_tokens 1), or with --prompt-tokens the sizing requests (one word, then the salt\n" +
+		"alone: each prompt gets the whole words whose count comes nearest N), stops the run with the server's\n" +
+		"status and words when it fails (status 1). They are written to the file, marked preflight, on the\n" +
+		"run's clock. No request is ever retried: each attempt is one record. Every request has --timeout and\n" +
+		"--stall (no byte for that long), both in the header, and 5 s (or --stall, if shorter) for a TLS\n" +
+		"handshake: an https:// URL to a server of plain HTTP fails as the server is asked what it is, before\n" +
+		"the test request, saying so; --duration stops sending at its end and gives requests in flight --grace.\n\n" +
 		"--out gets a header line describing the run, each record as its request ends, and an end line saying\n" +
 		"whether the run completed or was interrupted (by what), how many requests were planned (the test or\n" +
 		"sizing requests and the warm-up included; none for a --duration) and how many records were written;\n" +
-		"report prints an interrupted or truncated file in capitals at the top. SIGINT, SIGTERM and SIGHUP stop\n" +
+		"report prints an interrupted or truncated file in capitals at the top, and the run's notes (how the\n" +
+		"prompts were sized, how the warm-up ended), kept in the end line. SIGINT, SIGTERM and SIGHUP stop\n" +
 		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
-		"signal ends the grace at once. The report follows on standard output with an error set (failures by\n" +
-		"HTTP status and by message); status 4 when every measured request failed or --max-error-rate stopped\n" +
+		"signal ends the grace at once. Before the load begins (the test or sizing requests), a signal cancels\n" +
+		"the request in flight at once and the run exits with status 5: nothing was measured. The report\n" +
+		"follows on standard output with an error set (failures by HTTP status and by message, a failed\n" +
+		"preflight request marked so); status 4 when every measured request failed or --max-error-rate stopped\n" +
 		"the run, 3 when --fail-if or --fail-below (as report has them) finds the run crossing a condition.\n" +
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
@@ -244,7 +248,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	for _, pf := range proms {
 		defer pf.Close()
 	}
-	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
+	in := catchInterrupts(os.Stderr, beforeLoadNote)
 	defer in.release()
 	ctx := in.ctx
 	add := func(res *observe.Result) { sh.record(res); rw.add(res) }
@@ -259,7 +263,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if f.endpointNote != "" {
 		notes = append(notes, f.endpointNote+".")
 	}
-	header := f.header(ctx, fs, p, p.Epoch, f.load(p))
+	header := f.headerOnly(fs, p, p.Epoch, f.load(p))
+	var plainErr *drive.HandshakeError // the server's self-description found it speaks plain HTTP
+	header.Server, plainErr = selfDescription(ctx, p)
 	sh.describe(header.Load) // shard.go
 	if len(proms) == 2 {
 		header.Load["scrape_before"], header.Load["scrape_after"] = filepath.Base(proms[0].Name()), filepath.Base(proms[1].Name())
@@ -270,18 +276,25 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	// stopped ends the file when the run cannot go on before it began.
 	stopped := func(by string, err error) error {
-		end := &llmmetrics.RunEnd{State: "interrupted", By: by}
+		end := &llmmetrics.RunEnd{State: "interrupted", By: by, Notes: notes}
 		planRequests(end, p, len(rw.all()), nil)
 		if signal := in.By(); signal != "" {
 			// The request failed because the run was interrupted: a
 			// signal, not a failure, and nothing of the load was sent.
 			end.By = signal
-			werr := rw.finish(end)
-			fmt.Fprintf(os.Stderr, "llmmetrics: interrupted by %s before the load began: nothing was measured\n", signal)
-			return werr
+			return errors.Join(fmt.Errorf("interrupted by %s %w", signal, errNotBegun), rw.finish(end))
 		}
 		werr := rw.finish(end)
 		return errors.Join(err, werr)
+	}
+	if plainErr != nil {
+		// Asking the server what it is failed as against a server of
+		// plain HTTP: so would the test request, after the same wait.
+		plain, _ := url.Parse(p.URL)
+		plain.Scheme = "http"
+		why := fmt.Sprintf("asking the server what it is (GET /version): %s; try %s", plainErr.Reason, plain)
+		notes = append(notes, "The run stopped before its test request: "+why+".")
+		return stopped("a failed TLS handshake", errors.New(why))
 	}
 	var sampler *gpu.Sampler
 	if *f.gpuTelemetry {
@@ -298,7 +311,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		if p.Prompts, _, note, err = f.syntheticPrompts(ctx, p, n); err != nil {
 			return stopped("a failed sizing request", err)
 		}
-		notes = append(notes, note)
+		notes = append(notes, note+".")
 	} else if _, err := drive.TestRequest(ctx, p); err != nil {
 		return stopped("a failed test request", err)
 	}
@@ -327,6 +340,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		return stopped("a signal before --start-at", err)
 	}
 	preflight := len(rw.all()) // the test or sizing requests
+	in.Then(graceNote(p.Grace))
 	out, err := drive.Run(ctx, p)
 	if p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -347,19 +361,19 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if by := in.By(); by != "" {
 		end.State, end.By = "interrupted", by
 	}
-	werr := writeScrapes(proms, rawBefore, rawAfter, out, end)
-	noteUnsent(end, p, out) // runloop.go
-	werr = errors.Join(werr, rw.finish(end))
 	if out.Warmup != "" {
 		notes = append(notes, "Warm-up: "+out.Warmup+".")
 	}
 	if out.Interrupted {
 		notes = append(notes, "The run was interrupted by "+end.By+": sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
 	}
+	end.Notes = notes // kept in the file, so that report says them too
+	werr := writeScrapes(proms, rawBefore, rawAfter, out, end)
+	noteUnsent(end, p, out) // runloop.go
+	werr = errors.Join(werr, rw.finish(end))
 	run := observe.Run(rw.all())
-	run.Header, run.End = header, end
-	opt.Notes = notes
-	opt.Lenient = true // the unknown-n requests are set aside and counted, never lost
+	run.Header, run.End = header, end // the summary takes the notes from the end line
+	opt.Lenient = true                // the unknown-n requests are set aside and counted, never lost
 	s, err := run.Summarize(opt)
 	if err != nil {
 		return errors.Join(err, werr)
@@ -400,7 +414,7 @@ func (f *runFlags) syntheticPrompts(ctx context.Context, p drive.Plan, n int) ([
 // an interrupt).
 func allFailed(s *llmmetrics.Summary) error {
 	a := s.Requests
-	if a.Failed > 0 && a.Failed == a.Offered-a.Warmup && a.Errors+a.Timeouts > 0 {
+	if a.Failed > 0 && a.Failed == a.Offered-a.Warmup-a.Preflight && a.Errors+a.Timeouts > 0 {
 		return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %d cancelled); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, a.Cancelled)
 	}
 	return nil
@@ -537,6 +551,13 @@ func (f *runFlags) target() (drive.Plan, error) {
 // (header values left out), the environment log and what the server says
 // of itself.
 func (f *runFlags) header(ctx context.Context, fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
+	h := f.headerOnly(fs, p, start, load)
+	h.Server, _ = selfDescription(ctx, p) // a failed handshake fails the requests too, and says so
+	return h
+}
+
+// headerOnly is header without what the server says of itself.
+func (f *runFlags) headerOnly(fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
 	host, _ := os.Hostname()
 	h := &llmmetrics.RunHeader{Tool: version(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
 		Model: p.Model, Start: start, Flags: map[string]string{}, Env: map[string]string{}, Load: load}
@@ -567,7 +588,6 @@ func (f *runFlags) header(ctx context.Context, fs *flag.FlagSet, p drive.Plan, s
 			h.Env[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
-	h.Server = selfDescription(ctx, p)
 	return h
 }
 
@@ -659,17 +679,23 @@ func readEnvFile(path string) (map[string]string, error) {
 }
 
 // selfDescription asks the server what it is, at /version and /v1/models,
-// keeping the JSON answers.
-func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessage {
+// keeping the JSON answers; 3 s for each answer, after the TLS handshake's
+// own limit for an https:// URL. It stops at the first question that gets
+// no answer. A TLS handshake that fails as against a server of plain HTTP
+// is returned (a *drive.HandshakeError): every request of the run would
+// fail the same way.
+func selfDescription(ctx context.Context, p drive.Plan) (map[string]json.RawMessage, *drive.HandshakeError) {
 	u, err := url.Parse(p.URL)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	out := map[string]json.RawMessage{}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSHandshakeTimeout = p.TLSHandshake() // as the requests' own: a plain HTTP server does not keep it waiting longer
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Timeout: 3 * time.Second, Transport: tr}
+	client := drive.NewClient(p) // the requests' own handshake limit and its explanation
+	client.Timeout = 3 * time.Second
+	if u.Scheme == "https" {
+		client.Timeout += p.TLSHandshake()
+	}
+	defer client.CloseIdleConnections()
 	for _, path := range []string{"/version", "/v1/models"} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+path, nil)
 		if err != nil {
@@ -679,6 +705,10 @@ func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessa
 			req.Header[k] = vs
 		}
 		resp, err := client.Do(req)
+		var plain *drive.HandshakeError
+		if errors.As(err, &plain) {
+			return nil, plain
+		}
 		if err != nil {
 			break // a server that did not answer one question will not answer the next sooner
 		}
@@ -689,9 +719,9 @@ func selfDescription(ctx context.Context, p drive.Plan) map[string]json.RawMessa
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, nil
 }
 
 // writeRun writes the JSONL records after the header, and the timings.

@@ -86,11 +86,12 @@ func TestRunCommand(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
 	a := got.Client.Requests
 	// Two preflight requests size the prompts, then 2 warm-up and 12
-	// measured: every request sent is counted once.
+	// measured: every request sent is counted once, each in one category.
 	assert.Equal(t, int64(16), served.Load())
 	assert.Equal(t, 16, a.Offered)
 	assert.Equal(t, 12, a.OK)
-	assert.Equal(t, 4, a.Warmup)
+	assert.Equal(t, 2, a.Warmup)
+	assert.Equal(t, 2, a.Preflight)
 	// The known-output check over the measured part: 12 × 8 tokens.
 	assert.True(t, got.Server.Known.Agree)
 	assert.Equal(t, 96.0, got.Server.Known.ServerTokens)
@@ -100,13 +101,23 @@ func TestRunCommand(t *testing.T) {
 	assert.Equal(t, "none", h.Env["gpu"])
 	assert.Contains(t, string(h.Server["/v1/models"]), "tiny")
 	assert.NotContains(t, stdout, "hunter2", "a header's value never appears in the output")
-	assert.Contains(t, strings.Join(got.Client.Notes, " "), "preflight requests (one word, two words) for 64 prompt tokens")
+	assert.Contains(t, strings.Join(got.Client.Notes, " "), "prompts of 43 words for the 64 prompt tokens asked")
 
 	// The file reads back with its header, and report gives the same counts.
 	code, stdout, errs = runCLI(t, "", "report", "--json", out)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, stdout, `"offered":16,"ok":12`)
-	assert.Contains(t, stdout, `"warmup":4`)
+	assert.Contains(t, stdout, `"warmup":2`)
+	assert.Contains(t, stdout, `"preflight":2}`)
+	// The sizing note is kept in the file's end line, and report says it;
+	// the sizing requests are preflight, apart from the warm-up (issue
+	// #21, point 9: report had no note, and "+ 4 warm-up").
+	assert.Contains(t, stdout, `"notes":["prompts of 43 words for the 64 prompt tokens asked`)
+	code, stdout, errs = runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "requests: 16 offered = 12 ok + 0 zero-token + 0 failed + 0 rejected + 2 warm-up + 2 preflight (not measured)\n")
+	assert.Contains(t, stdout, "  - prompts of 43 words for the 64 prompt tokens asked: 64 tokens as the server counts them")
+	assert.Contains(t, stdout, "  - Warm-up: a fixed warm-up of 2 requests.\n")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "hunter2")

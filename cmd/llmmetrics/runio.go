@@ -30,16 +30,17 @@ type interrupts struct {
 	ch     chan os.Signal
 	done   chan struct{}
 
-	mu sync.Mutex
-	by string // what ended the sending early: a signal's name or a flag
+	mu   sync.Mutex
+	by   string // what ended the sending early: a signal's name or a flag
+	then string // what the first signal does now (Then)
 }
 
 var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
 
-// then says what happens after the first signal.
+// then says what happens after the first signal (Then changes it).
 func catchInterrupts(stderr io.Writer, then string) *interrupts {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: make(chan os.Signal, 4), done: make(chan struct{})}
+	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: make(chan os.Signal, 4), done: make(chan struct{}), then: then}
 	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		n := 0
@@ -50,6 +51,9 @@ func catchInterrupts(stderr io.Writer, then string) *interrupts {
 				switch n {
 				case 1:
 					in.Stop(signalNames[s])
+					in.mu.Lock()
+					then := in.then
+					in.mu.Unlock()
 					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; %s\n", signalNames[s], then)
 				case 2:
 					close(in.abort)
@@ -66,6 +70,19 @@ func catchInterrupts(stderr io.Writer, then string) *interrupts {
 // graceNote says what the first signal leaves to requests in flight.
 func graceNote(grace time.Duration) string {
 	return fmt.Sprintf("requests in flight have %v to finish (a second signal ends the wait at once)", grace)
+}
+
+// beforeLoadNote says what the first signal does before the load begins
+// (while the server is asked what it is, the test or sizing requests are
+// sent, or --start-at is awaited): no grace, since nothing of the load is
+// in flight.
+const beforeLoadNote = "the load has not begun: a test or sizing request in flight is cancelled at once, and the run ends with nothing measured"
+
+// Then sets what the first signal does from now on, as it will say.
+func (in *interrupts) Then(then string) {
+	in.mu.Lock()
+	in.then = then
+	in.mu.Unlock()
 }
 
 // Stop ends the sending for a reason, once.
@@ -153,10 +170,14 @@ func (w *recordWriter) header(h *llmmetrics.RunHeader) error {
 	return w.err
 }
 
-// finish writes the end line and closes the files.
+// finish writes the end line and closes the files. Without --out, the
+// end line (for the report) counts every record kept.
 func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.out == nil {
+		end.Written = len(w.results)
+	}
 	if w.out != nil {
 		if w.err == nil {
 			end.Written = w.written
@@ -214,9 +235,10 @@ func (f *runFlags) runOutputs() outputs {
 }
 
 // check refuses outputs that are the same file as each other or as an
-// input, and an existing file without force; then opens every output, so
-// that a path that cannot be written is found before anything is sent. It
-// returns a writer for the records, and the opened scrape files.
+// input, and an existing file without force (a usage mistake, told in one
+// line: status 2); then opens every output, so that a path that cannot be
+// written is found before anything is sent (status 1). It returns a writer
+// for the records, and the opened scrape files.
 func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*os.File, error) {
 	type named struct{ flag, path string }
 	var all []named
@@ -238,19 +260,19 @@ func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*
 	for i, a := range all {
 		for _, b := range all[:i] {
 			if samePath(a.path, b.path) {
-				return nil, nil, fmt.Errorf("%w: %s and %s are the same file, %s", errUsage, b.flag, a.flag, a.path)
+				return nil, nil, valueError(fmt.Sprintf("%s and %s are the same file, %s", b.flag, a.flag, a.path))
 			}
 		}
 		for _, in := range ins {
 			if samePath(a.path, in.path) {
-				return nil, nil, fmt.Errorf("%w: %s %s is the input %s: it would be overwritten", errUsage, a.flag, a.path, in.flag)
+				return nil, nil, valueError(fmt.Sprintf("%s %s is the input %s: it would be overwritten", a.flag, a.path, in.flag))
 			}
 		}
 		if st, err := os.Stat(a.path); err == nil && !force {
 			if st.IsDir() {
-				return nil, nil, fmt.Errorf("%w: %s %s is a directory", errUsage, a.flag, a.path)
+				return nil, nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
 			}
-			return nil, nil, fmt.Errorf("%w: %s %s exists; --force overwrites it", errUsage, a.flag, a.path)
+			return nil, nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
 		}
 	}
 	w := &recordWriter{outPath: o.out, timPath: o.timings}
@@ -346,9 +368,10 @@ func endpoint(raw string, api observe.API, apiGiven bool) (string, string, error
 	return u.String(), fmt.Sprintf("--url %s is a base URL: %s endpoint path %s was appended (%s)", raw, how, add, u.String()), nil
 }
 
-// badURL refuses a --url that is not an http or https URL with a host.
+// badURL refuses a --url that is not an http or https URL with a host,
+// in one line (status 2).
 func badURL(raw string) error {
-	return fmt.Errorf("%w: --url %q: want an http:// or https:// URL with a host, e.g. http://%s", errUsage, raw, strings.TrimPrefix(raw, "//"))
+	return valueError(fmt.Sprintf("--url %q: want an http:// or https:// URL with a host, e.g. http://%s", raw, strings.TrimPrefix(raw, "//")))
 }
 
 // errAllFailed marks a run in which every measured request failed: exit
@@ -358,3 +381,8 @@ var errAllFailed = errors.New("every measured request failed")
 // errTooManyFailures marks a run stopped by --max-error-rate: exit status
 // 4, after the report.
 var errTooManyFailures = errors.New("too many failures")
+
+// errNotBegun marks a run a signal interrupted before its load began (the
+// test or sizing requests, --start-at): nothing was measured, and it exits
+// with status 5, so that a script does not take it for a run.
+var errNotBegun = errors.New("before the load began: nothing was measured")

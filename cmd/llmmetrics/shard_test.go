@@ -121,7 +121,7 @@ func slowLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // Three shards against a fake server merge into one run of the whole
 // plan: 12 requests (4 a shard), each shard's ids prefixed, one plan id.
 // Each shard also sends its test request first (max_tokens 1), written to
-// its file and marked warm-up: the server receives 12 + 3 = 15 requests and
+// its file and marked preflight: the server receives 12 + 3 = 15 requests and
 // the merged file offers the same 15.
 func TestShardsMerge(t *testing.T) {
 	srv, served := slowLlama(t)
@@ -146,7 +146,8 @@ func TestShardsMerge(t *testing.T) {
 	var got mergedReport
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	assert.Equal(t, 15, got.Requests.Offered)
-	assert.Equal(t, 3, got.Requests.Warmup)
+	assert.Equal(t, 0, got.Requests.Warmup)
+	assert.Equal(t, 3, got.Requests.Preflight, "each share's test request")
 	assert.Equal(t, 12, got.Requests.OK)
 	// The merged run states the whole plan's load: 1 + 1 + 1 in flight,
 	// 4 + 4 + 4 requests.
@@ -218,12 +219,16 @@ func TestShardsRealServer(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &one))
 
 	// 24 measured requests; a process sends one warm-up request and its
-	// test request (marked warm-up): 3 × 2 warm-up in the merge, 2 in one.
-	assert.Equal(t, 24, merged.Requests.Offered-merged.Requests.Warmup)
-	assert.Equal(t, 6, merged.Requests.Warmup)
-	assert.Equal(t, 2, one.Requests.Warmup)
-	assert.Equal(t, one.Requests.Offered-one.Requests.Warmup, merged.Requests.Offered-merged.Requests.Warmup)
-	assert.Equal(t, merged.Requests.Offered, merged.Requests.OK+merged.Requests.ZeroToken+merged.Requests.Failed+merged.Requests.Rejected+merged.Requests.Warmup)
+	// test request (marked preflight): 3 warm-up and 3 preflight in the
+	// merge, 1 and 1 in one.
+	m, o := merged.Requests, one.Requests
+	assert.Equal(t, 24, m.Offered-m.Warmup-m.Preflight)
+	assert.Equal(t, 3, m.Warmup)
+	assert.Equal(t, 3, m.Preflight)
+	assert.Equal(t, 1, o.Warmup)
+	assert.Equal(t, 1, o.Preflight)
+	assert.Equal(t, o.Offered-o.Warmup-o.Preflight, m.Offered-m.Warmup-m.Preflight)
+	assert.Equal(t, m.Offered, m.OK+m.ZeroToken+m.Failed+m.Rejected+m.Warmup+m.Preflight)
 	require.Positive(t, one.TTFT.P50)
 	ratio := merged.TTFT.P50 / one.TTFT.P50
 	t.Logf("median TTFT: 3 shards merged %.2f ms, one process %.2f ms (ratio %.2f)", merged.TTFT.P50, one.TTFT.P50, ratio)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -169,7 +170,7 @@ func TestSignals(t *testing.T) {
 			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 			require.NoError(t, err)
 			require.NotNil(t, run.End)
-			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 101, Written: 5}, *run.End)
+			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 101, Written: 5, Notes: run.End.Notes}, *run.End)
 			assert.Len(t, run.Records, 5, "the test request and the four in flight")
 			assert.Equal(t, srv.received.Load(), int64(len(run.Records)), "the server received what the file holds")
 			for _, r := range run.Records[1:] {
@@ -181,6 +182,12 @@ func TestSignals(t *testing.T) {
 				}
 			}
 			assert.Contains(t, stdout.String(), "INTERRUPTED by "+c.name+": 5 requests of 101 planned written")
+			// The cancelled requests got no usage: their counts are left
+			// out, never written as 0 (issue #21, point 13).
+			b, err = os.ReadFile(out)
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), `"prompt_tokens":0`)
+			assert.NotContains(t, string(b), `"completion_tokens":0`)
 
 			code, rep, errs := runCLI(t, "", "report", out)
 			assert.Equal(t, 0, code, errs)
@@ -198,7 +205,7 @@ func TestTruncatedFile(t *testing.T) {
 	dir := t.TempDir()
 	out, b := sixRequestRun(t, dir)
 	lines := strings.SplitAfter(string(b), "\n")
-	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":7,"written":7}}`)
+	assert.Contains(t, lines[len(lines)-2], `{"llmmetrics_end":{"state":"completed","planned":7,"written":7,`)
 	// The header states the request limits.
 	whole, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 	require.NoError(t, err)
@@ -240,10 +247,9 @@ func TestKilledRun(t *testing.T) {
 
 // A signal while run is still asking the server what it is (here a
 // /version that never answers) ends the run at once: no request of the
-// load is sent after it, /v1/models is not asked, and the file says the
-// run was interrupted.
+// load is sent after it, /v1/models is not asked, the file says the run
+// was interrupted, and the status is 5: nothing was measured.
 func TestSignalBeforeLoad(t *testing.T) {
-	bin := binary(t)
 	var asked, chats atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -256,24 +262,9 @@ func TestSignalBeforeLoad(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	out := filepath.Join(t.TempDir(), "run.jsonl")
-	cmd := exec.Command(bin, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "10",
-		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	waitFor(t, "the self-description to be asked", func() bool { return asked.Load() == 1 })
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute): // a safety net
-		cmd.Process.Kill()
-		t.Fatal("the run did not end after the signal")
-	}
-	require.NoError(t, err, stderr.String())
-	assert.Contains(t, stderr.String(), "interrupted by SIGTERM before the load began")
+	code, errs := termBeforeLoad(t, srv.URL+"/v1/chat/completions", out, "the self-description to be asked", func() bool { return asked.Load() == 1 })
+	assert.Equal(t, 5, code, "nothing was measured: %s", errs)
+	assert.Contains(t, errs, "interrupted by SIGTERM before the load began")
 	assert.Equal(t, int64(0), chats.Load(), "no request after the signal")
 	assert.Equal(t, int64(1), asked.Load(), "/v1/models not asked after /version went unanswered")
 	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
@@ -284,4 +275,68 @@ func TestSignalBeforeLoad(t *testing.T) {
 	} else {
 		assert.ErrorIs(t, err, llmmetrics.ErrNoRecords) // header and end line, no record
 	}
+}
+
+// A signal during the test request cancels it at once, as stderr says
+// (not "requests in flight have 10s to finish"), and the run exits with
+// status 5, so that "run && publish" does not publish a run that measured
+// nothing (issue #21, point 8: it exited 0). The file keeps the cancelled
+// test request, and its report's error set shows it, marked preflight.
+func TestSignalDuringTestRequest(t *testing.T) {
+	var held atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		io.ReadAll(r.Body) // so that the server sees the client go away
+		held.Add(1)
+		<-r.Context().Done() // the test request is never answered
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, errs := termBeforeLoad(t, srv.URL+"/v1/chat/completions", out, "the test request to be held", func() bool { return held.Load() == 1 })
+	assert.Equal(t, 5, code, errs)
+	assert.Contains(t, errs, "SIGTERM: sending stopped; the load has not begun: a test or sizing request in flight is cancelled at once")
+	assert.NotContains(t, errs, "to finish")
+	assert.Contains(t, errs, "llmmetrics: interrupted by SIGTERM before the load began: nothing was measured")
+
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	require.Len(t, run.Records, 1)
+	assert.Equal(t, "test-1", run.Records[0].ID)
+	assert.Equal(t, llmmetrics.StatusCancelled, run.Records[0].Status)
+	assert.Equal(t, "SIGTERM", run.End.By)
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "INTERRUPTED by SIGTERM: 1 request of 11 planned written")
+	assert.Contains(t, rep, "error set (1 preflight request failed, before the load):\n  by status: preflight: cancelled ×1")
+}
+
+// termBeforeLoad starts the built command's run of 10 requests against
+// url, waits for ready, sends SIGTERM and returns the run's exit status
+// and standard error; the deadline is a safety net, never a verdict.
+func termBeforeLoad(t *testing.T, url, out, what string, ready func() bool) (int, string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "run", "--url", url, "--model", "m", "--requests", "10",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	waitFor(t, what, ready)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the run did not end after the signal")
+	}
+	return 0, ""
 }
