@@ -36,6 +36,10 @@ var reportCommand = &command{
 		"clock offset is unknown (milliseconds under NTP) and moves only the window's ends, since every\n" +
 		"latency is a difference on one machine's clock; starts further apart than 1% of the window are\n" +
 		"warned about.\n" +
+		"A run file of llmmetrics' own says at the top whether the run was INTERRUPTED or the file is\n" +
+		"TRUNCATED (no end line, fewer records than it counts, or a last line cut short), with the run's\n" +
+		"notes from its end line; its preflight requests (the test and sizing requests sent before the load)\n" +
+		"are counted apart, never samples, and a failed one is in the error set with the server's words.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
 		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
@@ -230,6 +234,9 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		return inFile(name, withLenientHint(err))
 	}
 	s, err := run.Summarize(opt)
+	if errors.Is(err, llmmetrics.ErrNoRecords) && run.End != nil {
+		return inFile(name, noRecordsOf(run.End))
+	}
 	if err != nil {
 		return inFile(name, withLenientHint(err))
 	}
@@ -238,6 +245,22 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		f.load = checkLoad(loadFacts(s.Header, nil), run.Records, s, opt)
 	}
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
+}
+
+// noRecordsOf says why a run's file holds no record, from its end line:
+// how the run ended, and its notes (a failed TLS handshake, say).
+func noRecordsOf(e *llmmetrics.RunEnd) error {
+	msg := "the run completed without writing a request"
+	if e.State == "interrupted" {
+		msg = "the run was interrupted before it wrote a request"
+		if e.By != "" {
+			msg = "the run was interrupted by " + e.By + " before it wrote a request"
+		}
+	}
+	if len(e.Notes) > 0 {
+		msg += ": " + strings.Join(e.Notes, " ")
+	}
+	return fmt.Errorf("%w: %s", llmmetrics.ErrNoRecords, msg)
 }
 
 // isJSONL says whether the input is JSONL: its first byte that is not

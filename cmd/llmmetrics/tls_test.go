@@ -69,6 +69,11 @@ func TestHTTPSToPlainServer(t *testing.T) {
 		require.NotNil(t, run.End)
 		assert.Equal(t, "a failed TLS handshake", run.End.By)
 		assert.Contains(t, strings.Join(run.End.Notes, " "), "not HTTPS; try http://"+c.host+"/v1/chat/completions")
+		// report of the file says why it holds no record.
+		code, _, errs = runCLI(t, "", "report", out)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errs, "no records: the run was interrupted by a failed TLS handshake before it wrote a request: ")
+		assert.Contains(t, errs, "not HTTPS; try http://"+c.host)
 	}
 	assert.Equal(t, int64(1), accepted.Load(), "the self-description's connection, and no test request after it")
 }
