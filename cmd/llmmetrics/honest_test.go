@@ -63,7 +63,7 @@ func TestReportOpenLoopCheck(t *testing.T) {
 	assert.Regexp(t, `TTFT from sched\.\s+5\s+850\.000\s+\S+\s+50\.000\s+850\.000`, out)
 	assert.Contains(t, out, "\nopen loop: offered 10 requests/s, scheduled 10, achieved 2 (measured sends over their span), lateness p99 1600.000 ms\n"+
 		"  4 requests scheduled before the deadline were never sent: they still waited, for a slot under the concurrency cap or for a client behind, when sending stopped\n"+
-		"  sending 2.000 s; the last answer 0.450 s after the last send; 5 ok answered at 2.041 requests/s (first send to last answer)\n")
+		"  sending 2.000 s; its last answer came 0.450 s after the last send; 5 ok answered at 2.041 requests/s (first send to last answer)\n")
 
 	code, out, errs = runCLI(t, "", "report", "--json", file)
 	require.Equal(t, 0, code, errs)
@@ -270,6 +270,12 @@ func TestDrain(t *testing.T) {
 	d = drainOf(ptrs(cut), 2*time.Second)
 	assert.InDelta(t, 2, d.DrainS, 1e-9)
 	assert.True(t, d.behind())
+	// The grace's end is a bound, not an answer: the last answer came at
+	// 0.6 s, 0.4 s before the last send, and 2 ok over 0.6 s is 3.33/s.
+	assert.InDelta(t, -0.4, d.LastAnswerS, 1e-9)
+	assert.Equal(t, 1, d.Unanswered)
+	assert.InDelta(t, 2/0.6, d.AnsweredPerS, 1e-9)
+	assert.Equal(t, "1 request was still unanswered when the 2.000 s grace after the last send ran out (the last answer came 0.400 s before it)", d.after())
 }
 
 // loadSections returns what a report prints of its load check: the lines

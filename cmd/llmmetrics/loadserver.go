@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // The load check's server side: whether the server kept up with an open
@@ -22,8 +23,13 @@ import (
 // longer than its requests (and which a run shorter than one request does
 // by its nature: it says so too).
 type drain struct {
-	SendingS     float64 `json:"sending_window_s"`        // first send to last send
-	DrainS       float64 `json:"drain_after_last_send_s"` // last send to last answer; negative when the answer came first
+	SendingS float64 `json:"sending_window_s"`        // first send to last send
+	DrainS   float64 `json:"drain_after_last_send_s"` // last send to last answer, or to the grace's end when requests were still unanswered then; negative when the answer came first
+	// LastAnswerS is the last answer after the last send (negative when
+	// it came first), and Unanswered the requests cancelled when the
+	// grace ran out: with some, DrainS is the grace's end, a bound.
+	LastAnswerS  float64 `json:"last_answer_after_last_send_s"`
+	Unanswered   int     `json:"unanswered_at_grace_end,omitempty"`
 	OK           int     `json:"ok"`                      // ok requests answered
 	AnsweredPerS float64 `json:"answered_requests_per_s"` // OK over first send to last answer
 	sent         int
@@ -38,7 +44,7 @@ func drainOf(m []*llmmetrics.Record, grace time.Duration) *drain {
 		return nil
 	}
 	first, last := m[0].Sent, m[len(m)-1].Sent
-	end, ok, cancelled := time.Duration(0), 0, false
+	answered, ok, cancelled := time.Duration(0), 0, 0
 	for _, r := range m {
 		switch r.Status {
 		case llmmetrics.StatusOK:
@@ -47,19 +53,21 @@ func drainOf(m []*llmmetrics.Record, grace time.Duration) *drain {
 			if e2e, err := r.E2E(); err == nil {
 				at += e2e
 			}
-			end = max(end, at)
+			answered = max(answered, at)
 		case llmmetrics.StatusCancelled:
-			cancelled = true
+			cancelled++
 		}
 	}
-	if ok == 0 || last <= first {
+	if ok == 0 || last <= first || answered <= first {
 		return nil
 	}
-	if cancelled && grace > 0 {
-		end = max(end, last+grace)
+	d := &drain{SendingS: (last - first).Seconds(), LastAnswerS: (answered - last).Seconds(), OK: ok,
+		AnsweredPerS: float64(ok) / (answered - first).Seconds(), sent: len(m)}
+	d.DrainS = d.LastAnswerS
+	if cancelled > 0 && grace > 0 && last+grace > answered {
+		d.DrainS, d.Unanswered = (grace).Seconds(), cancelled
 	}
-	return &drain{SendingS: (last - first).Seconds(), DrainS: (end - last).Seconds(), OK: ok,
-		AnsweredPerS: float64(ok) / (end - first).Seconds(), sent: len(m)}
+	return d
 }
 
 // behind says whether the answers outlasted the sends by more than the
@@ -67,8 +75,31 @@ func drainOf(m []*llmmetrics.Record, grace time.Duration) *drain {
 func (d *drain) behind() bool { return d.DrainS > d.SendingS }
 
 func (d *drain) warning(sentPerS float64) string {
-	return fmt.Sprintf("WARNING: the server fell behind the load: its last answer came %.3f s after the last send, longer than the %.3f s of sending; %d requests were sent at %.3g/s and %d answered at %.3g/s (first send to last answer): requests queued and the latencies include the queue (or the run is shorter than one request), so the figures do not describe a steady load",
-		d.DrainS, d.SendingS, d.sent, sentPerS, d.OK, d.AnsweredPerS)
+	return fmt.Sprintf("WARNING: the server fell behind the load: %s, longer than the %.3f s of sending; %d requests were sent at %.3g/s and %d answered at %.3g/s (first send to last answer): requests queued and the latencies include the queue (or the run is shorter than one request), so the figures do not describe a steady load",
+		d.after(), d.SendingS, d.sent, sentPerS, d.OK, d.AnsweredPerS)
+}
+
+// after says when the answers ended, after the last send: at the last
+// answer, or, with requests still unanswered, at the grace's end.
+func (d *drain) after() string {
+	if d.Unanswered > 0 {
+		verb := " were"
+		if d.Unanswered == 1 {
+			verb = " was"
+		}
+		return fmt.Sprintf("%s%s still unanswered when the %.3f s grace after the last send ran out (the last answer came %s it)",
+			plural.Of(d.Unanswered, "request"), verb, d.DrainS, beforeAfter(d.LastAnswerS))
+	}
+	return "its last answer came " + beforeAfter(d.DrainS) + " the last send"
+}
+
+// beforeAfter says x seconds as "x s after", or "−x s before" when x is
+// negative.
+func beforeAfter(x float64) string {
+	if x < 0 {
+		return fmt.Sprintf("%.3f s before", -x)
+	}
+	return fmt.Sprintf("%.3f s after", x)
 }
 
 // A stopped says that the server stopped answering during a run: no

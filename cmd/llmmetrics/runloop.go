@@ -246,12 +246,8 @@ func (c *loadCheck) write(w io.Writer) {
 		fmt.Fprintf(w, "  %d requests scheduled before the deadline were never sent: they still waited, for a slot under the concurrency cap or for a client behind, when sending stopped\n", *c.Unsent)
 	}
 	if d := c.Drain; d != nil {
-		when := fmt.Sprintf("%.3f s after", d.DrainS)
-		if d.DrainS < 0 {
-			when = fmt.Sprintf("%.3f s before", -d.DrainS)
-		}
-		fmt.Fprintf(w, "  sending %.3f s; the last answer %s the last send; %d ok answered at %.4g requests/s (first send to last answer)\n",
-			d.SendingS, when, d.OK, d.AnsweredPerS)
+		fmt.Fprintf(w, "  sending %.3f s; %s; %d ok answered at %.4g requests/s (first send to last answer)\n",
+			d.SendingS, d.after(), d.OK, d.AnsweredPerS)
 	}
 	if len(c.Warnings) == 0 || !c.late {
 		return
