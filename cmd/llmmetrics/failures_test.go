@@ -56,6 +56,12 @@ func failingServer(t *testing.T, mode func(k int64) string) (*httptest.Server, *
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
 			fmt.Fprint(w, "data: {\"error\":{\"message\":\"the model crashed\",\"type\":\"server_error\"}}\n\n")
 			return
+		case "hang": // a first chunk, then nothing until the client gives up
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
 		case "killed":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
@@ -148,6 +154,18 @@ func TestEveryRequestFailed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"id":"test-1"`, "the test request is kept")
 	assert.Contains(t, string(b), `{"llmmetrics_end":{"state":"interrupted","by":"a failed test request","planned":5,"written":1}}`)
+}
+
+// A run whose every measured request was still unanswered when its grace
+// ran out measured nothing: exit 4, as when every request failed, since
+// no signal cancelled them (a re-check found exit 0).
+func TestEveryRequestCancelledByGrace(t *testing.T) {
+	srv, _ := failingServer(t, func(int64) string { return "hang" })
+	code, stdout, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--duration", "300ms",
+		"--concurrency", "2", "--grace", "100ms", "--prompts", promptsFile(t), "--max-tokens", "2")
+	assert.Equal(t, 4, code, errs)
+	assert.Contains(t, stdout, "0 ok")
+	assert.Contains(t, errs, "every measured request failed: 2 of 2 (0 errors, 0 timeouts, 2 cancelled when the grace ran out)")
 }
 
 // A URL without a scheme is refused in one line, without the command's

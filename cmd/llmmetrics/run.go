@@ -397,7 +397,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err := f.gate.check(s, lc); err != nil {
 		return err
 	}
-	return allFailed(s)
+	return allFailed(s, in.By() != "")
 }
 
 // syntheticPrompts sizes n prompts of --prompt-tokens, each drawn within
@@ -410,14 +410,19 @@ func (f *runFlags) syntheticPrompts(ctx context.Context, p drive.Plan, n int) ([
 }
 
 // allFailed returns errAllFailed when every measured request failed and
-// some failed of their own (an error or a timeout, not only cancelled by
-// an interrupt).
-func allFailed(s *llmmetrics.Summary) error {
+// some failed of their own: an error, a timeout, or, in a run no signal
+// interrupted, still unanswered when the grace ran out (cancelled by the
+// run's own end, where an interrupted run's cancellations are its user's).
+func allFailed(s *llmmetrics.Summary, interrupted bool) error {
 	a := s.Requests
-	if a.Failed > 0 && a.Failed == a.Offered-a.Warmup-a.Preflight && a.Errors+a.Timeouts > 0 {
-		return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %d cancelled); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, a.Cancelled)
+	if a.Failed == 0 || a.Failed != a.Offered-a.Warmup-a.Preflight || (a.Errors+a.Timeouts == 0 && interrupted) {
+		return nil
 	}
-	return nil
+	cancelled := fmt.Sprintf("%d cancelled", a.Cancelled)
+	if !interrupted && a.Cancelled > 0 {
+		cancelled += " when the grace ran out"
+	}
+	return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %s); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, cancelled)
 }
 
 // inputs are the files a run reads, by flag, which no output may be.
