@@ -90,14 +90,14 @@ func ExampleSyntheticPrompts() {
 	fmt.Println(err)
 	// Output:
 	// 3 97 5 4
-	// drive: prompts of 4 tokens are shorter than the smallest this server allows: a one-word prompt counts 5 tokens (the chat template and the 8-character salt)
+	// drive: prompts of 4 tokens are shorter than the smallest this server allows: a one-word prompt counts 5 tokens (the word, the chat template and the 8-character salt)
 }
 
 // TooShortError gives the template's own size.
 func ExampleTooShortError_Error() {
 	err := &drive.TooShortError{Tokens: 10, Smallest: 31}
 	fmt.Println(err)
-	// Output: drive: prompts of 10 tokens are shorter than the smallest this server allows: a one-word prompt counts 31 tokens (the chat template and the 8-character salt)
+	// Output: drive: prompts of 10 tokens are shorter than the smallest this server allows: a one-word prompt counts 31 tokens (the word, the chat template and the 8-character salt)
 }
 
 func ExampleBreakdown() {

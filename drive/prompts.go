@@ -184,7 +184,7 @@ func sendPreflight(ctx context.Context, obs *observe.Observer, p Plan, path, pro
 type TooShortError struct{ Tokens, Smallest int }
 
 func (e *TooShortError) Error() string {
-	return fmt.Sprintf("drive: prompts of %d tokens are shorter than the smallest this server allows: a one-word prompt counts %d tokens (the chat template and the 8-character salt)", e.Tokens, e.Smallest)
+	return fmt.Sprintf("drive: prompts of %d tokens are shorter than the smallest this server allows: a one-word prompt counts %d tokens (the word, the chat template and the 8-character salt)", e.Tokens, e.Smallest)
 }
 
 // A RequestError is a request that failed where the run cannot go on

@@ -309,6 +309,13 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 		var note string
 		if p.Prompts, _, note, err = f.syntheticPrompts(ctx, p, n); err != nil {
+			var short *drive.TooShortError
+			if errors.As(err, &short) {
+				// The sizing requests were answered: the size asked is
+				// below the template's own.
+				notes = append(notes, "The run stopped after sizing its prompts: "+strings.TrimPrefix(err.Error(), "drive: ")+".")
+				return stopped("--prompt-tokens below the smallest prompt", err)
+			}
 			return stopped("a failed sizing request", err)
 		}
 		notes = append(notes, note+".")

@@ -419,3 +419,27 @@ func TestRunSearch(t *testing.T) {
 	assert.Regexp(t, `concurrency\s+1\s+2\s+4`, stdout)
 	assert.Regexp(t, `runs\s+1\s+1\s+2`, stdout)
 }
+
+// --prompt-tokens below the template's own size stops the run after its
+// sizing requests, which were answered: the end line names the size asked,
+// not a failed request, and keeps the reason for report (the fake counts
+// 20 tokens of template and one a word, so a one-word prompt with its
+// salt is 22 tokens).
+func TestPromptTokensTooFew(t *testing.T) {
+	srv, _ := fakeLlama(t)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2",
+		"--concurrency", "1", "--prompt-tokens", "5", "--out", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "prompts of 5 tokens are shorter than the smallest this server allows: a one-word prompt counts 22 tokens (the word,")
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	require.NotNil(t, run.End)
+	assert.Equal(t, "--prompt-tokens below the smallest prompt", run.End.By)
+	for _, r := range run.Records {
+		assert.Equal(t, llmmetrics.StatusOK, r.Status, "the sizing request %s was answered", r.ID)
+	}
+	_, stdout, _ := runCLI(t, "", "report", out)
+	assert.Contains(t, stdout, "INTERRUPTED by --prompt-tokens below the smallest prompt")
+	assert.Contains(t, stdout, "a one-word prompt counts 22 tokens")
+}
