@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/plural"
@@ -132,12 +133,27 @@ func errorKind(r *llmmetrics.Record) string {
 
 // cut returns a message cut to maxMessage characters, on one line.
 func cut(m string) string {
-	m = strings.Join(strings.Fields(m), " ")
+	m = strings.Join(strings.Fields(withoutURL(m)), " ")
 	if m == "" {
 		return "(no message)"
 	}
 	if r := []rune(m); len(r) > maxMessage {
 		return string(r[:maxMessage-1]) + "…"
+	}
+	return m
+}
+
+// withoutURL drops the `Post "http://…": ` that net/http puts before an
+// error of a request (every request of a run has the same method and
+// URL), so that one cause is one group whether the transport or the body
+// reader said it.
+func withoutURL(m string) string {
+	method, rest, ok := strings.Cut(m, ` "`)
+	if !ok || method == "" || strings.IndexFunc(method, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return m // net/http's url.Error says "Post", "Get": a word of letters
+	}
+	if _, after, ok := strings.Cut(rest, `": `); ok {
+		return after
 	}
 	return m
 }

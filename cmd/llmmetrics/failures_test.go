@@ -310,3 +310,23 @@ func TestFailedPreflightFile(t *testing.T) {
 	assert.Equal(t, "preflight-1", got.ErrorSet.ByMessage[0].First)
 	assert.Contains(t, got.ErrorSet.ByMessage[0].Key, "connection refused")
 }
+
+// One cause is one group in the error set, whether net/http put the
+// request's method and URL before it (the transport's error) or not (the
+// body reader's): a re-check found the grace's cancellations in two.
+func TestErrorSetOneCause(t *testing.T) {
+	grace := "still in flight when the grace period after sending stopped ran out"
+	recs := []llmmetrics.Record{
+		{ID: "a", Status: llmmetrics.StatusCancelled, Message: `Post "http://127.0.0.1:8000/v1/chat/completions": ` + grace},
+		{ID: "b", Status: llmmetrics.StatusCancelled, Message: grace},
+		{ID: "c", Status: llmmetrics.StatusError, Message: `HTTP 500: "quoted": words`},
+		{ID: "d", Status: llmmetrics.StatusError, Message: `dial tcp 127.0.0.1:1: connect: connection refused`},
+	}
+	s := newErrorSet(recs)
+	require.NotNil(t, s)
+	var keys []string
+	for _, m := range s.ByMessage {
+		keys = append(keys, fmt.Sprintf("%d %s", m.Count, m.Key))
+	}
+	assert.ElementsMatch(t, []string{"2 " + grace, `1 HTTP 500: "quoted": words`, "1 dial tcp 127.0.0.1:1: connect: connection refused"}, keys)
+}
