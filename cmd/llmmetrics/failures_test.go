@@ -178,6 +178,13 @@ func TestURLs(t *testing.T) {
 		assert.Contains(t, errs, "want an http:// or https:// URL with a host", u)
 		assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %s", errs)
 	}
+	// The suggestion is a URL: another scheme is replaced, a path alone
+	// gets a host.
+	for u, want := range map[string]string{"ftp://h/v1": "e.g. http://h/v1", "/v1/chat/completions": "e.g. http://127.0.0.1:8000/v1/chat/completions",
+		"localhost:8000/v1": "e.g. http://localhost:8000/v1"} {
+		_, _, errs := runCLI(t, "", "run", "--url", u, "--model", "m", "--requests", "1", "--concurrency", "1", "--prompt-tokens", "8")
+		assert.Contains(t, errs, want, u)
+	}
 	srv, served := fakeLlama(t)
 	for _, c := range []struct{ base, api, want string }{
 		{srv.URL, "", "/v1/chat/completions"},

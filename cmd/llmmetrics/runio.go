@@ -371,7 +371,14 @@ func endpoint(raw string, api observe.API, apiGiven bool) (string, string, error
 // badURL refuses a --url that is not an http or https URL with a host,
 // in one line (status 2).
 func badURL(raw string) error {
-	return valueError(fmt.Sprintf("--url %q: want an http:// or https:// URL with a host, e.g. http://%s", raw, strings.TrimPrefix(raw, "//")))
+	rest := strings.TrimPrefix(raw, "//")
+	if _, after, ok := strings.Cut(rest, "://"); ok {
+		rest = after // another scheme: suggest http with the rest
+	}
+	if rest == "" || strings.HasPrefix(rest, "/") {
+		rest = "127.0.0.1:8000" + rest
+	}
+	return valueError(fmt.Sprintf("--url %q: want an http:// or https:// URL with a host, e.g. http://%s", raw, rest))
 }
 
 // errAllFailed marks a run in which every measured request failed: exit
