@@ -271,3 +271,14 @@ func ExampleWriteSpectrum() {
 	// #[Max     =      300.000, Total count    =            2]
 	// #[values in milliseconds; each a real sample (nearest rank)]
 }
+
+// A condition on a figure the run lacks cannot be judged: an error, never
+// a pass.
+func ExampleAbsentError_Error() {
+	recs := []llmmetrics.Record{{ID: "a", Status: llmmetrics.StatusError, Message: "HTTP 500: busy"}}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	c, _ := compare.ParseCondition("p99(ttft)>1s")
+	_, _, err := c.Check(s)
+	fmt.Println(err)
+	// Output: condition "p99(ttft)>1s" cannot be judged: the run has no ttft distribution
+}

@@ -112,6 +112,21 @@ func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err 
 	return failed, value, nil
 }
 
+// An AbsentError is a condition whose figure the run does not have (no ok
+// request gave a TTFT, a closed loop has no figures from the scheduled
+// time, no SLO was set): it can be neither met nor crossed, so it is an
+// error, never a pass. It is an llmmetrics.ErrInvalidOption for errors.Is.
+type AbsentError struct {
+	Condition string // the condition's text
+	Reason    string // why the figure is absent
+}
+
+func (e *AbsentError) Error() string {
+	return fmt.Sprintf("condition %q cannot be judged: %s", e.Condition, e.Reason)
+}
+
+func (e *AbsentError) Unwrap() error { return llmmetrics.ErrInvalidOption }
+
 // read returns the figure the condition is about.
 func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	missing := func(why string) (float64, string, error) {
@@ -121,7 +136,7 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 		f, _ := runFigureNamed(c.Metric)
 		v, absent := f.value(s)
 		if absent != "" {
-			return missing(absent)
+			return 0, "", &AbsentError{Condition: c.Text, Reason: absent}
 		}
 		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
 	}
@@ -131,7 +146,7 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 		if strings.HasSuffix(c.Metric, "_from_scheduled") {
 			why += " (only an open loop's ok requests carry a scheduled time)"
 		}
-		return missing(why)
+		return 0, "", &AbsentError{Condition: c.Text, Reason: why}
 	}
 	var v time.Duration
 	switch c.Stat {

@@ -162,4 +162,14 @@ func TestRunGate(t *testing.T) {
 		"--prompts", promptsFile(t), "--fail-below", "0.5")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--fail-below needs --slo")
+
+	// A figure the run lacks fails the command (status 1), never passes,
+	// and says why in words: a run whose every request failed has no TTFT
+	// to be under 1 s.
+	failing, _ := failingServer(t, func(int64) string { return "500" })
+	code, _, errs = runCLI(t, "", "run", "--url", failing.URL+"/v1/chat/completions", "--model", "m", "--requests", "2",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "2", "--fail-if", "p99(ttft)>1s")
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, `condition "p99(ttft)>1s" cannot be judged: the run has no ttft distribution`)
+	assert.NotContains(t, errs, "invalid option")
 }
