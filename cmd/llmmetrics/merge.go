@@ -43,7 +43,7 @@ func checkMerge(runs []namedRun) ([]string, error) {
 	if !slices.Contains(plans, "") {
 		for i, p := range plans {
 			if p != plans[0] {
-				return nil, fmt.Errorf("%w: --merge: %s follows plan %s and %s plan %s: they are not one run", errUsage, runs[0].name, plans[0], runs[i].name, p)
+				return nil, valueError(fmt.Sprintf("--merge: %s follows plan %s and %s plan %s: they are not one run", runs[0].name, plans[0], runs[i].name, p))
 			}
 		}
 	} else {
@@ -63,7 +63,7 @@ func checkMerge(runs []namedRun) ([]string, error) {
 				}
 			}
 			if len(diffs) > 0 {
-				return nil, fmt.Errorf("%w: --merge: %s and %s differ in %s: they are not one plan sent by several machines; compare them with diff, or report each", errUsage, runs[0].name, r.name, strings.Join(diffs, ", "))
+				return nil, valueError(fmt.Sprintf("--merge: %s and %s differ in %s: they are not one plan sent by several machines; compare them with diff, or report each", runs[0].name, r.name, strings.Join(diffs, ", ")))
 			}
 		}
 	}
@@ -71,7 +71,7 @@ func checkMerge(runs []namedRun) ([]string, error) {
 	for _, r := range runs {
 		w, ok := windowOf(r)
 		if !ok {
-			return nil, fmt.Errorf("%w: --merge: %s has no record", errUsage, r.name)
+			return nil, valueError(fmt.Sprintf("--merge: %s has no record", r.name))
 		}
 		ws = append(ws, w)
 	}
@@ -79,8 +79,8 @@ func checkMerge(runs []namedRun) ([]string, error) {
 	end := ws[0]
 	for _, w := range ws[1:] {
 		if w.from.After(end.to) {
-			return nil, fmt.Errorf("%w: --merge: the files' windows do not overlap: %s ends at %s and %s starts %v later; they are separate runs, so report each, or compare them with diff", errUsage,
-				end.name, end.to.Format(time.RFC3339Nano), w.name, w.from.Sub(end.to))
+			return nil, valueError(fmt.Sprintf("--merge: the files' windows do not overlap: %s ends at %s and %s starts %v later; they are separate runs, so report each, or compare them with diff",
+				end.name, end.to.Format(time.RFC3339Nano), w.name, w.from.Sub(end.to)))
 		}
 		if w.to.After(end.to) {
 			end = w

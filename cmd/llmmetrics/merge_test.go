@@ -74,6 +74,7 @@ func TestReportMergeChecks(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `load concurrency "1" and "8"`)
 	assert.Contains(t, errs, "not one plan")
+	assert.Equal(t, 1, strings.Count(errs, "\n"), "one line, no usage: %s", errs)
 
 	// One plan, but taken one after the other: no overlap.
 	again := writeShare(t, dir, "again.jsonl", "2026-11-30T10:05:00Z", 10, c1)

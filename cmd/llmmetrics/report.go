@@ -284,7 +284,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		in, head := formats.Peek(in)
 		if tool, ok := formats.Detect(head); ok {
 			closeIn()
-			return fmt.Errorf("%w: --merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", errUsage, name, tool)
+			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
 		run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
 		closeIn()
