@@ -160,7 +160,7 @@ func TestEmptyAndWindowEdges(t *testing.T) {
 	assert.Nil(t, s.TTFT)
 	assert.Nil(t, s.TPOT)
 	assert.Nil(t, s.Throughput)
-	assert.Contains(t, s.Absent["throughput"], "no request received text")
+	assert.Contains(t, s.Absent["throughput"], "no ok request received text")
 	assert.Equal(t, 0.0, s.Goodput.Attainment) // 0 good of 2 offered: a real figure
 	assert.ErrorIs(t, s.Goodput.WindowErr, ErrInvalidWindow)
 

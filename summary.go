@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -328,7 +329,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	case opt.Window > 0:
 		w, werr = declaredWindow(opt.Window)
 	case opt.NoSendTimes:
-		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one", ErrInvalidWindow)
+		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one (Options.Window, report --window)", ErrInvalidWindow)
 	default:
 		w, werr = wb.window()
 	}
@@ -341,7 +342,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	} else if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 && opt.Window == 0 {
 		s.Absent["throughput"] = nothingMeasured
 	} else {
-		s.Absent["throughput"] = werr.Error()
+		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
 	}
 	if opt.SLO != nil {
 		// Warm-up and preflight requests are counted, never measured: they
