@@ -562,8 +562,8 @@ func ExampleWarmupSpec_Cut() {
 		fmt.Println(cut.Start, "-", cut.Reason)
 	}
 	// Output:
-	// 1s - the first 1 requests in send order
-	// 1s - the first 1 requests in send order (2 asked: a cut is a send time, and a request sent at the same instant as the first one measured is measured too)
+	// 1s - the first 1 request in send order
+	// 1s - the first 1 request in send order (2 asked: a cut is a send time, and a request sent at the same instant as the first one measured is measured too)
 	// 1.5s - the 3 requests sent within 1.5s of the first
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // A WarmupRule decides from the records themselves where a run's steady
@@ -138,14 +140,31 @@ func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
 	if len(sent) == 0 {
 		return WarmupCut{Steady: true, Reason: "no record to cut"}, nil
 	}
+	after := "" // the records the input marked warm-up already come first
+	if marked := len(recs) - len(sent); marked > 0 {
+		pre := 0
+		for i := range recs {
+			if recs[i].Preflight {
+				pre++
+			}
+		}
+		switch {
+		case pre == 0:
+			after = fmt.Sprintf(", after the %s the input marks warm-up", plural.Of(marked, "request"))
+		case pre == marked:
+			after = fmt.Sprintf(", after the %s the input marks preflight", plural.Of(marked, "request"))
+		default:
+			after = fmt.Sprintf(", after the %d warm-up and %s the input marks", marked-pre, plural.Of(pre, "preflight request"))
+		}
+	}
 	if w.Requests > 0 {
 		if w.Requests >= len(sent) {
-			return WarmupCut{Start: sent[len(sent)-1] + 1, Reason: fmt.Sprintf("the first %d requests, which is all %d of them", w.Requests, len(sent))}, nil
+			return WarmupCut{Start: sent[len(sent)-1] + 1, Reason: fmt.Sprintf("the first %s, which is all %d of them%s", plural.Of(w.Requests, "request"), len(sent), after)}, nil
 		}
 		// Ties at the boundary stay measured: a cut is a send time.
 		start := sent[w.Requests]
 		n, _ := slices.BinarySearch(sent, start)
-		reason := fmt.Sprintf("the first %d requests in send order", n)
+		reason := fmt.Sprintf("the first %s in send order%s", plural.Of(n, "request"), after)
 		if n != w.Requests {
 			reason += fmt.Sprintf(" (%d asked: a cut is a send time, and a request sent at the same instant as the first one measured is measured too)", w.Requests)
 		}

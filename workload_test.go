@@ -274,3 +274,32 @@ func BenchmarkConcurrency(b *testing.B) {
 		sweep([][]time.Duration{starts}, ends)
 	}
 }
+
+// A warm-up count given to records some of which are marked already says
+// that it counts after them, with the right number of each kind.
+func TestWarmupCutAfterMarked(t *testing.T) {
+	recs := []Record{
+		{ID: "p1", Sent: 0, Warmup: true, Preflight: true},
+		{ID: "p2", Sent: 1, Warmup: true, Preflight: true},
+		{ID: "w1", Sent: 2, Warmup: true},
+		{ID: "w2", Sent: 3, Warmup: true},
+		{ID: "a", Sent: 4}, {ID: "b", Sent: 5}, {ID: "c", Sent: 6},
+	}
+	for _, c := range []struct {
+		recs []Record
+		want string
+	}{
+		{recs, "the first 1 request in send order, after the 2 warm-up and 2 preflight requests the input marks"},
+		{recs[2:], "the first 1 request in send order, after the 2 requests the input marks warm-up"},
+		{append(recs[:2:2], recs[4:]...), "the first 1 request in send order, after the 2 requests the input marks preflight"},
+		{recs[4:], "the first 1 request in send order"},
+	} {
+		cut, err := WarmupSpec{Requests: 1}.Cut(c.recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut.Reason != c.want {
+			t.Errorf("reason %q, want %q", cut.Reason, c.want)
+		}
+	}
+}
