@@ -633,8 +633,8 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	if strings.HasPrefix(p.URL, "https://") {
 		load["tls_handshake"] = p.TLSHandshake().String()
 	}
-	if f.endpointNote != "" {
-		load["endpoint"] = f.endpointNote
+	if f.endpointNote != "" { // the notes say it in full; the target is in the header
+		load["endpoint"] = "appended to the base URL"
 	}
 	return load
 }
