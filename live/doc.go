@@ -99,8 +99,9 @@
 // keeps the label sets of at most Options.MaxLabelSets identities
 // (DefaultMaxLabelSets, 100), an identity being a Key without its
 // response model: what the client's request decides. The label sets of
-// further identities go to the label set whose values are all _OTHER,
-// and llmmetrics_label_set_overflow_total counts them. An identity kept
+// further identities go to the label set whose string values are all
+// _OTHER (its port empty), and llmmetrics_label_set_overflow_total counts
+// them. An identity kept
 // keeps its failures' label set (a failed request has no response model)
 // beside those of its successes, so that a model's failures are never
 // counted apart from its successes once the limit is full; the response

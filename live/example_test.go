@@ -56,6 +56,9 @@ func Example() {
 	sink, _ := live.NewPrometheusSink(reg, live.PrometheusOptions{})
 	slo := llmmetrics.SLO{TTFT: time.Second}
 	rec, _ := live.NewRecorder(live.Options{SLO: &slo, Sinks: []live.Sink{sink}})
+	// nil: http.DefaultTransport. Against llama.cpp's server, which closes
+	// kept-alive connections after a few requests, give one with
+	// DisableKeepAlives (see examples/gateway).
 	client := &http.Client{Transport: rec.Transport(nil)}
 	for range 3 {
 		resp, _ := client.Post(upstream.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"tiny","stream":true}`))

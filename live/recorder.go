@@ -322,10 +322,12 @@ func (rec *Recorder) Overflowed() int64 { return rec.overflow.Load() }
 //
 //	Key{Operation: "chat", Provider: "openai", Model: "m", Endpoint: "10.0.0.5", Port: 8080}
 //
-// (no response model: a failed request got none) and succeed under the
-// same key with the response model the server answers, which is "m"
-// for servers that answer with the name they serve a model under
-// (llama.cpp's server, vLLM): declare both. The port is the URL's, or
+// (no response model: a request that failed before its response got
+// none) and succeed under the same key with the response model the
+// server answers: the name it serves the model under (llama.cpp's
+// server answers its --alias, or the model file's path without one;
+// vLLM its --served-model-name), "m" only when it was started so.
+// Declare both. The port is the URL's, or
 // 80 (http) or 443 (https); the provider is Transport.Provider when set.
 func (rec *Recorder) Declare(keys ...Key) {
 	for _, k := range keys {

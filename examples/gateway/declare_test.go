@@ -2,9 +2,11 @@ package main
 
 import (
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -75,4 +77,44 @@ func TestSLOFlag(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, c.models)
 	_, err = parseFlags([]string{"--slo", "ttft=fast"}, io.Discard)
 	assert.Error(t, err)
+}
+
+// A declared model that the server answers under another name (llama-server
+// without -a answers with the model file's path) is logged once: its
+// declared ok series would stay at zero without a word.
+func TestDeclaredModelAnsweredAs(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"model":"/models/tiny.gguf","choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer up.Close()
+	var logged strings.Builder
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	c, err := parseFlags([]string{"--upstream", up.URL, "--models", "tiny"}, io.Discard)
+	require.NoError(t, err)
+	g, err := newGateway(c)
+	require.NoError(t, err)
+	gw := httptest.NewServer(g)
+	defer gw.Close()
+	for range 3 {
+		assert.Equal(t, http.StatusOK, call(t, gw.URL, "tiny", true))
+	}
+	assert.Equal(t, 1, strings.Count(logged.String(), `model "tiny" is answered as "/models/tiny.gguf"`), logged.String())
+	assert.Contains(t, logged.String(), "llama-server -a tiny")
+}
+
+// An upstream given with /v1 would forward to /v1/v1/...: refused, with
+// the URL to give.
+func TestUpstreamWithV1(t *testing.T) {
+	for _, u := range []string{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/"} {
+		c, err := parseFlags([]string{"--upstream", u}, io.Discard)
+		require.NoError(t, err)
+		_, err = newGateway(c)
+		assert.ErrorContains(t, err, "without /v1 (http://127.0.0.1:8080)", u)
+	}
+	c, err := parseFlags([]string{"--upstream", "http://127.0.0.1:8080/proxy"}, io.Discard)
+	require.NoError(t, err)
+	_, err = newGateway(c)
+	assert.NoError(t, err, "another path is the user's own")
 }

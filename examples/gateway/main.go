@@ -18,8 +18,9 @@
 // 0 without one. With --models a,b the series of those models' chat calls
 // exist at zero from the first scrape, under the label sets their
 // requests get: failed, with no response model, and ok, with the response
-// model the model's own name, as servers such as llama.cpp's and vLLM
-// answer with the name they serve a model under.
+// model the model's own name: start the server so that it answers with
+// that name (llama-server -a NAME, vLLM --served-model-name NAME). The
+// gateway logs, once, a declared model answered under another name.
 //
 // It opens a connection per upstream call: llama.cpp's server closes a
 // kept-alive connection after a few requests, and a POST sent on one it
@@ -27,6 +28,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,11 +38,14 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/live"
+	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -75,7 +80,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&c.upstream, "upstream", "http://127.0.0.1:8080", "the model server's base URL")
+	fs.StringVar(&c.upstream, "upstream", "http://127.0.0.1:8080", "the model server's base URL, without /v1 (the clients' paths carry it)")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9090", "the address to serve on")
 	models := fs.String("models", "", "comma-separated model names whose series exist from the start")
 	fs.BoolVar(&c.includeUsage, "include-usage", false, "ask for usage on streams whose client did not")
@@ -113,6 +118,12 @@ func newGateway(c config) (*gateway, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p := strings.TrimSuffix(target.Path, "/"); strings.HasSuffix(p, "/v1") {
+		// The clients' paths begin with /v1 already: /v1/v1/... is a 404.
+		base := *target
+		base.Path = strings.TrimSuffix(p, "/v1")
+		return nil, fmt.Errorf("--upstream %s: give the server's base URL without /v1 (%s): the clients' paths carry it", c.upstream, base.String())
+	}
 	rec, err := live.NewRecorder(live.Options{SLO: c.slo})
 	if err != nil {
 		return nil, err
@@ -128,6 +139,18 @@ func newGateway(c config) (*gateway, error) {
 	base.DisableKeepAlives = true
 	transport := rec.Transport(base)
 	transport.IncludeUsage = c.includeUsage
+	if len(c.models) > 0 {
+		record := transport.OnResultContext
+		var once sync.Map // declared model → reported
+		transport.OnResultContext = func(ctx context.Context, r *observe.Result) {
+			if r.ResponseModel != "" && r.ResponseModel != r.RequestModel && slices.Contains(c.models, r.RequestModel) {
+				if _, told := once.LoadOrStore(r.RequestModel, true); !told {
+					log.Printf("gateway: model %q is answered as %q: its declared series stay at zero (start the server so that it answers with the name, e.g. llama-server -a %s)", r.RequestModel, r.ResponseModel, r.RequestModel)
+				}
+			}
+			record(ctx, r)
+		}
+	}
 	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
 		Transport:     transport,

@@ -165,10 +165,11 @@ func TestGatewayRealServer(t *testing.T) {
 	assert.LessOrEqual(t, vector("count(count by (gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model, server_address, server_port) ("+
 		last("llmmetrics_output_tokens_total")+"))", "")[""], float64(live.DefaultMaxLabelSets+1),
 		"identities (label sets without their response model) of llmmetrics_output_tokens_total, and _OTHER")
-	// tiny was declared (--models tiny): llama-server names the model
-	// asked for in its replies, so that tiny's requests are all in its two
-	// declared label sets, the cut stream among the ok one's, since its
-	// first chunk named the model.
+	// tiny was declared (--models tiny), and llama-server was started
+	// with -a tiny, so that it names tiny in its replies (without an
+	// alias it names the model file's path): tiny's requests are all in
+	// its two declared label sets, the cut stream among the ok one's,
+	// since its first chunk named the model.
 	assert.Equal(t, map[string]float64{"": 0, "tiny": 5 + 3 + 1},
 		vector(`sum by (gen_ai_response_model) (`+last(`llmmetrics_requests_total{gen_ai_request_model="tiny"}`)+`)`, "gen_ai_response_model"),
 		"tiny's requests by response model")
