@@ -50,7 +50,10 @@ type otelFailure struct {
 // OTelOptions configure an OTelSink: the explicit bucket boundaries of
 // its histograms (the conventions' when zero), and a ChunkProducer to
 // export the chunk gaps through (nil: the SDK's instrument records each
-// gap).
+// gap). The ChunkProducer must be registered on the reader
+// (sdkmetric.WithProducer), or the chunk gaps are exported nowhere; it
+// reports that through otel.Handle when it sees a gap UnreadAfter after
+// its first.
 type OTelOptions struct {
 	Buckets Buckets
 	Chunks  *ChunkProducer
