@@ -71,7 +71,8 @@ var runCommand = &command{
 		"the request in flight at once and the run exits with status 5: nothing was measured. The report\n" +
 		"follows on standard output with an error set (failures by HTTP status and by message, a failed\n" +
 		"preflight request marked so); status 4 when every measured request failed or --max-error-rate stopped\n" +
-		"the run, 3 when --fail-if or --fail-below (as report has them) finds the run crossing a condition.\n" +
+		"the run (before any gate), 3 when --fail-if or --fail-below (as report has them) finds the run\n" +
+		"crossing a condition, 1 when a condition's figure is absent (it cannot be judged).\n" +
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
 		"part. docs/run.md has the whole story.\n\n" +
@@ -401,10 +402,13 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if by := in.By(); strings.HasPrefix(by, "--max-error-rate") {
 		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
 	}
-	if err := f.gate.check(s, lc); err != nil {
+	// Every request failing is the larger fact: it comes before a gate,
+	// whose latency conditions could then only say that they cannot be
+	// judged.
+	if err := allFailed(s, in.By() != ""); err != nil {
 		return err
 	}
-	return allFailed(s, in.By() != "")
+	return f.gate.check(s, lc)
 }
 
 // syntheticPrompts sizes n prompts of --prompt-tokens, each drawn within

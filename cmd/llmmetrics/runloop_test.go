@@ -164,12 +164,18 @@ func TestRunGate(t *testing.T) {
 	assert.Contains(t, errs, "--fail-below needs --slo")
 
 	// A figure the run lacks fails the command (status 1), never passes,
-	// and says why in words: a run whose every request failed has no TTFT
-	// to be under 1 s.
+	// and says why in words: requests of one token have no TPOT.
+	code, _, errs = runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "1", "--fail-if", "p99(tpot)>1s")
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, `condition "p99(tpot)>1s" cannot be judged: the run has no tpot distribution`)
+	assert.NotContains(t, errs, "invalid option")
+
+	// Every request failing comes first (status 4), with or without a gate:
+	// a gate must not turn it into another status.
 	failing, _ := failingServer(t, func(int64) string { return "500" })
 	code, _, errs = runCLI(t, "", "run", "--url", failing.URL+"/v1/chat/completions", "--model", "m", "--requests", "2",
 		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "2", "--fail-if", "p99(ttft)>1s")
-	assert.Equal(t, 1, code, errs)
-	assert.Contains(t, errs, `condition "p99(ttft)>1s" cannot be judged: the run has no ttft distribution`)
-	assert.NotContains(t, errs, "invalid option")
+	assert.Equal(t, 4, code, errs)
+	assert.Contains(t, errs, "every measured request failed: 2 of 2")
 }
