@@ -264,7 +264,11 @@ func didYouMean(fs *flag.FlagSet, err error) string {
 			best, dist = f.Name, d
 		}
 	})
-	msg = "unknown flag --" + name
+	dashes := "--" // as the help writes flags; a one-letter one is typed with one
+	if len(name) == 1 {
+		dashes = "-"
+	}
+	msg = "unknown flag " + dashes + name
 	if best != "" {
 		msg += "; did you mean --" + best + "?"
 	}

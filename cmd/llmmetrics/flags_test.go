@@ -123,6 +123,9 @@ func TestCommandUsage(t *testing.T) {
 	assert.True(t, strings.HasPrefix(errs, "llmmetrics: run: unknown flag --rte; did you mean --rate?\nusage: llmmetrics run "), errs)
 	assert.NotContains(t, errs, "llmmetrics report")
 	assert.Contains(t, errs, "Run 'llmmetrics help run'")
+	// A one-letter flag is named as it was typed, with one dash.
+	_, _, errs = runCLI(t, "", "run", "-o", "x")
+	assert.Contains(t, errs, "unknown flag -o; did you mean --out?")
 
 	code, _, errs = runCLI(t, "", "report", "--percentile", "50")
 	assert.Equal(t, 2, code)
