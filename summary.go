@@ -329,7 +329,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	case opt.Window > 0:
 		w, werr = declaredWindow(opt.Window)
 	case opt.NoSendTimes:
-		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one (Options.Window, report --window)", ErrInvalidWindow)
+		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one with report --window or Options.Window", ErrInvalidWindow)
 	default:
 		w, werr = wb.window()
 	}

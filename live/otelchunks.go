@@ -16,7 +16,7 @@ import (
 
 // A ChunkProducer takes gen_ai.client.operation.time_per_output_chunk out
 // of an OTelSink's SDK instruments: the sink adds each request's chunk
-// gaps to the ProducerChunks histogram of its label set, and the reader
+// gaps to the producer's histogram of their label set, and the reader
 // the ChunkProducer is registered on (sdkmetric.WithProducer) exports
 // them at each collection. It exists for speed: the SDK's Record costs
 // about 250 ns a call (most of it normalizing the attribute set, which it

@@ -275,7 +275,7 @@ func TestDrain(t *testing.T) {
 	assert.InDelta(t, -0.4, d.LastAnswerS, 1e-9)
 	assert.Equal(t, 1, d.Unanswered)
 	assert.InDelta(t, 2/0.6, d.AnsweredPerS, 1e-9)
-	assert.Equal(t, "1 request was still unanswered when the 2.000 s grace after the last send ran out (the last answer came 0.400 s before it)", d.after())
+	assert.Equal(t, "1 request was still unanswered when the 2.000 s grace after the last send ran out (the last answer came 0.400 s before the last send)", d.after())
 }
 
 // loadSections returns what a report prints of its load check: the lines

@@ -87,7 +87,7 @@ func (d *drain) after() string {
 		if d.Unanswered == 1 {
 			verb = " was"
 		}
-		return fmt.Sprintf("%s%s still unanswered when the %.3f s grace after the last send ran out (the last answer came %s it)",
+		return fmt.Sprintf("%s%s still unanswered when the %.3f s grace after the last send ran out (the last answer came %s the last send)",
 			plural.Of(d.Unanswered, "request"), verb, d.DrainS, beforeAfter(d.LastAnswerS))
 	}
 	return "its last answer came " + beforeAfter(d.DrainS) + " the last send"
