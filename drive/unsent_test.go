@@ -14,8 +14,9 @@ import (
 // sent (the third could begin only 600 ms after the first), and every
 // other arrival due before the deadline was held by the cap. The arrivals
 // due are counted here from the seeded schedule itself; whatever the
-// machine's speed, the sent and the unsent add up to them. Without a cap
-// nothing is held.
+// machine's speed, the sent and the unsent add up to them, with a cap or
+// without one (where an arrival due just before the deadline may still
+// miss it on a busy machine, so no count of unsent is asserted).
 func TestOpenLoopUnsent(t *testing.T) {
 	const rate, seed, dur = 40, 7, 500 * time.Millisecond
 	a, err := newArrivals(rate, 1, seed)
@@ -39,5 +40,5 @@ func TestOpenLoopUnsent(t *testing.T) {
 	p.Duration, p.Rate, p.Burstiness, p.Seed = dur, rate, 1, seed
 	out, err = Run(context.Background(), p)
 	require.NoError(t, err)
-	assert.Zero(t, out.Unsent)
+	assert.Equal(t, due, len(out.Results)+out.Unsent)
 }
