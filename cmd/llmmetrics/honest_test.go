@@ -321,7 +321,7 @@ func queueServer(t *testing.T, slots int, service time.Duration) *httptest.Serve
 // answer comes more than 1.6 s after the last send, longer than the
 // sending. A server of four slots and 10 ms a request (400 a second)
 // under a Poisson schedule of 50 a second answers each request some 10 ms
-// after its send: no warning of any kind, in run or in report of its file.
+// after its send: no warning that the server fell behind or stopped.
 func TestServerFellBehind(t *testing.T) {
 	slow := queueServer(t, 1, 50*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "behind.jsonl")
@@ -348,7 +348,12 @@ func TestServerFellBehind(t *testing.T) {
 		} `json:"load_check"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
-	assert.Empty(t, got.Load.Warnings)
+	// Only the server side is asserted: a client on a busy machine may lag
+	// its own schedule, and saying so is right.
+	for _, w := range got.Load.Warnings {
+		assert.NotContains(t, w, "server fell behind")
+		assert.NotContains(t, w, "stopped answering")
+	}
 	assert.Less(t, got.Load.Drain.Drain, got.Load.Drain.Sending)
 }
 
