@@ -381,7 +381,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if len(rows) == 0 {
 		// No table of nothing: one line says why.
 		why := "no measured request ended ok"
-		if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 {
+		if a.measured() == 0 {
 			why = nothingMeasured
 		}
 		fmt.Fprintf(&b, "latencies: none, %s\n", why)

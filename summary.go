@@ -69,6 +69,10 @@ type Accounting struct {
 	Uncounted Uncounted
 }
 
+// measured is the number of valid measured records: every offered one
+// but warm-up, preflight and rejected ones.
+func (a Accounting) measured() int { return a.Offered - a.Warmup - a.Preflight - a.Rejected }
+
 // nothingMeasured is why a figure of a run without a measured request is
 // absent: a run stopped before its load began holds only preflight
 // records, and no window or declared duration would give it a figure.
@@ -278,7 +282,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	}
 	if a.OK == 0 {
 		why := "no ok request"
-		if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 {
+		if a.measured() == 0 {
 			why = nothingMeasured
 		}
 		s.Absent["ttft"], s.Absent["e2e"] = why, why
@@ -339,7 +343,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		if promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
 		}
-	} else if a.Offered-a.Warmup-a.Preflight-a.Rejected == 0 && opt.Window == 0 {
+	} else if a.measured() == 0 && opt.Window == 0 {
 		s.Absent["throughput"] = nothingMeasured
 	} else {
 		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error

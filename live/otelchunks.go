@@ -118,23 +118,23 @@ func (p *ChunkProducer) histOf(k Key, attrs attribute.Set) *chunkHist {
 func (p *ChunkProducer) forget(k Key) { p.sets.Delete(k) }
 
 // maxLocal is the most buckets a request's gaps are counted in on the
-// stack before they are added under the lock.
+// stack before they are added under the lock; more (a configuration of
+// over 31 bounds) are counted in a slice of the heap.
 const maxLocal = 32
 
-// observe adds the gaps between consecutive chunks to h.
+// observe adds the gaps between consecutive chunks to h: counted apart
+// from h, then added under one lock.
 func (h *chunkHist) observe(bounds []float64, chunks []time.Duration) {
 	if len(chunks) < 2 {
 		return
 	}
-	if len(bounds)+1 > maxLocal {
-		h.mu.Lock()
-		for i := 1; i < len(chunks); i++ {
-			h.add(bucketOf(bounds, chunks[i]-chunks[i-1]), chunks[i]-chunks[i-1])
-		}
-		h.mu.Unlock()
-		return
+	var stack [maxLocal]uint32
+	local := stack[:0]
+	if n := len(bounds) + 1; n <= maxLocal {
+		local = stack[:n]
+	} else {
+		local = make([]uint32, n)
 	}
-	var local [maxLocal]uint32
 	first := chunks[1] - chunks[0]
 	lo, hi, sum := first, first, time.Duration(0)
 	for i := 1; i < len(chunks); i++ {
@@ -144,7 +144,7 @@ func (h *chunkHist) observe(bounds []float64, chunks []time.Duration) {
 		lo, hi = min(lo, g), max(hi, g)
 	}
 	h.mu.Lock()
-	for i, c := range local[:len(bounds)+1] {
+	for i, c := range local {
 		h.counts[i] += uint64(c)
 	}
 	if h.n == 0 || lo < h.min {
@@ -156,19 +156,6 @@ func (h *chunkHist) observe(bounds []float64, chunks []time.Duration) {
 	h.n += uint64(len(chunks) - 1)
 	h.sum += sum
 	h.mu.Unlock()
-}
-
-// add adds one gap in bucket i; h.mu is held.
-func (h *chunkHist) add(i int, g time.Duration) {
-	if h.n == 0 || g < h.min {
-		h.min = g
-	}
-	if h.n == 0 || g > h.max {
-		h.max = g
-	}
-	h.counts[i]++
-	h.n++
-	h.sum += g
 }
 
 // bucketOf is the index of the first bound ≥ g in seconds, as the SDK's

@@ -65,7 +65,7 @@ func drainOf(m []*llmmetrics.Record, grace time.Duration) *drain {
 		AnsweredPerS: float64(ok) / (answered - first).Seconds(), sent: len(m)}
 	d.DrainS = d.LastAnswerS
 	if cancelled > 0 && grace > 0 && last+grace > answered {
-		d.DrainS, d.Unanswered = (grace).Seconds(), cancelled
+		d.DrainS, d.Unanswered = grace.Seconds(), cancelled
 	}
 	return d
 }
@@ -195,10 +195,6 @@ func (st *stopped) warning() string {
 			how = append(how, fmt.Sprintf("%d %s", n.n, n.what))
 		}
 	}
-	requests := "requests"
-	if st.Failed == 1 {
-		requests = "request"
-	}
-	return fmt.Sprintf("WARNING: %s: the %d %s sent after the last it answered failed (%s; see the error set), so the figures cover the first %.3f s",
-		st.clause(), st.Failed, requests, strings.Join(how, ", "), st.AtS)
+	return fmt.Sprintf("WARNING: %s: the %s sent after the last it answered failed (%s; see the error set), so the figures cover the first %.3f s",
+		st.clause(), plural.Of(st.Failed, "request"), strings.Join(how, ", "), st.AtS)
 }
