@@ -117,15 +117,20 @@ func (e End) String() string {
 	return fmt.Sprintf("End(%d)", uint8(e))
 }
 
-// An Observer sends streaming requests and records what it sees.
+// An Observer sends streaming requests and records what it sees. Its
+// Do may be called from several goroutines at once; its fields must not
+// change once the first call has begun.
 type Observer struct {
 	// Client sends the requests; nil means http.DefaultClient.
 	Client *http.Client
 	// Epoch is the run's start: Record.Sent is measured from it, on the
-	// monotonic clock. The zero Epoch means the first call's start.
+	// monotonic clock. The zero Epoch means the first call's start, set
+	// once by that call.
 	Epoch time.Time
 	// Now returns the time; nil means time.Now. Tests replace it.
 	Now func() time.Time
+
+	once sync.Once // sets a zero Epoch
 }
 
 func (o *Observer) now() time.Time {
@@ -148,9 +153,11 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 	if req == nil || req.URL == nil || !req.URL.IsAbs() {
 		return nil, errors.New("observe: the request needs an absolute URL")
 	}
-	if o.Epoch.IsZero() {
-		o.Epoch = o.now()
-	}
+	o.once.Do(func() {
+		if o.Epoch.IsZero() {
+			o.Epoch = o.now()
+		}
+	})
 	client := o.Client
 	if client == nil {
 		client = http.DefaultClient
