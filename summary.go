@@ -15,7 +15,8 @@ type Options struct {
 	Method      Method
 	Percentiles []Percentile // nil means DefaultPercentiles
 	// Window is the declared window for throughput and goodput; 0 means
-	// derive it from the records (first send → last text chunk).
+	// derive it from the records, from the first send of a measured request
+	// to the last text chunk of an ok request (see Window.Declared).
 	Window time.Duration
 	// NoSendTimes says the records' send times are not real (a file that
 	// stored none), so no window can be derived from them: without a

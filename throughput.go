@@ -21,9 +21,11 @@ type Window struct {
 	// Length is the window's length, always positive.
 	Length time.Duration
 	// Declared is true when the caller gave the length; otherwise the window
-	// was derived from the records, from the first send of any offered
-	// request (Start) to the last text chunk of any request (End), both on
-	// the run's clock.
+	// was derived from the records, from the first send of a measured request
+	// to the last text chunk of an ok request (Start and End, on the run's
+	// clock). A measured request is ok, zero-token or failed, not warm-up,
+	// preflight or rejected; the text a failed request streamed does not end
+	// the window.
 	Declared   bool
 	Start, End time.Duration
 }

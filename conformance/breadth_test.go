@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,10 +71,39 @@ func generateBreadth() []Case {
 			}
 			c.Requests = append(c.Requests, r)
 		}
+		settleMaxGap(&c)
 		c.Expected = toFigures(reference(c))
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// settleMaxGap says, in a case with a limit on the largest gap, what the
+// case settles for its measured ok requests with one text chunk: they have
+// no gap, so the limit does not apply to them (the reference and the
+// library judge them so; a tool that fails them differs).
+func settleMaxGap(c *Case) {
+	if c.Options.SLO == nil || c.Options.SLO.MaxGap == 0 {
+		return
+	}
+	warm := warmupSet(*c)
+	var ids []string
+	for i, r := range c.Requests {
+		if !warm[i] && r.Status == "ok" && len(r.TextTimes()) == 1 {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	c.Trap = strings.TrimSuffix(c.Trap, ".") + "; here also a request with one text chunk failed by the limit on the largest gap, which it has none of."
+	c.Section += "; " + lm + "'Start with the timestamps' (for one output token there is no later gap)"
+	have, them := "has", "it"
+	if len(ids) > 1 {
+		have, them = "have", "them"
+	}
+	c.Arithmetic += fmt.Sprintf("; %s %s one text chunk and so no gap, so the max_gap limit does not apply to %s: judged on the other limits",
+		strings.Join(ids, ", "), have, them)
 }
 
 // randomRequest makes one request sent at sent.
@@ -156,5 +186,48 @@ func TestBreadthCases(t *testing.T) {
 	}
 	if !bytes.Equal(want, breadthJSON) {
 		t.Fatal("breadth.json is not what the reference gives: run go test ./conformance -run TestBreadthCases -update and review the change")
+	}
+}
+
+// Every case that judges a request with fewer than two text chunks (one
+// token, or all its tokens in one chunk) against a limit on the largest
+// gap says what it settles: such a request has no gap, so the limit does
+// not apply to it (Latency Metrics, 'Start with the timestamps': for one
+// output token there is no later gap). It names those requests.
+func TestMaxGapLimitOnOneChunkSaid(t *testing.T) {
+	settled := 0
+	for _, c := range Cases() {
+		if c.Options.SLO == nil || c.Options.SLO.MaxGap == 0 {
+			continue
+		}
+		warm := warmupSet(c)
+		var ids []string
+		for i, r := range c.Requests {
+			if !warm[i] && r.Status == "ok" && len(r.TextTimes()) == 1 {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		settled++
+		if !strings.Contains(c.Arithmetic, "no gap, so the max_gap limit does not apply") {
+			t.Errorf("%s judges %v, each with one text chunk, against a max_gap limit, and its arithmetic does not say the limit does not apply: %s",
+				c.ID, ids, c.Arithmetic)
+		}
+		for _, id := range ids {
+			if !strings.Contains(c.Arithmetic, id) {
+				t.Errorf("%s: its arithmetic does not name %s, which has one text chunk", c.ID, id)
+			}
+		}
+		if !strings.Contains(c.Trap, "largest gap") {
+			t.Errorf("%s: its trap does not name the limit on the largest gap: %s", c.ID, c.Trap)
+		}
+		if !strings.Contains(c.Section, "no later gap") {
+			t.Errorf("%s: its section does not cite the rule: %s", c.ID, c.Section)
+		}
+	}
+	if settled < 3 {
+		t.Errorf("%d cases settle it, want the hand case and two breadth cases", settled)
 	}
 }

@@ -5,7 +5,7 @@ import "time"
 // Version is the version of the case set. It changes whenever a case is
 // added, removed, or its inputs or expected figures change; a tool's
 // answers name the version they were computed for.
-const Version = "1"
+const Version = "2"
 
 // A Case is one input run, the options to summarize it with, the figures
 // the specification gives for it, and the trap it tests.
@@ -35,8 +35,9 @@ type Options struct {
 	// SLO, when set, asks for goodput against it.
 	SLO *SLO `json:"slo,omitempty"`
 	// Window is the declared window for rates; 0 means the window runs
-	// from the first send of a measured request to the last text chunk
-	// of any ok request.
+	// from the first send of a measured request to the last text chunk of
+	// an ok request (a measured request is any but warm-up; the text of a
+	// failed request does not end the window).
 	Window time.Duration `json:"window_ns,omitempty"`
 	// WarmupRequests marks the first N requests in send order warm-up.
 	WarmupRequests int `json:"warmup_requests,omitempty"`

@@ -715,14 +715,16 @@ func handCases() []Case {
 			ts[i] = float64(100 - i) // 100 … 1 ms
 		}
 		add(Case{
-			ID:         "method-exact-rank",
-			Trap:       "A nearest rank computed in floating point: ⌈0.07·100⌉ is 8 in float64, the 7th value in exact arithmetic.",
-			Section:    lm + "'Percentiles need a population'",
-			Arithmetic: "TTFT 1 … 100 ms; p7 → rank ⌈7·100/100⌉ = 7 → 7 ms; p29 → 29 ms",
-			Options:    nearest(7, 29),
-			Requests:   ttfts("e", ts...),
+			ID:      "method-exact-rank",
+			Trap:    "A nearest rank computed in floating point: ⌈0.07·100⌉ is 8 in float64, the 7th value in exact arithmetic.",
+			Section: lm + "'Percentiles need a population'",
+			Arithmetic: "TTFT 1 … 100 ms; p7 → rank ⌈7·100/100⌉ = 7 → 7 ms; p29 → 29 ms; p10 → rank 10 → 10 ms " +
+				"(a running float64 sum of 100 weights of 0.01 is 0.09999999999999999 at the 10th value, below 0.1, so a search of the sums for 0.1 takes the 11th)",
+			Options:  nearest(7, 10, 29),
+			Requests: ttfts("e", ts...),
 			Expected: figs{
 				"ttft_ms.p7":  v(7),
+				"ttft_ms.p10": v(10),
 				"ttft_ms.p29": v(29),
 			},
 		})
@@ -749,6 +751,30 @@ func handCases() []Case {
 		Expected: figs{
 			"goodput.good":       v(0),
 			"goodput.attainment": v(0),
+		},
+	})
+
+	add(Case{
+		ID:      "slo-max-gap-one-token",
+		Trap:    "A one-token request failed by a limit on the largest gap, though with one text chunk it has no gap to exceed.",
+		Section: lm + "'Start with the timestamps' (for one output token there is no later gap)",
+		Arithmetic: "limits TTFT ≤ 500 and largest gap ≤ 50: one (1 token at 100) and burst (4 tokens in one chunk at 120) have no gap, " +
+			"so the max_gap limit does not apply to them, and their TTFTs pass: good; stall: gaps 30, 100, and 100 > 50: not good; " +
+			"steady: gaps 40, 40: good; attainment 3/4",
+		Options: nearest(50).withSLO(SLO{TTFT: ms(500), MaxGap: ms(50)}),
+		Requests: reqs(
+			req("one", 0).text(100).usage(1),
+			req("burst", 0).textTokens(120, 4).usage(4),
+			req("stall", 0).text(100, 130, 230).usage(3),
+			req("steady", 0).text(100, 140, 180).usage(3)),
+		Expected: figs{
+			"goodput.good":             v(3),
+			"goodput.attainment":       v(0.75),
+			"request.one.max_gap_ms":   none,
+			"request.burst.max_gap_ms": none,
+			"request.stall.max_gap_ms": v(100),
+			"request.one.tpot_ms":      none,
+			"requests.one_token":       v(1),
 		},
 	})
 

@@ -348,3 +348,28 @@ func TestRunGivesACopy(t *testing.T) {
 		}
 	}
 }
+
+// Every case docs/field.md cites is a case of the kit.
+func TestFieldDocCitesCases(t *testing.T) {
+	b, err := os.ReadFile("../docs/field.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, c := range Cases() {
+		known[c.ID] = true
+	}
+	cited := 0
+	for _, part := range strings.Split(string(b), "`")[1:] {
+		if id, _, _ := strings.Cut(part, " "); (strings.HasPrefix(id, "trap-") || strings.HasPrefix(id, "edge-") ||
+			strings.HasPrefix(id, "seed-") || strings.HasPrefix(id, "method-") || strings.HasPrefix(id, "slo-")) && id == part {
+			cited++
+			if !known[id] {
+				t.Errorf("docs/field.md cites %s, which is no case", id)
+			}
+		}
+	}
+	if cited < 30 {
+		t.Errorf("docs/field.md cites %d cases, want at least 30", cited)
+	}
+}

@@ -97,3 +97,49 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// A request that failed after streaming text keeps its text chunks in the
+// JSONL export, so that a JSONL reader that takes its first chunk for a
+// TTFT, or its chunks for delivered tokens, is caught by
+// trap-failed-partial-output as a reader of cases.json is.
+func TestExportKeepsPartialText(t *testing.T) {
+	dir := t.TempDir()
+	if err := Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Cases() {
+		f, err := os.Open(filepath.Join(dir, "jsonl", c.ID+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(bufio.NewReader(f))
+		f.Close()
+		if err != nil {
+			t.Fatalf("case %s: %v", c.ID, err)
+		}
+		for i, r := range c.Requests {
+			text := r.TextTimes()
+			if r.Status == "ok" || len(text) == 0 {
+				continue
+			}
+			got := run.Records[i].Chunks
+			if len(got) != len(text) {
+				t.Errorf("case %s, failed request %s: %d text chunks in the JSONL, want %d", c.ID, r.ID, len(got), len(text))
+				continue
+			}
+			for k := range text {
+				if got[k] != text[k]-r.Sent {
+					t.Errorf("case %s, request %s: chunk %d at %v, want %v", c.ID, r.ID, k, got[k], text[k]-r.Sent)
+				}
+			}
+		}
+	}
+	// The trap's own case: c streamed 3 chunks (50, 60, 70 ms) before its error.
+	b, err := os.ReadFile(filepath.Join(dir, "jsonl", "trap-failed-partial-output.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"chunk_arrivals_ns":[50000000,60000000,70000000]`) {
+		t.Errorf("the failed request's chunks are not in its JSONL line:\n%s", b)
+	}
+}

@@ -34,10 +34,22 @@ func (v Value) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, v.Num, 'g', -1, 64), nil
 }
 
-// UnmarshalJSON reads a number, or null as absent.
+// UnmarshalJSON reads a number, or null as absent. (ReadAnswers also
+// reads Python's NaN, Infinity and -Infinity, as numbers that agree with
+// no figure.)
 func (v *Value) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+	switch string(bytes.TrimSpace(b)) {
+	case "null":
 		*v = Absent
+		return nil
+	case `"\u0000NaN"`:
+		*v = Num(math.NaN())
+		return nil
+	case `"\u0000+Inf"`:
+		*v = Num(math.Inf(1))
+		return nil
+	case `"\u0000-Inf"`:
+		*v = Num(math.Inf(-1))
 		return nil
 	}
 	var x float64

@@ -9,8 +9,9 @@ import (
 )
 
 // Record returns the request as the library's record: the text events'
-// arrivals as its chunks (from the send), the client's wait before the
-// send, and the server's counts. An ok request without usage has
+// arrivals as its chunks (from the send; a failed request keeps the text
+// it streamed before it failed, as the observer records it), the client's
+// wait before the send, and the server's counts. An ok request without usage has
 // NoUsage set (CompletionTokens 0, n unknown).
 func (r *Request) Record() (llmmetrics.Record, error) {
 	st, err := llmmetrics.ParseStatus(r.Status)
@@ -18,20 +19,18 @@ func (r *Request) Record() (llmmetrics.Record, error) {
 		return llmmetrics.Record{}, fmt.Errorf("request %s: %w", r.ID, err)
 	}
 	rec := llmmetrics.Record{ID: r.ID, Status: st, Message: r.Message, Warmup: r.Warmup, Sent: r.Sent, MaxTokens: r.MaxTokens}
-	if st == llmmetrics.StatusOK {
-		var tokens []int32
-		counted := true
-		for _, e := range r.Events {
-			if e.Kind != KindText {
-				continue
-			}
-			rec.Chunks = append(rec.Chunks, e.At-r.Sent)
-			tokens = append(tokens, int32(e.Tokens))
-			counted = counted && e.Tokens > 0
+	var tokens []int32
+	counted := true
+	for _, e := range r.Events {
+		if e.Kind != KindText {
+			continue
 		}
-		if counted && len(tokens) > 0 {
-			rec.ChunkTokens = tokens
-		}
+		rec.Chunks = append(rec.Chunks, e.At-r.Sent)
+		tokens = append(tokens, int32(e.Tokens))
+		counted = counted && e.Tokens > 0
+	}
+	if counted && len(tokens) > 0 {
+		rec.ChunkTokens = tokens
 	}
 	if r.CompletionTokens != nil {
 		rec.CompletionTokens = *r.CompletionTokens
