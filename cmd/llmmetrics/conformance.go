@@ -25,7 +25,8 @@ var conformanceCommand = &command{
 		"               section), refused, not compared (none of its figures given) or not answered. Only\n" +
 		"               the figures a tool gives are compared. Exit status 0 when every answered case\n" +
 		"               agrees, 3 when one differs (or, with --all, one is not answered or compared), 1 when\n" +
-		"               the file cannot be read.\n" +
+		"               the file cannot be read or names an unknown case, another version or a request\n" +
+		"               its case does not have.\n" +
 		"  list         prints each case's id and trap.\n\n" +
 		"The figures' names, units and tolerances are in docs/conformance.md and 'go doc\n" +
 		"github.com/llmmetrics/llmmetrics/conformance Figures'.",
