@@ -50,7 +50,7 @@ type stageDist struct {
 // report: a load_summary and a successes object at its top.
 func IsStage(head []byte) bool {
 	keys, top := headKeys(head)
-	return top == '{' && keys["load_summary"] && keys["successes"]
+	return toolOf(InferencePerf).detect(keys, top)
 }
 
 // ReadStage reads an inference-perf stage report, client or server. Its
