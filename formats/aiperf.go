@@ -251,8 +251,6 @@ func (a *aiperfFile) sent(r *aiperfRecord) int64 {
 	return r.Metadata.TimestampNS
 }
 
-func millis(ms float64) time.Duration { return time.Duration(math.Round(ms * 1e6)) }
-
 // aiperfStats are the statistics AIPerf reports for each per-record metric.
 var aiperfStats = []string{"avg", "min", "max", "p1", "p5", "p25", "p50", "p75", "p90", "p95", "p99", "std", "count"}
 
@@ -266,7 +264,7 @@ func (a *aiperfFile) dialect() (*Dialect, error) { return a.dialectWith(DialectO
 // (AIPerf's --goodput) when given.
 func (a *aiperfFile) dialectWith(opt DialectOptions) (*Dialect, error) {
 	if opt.Percentiles != nil {
-		return nil, fmt.Errorf("%w: AIPerf's summary has no choice of percentiles: %s", ErrUnsupported, fixedChoices[AIPerf])
+		return nil, fmt.Errorf("%w: AIPerf's summary has no choice of percentiles: %s", ErrUnsupported, toolOf(AIPerf).choices)
 	}
 	if opt.SLO != nil {
 		if err := checkSLOKeys(AIPerf, opt.SLO); err != nil {
@@ -438,17 +436,6 @@ func (r *aiperfRecord) interTokenLatency() (float64, bool) {
 	return (r.scalars["request_latency"] - r.scalars["ttft"]) / (osl - 1), true
 }
 
-// extremes returns the smallest and largest value of a non-empty sample.
-func extremes(fs floats) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, seg := range fs {
-		for _, x := range seg {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-	}
-	return lo, hi
-}
-
 // readAIPerfSummary reads profile_export_aiperf.json: each record's
 // statistics become figures "<tag>.<stat>"; null statistics are left out.
 func readAIPerfSummary(r io.Reader) ([]Figure, error) {
@@ -478,9 +465,16 @@ func readAIPerfSummary(r io.Reader) ([]Figure, error) {
 // request_rate (requests a second) or a concurrency. ok is false when the
 // file states neither, or the tool keeps no settings in a summary file.
 func ReadLoad(tool Tool, r io.Reader) (l Load, ok bool, err error) {
-	if tool != AIPerf {
+	d := toolOf(tool)
+	if d == nil || d.summary == nil || d.summary.load == nil {
 		return Load{}, false, nil
 	}
+	return d.summary.load(r)
+}
+
+// readAIPerfLoad reads the load of profile_export_aiperf.json, from its
+// input_config.loadgen.
+func readAIPerfLoad(r io.Reader) (l Load, ok bool, err error) {
 	var doc struct {
 		Config *struct {
 			Loadgen struct {

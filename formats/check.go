@@ -101,3 +101,13 @@ func skipBOM(r io.Reader) io.Reader {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// finite reports whether every value is finite.
+func finite(xs []float64) (int, bool) {
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i, false
+		}
+	}
+	return -1, true
+}

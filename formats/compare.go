@@ -180,3 +180,19 @@ func (c *Comparison) MarshalJSON() ([]byte, error) {
 		Notes   []string `json:"notes"`
 	}{c.Tool, c.Method.String(), rows, c.Reasons, c.Summary.Notes})
 }
+
+// gapCount is the number of gaps llmmetrics pooled.
+func gapCount(s *llmmetrics.Summary) int {
+	if s.ITL == nil {
+		return 0
+	}
+	return s.ITL.N
+}
+
+// basis is the basis of llmmetrics' pooled gaps, or "none".
+func basis(s *llmmetrics.Summary) string {
+	if s.ITL == nil {
+		return "none"
+	}
+	return s.ITL.Basis.String()
+}

@@ -11,15 +11,14 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
-// Tools lists the tools whose files this package reads.
-var Tools = []Tool{VLLM, SGLang, AIPerf, GenAIPerf, LLMPerf, GuideLLM}
+// Tools lists the tools whose files this package reads, in the order
+// Detect tries them.
+var Tools []Tool // set by init, from the registry (tools.go)
 
 // ParseTool returns the tool of a name as written by the CLI's --from flag.
 func ParseTool(name string) (Tool, error) {
-	for _, t := range Tools {
-		if string(t) == name {
-			return t, nil
-		}
+	if d := toolOf(Tool(name)); d != nil {
+		return d.tool, nil
 	}
 	return "", fmt.Errorf("%w: unknown tool %q (want one of %v)", ErrFormat, name, Tools)
 }
@@ -32,22 +31,10 @@ func ParseTool(name string) (Tool, error) {
 // DetectSummary).
 func Detect(head []byte) (Tool, bool) {
 	keys, top := headKeys(head)
-	has := func(key string) bool { return keys[key] }
-	switch {
-	case top == '[' && has("end_to_end_latency_s"):
-		return LLMPerf, true
-	case top != '{':
-		return "", false
-	case has("experiments") && has("response_timestamps"):
-		return GenAIPerf, true
-	case has("benchmarks") && (has("request_totals") || has("successful")):
-		return GuideLLM, true
-	case has("total_output_tokens_retokenized") || has("mean_e2e_latency_ms") || has("median_e2e_latency_ms"):
-		return SGLang, true
-	case has("ttfts") || (has("duration") && has("completed") && has("request_throughput")):
-		return VLLM, true
-	case has("metadata") && has("metrics") && (has("request_latency") || has("error_request_count") || has("x_request_id")):
-		return AIPerf, true
+	for _, d := range tools {
+		if d.detect(keys, top) {
+			return d.tool, true
+		}
 	}
 	return "", false
 }
@@ -58,12 +45,10 @@ func Detect(head []byte) (Tool, bool) {
 // says which file to read instead.
 func DetectSummary(head []byte) (Tool, string, bool) {
 	keys, top := headKeys(head)
-	switch {
-	case top != '{':
-	case keys["records"] && keys["tag"] && keys["avg"]:
-		return AIPerf, "this is AIPerf's summary file (profile_export_aiperf.json); pass its per-record file, profile_export.jsonl, which holds the requests", true
-	case keys["num_concurrent_requests"] && keys["results_ttft_s_mean"] || keys["results_num_completed_requests"]:
-		return LLMPerf, "this is LLMPerf's summary file (*_summary.json); pass its per-request file, *_individual_responses.json, which holds the requests", true
+	for _, d := range tools {
+		if s := d.summary; s != nil && s.detect != nil && s.detect(keys, top) {
+			return d.tool, s.instead, true
+		}
 	}
 	return "", "", false
 }
@@ -134,12 +119,11 @@ func Read(r io.Reader, tool Tool) (*File, error) {
 		}
 		tool = t
 	}
-	read := map[Tool]func(io.Reader) (*File, error){VLLM: ReadVLLM, SGLang: ReadSGLang, AIPerf: ReadAIPerf,
-		LLMPerf: ReadLLMPerf, GuideLLM: ReadGuideLLM, GenAIPerf: ReadGenAIPerf}[tool]
-	if read == nil {
+	d := toolOf(tool)
+	if d == nil {
 		return nil, fmt.Errorf("%w: unknown tool %q", ErrFormat, tool)
 	}
-	f, err := read(r)
+	f, err := d.read(r)
 	if err == nil && f.Benchmarks == 0 {
 		f.Benchmark, f.Benchmarks = 1, 1
 	}
@@ -155,8 +139,8 @@ func ReadAll(r io.Reader, tool Tool) ([]*File, error) {
 		r, head = Peek(r)
 		tool, _ = Detect(head) // Read says why when it is not found
 	}
-	if tool == GuideLLM {
-		return readGuideLLM(r, 0)
+	if d := toolOf(tool); d != nil && d.readAll != nil {
+		return d.readAll(r)
 	}
 	f, err := Read(r, tool)
 	if err != nil {
@@ -188,13 +172,8 @@ func Peek(r io.Reader) (io.Reader, []byte) {
 // profile_export_aiperf.json, LLMPerf's *_summary.json. Its figures use
 // the keys of the tool's dialect.
 func ReadSummary(tool Tool, r io.Reader) ([]Figure, error) {
-	switch tool {
-	case AIPerf:
-		return readAIPerfSummary(r)
-	case LLMPerf:
-		return readLLMPerfSummary(r)
-	case GenAIPerf:
-		return readGenAIPerfSummary(r)
+	if d := toolOf(tool); d != nil && d.summary != nil {
+		return d.summary.read(r)
 	}
 	return nil, fmt.Errorf("%w: %s writes its summary inside its result file", ErrFormat, tool)
 }

@@ -40,19 +40,9 @@ func (f *File) DialectWith(opt DialectOptions) (*Dialect, error) {
 		if opt.Percentiles == nil {
 			what = "an SLO"
 		}
-		return nil, fmt.Errorf("%w: %s's summary has no choice of %s: %s", ErrUnsupported, toolName(f.Tool), what, fixedChoices[f.Tool])
+		return nil, fmt.Errorf("%w: %s's summary has no choice of %s: %s", ErrUnsupported, toolName(f.Tool), what, toolOf(f.Tool).choices)
 	}
 	return f.dialectWith(opt)
-}
-
-// fixedChoices says, per tool, what its summary reports whatever its user
-// asks.
-var fixedChoices = map[Tool]string{
-	SGLang:    "it reports p90, p95 and p99 (and the median) always, and has no goodput",
-	AIPerf:    "it reports p1, p5, p10, p25, p50, p75, p90, p95 and p99 always",
-	GenAIPerf: "it reports p1, p5, p10, p25, p50, p75, p90, p95 and p99 always; its goodput is not in the profile export",
-	LLMPerf:   "it reports the quantiles p25, p50, p75, p90, p95 and p99 always, and has no goodput",
-	GuideLLM:  "it reports its fixed percentile set (p0.1 to p99.9) always, and has no goodput",
 }
 
 // checkSLOKeys refuses limits a tool's goodput does not know: max_gap for

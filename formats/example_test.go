@@ -323,3 +323,47 @@ func ExampleReadLoad() {
 	fmt.Println(formats.ReadLoad(formats.AIPerf, strings.NewReader(summary)))
 	// Output: {concurrency 100} true <nil>
 }
+
+func ExampleFile_LoadBeside() {
+	dir, _ := os.MkdirTemp("", "aiperf")
+	defer os.RemoveAll(dir)
+	// AIPerf keeps its load in the summary file beside its records.
+	records := dir + "/profile_export.jsonl"
+	os.WriteFile(records, []byte(`{"metadata":{"x_request_id":"a","timestamp_ns":1000},"metrics":{"error_request_count":{"value":1,"unit":"requests"}},"error":{"code":499,"type":"RequestCancellationError","message":"cancelled"}}`+"\n"), 0o644)
+	os.WriteFile(dir+"/profile_export_aiperf.json", []byte(`{"input_config": {"loadgen": {"concurrency": 8}}, "records": {}}`), 0o644)
+	in, _ := os.Open(records)
+	defer in.Close()
+	f, err := formats.Read(in, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.Load())
+	fmt.Println(f.LoadBeside(records))
+	// Output:
+	// { 0} false
+	// {concurrency 8} true
+}
+
+// An inference-perf stage report holds the tool's summary, no requests:
+// Read gives its figures, under their paths in the file, and a dialect
+// that states them.
+func ExampleRead_inferencePerf() {
+	f, err := formats.Read(strings.NewReader(stageReport), "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.Tool, f.Layout)
+	fmt.Println(f.Load())
+	d, _ := f.Dialect()
+	v, _ := d.Lookup("successes.latency.time_to_first_token.p99")
+	fmt.Println(d.Stated, v)
+	_, err = f.Records()
+	fmt.Println(errors.Is(err, formats.ErrNoRecords))
+	// Output:
+	// inference-perf stage_N_lifecycle_metrics.json, client side
+	// {rate 1} true
+	// true 0.0397
+	// true
+}

@@ -8,13 +8,23 @@
 //
 // # Files
 //
-//	tool        file                                   reader
-//	vllm        --save-result [--save-detailed] JSON   ReadVLLM
-//	sglang      bench_serving --output-file JSONL      ReadSGLang, ReadSGLangRuns
-//	aiperf      profile_export.jsonl                   ReadAIPerf
-//	genai-perf  perf_analyzer profile_export.json      ReadGenAIPerf
-//	llmperf     *_individual_responses.json            ReadLLMPerf
-//	guidellm    benchmarks.json                        ReadGuideLLM
+//	tool            file                                   reader
+//	vllm            --save-result [--save-detailed] JSON   ReadVLLM
+//	sglang          bench_serving --output-file JSONL      ReadSGLang, ReadSGLangRuns
+//	aiperf          profile_export.jsonl                   ReadAIPerf
+//	genai-perf      perf_analyzer profile_export.json      ReadGenAIPerf
+//	llmperf         *_individual_responses.json            ReadLLMPerf
+//	guidellm        benchmarks.json                        ReadGuideLLM
+//	inference-perf  stage_N_{lifecycle,prometheus}_metrics.json  Read, ReadStage
+//
+// An inference-perf stage report holds the tool's summary of a load
+// stage, no requests: Read gives its figures as the file states them
+// (Dialect.Stated), and a sweep takes them as a level's (ReadStage).
+//
+// What the package knows of each tool outside its reader — its names, how
+// its files are detected and read, its dialect's choices, its settings,
+// its summary file and the load a sweep takes from it — is one entry of
+// one registry (tools.go), checked complete by a test.
 //
 // Read detects the tool from the content when it is not named, by the keys
 // only that tool writes (never by string values), and recognises the tools'
@@ -85,7 +95,7 @@ package formats
 import (
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -241,26 +251,23 @@ func (f *File) Dialect() (*Dialect, error) {
 	return f.dialect()
 }
 
-// settings are the top-level numbers of each tool's files that are the run's
-// settings, not figures computed from its data: a dialect does not compute
-// them.
-var settings = map[Tool]map[string]bool{
-	LLMPerf: {"mean_input_tokens": true, "stddev_input_tokens": true, "mean_output_tokens": true,
-		"stddev_output_tokens": true, "num_concurrent_requests": true, "timestamp": true},
-	VLLM: {"num_prompts": true, "request_rate": true, "burstiness": true, "max_concurrency": true, "rtfx": true,
-		"ramp_up_start_rps": true, "ramp_up_end_rps": true},
-}
-
 // IsSetting reports whether a key of a tool's summary is a setting of the
 // run (the number of prompts, the request rate) rather than a figure
 // computed from its data.
-func IsSetting(tool Tool, key string) bool { return settings[tool][key] }
+func IsSetting(tool Tool, key string) bool {
+	d := toolOf(tool)
+	return d != nil && slices.Contains(d.settings, key)
+}
 
 // A Dialect is a tool's summary of a file, computed by this package from the
 // per-request data with the tool's own formulas. Each figure carries whether
 // the file's data determine it exactly, and if not, why.
 type Dialect struct {
-	Tool    Tool
+	Tool Tool
+	// Stated is true when the figures are the file's own, as the tool
+	// wrote them, since its file holds no per-request data to recompute
+	// them from (inference-perf's stage reports).
+	Stated  bool
 	Figures []DialectFigure
 	Rules   []string // the tool's conventions, in sentences
 	// Missing names the figures the tool reports that its per-request data
@@ -296,14 +303,4 @@ func (d *Dialect) Lookup(key string) (float64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// finite reports whether every value is finite.
-func finite(xs []float64) (int, bool) {
-	for i, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return i, false
-		}
-	}
-	return -1, true
 }

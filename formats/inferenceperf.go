@@ -1,17 +1,21 @@
 package formats
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
 )
 
 // InferencePerf is kubernetes-sigs/inference-perf. Its per-stage reports
-// hold summaries, not requests: they are read as a sweep level's figures
-// (ReadStage), never as records.
+// hold summaries, not requests: a sweep reads them as a level's figures
+// (ReadStage); Read gives a File with the report's figures as its Summary
+// and as a Dialect that states them (Dialect.Stated), and no records.
 const InferencePerf Tool = "inference-perf"
 
 // A Stage is one load stage of an inference-perf run, as one of its two
@@ -46,7 +50,7 @@ type stageDist struct {
 // report: a load_summary and a successes object at its top.
 func IsStage(head []byte) bool {
 	keys, top := headKeys(head)
-	return top == '{' && keys["load_summary"] && keys["successes"]
+	return toolOf(InferencePerf).detect(keys, top)
 }
 
 // ReadStage reads an inference-perf stage report, client or server. Its
@@ -92,7 +96,7 @@ func ReadStage(r io.Reader) (*Stage, error) {
 			return nil
 		}
 		if math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 {
-			return &FieldError{Tool: InferencePerf, Field: name, Err: fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)}
+			return &FieldError{Tool: InferencePerf, Field: name, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)}
 		}
 		if scale == 1000 {
 			// Seconds to milliseconds through whole nanoseconds, as a
@@ -168,7 +172,7 @@ func ReadStage(r io.Reader) (*Stage, error) {
 		st.Notes = append(st.Notes, "inference-perf's server figures from vLLM's Prometheus series over the stage window: aggregate histograms, which may include traffic from outside the stage")
 	}
 	if len(st.Figures) == 0 {
-		return nil, &FieldError{Tool: InferencePerf, Field: "successes", Err: fmt.Errorf("%w: a stage report with no figures", llmmetrics.ErrMissingField)}
+		return nil, &FieldError{Tool: InferencePerf, Field: "successes", Offset: -1, Err: fmt.Errorf("%w: a stage report with no figures", llmmetrics.ErrMissingField)}
 	}
 	return st, nil
 }
@@ -183,4 +187,112 @@ func StageName(path string) string {
 		}
 	}
 	return path
+}
+
+// readInferencePerf reads an inference-perf stage report as a File: its
+// figures under its own keys (the path of each number, "successes.
+// latency.time_to_first_token.p99"), in its units (seconds, tokens), in
+// file order; its requested rate as the File's load; no records.
+func readInferencePerf(r io.Reader) (*File, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &FieldError{Tool: InferencePerf, Offset: -1, Err: err}
+	}
+	st, err := ReadStage(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	figs, err := numbersOf(b)
+	if err != nil {
+		return nil, &FieldError{Tool: InferencePerf, Offset: -1, Err: err}
+	}
+	f := &File{Tool: InferencePerf, Summary: figs}
+	f.Layout = "stage_N_prometheus_metrics.json, server side"
+	if st.Side == "client" {
+		f.Layout = "stage_N_lifecycle_metrics.json, client side"
+	}
+	if st.RequestedRate > 0 {
+		f.load = &Load{Kind: "rate", Level: st.RequestedRate}
+	}
+	f.Notes = append([]string{"The file holds inference-perf's summary of one load stage, no per-request data: llmmetrics cannot recompute its figures and gives them as the file states them."}, st.Notes...)
+	rules := append([]string{"the figures are inference-perf's own, as the stage report states them: latencies in seconds, lengths in tokens, rates per second"}, st.Notes...)
+	f.dialect = func() (*Dialect, error) {
+		d := &Dialect{Tool: InferencePerf, Stated: true, Rules: rules}
+		for _, fig := range figs {
+			d.Figures = append(d.Figures, DialectFigure{Figure: fig})
+		}
+		return d, nil
+	}
+	return f, nil
+}
+
+// numbersOf returns every number of a JSON document, under its path (keys
+// joined by dots, array elements by their index in brackets), in document
+// order.
+func numbersOf(b []byte) ([]Figure, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var figs []Figure
+	// path holds the key or index of each open container's current
+	// element; an object's entry is "" until its key is read.
+	type frame struct {
+		object bool
+		key    string
+		index  int
+	}
+	var stack []frame
+	name := func() string {
+		var sb strings.Builder
+		for i, fr := range stack {
+			switch {
+			case fr.object && i > 0:
+				sb.WriteString("." + fr.key)
+			case fr.object:
+				sb.WriteString(fr.key)
+			default:
+				sb.WriteString("[" + strconv.Itoa(fr.index) + "]")
+			}
+		}
+		return sb.String()
+	}
+	// next moves the innermost container past a value.
+	next := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].object {
+				stack[n-1].key = ""
+			} else {
+				stack[n-1].index++
+			}
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return figs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err)
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].key == "" {
+			if k, ok := tok.(string); ok {
+				stack[n-1].key = k
+				continue
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				stack = append(stack, frame{object: v == '{'})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case json.Number:
+			x, err := v.Float64()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", llmmetrics.ErrSyntax, name(), err)
+			}
+			figs = append(figs, Figure{name(), x})
+		}
+		next()
+	}
 }

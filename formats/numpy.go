@@ -102,3 +102,14 @@ func lerp(a, b, t float64) float64 {
 	}
 	return a + d*t
 }
+
+// extremes returns the smallest and largest value of a non-empty sample.
+func extremes(fs floats) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, seg := range fs {
+		for _, x := range seg {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
+}

@@ -409,25 +409,3 @@ func (v *serveFile) zeroWithTimings(i int) error {
 	}
 	return fmt.Errorf("%w: 0 output tokens, but a TTFT of %v s and %d gaps: set aside, its tokens unknown", llmmetrics.ErrTokensBelowChunks, v.ttfts[i], len(v.gaps(i)))
 }
-
-// seconds converts float seconds to a duration, rounded to the nanosecond.
-func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
-
-// toolName is the tool's name as its authors write it.
-func toolName(t Tool) string {
-	switch t {
-	case VLLM:
-		return "vLLM"
-	case SGLang:
-		return "SGLang"
-	case AIPerf:
-		return "AIPerf"
-	case LLMPerf:
-		return "LLMPerf"
-	case GuideLLM:
-		return "GuideLLM"
-	case GenAIPerf:
-		return "GenAI-Perf"
-	}
-	return string(t)
-}

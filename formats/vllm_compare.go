@@ -85,19 +85,3 @@ func (v *serveFile) compare(c *Comparison) error {
 	}
 	return nil
 }
-
-// gapCount is the number of gaps llmmetrics pooled.
-func gapCount(s *llmmetrics.Summary) int {
-	if s.ITL == nil {
-		return 0
-	}
-	return s.ITL.N
-}
-
-// basis is the basis of llmmetrics' pooled gaps, or "none".
-func basis(s *llmmetrics.Summary) string {
-	if s.ITL == nil {
-		return "none"
-	}
-	return s.ITL.Basis.String()
-}

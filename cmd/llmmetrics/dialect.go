@@ -75,7 +75,11 @@ func writeDialectJSON(w io.Writer, d *formats.Dialect) error {
 // data determine only approximately, and the tool's conventions.
 func writeDialectTable(w io.Writer, name string, f *formats.File, d *formats.Dialect) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s summary of %s (%s), computed by llmmetrics with %s's own formulas\n\n", d.Tool, name, f.Layout, d.Tool)
+	if d.Stated {
+		fmt.Fprintf(&b, "%s summary of %s (%s), as the file states it: it holds no per-request data to recompute it from\n\n", d.Tool, name, f.Layout)
+	} else {
+		fmt.Fprintf(&b, "%s summary of %s (%s), computed by llmmetrics with %s's own formulas\n\n", d.Tool, name, f.Layout, d.Tool)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, fig := range d.Figures {
 		note := ""

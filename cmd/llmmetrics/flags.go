@@ -42,7 +42,7 @@ func (a *analysis) define(fs *flag.FlagSet, full bool) {
 	a.window = fs.Duration("window", 0, "declared `duration` of the run for throughput and goodput, e.g. 10m (default: first send → last text chunk)")
 	a.strict = fs.Bool("strict", false, "fail on any invalid request of another tool's file instead of setting it aside (llmmetrics' own formats are always strict without --lenient)")
 	a.json = fs.Bool("json", false, "print one JSON object instead of a table")
-	a.from = fs.String("from", "", "read FILE as `TOOL`'s result file: vllm, sglang, aiperf, genai-perf, llmperf or guidellm (default: detected from the content)")
+	a.from = fs.String("from", "", "read FILE as `TOOL`'s result file: vllm, sglang, aiperf, genai-perf, llmperf, guidellm or inference-perf (default: detected from the content)")
 }
 
 func (a *analysis) asJSON() bool { return *a.json }

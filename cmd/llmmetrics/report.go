@@ -23,8 +23,10 @@ var reportCommand = &command{
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
-		"or another tool's result file (vllm, sglang, aiperf, genai-perf, llmperf, guidellm), detected\n" +
-		"from the content; without FILE, or with -, it reads standard input.\n\n" +
+		"or another tool's result file (vllm, sglang, aiperf, genai-perf, llmperf, guidellm,\n" +
+		"inference-perf), detected from the content; without FILE, or with -, it reads standard input.\n" +
+		"An inference-perf stage report holds the tool's summary, no requests: report prints its figures\n" +
+		"as the file states them.\n\n" +
 		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
 		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
 		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
@@ -339,6 +341,11 @@ func mergedLoad(h *llmmetrics.RunHeader, runs []namedRun) map[string]string {
 // conventions. Its invalid requests are set aside unless --strict.
 func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics.Options, f *reportFlags) error {
 	run, err := file.Records()
+	if errors.Is(err, formats.ErrNoRecords) {
+		if d, derr := file.Dialect(); derr == nil && d.Stated {
+			return reportStated(w, name, file, d, f)
+		}
+	}
 	if err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
 		return inFile(name, err)
 	}
@@ -356,6 +363,20 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 	}
 	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
+}
+
+// reportStated reports a file that holds a tool's summary and no requests
+// (an inference-perf stage report): its figures as it states them. The
+// gate and the pictures, which judge and draw llmmetrics' own figures,
+// have none to take.
+func reportStated(w io.Writer, name string, file *formats.File, d *formats.Dialect, f *reportFlags) error {
+	if len(f.gate.conditions) > 0 || f.pics.wanted() || *f.pics.spectrum != "" {
+		return fmt.Errorf("%w: %s holds %s's summary, no requests: llmmetrics computes no figure of its own to judge or draw", errUsage, name, file.Tool)
+	}
+	if f.asJSON() {
+		return writeDialectJSON(w, d)
+	}
+	return writeDialectTable(w, name, file, d)
 }
 
 // writeSummary writes the report (or only the spectrum, with --spectrum),

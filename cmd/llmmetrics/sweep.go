@@ -256,9 +256,7 @@ func levelSources(name string, lenient bool) ([]levelSource, []string, error) {
 		if len(files) > 1 {
 			src.name = fmt.Sprintf("%s#%d", name, file.Benchmark)
 		}
-		if l, ok := file.Load(); ok {
-			src.load = &l
-		} else if l, ok := companionLoad(name, file.Tool); ok {
+		if l, ok := file.LoadBeside(name); ok {
 			src.load = &l
 		}
 		if src.load != nil {
@@ -287,22 +285,6 @@ func levelSources(name string, lenient bool) ([]levelSource, []string, error) {
 		notes = append(notes, fmt.Sprintf("%s: benchmark %d (%s) %s: left out of the sweep (report --benchmark %d reports it)", name, i+1, files[i].Strategy, why, i+1))
 	}
 	return kept, notes, nil
-}
-
-// companionLoad reads the load from the summary file a tool writes beside
-// its per-request file, where it keeps its settings there: AIPerf's
-// profile_export_aiperf.json beside its profile_export.jsonl.
-func companionLoad(name string, tool formats.Tool) (formats.Load, bool) {
-	if tool != formats.AIPerf || !strings.HasSuffix(name, "profile_export.jsonl") {
-		return formats.Load{}, false
-	}
-	f, err := os.Open(strings.TrimSuffix(name, "profile_export.jsonl") + "profile_export_aiperf.json")
-	if err != nil {
-		return formats.Load{}, false
-	}
-	defer f.Close()
-	l, ok, err := formats.ReadLoad(tool, f)
-	return l, ok && err == nil
 }
 
 func capacityFields(c *compare.Capacity) string {
