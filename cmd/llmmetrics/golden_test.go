@@ -107,9 +107,9 @@ func checkGolden(t *testing.T, c goldenCase) {
 		}
 		stdin = string(b)
 	}
-	code, stdout, stderr := runCLI(t, stdin, c.args...)
+	code, stdout, stderr := runGolden(t, c, stdin)
 	// Twice, for determinism: the same run gives the same bytes.
-	code2, stdout2, stderr2 := runCLI(t, stdin, c.args...)
+	code2, stdout2, stderr2 := runGolden(t, c, stdin)
 	if code2 != code || stdout2 != stdout || stderr2 != stderr {
 		t.Fatalf("two runs of %s differ: %s", commandLine(c), firstDiff(goldenText(c, code, stdout, stderr, false), goldenText(c, code2, stdout2, stderr2, false)))
 	}
@@ -139,6 +139,57 @@ func checkGolden(t *testing.T, c goldenCase) {
 	if string(want) != got {
 		t.Errorf("%s differs from %s (run with -update to accept; review with git diff):\n%s", commandLine(c), file, firstDiff(string(want), got))
 	}
+}
+
+// runGolden runs a case. An argument holding $TMP names a file or folder
+// in a new temporary folder: the folder's path reads $TMP in the outputs,
+// and what the command wrote there is added to standard output, after a
+// line "-- files --", one file a line: its path under $TMP, its size and
+// its SHA-256 (a PNG's name only: its bytes are a rasterization, which
+// may differ in the last bit between architectures).
+func runGolden(t *testing.T, c goldenCase, stdin string) (code int, stdout, stderr string) {
+	t.Helper()
+	tmp := ""
+	args := slices.Clone(c.args)
+	for i, a := range args {
+		if strings.Contains(a, "$TMP") {
+			if tmp == "" {
+				tmp = t.TempDir()
+			}
+			args[i] = strings.ReplaceAll(a, "$TMP", tmp)
+		}
+	}
+	code, stdout, stderr = runCLI(t, stdin, args...)
+	if tmp == "" {
+		return code, stdout, stderr
+	}
+	var b strings.Builder
+	b.WriteString(strings.ReplaceAll(stdout, tmp, "$TMP"))
+	b.WriteString("-- files --\n")
+	err := filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(tmp, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if filepath.Ext(p) == ".png" {
+			fmt.Fprintf(&b, "%s\n", rel)
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d bytes sha256 %x\n", rel, len(data), sha256.Sum256(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, b.String(), strings.ReplaceAll(stderr, tmp, "$TMP")
 }
 
 // goldenText is the content of a golden file: the command line and exit
@@ -239,7 +290,8 @@ func goldenCases(t *testing.T) []goldenCase {
 	sample := repoData + "/sample_run.jsonl"
 	seeds := append(glob(t, repoData+"/seeds/*.csv"), glob(t, repoData+"/seeds/*.jsonl")...)
 
-	// report on every file of the repository's test data.
+	// report on every file of the repository's test data (the sample run's
+	// report is the README's first command).
 	for _, f := range append(glob(t, repoData+"/*.jsonl"), seeds...) {
 		both("report/"+filepath.Base(f), "report", f)
 	}
@@ -347,6 +399,12 @@ func goldenCases(t *testing.T) []goldenCase {
 	both("sweep/slo-target", append([]string{"sweep", "--slo", "ttft=1ms,tpot=50ms", "--target", "0.5", "--method", "linear"}, runs...)...)
 	both("sweep/levels", "sweep", "--kind", "rate", "--level", repoData+"/seeds/tpot_exercise.csv=2", "--level", repoData+"/seeds/goodput_cohort.csv=4",
 		"--level", sample+"=8", repoData+"/seeds/tpot_exercise.csv", repoData+"/seeds/goodput_cohort.csv", sample)
+
+	// The charts and the HTML page (their SVG and HTML by SHA-256).
+	add("charts/report", "report", "--plot", "$TMP/charts", "--html", "$TMP/report.html", sample)
+	add("charts/report-slo-label", "report", "--slo", "ttft=200ms,tpot=30ms", "--label", "sample", "--plot", "$TMP/charts", in("open.jsonl"))
+	add("charts/diff", "diff", "--plot", "$TMP/charts", "--html", "$TMP/diff.html", "--label", "c1", "--label", "c4", c1, c4)
+	add("charts/sweep", append([]string{"sweep", "--slo", "ttft=1ms", "--plot", "$TMP/charts", "--html", "$TMP/sweep.html"}, runs...)...)
 
 	// help and the conformance cases' list.
 	add("help/overview", "help")
