@@ -412,6 +412,7 @@ func goldenCases(t *testing.T) []goldenCase {
 		add("help/"+c.name, "help", c.name)
 	}
 	add("conformance/list", "conformance", "list")
+	add("conformance/export", "conformance", "export", "$TMP/cases")
 
 	return append(cs, realdataCases()...)
 }
@@ -474,6 +475,7 @@ func realdataCases() []goldenCase {
 		r("llmperf/ray-project__llmperf-leaderboard__together_70b_individual_responses.json"))
 	day05, day06 := r("vllm/pillaiharish__llm-serving-performance-lab__day05_large_i2048_o256_c4.json"), r("vllm/pillaiharish__llm-serving-performance-lab__day06_c16_i128_o64_n64.json")
 	both("diff/vllm-day05-day06", "diff", day05, day06)
+	add("charts/vllm-day06", "report", "--plot", "$TMP/charts", "--html", "$TMP/report.html", day06)
 
 	// sweep: vLLM files at their rates; inference-perf's stages; a
 	// GuideLLM file; AIPerf's run beside its summary.
