@@ -297,11 +297,12 @@ func goldenCases(t *testing.T) []goldenCase {
 	}
 	for _, f := range glob(t, formatData+"/*") {
 		both("report/"+filepath.Base(f), "report", f)
-		both("report/from-genai-perf", "report", "--from", "genai-perf", f)
-		both("dialect/"+filepath.Base(f), "report", "--dialect", "genai-perf", f)
 		both("reconcile/"+filepath.Base(f), "reconcile", f)
 		both("reconcile/linear-"+filepath.Base(f), "reconcile", "--method", "linear", f)
 	}
+	genai := formatData + "/genai_perf_profile_export.json"
+	both("report/from-genai-perf", "report", "--from", "genai-perf", genai)
+	both("dialect/"+filepath.Base(genai), "report", "--dialect", "genai-perf", genai)
 
 	// report's flags, on the sample run unless said.
 	both("report/method-linear", "report", "--method", "linear", "--percentiles", "50,90,99.9", sample)
