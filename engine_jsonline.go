@@ -299,28 +299,8 @@ func (p *lineParser) object() (rec Record, err *RecordError) {
 
 // member reads one key and its value into rec.
 func (p *lineParser) member(rec *Record) *RecordError {
-	p.key = ""
-	at := p.i
-	name, err := p.rawStr()
+	k, err := p.memberKey()
 	if err != nil {
-		return err
-	}
-	k := jsonKey(0)
-	for k < nKeys && jsonKeys[k] != string(name) { // compared without a copy
-		k++
-	}
-	if k == nKeys {
-		p.key = string(name)
-		p.i = at
-		return p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", p.key)
-	}
-	p.key = jsonKeys[k]
-	if p.seen[k] {
-		p.i = at
-		return p.fail(ErrSyntax, "key %q repeated", name)
-	}
-	p.seen[k] = true
-	if err := p.expect(':'); err != nil {
 		return err
 	}
 	if p.null() {
@@ -348,19 +328,7 @@ func (p *lineParser) member(rec *Record) *RecordError {
 			rec.Message = s
 		}
 	case keySent, keyFirstText, keyLastText:
-		v, err := p.int(-maxTime, maxTime)
-		if err != nil {
-			return err
-		}
-		d := time.Duration(v)
-		switch k {
-		case keySent:
-			rec.Sent = d
-		case keyFirstText:
-			p.first, p.hasFirst = d, true
-		default:
-			p.last, p.hasLast = d, true
-		}
+		return p.timeMember(k, rec)
 	case keyWarmup, keyPreflight:
 		switch {
 		case p.literal("true"):
@@ -372,46 +340,10 @@ func (p *lineParser) member(rec *Record) *RecordError {
 		default:
 			return p.fail(ErrSyntax, "want true or false")
 		}
-	case keyScheduled, keyWait, keyFirstAnswer:
-		v, err := p.int(-maxTime, maxTime)
-		if err != nil {
-			return err
-		}
-		c := client(rec)
-		switch k {
-		case keyScheduled:
-			c.Scheduled, c.HasSchedule = time.Duration(v), true
-		case keyWait:
-			c.Wait = time.Duration(v)
-		default:
-			c.FirstAnswer, c.HasAnswer = time.Duration(v), true
-		}
-	case keyReasoning:
-		v, err := p.int(-maxCount, maxCount)
-		if err != nil {
-			return err
-		}
-		c := client(rec)
-		c.ReasoningTokens, c.HasReasoning = int(v), true
+	case keyScheduled, keyWait, keyFirstAnswer, keyReasoning:
+		return p.clientMember(k, rec)
 	case keyChunks:
-		if p.arena == nil {
-			chunks := make([]time.Duration, 0, 16)
-			if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {
-				return err
-			}
-			if len(chunks) > 0 {
-				rec.Chunks = chunks[:len(chunks):len(chunks)]
-			}
-			break
-		}
-		a, start, err := p.arrivals(*p.arena)
-		*p.arena = a
-		if err != nil {
-			return err
-		}
-		if len(a) > start {
-			rec.Chunks = a[start:len(a):len(a)]
-		}
+		return p.chunksMember(rec)
 	case keyChunkTokens:
 		var counts []int32
 		if err := p.ints(-maxCount, maxCount, func(v int64) { counts = append(counts, int32(v)) }); err != nil {
@@ -421,19 +353,122 @@ func (p *lineParser) member(rec *Record) *RecordError {
 			rec.ChunkTokens = counts
 		}
 	default:
+		return p.countMember(k, rec)
+	}
+	return nil
+}
+
+// memberKey reads a member's key and the colon after it: a key of the
+// format, not seen before on the line.
+func (p *lineParser) memberKey() (jsonKey, *RecordError) {
+	p.key = ""
+	at := p.i
+	name, err := p.rawStr()
+	if err != nil {
+		return 0, err
+	}
+	k := jsonKey(0)
+	for k < nKeys && jsonKeys[k] != string(name) { // compared without a copy
+		k++
+	}
+	if k == nKeys {
+		p.key = string(name)
+		p.i = at
+		return 0, p.fail(ErrSyntax, "unknown key %q (keys are matched exactly)", p.key)
+	}
+	p.key = jsonKeys[k]
+	if p.seen[k] {
+		p.i = at
+		return 0, p.fail(ErrSyntax, "key %q repeated", name)
+	}
+	p.seen[k] = true
+	return k, p.expect(':')
+}
+
+// timeMember reads sent_ns, first_text_ns or last_text_ns.
+func (p *lineParser) timeMember(k jsonKey, rec *Record) *RecordError {
+	v, err := p.int(-maxTime, maxTime)
+	if err != nil {
+		return err
+	}
+	d := time.Duration(v)
+	switch k {
+	case keySent:
+		rec.Sent = d
+	case keyFirstText:
+		p.first, p.hasFirst = d, true
+	default:
+		p.last, p.hasLast = d, true
+	}
+	return nil
+}
+
+// clientMember reads a member of the client's facts: the schedule, the
+// wait, the first answer or the reasoning tokens.
+func (p *lineParser) clientMember(k jsonKey, rec *Record) *RecordError {
+	if k == keyReasoning {
 		v, err := p.int(-maxCount, maxCount)
 		if err != nil {
 			return err
 		}
-		n := int(v)
-		switch k {
-		case keyPromptTokens:
-			rec.PromptTokens = n
-		case keyMaxTokens:
-			rec.MaxTokens = n
-		default:
-			p.completion, p.hasCn = n, true
+		c := client(rec)
+		c.ReasoningTokens, c.HasReasoning = int(v), true
+		return nil
+	}
+	v, err := p.int(-maxTime, maxTime)
+	if err != nil {
+		return err
+	}
+	c := client(rec)
+	switch k {
+	case keyScheduled:
+		c.Scheduled, c.HasSchedule = time.Duration(v), true
+	case keyWait:
+		c.Wait = time.Duration(v)
+	default:
+		c.FirstAnswer, c.HasAnswer = time.Duration(v), true
+	}
+	return nil
+}
+
+// chunksMember reads chunk_arrivals_ns, into the parser's arena when it
+// has one.
+func (p *lineParser) chunksMember(rec *Record) *RecordError {
+	if p.arena == nil {
+		chunks := make([]time.Duration, 0, 16)
+		if err := p.ints(-maxTime, maxTime, func(v int64) { chunks = append(chunks, time.Duration(v)) }); err != nil {
+			return err
 		}
+		if len(chunks) > 0 {
+			rec.Chunks = chunks[:len(chunks):len(chunks)]
+		}
+		return nil
+	}
+	a, start, err := p.arrivals(*p.arena)
+	*p.arena = a
+	if err != nil {
+		return err
+	}
+	if len(a) > start {
+		rec.Chunks = a[start:len(a):len(a)]
+	}
+	return nil
+}
+
+// countMember reads prompt_tokens, max_tokens or completion_tokens.
+func (p *lineParser) countMember(k jsonKey, rec *Record) *RecordError {
+	v, err := p.int(-maxCount, maxCount)
+	if err != nil {
+		return err
+	}
+	n := int(v)
+	switch k {
+	case keyPromptTokens:
+		rec.PromptTokens = n
+	case keyMaxTokens:
+		rec.MaxTokens = n
+	default:
+		p.completion, p.hasCn = n, true
 	}
 	return nil
 }

@@ -239,6 +239,34 @@ func (r *Record) validate() *RecordError { return r.validateOrdered(false) }
 // a pass that has already taken their gaps knows: it then does not compare
 // them again.
 func (r *Record) validateOrdered(ordered bool) *RecordError {
+	if err := r.validateCounts(); err != nil {
+		return err
+	}
+	if err := r.validateClient(); err != nil {
+		return err
+	}
+	if r.Status != StatusOK {
+		return nil
+	}
+	if r.NoUsage && r.CompletionTokens != 0 {
+		return fieldError("completion_tokens", ErrNoCount, "%d tokens, though the record says the server reported no usage", r.CompletionTokens)
+	}
+	// A count below the chunks is not an error: the record keeps what
+	// needs no count (see CountState).
+	if !r.hasText() {
+		return nil // zero-token: no text, so no times to check
+	}
+	if len(r.Chunks) == 0 {
+		return r.validateTextTimes()
+	}
+	if err := r.validateChunks(ordered); err != nil {
+		return err
+	}
+	return r.validateChunkTokens()
+}
+
+// validateCounts checks the status, the token counts and the send time.
+func (r *Record) validateCounts() *RecordError {
 	if int(r.Status) >= len(statusNames) {
 		return fieldError("status", ErrBadStatus, "%d", r.Status)
 	}
@@ -256,35 +284,31 @@ func (r *Record) validateOrdered(ordered bool) *RecordError {
 	if r.Sent < -maxTime || r.Sent > maxTime {
 		return fieldError("sent", ErrOutOfRange, "%v is further than %v from the epoch", r.Sent, time.Duration(maxTime))
 	}
-	if err := r.validateClient(); err != nil {
-		return err
+	return nil
+}
+
+// validateTextTimes checks the first and last text times of a successful
+// record with text and no chunk arrivals.
+func (r *Record) validateTextTimes() *RecordError {
+	if r.ChunkTokens != nil {
+		return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts but no chunk arrivals", len(r.ChunkTokens))
 	}
-	if r.Status != StatusOK {
-		return nil
+	if r.FirstText < 0 {
+		return fieldError("first_text", ErrNegativeDuration, "first text %v before the send time", r.FirstText)
 	}
-	if r.NoUsage && r.CompletionTokens != 0 {
-		return fieldError("completion_tokens", ErrNoCount, "%d tokens, though the record says the server reported no usage", r.CompletionTokens)
+	if r.LastText < r.FirstText {
+		return fieldError("last_text", ErrTimeOrder, "last text %v, first text %v", r.LastText, r.FirstText)
 	}
-	// A count below the chunks is not an error: the record keeps what
-	// needs no count (see CountState).
-	if !r.hasText() {
-		return nil // zero-token: no text, so no times to check
+	if r.LastText > maxTime {
+		return fieldError("last_text", ErrOutOfRange, "%v after the send time", r.LastText)
 	}
-	if len(r.Chunks) == 0 {
-		if r.ChunkTokens != nil {
-			return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts but no chunk arrivals", len(r.ChunkTokens))
-		}
-		if r.FirstText < 0 {
-			return fieldError("first_text", ErrNegativeDuration, "first text %v before the send time", r.FirstText)
-		}
-		if r.LastText < r.FirstText {
-			return fieldError("last_text", ErrTimeOrder, "last text %v, first text %v", r.LastText, r.FirstText)
-		}
-		if r.LastText > maxTime {
-			return fieldError("last_text", ErrOutOfRange, "%v after the send time", r.LastText)
-		}
-		return nil
-	}
+	return nil
+}
+
+// validateChunks checks the chunk arrivals of a successful record (their
+// order unless ordered says it is known) against the first and last text
+// times.
+func (r *Record) validateChunks(ordered bool) *RecordError {
 	if r.Chunks[0] < 0 {
 		return fieldError("chunks[0]", ErrNegativeDuration, "first text %v before the send time", r.Chunks[0])
 	}
@@ -302,23 +326,30 @@ func (r *Record) validateOrdered(ordered bool) *RecordError {
 	if last := r.Chunks[len(r.Chunks)-1]; r.LastText != 0 && r.LastText != last {
 		return fieldError("last_text", ErrChunkMismatch, "last text %v, last chunk %v", r.LastText, last)
 	}
-	if r.ChunkTokens != nil {
-		if len(r.ChunkTokens) != len(r.Chunks) {
-			return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts for %d chunks", len(r.ChunkTokens), len(r.Chunks))
+	return nil
+}
+
+// validateChunkTokens checks the per-chunk token counts, when the record
+// has them, against the chunks and the completion tokens.
+func (r *Record) validateChunkTokens() *RecordError {
+	if r.ChunkTokens == nil {
+		return nil
+	}
+	if len(r.ChunkTokens) != len(r.Chunks) {
+		return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts for %d chunks", len(r.ChunkTokens), len(r.Chunks))
+	}
+	sum := 0
+	for i, t := range r.ChunkTokens {
+		if t < 0 {
+			return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrNegativeCount, "%d", t)
 		}
-		sum := 0
-		for i, t := range r.ChunkTokens {
-			if t < 0 {
-				return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrNegativeCount, "%d", t)
-			}
-			if t == 0 {
-				return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrChunkMismatch, "0 tokens: a text-bearing chunk carries at least one")
-			}
-			sum += int(t)
+		if t == 0 {
+			return fieldError(fmt.Sprintf("chunk_tokens[%d]", i), ErrChunkMismatch, "0 tokens: a text-bearing chunk carries at least one")
 		}
-		if sum != r.CompletionTokens {
-			return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, r.CompletionTokens)
-		}
+		sum += int(t)
+	}
+	if sum != r.CompletionTokens {
+		return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, r.CompletionTokens)
 	}
 	return nil
 }

@@ -30,6 +30,14 @@ type OTelSink struct {
 	options     sync.Map // Key → *otelOptions
 }
 
+// OTelSink has every optional method of a Sink.
+var (
+	_ Sink          = (*OTelSink)(nil)
+	_ Preparer      = (*OTelSink)(nil)
+	_ Forgetter     = (*OTelSink)(nil)
+	_ InFlightAdder = (*OTelSink)(nil)
+)
+
 // otelOptions are one key's attribute sets, built once.
 type otelOptions struct {
 	base, input, output, ok                    []metric.RecordOption

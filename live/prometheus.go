@@ -29,6 +29,14 @@ type PrometheusSink struct {
 	children sync.Map // Key → *promChildren
 }
 
+// PrometheusSink has every optional method of a Sink.
+var (
+	_ Sink          = (*PrometheusSink)(nil)
+	_ Preparer      = (*PrometheusSink)(nil)
+	_ Forgetter     = (*PrometheusSink)(nil)
+	_ InFlightAdder = (*PrometheusSink)(nil)
+)
+
 // promChildren are one key's metrics, looked up once.
 type promChildren struct {
 	duration, ttfc, perChunk, input, output, tpot, maxGap prometheus.Observer

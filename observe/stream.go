@@ -86,76 +86,16 @@ func (s *stream) openAI(e event) {
 	object(e.data, func(k, rest []byte) int {
 		if string(k) == "choices" {
 			return walked(array(rest, func(c []byte) int {
-				return walked(object(c, func(k, rest []byte) int {
-					switch string(k) {
-					case "delta", "message":
-						return walked(object(rest, func(k, rest []byte) int {
-							v, n := valueAt(rest)
-							switch string(k) {
-							case "content":
-								if nonEmptyString(v) {
-									text, answer = true, true
-								}
-							case "reasoning_content", "reasoning":
-								if nonEmptyString(v) {
-									text = true
-								}
-							case "tool_calls":
-								if toolText(v) {
-									text, answer = true, true
-								}
-							}
-							return n
-						}))
-					case "text":
-						v, n := valueAt(rest)
-						if nonEmptyString(v) {
-							text, answer = true, true
-						}
-						return n
-					case "finish_reason":
-						v, n := valueAt(rest)
-						if !isNull(v) {
-							s.finished = true
-							if r, ok := stringValue(v); ok && s.finish == "" {
-								s.finish = r
-							}
-						}
-						return n
-					}
-					return 0
-				}))
+				n, t, a := s.openAIChoice(c)
+				text, answer = text || t, answer || a
+				return n
 			}))
 		}
 		v, n := valueAt(rest)
-		switch string(k) {
-		case "usage":
-			if !isNull(v) {
-				usage = v
-			}
-		case "model":
-			s.setModel(v)
-		case "error":
-			if !isNull(v) {
-				s.fail(e.data)
-			}
-		case "object":
-			if string(v) == `"error"` { // vLLM's older in-stream error: the object is the error
-				s.fail(e.data)
-			}
-		case "timings":
-			s.setTimings("llama.cpp", v)
-			if n, ok := wholeNumber(field(v, "cache_n")); ok {
-				s.cached, s.hasCached = n, true
-			}
-		case "metrics":
-			if len(v) > 0 && v[0] == '{' {
-				s.setTimings("vllm", v)
-			}
-		case "x_groq":
-			if u := field(v, "usage"); !isNull(u) {
-				s.setTimings("groq", u)
-			}
+		if string(k) != "usage" {
+			s.openAIMember(e.data, k, v)
+		} else if !isNull(v) {
+			usage = v
 		}
 		return n
 	})
@@ -166,6 +106,93 @@ func (s *stream) openAI(e event) {
 		s.text(e.at, answer)
 	}
 	s.openAIUsage(usage, text)
+}
+
+// openAIChoice reads one choice of a chunk, from its start: it returns
+// where the choice ends, whether it bears text and whether that text is
+// the answer (not reasoning), and records its finish reason.
+func (s *stream) openAIChoice(c []byte) (end int, text, answer bool) {
+	end = walked(object(c, func(k, rest []byte) int {
+		switch string(k) {
+		case "delta", "message":
+			n, t, a := openAIDelta(rest)
+			text, answer = text || t, answer || a
+			return n
+		case "text":
+			v, n := valueAt(rest)
+			if nonEmptyString(v) {
+				text, answer = true, true
+			}
+			return n
+		case "finish_reason":
+			v, n := valueAt(rest)
+			if !isNull(v) {
+				s.finished = true
+				if r, ok := stringValue(v); ok && s.finish == "" {
+					s.finish = r
+				}
+			}
+			return n
+		}
+		return 0
+	}))
+	return end, text, answer
+}
+
+// openAIDelta reads a choice's delta or message, from its start: it
+// returns where the object ends, whether it bears text and whether that
+// text is the answer.
+func openAIDelta(d []byte) (end int, text, answer bool) {
+	end = walked(object(d, func(k, rest []byte) int {
+		v, n := valueAt(rest)
+		switch string(k) {
+		case "content":
+			if nonEmptyString(v) {
+				text, answer = true, true
+			}
+		case "reasoning_content", "reasoning":
+			if nonEmptyString(v) {
+				text = true
+			}
+		case "tool_calls":
+			if toolText(v) {
+				text, answer = true, true
+			}
+		}
+		return n
+	}))
+	return end, text, answer
+}
+
+// openAIMember reads a member of a chunk other than its choices and
+// usage: the model, an in-stream error (data is the whole chunk) and the
+// server's timings.
+func (s *stream) openAIMember(data, k, v []byte) {
+	switch string(k) {
+	case "model":
+		s.setModel(v)
+	case "error":
+		if !isNull(v) {
+			s.fail(data)
+		}
+	case "object":
+		if string(v) == `"error"` { // vLLM's older in-stream error: the object is the error
+			s.fail(data)
+		}
+	case "timings":
+		s.setTimings("llama.cpp", v)
+		if n, ok := wholeNumber(field(v, "cache_n")); ok {
+			s.cached, s.hasCached = n, true
+		}
+	case "metrics":
+		if len(v) > 0 && v[0] == '{' {
+			s.setTimings("vllm", v)
+		}
+	case "x_groq":
+		if u := field(v, "usage"); !isNull(u) {
+			s.setTimings("groq", u)
+		}
+	}
 }
 
 // toolText reports whether a tool_calls delta carries a name or an

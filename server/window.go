@@ -71,62 +71,23 @@ func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, 
 	for _, name := range union(before.Names(), after.Names()) {
 		fb, fa := before.families[name], after.families[name]
 		typ := familyType(fb, fa)
-		if typ != dto.MetricType_COUNTER && typ != dto.MetricType_HISTOGRAM && !strings.HasSuffix(name, "_created") {
+		created := strings.HasSuffix(name, "_created")
+		if typ != dto.MetricType_COUNTER && typ != dto.MetricType_HISTOGRAM && !created {
 			continue
 		}
 		mb, ma := picked(fb, sel), picked(fa, sel)
-		for k := range mb {
-			if _, ok := ma[k]; !ok {
-				missing = append(missing, name+k+" (only before)")
-			}
-		}
-		for k := range ma {
-			if _, ok := mb[k]; !ok {
-				missing = append(missing, name+k+" (only after)")
-			}
-		}
+		missing = append(missing, oneSided(name, mb, ma)...)
+		var err error
 		switch {
-		case strings.HasSuffix(name, "_created"):
-			for k, b := range mb {
-				if a, ok := ma[k]; ok && value(a) != value(b) {
-					return nil, fmt.Errorf("%w: %s%s went from %v to %v: the series was recreated", ErrCounterReset, name, k, value(b), value(a))
-				}
-			}
+		case created:
+			err = recreated(name, mb, ma)
 		case typ == dto.MetricType_COUNTER:
-			c := Counter{Name: name}
-			for _, k := range slices.Sorted(maps.Keys(mb)) {
-				a, ok := ma[k]
-				if !ok {
-					continue
-				}
-				d := a.GetCounter().GetValue() - mb[k].GetCounter().GetValue()
-				if d < 0 {
-					return nil, fmt.Errorf("%w: %s%s went from %v to %v", ErrCounterReset, name, k, mb[k].GetCounter().GetValue(), a.GetCounter().GetValue())
-				}
-				c.Delta += d
-				c.Series++
-				if shortName(name) == "request_success" {
-					w.Finished[label(a, "finished_reason")] += d
-				}
-			}
-			c.PerSecond = c.Delta / elapsed.Seconds()
-			if c.Series > 0 {
-				w.Counters[shortName(name)] = c
-			}
+			err = w.addCounter(name, mb, ma)
 		case typ == dto.MetricType_HISTOGRAM:
-			h := Histogram{Name: name}
-			for _, k := range slices.Sorted(maps.Keys(mb)) {
-				a, ok := ma[k]
-				if !ok {
-					continue
-				}
-				if err := h.add(name+k, mb[k].GetHistogram(), a.GetHistogram()); err != nil {
-					return nil, err
-				}
-			}
-			if h.Series > 0 {
-				w.Histograms[strings.TrimPrefix(name, "vllm:")] = h
-			}
+			err = w.addHistogram(name, mb, ma)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if len(missing) > 0 {
@@ -137,6 +98,79 @@ func Diff(before, after *Scrape, elapsed time.Duration, sel Selector) (*Window, 
 		return nil, noSeries(before, after, sel)
 	}
 	return w, nil
+}
+
+// oneSided lists the series of a family, picked before (mb) or after
+// (ma), that are in one scrape only.
+func oneSided(name string, mb, ma map[string]*dto.Metric) []string {
+	var missing []string
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			missing = append(missing, name+k+" (only before)")
+		}
+	}
+	for k := range ma {
+		if _, ok := mb[k]; !ok {
+			missing = append(missing, name+k+" (only after)")
+		}
+	}
+	return missing
+}
+
+// recreated fails with ErrCounterReset when a series of a _created
+// family changed its value: the series was created again.
+func recreated(name string, mb, ma map[string]*dto.Metric) error {
+	for k, b := range mb {
+		if a, ok := ma[k]; ok && value(a) != value(b) {
+			return fmt.Errorf("%w: %s%s went from %v to %v: the series was recreated", ErrCounterReset, name, k, value(b), value(a))
+		}
+	}
+	return nil
+}
+
+// addCounter adds a counter family's delta over the series in both
+// scrapes, and its finished requests by reason for request_success.
+func (w *Window) addCounter(name string, mb, ma map[string]*dto.Metric) error {
+	c := Counter{Name: name}
+	for _, k := range slices.Sorted(maps.Keys(mb)) {
+		a, ok := ma[k]
+		if !ok {
+			continue
+		}
+		d := a.GetCounter().GetValue() - mb[k].GetCounter().GetValue()
+		if d < 0 {
+			return fmt.Errorf("%w: %s%s went from %v to %v", ErrCounterReset, name, k, mb[k].GetCounter().GetValue(), a.GetCounter().GetValue())
+		}
+		c.Delta += d
+		c.Series++
+		if shortName(name) == "request_success" {
+			w.Finished[label(a, "finished_reason")] += d
+		}
+	}
+	c.PerSecond = c.Delta / w.Elapsed.Seconds()
+	if c.Series > 0 {
+		w.Counters[shortName(name)] = c
+	}
+	return nil
+}
+
+// addHistogram adds a histogram family's delta over the series in both
+// scrapes.
+func (w *Window) addHistogram(name string, mb, ma map[string]*dto.Metric) error {
+	h := Histogram{Name: name}
+	for _, k := range slices.Sorted(maps.Keys(mb)) {
+		a, ok := ma[k]
+		if !ok {
+			continue
+		}
+		if err := h.add(name+k, mb[k].GetHistogram(), a.GetHistogram()); err != nil {
+			return err
+		}
+	}
+	if h.Series > 0 {
+		w.Histograms[strings.TrimPrefix(name, "vllm:")] = h
+	}
+	return nil
 }
 
 // noSeries explains an empty window: empty scrapes, or a selector that

@@ -27,6 +27,12 @@ const breakdownMaxTokens = 16
 // (cold, sequential requests per prompt length), each request's TTFT
 // decomposed with the server's own timings by the server module.
 func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
+	// The outputs are written at the end: checked and opened now.
+	w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
+	if err != nil {
+		return err
+	}
+	w.finishEmpty()
 	p, err := f.breakdownPlan(fs)
 	if err != nil {
 		return err
@@ -278,4 +284,30 @@ func joinCached(v []*int) string {
 		}
 	}
 	return strings.Join(s, ", ")
+}
+
+// breakdownAbout is the paragraph of run's help on --ttft-breakdown.
+const breakdownAbout = "--ttft-breakdown runs the specification's TTFT breakdown instead of a load: for each prompt length,\n" +
+	"from the shortest, --repeats cold requests one at a time, --settle apart. Two preflight requests size\n" +
+	"the prompts as the server counts tokens; two more ask whether the server honours vLLM's cache_salt field\n" +
+	"(used when the server accepts it and reports no cached tokens for a repeated prompt under a new salt;\n" +
+	"otherwise each prompt begins with random text), and the report says which and why. Each request's\n" +
+	"client TTFT is decomposed with the timings the server sent in the stream (vLLM's per-request metrics,\n" +
+	"llama.cpp's timings, Ollama's durations): queue, prefill, residual and client overhead, each unknown\n" +
+	"where the server did not report it; per length, every row and a summary (mean, p50, p95, p99, min,\n" +
+	"max). The first request that fails (out of memory, say) is recorded, and every later one is skipped\n" +
+	"and counted with the reason. With --gpu-telemetry the samples are summarized per length."
+
+// breakdownFlags are run's flags of --ttft-breakdown alone (--repeats is
+// shared with --search).
+type breakdownFlags struct {
+	ttftBreakdown *bool
+	promptLengths *string
+	settle        *time.Duration
+}
+
+func (b *breakdownFlags) define(fs *flag.FlagSet) {
+	b.ttftBreakdown = fs.Bool("ttft-breakdown", false, "the specification's TTFT breakdown: cold requests one at a time per prompt length, each TTFT decomposed with the server's timings")
+	b.promptLengths = fs.String("prompt-lengths", "128,512,2048", "with --ttft-breakdown: the prompt `lengths` in tokens, as the server counts them")
+	b.settle = fs.Duration("settle", 500*time.Millisecond, "with --ttft-breakdown: the pause before each request")
 }

@@ -393,3 +393,39 @@ var errTooManyFailures = errors.New("too many failures")
 // test or sizing requests, --start-at): nothing was measured, and it exits
 // with status 5, so that a script does not take it for a run.
 var errNotBegun = errors.New("before the load began: nothing was measured")
+
+// writeRun writes the JSONL records after the header, and the timings.
+func writeRun(outPath, timingsPath string, h *llmmetrics.RunHeader, results []*observe.Result) error {
+	if outPath != "" {
+		f, err := os.Create(outPath)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		err = h.WriteLine(w)
+		if err == nil {
+			err = observe.WriteJSONL(w, results)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", outPath, err)
+		}
+	}
+	if timingsPath != "" {
+		f, err := os.Create(timingsPath)
+		if err != nil {
+			return err
+		}
+		_, err = observe.WriteTimings(f, results)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return nil
+}

@@ -19,6 +19,12 @@ import (
 // runSearch is run --search: the capacity search over one load level,
 // each probe a run of the plan the other flags describe.
 func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
+	switch {
+	case !flagSet(fs, "repeats"):
+		*f.repeats = 3
+	case *f.repeats < 1:
+		return valueError(fmt.Sprintf("--repeats %d: --search needs at least one run at each end of the bracket", *f.repeats))
+	}
 	kind := *f.search
 	if kind != "concurrency" && kind != "rate" {
 		return fmt.Errorf("%w: --search %q: want concurrency or rate", errUsage, kind)
@@ -174,4 +180,28 @@ func sloFlag(slo llmmetrics.SLO) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// searchAbout is the paragraph of run's help on --search.
+const searchAbout = "--search concurrency (or rate) looks for the capacity: the highest level at which --target of the\n" +
+	"requests meet --slo (DistServe's framing). Each probe is one run of the plan; the level doubles from\n" +
+	"--search-from until a probe misses the target, then is bisected until the bracket is within 5% (or\n" +
+	"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
+	"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
+	"records go to their own file, named by level, for llmmetrics sweep, and the sizing or test requests\n" +
+	"to OUT-preflight.jsonl."
+
+// searchFlags are run's flags of --search alone (--repeats is shared with
+// --ttft-breakdown).
+type searchFlags struct {
+	search                *string
+	searchFrom, searchMax *float64
+	attainTarget          *float64
+}
+
+func (s *searchFlags) define(fs *flag.FlagSet) {
+	s.search = fs.String("search", "", "search for the capacity: the highest `concurrency` (or rate) at which --target of the requests meet --slo; each probe is a run of --requests or --duration")
+	s.searchFrom = fs.Float64("search-from", 1, "with --search: the first level probed")
+	s.searchMax = fs.Float64("search-max", 1024, "with --search: the highest level probed")
+	s.attainTarget = fs.Float64("target", 0.9, "with --search: the attainment `fraction` the capacity must meet")
 }

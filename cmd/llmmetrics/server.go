@@ -69,103 +69,46 @@ func newServerFlags() (*flag.FlagSet, *serverFlags) {
 // given.
 func serverReport(args []string, _ io.Reader, stdout io.Writer) error {
 	fs, f := newServerFlags()
-	beforePath, afterPath, elapsed, records, selFlag := f.before, f.after, f.elapsed, f.records, f.sel
-	timingsPath, promURL, startFlag, endFlag, bucketsFlag, asJSON := f.timings, f.prometheus, f.start, f.end, f.buckets, f.json
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	var bounds []int
-	for _, f := range strings.Split(*bucketsFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return fmt.Errorf("%w: --buckets: %q is not a token count", errUsage, f)
-		}
-		bounds = append(bounds, n)
+	bounds, err := parseBuckets(*f.buckets)
+	if err != nil {
+		return err
 	}
-	sel, err := server.ParseSelector(*selFlag)
+	sel, err := server.ParseSelector(*f.sel)
 	if err != nil {
 		return usageError("select", err)
 	}
 	var w *server.Window
 	switch {
-	case *timingsPath != "" && *records == "":
+	case *f.timings != "" && *f.records == "":
 		return fmt.Errorf("%w: --timings needs --records, the client records they belong to", errUsage)
 	case len(files) > 0:
 		return fmt.Errorf("%w: server takes no file arguments; use --before and --after, or --prometheus", errUsage)
-	case *promURL != "":
-		if *beforePath != "" || *afterPath != "" || *elapsed != 0 {
-			return fmt.Errorf("%w: --prometheus reads the window itself: give --start and --end, not scrapes", errUsage)
-		}
-		start, err := parseTime(*startFlag)
-		if err != nil {
-			return usageError("start", err)
-		}
-		end, err := parseTime(*endFlag)
-		if err != nil {
-			return usageError("end", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if w, err = (&server.Prometheus{URL: *promURL}).Window(ctx, start, end, sel); err != nil {
+	case *f.prometheus != "":
+		if w, err = f.prometheusWindow(sel); err != nil {
 			return err
 		}
-	case *beforePath == "" && *afterPath == "" && *timingsPath != "":
-		return decomposeOnly(*records, *timingsPath, bounds, *asJSON, stdout)
-	case *beforePath == "" || *afterPath == "":
+	case *f.before == "" && *f.after == "" && *f.timings != "":
+		return decomposeOnly(*f.records, *f.timings, bounds, *f.json, stdout)
+	case *f.before == "" || *f.after == "":
 		return fmt.Errorf("%w: server needs --before and --after scrapes, or --prometheus with --start and --end (or only --records and --timings, for the TTFT decomposition alone)", errUsage)
-	case *elapsed <= 0:
+	case *f.elapsed <= 0:
 		return fmt.Errorf("%w: server needs --elapsed, the time between the two scrapes", errUsage)
 	default:
-		readScrape := func(path string) (*server.Scrape, error) {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			s, err := server.ParseScrape(f)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			return s, nil
-		}
-		before, err := readScrape(*beforePath)
-		if err != nil {
-			return err
-		}
-		after, err := readScrape(*afterPath)
-		if err != nil {
-			return err
-		}
-		if w, err = server.Diff(before, after, *elapsed, sel); err != nil {
+		if w, err = f.scrapeWindow(sel); err != nil {
 			return err
 		}
 	}
 	rep := &server.Report{Window: w}
-	if *records != "" {
-		in, err := os.Open(*records)
-		if err != nil {
+	if *f.records != "" {
+		if err := f.checkRecords(rep, bounds); err != nil {
 			return err
 		}
-		defer in.Close()
-		run, _, err := llmmetrics.Read(in)
-		if err != nil {
-			return inFile(*records, err)
-		}
-		k, err := server.CheckKnownOutput(w, run.Records)
-		if err != nil {
-			return inFile(*records, err)
-		}
-		rep.Known = &k
-		if *timingsPath != "" {
-			timings, err := readTimings(*timingsPath)
-			if err != nil {
-				return err
-			}
-			rep.TTFT = server.DecomposeAll(run.Records, timings, bounds)
-		}
 	}
-	if *asJSON {
+	if *f.json {
 		b, err := rep.MarshalJSON()
 		if err != nil {
 			return err
@@ -174,6 +117,94 @@ func serverReport(args []string, _ io.Reader, stdout io.Writer) error {
 		return err
 	}
 	return rep.WriteTable(stdout)
+}
+
+// parseBuckets reads --buckets, the prompt-token bounds of the TTFT
+// decomposition.
+func parseBuckets(s string) ([]int, error) {
+	var bounds []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w: --buckets: %q is not a token count", errUsage, f)
+		}
+		bounds = append(bounds, n)
+	}
+	return bounds, nil
+}
+
+// prometheusWindow reads the window from --prometheus, between --start
+// and --end.
+func (f *serverFlags) prometheusWindow(sel server.Selector) (*server.Window, error) {
+	if *f.before != "" || *f.after != "" || *f.elapsed != 0 {
+		return nil, fmt.Errorf("%w: --prometheus reads the window itself: give --start and --end, not scrapes", errUsage)
+	}
+	start, err := parseTime(*f.start)
+	if err != nil {
+		return nil, usageError("start", err)
+	}
+	end, err := parseTime(*f.end)
+	if err != nil {
+		return nil, usageError("end", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return (&server.Prometheus{URL: *f.prometheus}).Window(ctx, start, end, sel)
+}
+
+// scrapeWindow reads the window from the --before and --after scrapes,
+// --elapsed apart.
+func (f *serverFlags) scrapeWindow(sel server.Selector) (*server.Window, error) {
+	before, err := readScrape(*f.before)
+	if err != nil {
+		return nil, err
+	}
+	after, err := readScrape(*f.after)
+	if err != nil {
+		return nil, err
+	}
+	return server.Diff(before, after, *f.elapsed, sel)
+}
+
+// readScrape reads and parses a scrape file.
+func readScrape(path string) (*server.Scrape, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := server.ParseScrape(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// checkRecords adds to rep the known-output check of --records against
+// the window and, with --timings, the TTFT decomposition.
+func (f *serverFlags) checkRecords(rep *server.Report, bounds []int) error {
+	in, err := os.Open(*f.records)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	run, _, err := llmmetrics.Read(in)
+	if err != nil {
+		return inFile(*f.records, err)
+	}
+	k, err := server.CheckKnownOutput(rep.Window, run.Records)
+	if err != nil {
+		return inFile(*f.records, err)
+	}
+	rep.Known = &k
+	if *f.timings != "" {
+		timings, err := readTimings(*f.timings)
+		if err != nil {
+			return err
+		}
+		rep.TTFT = server.DecomposeAll(run.Records, timings, bounds)
+	}
+	return nil
 }
 
 // decomposeOnly decomposes the TTFT of the records with the timings,

@@ -60,24 +60,9 @@ func Parse(b []byte) (f float64, n int, ok bool) {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			eneg = b[i] == '-'
-			i++
-		}
-		e, n := 0, 0
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			n++
-			if e < 10000 {
-				e = e*10 + int(b[i]-'0')
-			}
-		}
-		if n == 0 {
+		var e int
+		if i, e, ok = exponent(b, i+1); !ok {
 			return 0, 0, false
-		}
-		if eneg {
-			e = -e
 		}
 		exp10 += e
 	}
@@ -93,6 +78,29 @@ func Parse(b []byte) (f float64, n int, ok bool) {
 		f = -f
 	}
 	return f, i, true
+}
+
+// exponent reads the exponent after an 'e' or 'E', from b[i]: an
+// optional sign and at least one digit. It returns where it ends and its
+// value, which stops growing once past 10000 so that it never overflows
+// (an exponent past 22 takes the slow path anyway).
+func exponent(b []byte, i int) (end, e int, ok bool) {
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	n := 0
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		n++
+		if e < 10000 {
+			e = e*10 + int(b[i]-'0')
+		}
+	}
+	if neg {
+		e = -e
+	}
+	return i, e, n > 0
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

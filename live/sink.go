@@ -1,0 +1,40 @@
+package live
+
+import "context"
+
+// A Sink receives the observation of every record, by value (so that
+// recording allocates nothing), from the goroutine that recorded it, with
+// the context it was recorded with (a sink that supports exemplars takes
+// the trace from it): it must be safe for concurrent use. The Key's values
+// are valid label values. A sink may also be a Preparer (called by
+// Recorder.Declare), a Forgetter (by Recorder.Remove) and an
+// InFlightAdder (by the Recorder's Transport); a sink declares which with
+// a line such as
+//
+//	var _ live.Forgetter = (*MySink)(nil)
+//
+// so that a misspelt method fails to compile rather than never being
+// called.
+type Sink interface {
+	Observe(ctx context.Context, k Key, o Observation)
+}
+
+// A Preparer is a Sink's optional method: it creates a label set's series
+// ahead of their first observation, when Recorder.Declare declares it, so
+// that they are exported at zero.
+type Preparer interface {
+	Prepare(k Key)
+}
+
+// A Forgetter is a Sink's optional method: it deletes a label set's
+// series when Recorder.Remove removes it.
+type Forgetter interface {
+	Forget(k Key)
+}
+
+// An InFlightAdder is a Sink's optional method: it keeps the gauge of
+// calls in flight through the Recorder's Transport, d being 1 as a call
+// begins and -1 as it ends.
+type InFlightAdder interface {
+	AddInFlight(ctx context.Context, d int64)
+}
