@@ -91,74 +91,38 @@ func ReadStage(r io.Reader) (*Stage, error) {
 	}
 	st := &Stage{Side: "server", Figures: map[string]float64{}}
 	s := doc.Successes
-	set := func(name string, v *float64, scale float64) error {
-		if v == nil {
-			return nil
-		}
-		if math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 {
-			return &FieldError{Tool: InferencePerf, Field: name, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)}
-		}
-		if scale == 1000 {
-			// Seconds to milliseconds through whole nanoseconds, as a
-			// duration would hold them: 0.0397 s is 39.7 ms, not
-			// 39.699999999999996.
-			st.Figures[name] = math.Round(*v*1e9) / 1e6
-			return nil
-		}
-		st.Figures[name] = *v * scale
-		return nil
-	}
+	c := &stageFigures{st: st}
 	// The client's report nests its latencies under "latency".
 	ttft, tpot, e2e := s.TTFT, s.TPOT, s.E2E
 	if l := s.Latency; l != nil {
 		st.Side = "client"
 		ttft, tpot, e2e = l.TTFT, l.TPOT, l.E2E
 	}
-	dists := []struct {
-		name string
-		d    *stageDist
-	}{{"ttft", ttft}, {"tpot", tpot}, {"e2e", e2e}}
 	prefix := ""
 	if st.Side == "server" {
 		prefix = "server "
 	}
-	for _, x := range dists {
-		if x.d == nil {
-			continue
-		}
-		for _, p := range []struct {
-			key string
-			v   *float64
-		}{{"p50", x.d.Median}, {"p90", x.d.P90}, {"p95", x.d.P95}, {"p99", x.d.P99}, {"mean", x.d.Mean}} {
-			if err := set(prefix+x.name+" "+p.key, p.v, 1000); err != nil {
-				return nil, err
-			}
-		}
-	}
+	c.dist(prefix+"ttft", ttft)
+	c.dist(prefix+"tpot", tpot)
+	c.dist(prefix+"e2e", e2e)
 	if t := s.Throughput; t != nil {
-		for _, f := range []struct {
-			name string
-			v    *float64
-		}{{"output_tokens_per_s", t.Output}, {"prompt_tokens_per_s", t.Input}, {"requests_per_s", t.Requests}} {
-			if err := set(f.name, f.v, 1); err != nil {
-				return nil, err
-			}
-		}
+		c.set("output_tokens_per_s", t.Output, 1)
+		c.set("prompt_tokens_per_s", t.Input, 1)
+		c.set("requests_per_s", t.Requests, 1)
 	}
 	if st.Side == "server" {
-		if err := set("server requests_per_s", s.Rate, 1); err != nil {
-			return nil, err
+		c.set("server requests_per_s", s.Rate, 1)
+	}
+	if st.Side == "client" {
+		if s.PromptLen != nil {
+			c.set("prompt_tokens p50", s.PromptLen.Median, 1)
+		}
+		if s.OutputLen != nil {
+			c.set("output_tokens p50", s.OutputLen.Median, 1)
 		}
 	}
-	for _, l := range []struct {
-		name string
-		d    *stageDist
-	}{{"prompt_tokens p50", s.PromptLen}, {"output_tokens p50", s.OutputLen}} {
-		if l.d != nil && st.Side == "client" {
-			if err := set(l.name, l.d.Median, 1); err != nil {
-				return nil, err
-			}
-		}
+	if c.err != nil {
+		return nil, c.err
 	}
 	if st.Side == "client" && s.Count != nil && doc.Failures.Count != nil && *s.Count+*doc.Failures.Count > 0 {
 		st.Figures["error_rate"] = *doc.Failures.Count / (*s.Count + *doc.Failures.Count)
@@ -295,4 +259,44 @@ func numbersOf(b []byte) ([]Figure, error) {
 		}
 		next()
 	}
+}
+
+// stageFigures gathers a stage report's figures into st, and keeps the
+// first that is not a finite, non-negative number as err.
+type stageFigures struct {
+	st  *Stage
+	err error
+}
+
+// set takes the figure v (when the report holds it) times scale; a scale
+// of 1000 takes seconds to milliseconds.
+func (c *stageFigures) set(name string, v *float64, scale float64) {
+	if v == nil || c.err != nil {
+		return
+	}
+	if math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 {
+		c.err = &FieldError{Tool: InferencePerf, Field: name, Offset: -1, Err: fmt.Errorf("%w: %v", llmmetrics.ErrNonFinite, *v)}
+		return
+	}
+	if scale == 1000 {
+		// Seconds to milliseconds through whole nanoseconds, as a
+		// duration would hold them: 0.0397 s is 39.7 ms, not
+		// 39.699999999999996.
+		c.st.Figures[name] = math.Round(*v*1e9) / 1e6
+		return
+	}
+	c.st.Figures[name] = *v * scale
+}
+
+// dist takes a latency distribution's p50, p90, p95, p99 and mean, in
+// milliseconds, when the report holds it.
+func (c *stageFigures) dist(name string, d *stageDist) {
+	if d == nil {
+		return
+	}
+	c.set(name+" p50", d.Median, 1000)
+	c.set(name+" p90", d.P90, 1000)
+	c.set(name+" p95", d.P95, 1000)
+	c.set(name+" p99", d.P99, 1000)
+	c.set(name+" mean", d.Mean, 1000)
 }

@@ -33,6 +33,7 @@ type serveFile struct {
 	summary    []Figure
 	hasSummary map[string]bool
 	meta       map[string]string
+	end        int // the offset where scan stopped, which later errors name
 }
 
 // The per-request arrays of a vLLM file, required unless noted.
@@ -57,18 +58,61 @@ func ReadVLLM(r io.Reader) (*File, error) {
 
 func parseServe(b []byte, tool Tool) (*File, error) {
 	v := &serveFile{tool: tool, hasSummary: map[string]bool{}, meta: map[string]string{}}
+	seen, ferr := v.scan(b)
+	if ferr == nil {
+		ferr = v.checkDuration(seen)
+	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	f := &File{Tool: tool, Summary: v.summary, load: v.load(), Layout: v.layout()}
+	detailed, ferr := v.detailed(seen)
+	if ferr == nil && detailed {
+		ferr = v.checkArrays()
+	}
+	switch {
+	case ferr != nil:
+		return nil, ferr
+	case !detailed:
+		flag := "--save-detailed"
+		if tool == SGLang {
+			flag = "--output-details"
+		}
+		f.Notes = append(f.Notes, fmt.Sprintf("The run was saved without %s: the file holds the tool's summary only, so nothing can be recomputed.", flag))
+		return f, nil
+	}
+	if err := v.check(); err != nil {
+		err.Tool = tool
+		return nil, err
+	}
+	v.notes(f)
+	f.dialect = v.dialect
+	if tool == VLLM {
+		f.dialectWith = v.dialectWith
+	}
+	f.records = v.records
+	f.compare = v.compare
+	if v.startTimes == nil {
+		f.Window = seconds(v.duration)
+		f.NoSendTimes = true
+	}
+	return f, nil
+}
+
+// scan reads the file's one JSON object into v, and returns the keys it
+// holds. A key is read once: a repeated key is an error.
+func (v *serveFile) scan(b []byte) (map[string]bool, *FieldError) {
 	s := &scanner{b: b}
 	if bytes.HasPrefix(b, lineio.BOM) {
 		s.i = len(lineio.BOM) // a UTF-8 byte order mark, as the CSV and JSONL readers allow
 	}
-	fail := func(field string, err error) (*File, error) {
-		return nil, &FieldError{Tool: tool, Field: field, Offset: s.i, Err: err}
+	fail := func(field string, err error) (map[string]bool, *FieldError) {
+		return nil, &FieldError{Tool: v.tool, Field: field, Offset: s.i, Err: err}
 	}
 	if err := s.expect('{'); err != nil {
 		return fail("", fmt.Errorf("%w: %v", ErrFormat, err))
 	}
 	seen := map[string]bool{}
-	hasDuration := false
 	for first := true; ; first = false {
 		more, err := s.more('}', first)
 		if err != nil {
@@ -88,92 +132,116 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 		if err := s.expect(':'); err != nil {
 			return fail(key, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
 		}
-		switch key {
-		case "ttfts":
-			v.ttfts, err = s.floats(nil)
-		case "itls":
-			v.itls, err = s.floatLists(runtime.GOMAXPROCS(0))
-		case "input_lens":
-			v.inputLens, err = s.floats(nil)
-		case "output_lens":
-			v.outputLens, err = s.floats(nil)
-		case "errors":
-			v.errors, err = s.strs(nil)
-		case "start_times":
-			v.startTimes, err = s.floats(nil)
-		case "latencies":
-			if s.peek() == '[' {
-				v.latencies, err = s.floats(nil)
-			} else {
-				err = s.skip()
-			}
-		default:
-			switch c := s.peek(); {
-			case c == '"':
-				var str string
-				str, err = s.str()
-				v.meta[key] = str
-			case c == '-' || c == 'N' || c == 'I' || (c >= '0' && c <= '9'):
-				var f float64
-				f, err = s.number()
-				if err == nil {
-					v.summary = append(v.summary, Figure{key, f})
-					v.hasSummary[key] = true
-					if key == "duration" {
-						v.duration, hasDuration = f, true
-					}
-				}
-			default:
-				err = s.skip()
-			}
-		}
-		if err != nil {
+		if err := v.member(s, key); err != nil {
 			return fail(key, fmt.Errorf("%w: %v", llmmetrics.ErrSyntax, err))
 		}
 	}
 	if s.peek() != 0 {
 		return fail("", fmt.Errorf("%w: text after the JSON object", llmmetrics.ErrSyntax))
 	}
-	if !hasDuration && !seen["ttfts"] {
-		return fail("", fmt.Errorf("%w: no duration and no ttfts: not a %s serving-benchmark result", ErrFormat, tool))
+	v.end = s.i
+	return seen, nil
+}
+
+// member reads the value of one key: a per-request array into its slice,
+// a string into meta, a number into the summary's figures; anything else
+// is skipped.
+func (v *serveFile) member(s *scanner, key string) error {
+	var err error
+	switch key {
+	case "ttfts":
+		v.ttfts, err = s.floats(nil)
+	case "itls":
+		v.itls, err = s.floatLists(runtime.GOMAXPROCS(0))
+	case "input_lens":
+		v.inputLens, err = s.floats(nil)
+	case "output_lens":
+		v.outputLens, err = s.floats(nil)
+	case "errors":
+		v.errors, err = s.strs(nil)
+	case "start_times":
+		v.startTimes, err = s.floats(nil)
+	case "latencies":
+		if s.peek() == '[' {
+			v.latencies, err = s.floats(nil)
+		} else {
+			err = s.skip()
+		}
+	default:
+		switch c := s.peek(); {
+		case c == '"':
+			var str string
+			str, err = s.str()
+			v.meta[key] = str
+		case c == '-' || c == 'N' || c == 'I' || (c >= '0' && c <= '9'):
+			var f float64
+			if f, err = s.number(); err == nil {
+				v.summary = append(v.summary, Figure{key, f})
+				v.hasSummary[key] = true
+				if key == "duration" {
+					v.duration = f
+				}
+			}
+		default:
+			err = s.skip()
+		}
 	}
-	if !hasDuration {
+	return err
+}
+
+// checkDuration requires the benchmark's duration, positive and finite: a
+// file with neither it nor ttfts is not a serving-benchmark result.
+func (v *serveFile) checkDuration(seen map[string]bool) *FieldError {
+	fail := func(field string, err error) *FieldError {
+		return &FieldError{Tool: v.tool, Field: field, Offset: v.end, Err: err}
+	}
+	switch {
+	case !v.hasSummary["duration"] && !seen["ttfts"]:
+		return fail("", fmt.Errorf("%w: no duration and no ttfts: not a %s serving-benchmark result", ErrFormat, v.tool))
+	case !v.hasSummary["duration"]:
 		return fail("duration", llmmetrics.ErrMissingField)
-	}
-	if math.IsNaN(v.duration) || math.IsInf(v.duration, 0) || v.duration <= 0 {
+	case math.IsNaN(v.duration) || math.IsInf(v.duration, 0) || v.duration <= 0:
 		return fail("duration", fmt.Errorf("%w: %v", llmmetrics.ErrInvalidWindow, v.duration))
 	}
+	return nil
+}
 
-	f := &File{Tool: tool, Summary: v.summary, load: v.load()}
+// layout names the tool and script that wrote the file.
+func (v *serveFile) layout() string {
 	switch {
-	case tool == SGLang:
-		f.Layout = "bench_serving --output-file"
+	case v.tool == SGLang:
+		return "bench_serving --output-file"
 	case v.meta["endpoint_type"] != "" || v.startTimes != nil:
-		f.Layout = "vllm bench serve"
-	default:
-		f.Layout = "benchmarks/benchmark_serving.py"
+		return "vllm bench serve"
 	}
-	detailed := 0
+	return "benchmarks/benchmark_serving.py"
+}
+
+// detailed reports whether the file holds the per-request arrays: all of
+// them, or none (a summary only); some but not all is an error.
+func (v *serveFile) detailed(seen map[string]bool) (bool, *FieldError) {
+	n := 0
 	for _, k := range vllmArrays {
 		if seen[k] {
-			detailed++
+			n++
 		}
 	}
-	switch detailed {
-	case 0:
-		flag := "--save-detailed"
-		if tool == SGLang {
-			flag = "--output-details"
+	if n == 0 || n == len(vllmArrays) {
+		return n > 0, nil
+	}
+	for _, k := range vllmArrays {
+		if !seen[k] {
+			return false, &FieldError{Tool: v.tool, Field: k, Offset: v.end, Err: fmt.Errorf("%w: the other per-request arrays are present", llmmetrics.ErrMissingField)}
 		}
-		f.Notes = append(f.Notes, fmt.Sprintf("The run was saved without %s: the file holds the tool's summary only, so nothing can be recomputed.", flag))
-		return f, nil
-	case len(vllmArrays):
-	default:
-		for _, k := range vllmArrays {
-			if !seen[k] {
-				return fail(k, fmt.Errorf("%w: the other per-request arrays are present", llmmetrics.ErrMissingField))
-			}
-		}
+	}
+	return true, nil
+}
+
+// checkArrays requires one entry per request in every array, and finite
+// numbers throughout.
+func (v *serveFile) checkArrays() *FieldError {
+	fail := func(field string, err error) *FieldError {
+		return &FieldError{Tool: v.tool, Field: field, Offset: v.end, Err: err}
 	}
 	n := len(v.ttfts)
 	lengths := map[string]int{"itls": len(v.itls), "input_lens": len(v.inputLens), "output_lens": len(v.outputLens), "errors": len(v.errors)}
@@ -198,22 +266,7 @@ func parseServe(b []byte, tool Tool) (*File, error) {
 			return fail(fmt.Sprintf("itls[%d][%d]", i, j), llmmetrics.ErrNonFinite)
 		}
 	}
-	if err := v.check(); err != nil {
-		err.Tool = tool
-		return nil, err
-	}
-	v.notes(f)
-	f.dialect = v.dialect
-	if tool == VLLM {
-		f.dialectWith = v.dialectWith
-	}
-	f.records = v.records
-	f.compare = v.compare
-	if v.startTimes == nil {
-		f.Window = seconds(v.duration)
-		f.NoSendTimes = true
-	}
-	return f, nil
+	return nil
 }
 
 // load is the load the file states: its max_concurrency, or else its
