@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -144,12 +145,14 @@ func (b *watchedBody) Close() error {
 
 // newRequest builds the streaming request of the plan for one prompt.
 //
-// Its GetBody is nil: Go's transport re-sends a request whose body it can
-// rewind when a kept-alive connection turns out closed, and the re-sent
-// request could be a second request the server received but the file
-// holds once. Only the plan's own keep-alive client sends one again, when
-// it can show the server never had its body (see keepAliveTransport); a
-// dropped connection is otherwise a failure, with its reason.
+// Go's transport re-sends a request whose body it can rewind (GetBody)
+// when a kept-alive connection turns out closed, and the re-sent request
+// could be a second request the server received but the file holds once;
+// so GetBody is nil, except for the plan's own keep-alive client
+// (p.Client nil, p.KeepAlive), whose transport takes it off every attempt
+// and sends a request again only when it can show the server never had
+// its body (see keepAliveTransport). A dropped connection is otherwise a
+// failure, with its reason.
 func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
 	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
 	if err != nil {
@@ -159,7 +162,11 @@ func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int)
 	if err != nil {
 		return nil, err
 	}
-	req.Body, req.ContentLength, req.GetBody = newPlanBody(b), int64(len(b)), nil
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	if p.Client == nil && p.KeepAlive {
+		// For the plan's keep-alive transport alone, which never passes it on.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, vs := range p.Header {
 		req.Header[k] = slices.Clone(vs)

@@ -1,7 +1,7 @@
 package drive
 
 import (
-	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
@@ -55,60 +55,60 @@ func newKeepAlive(tr *http.Transport) keepAliveTransport {
 }
 
 func (t keepAliveTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	b, ok := req.Body.(*planBody)
-	if !ok || req.Header.Get("Expect") != "" {
+	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody || req.Header.Get("Expect") != "" {
 		return t.pooled.RoundTrip(req)
 	}
 	ctx := req.Context()
-	var reused bool
-	first := req.Clone(ctx)
-	body := b.again()
-	first.Body = body
+	first, body, err := attempt(req)
+	req.Body.Close() // each attempt has a body of its own
+	if err != nil {
+		return nil, err
+	}
+	var reused atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		// Called as the connection is handed over, before the request's
 		// head is written (HTTP/1 only), in this goroutine: the header map
 		// is first's own.
-		reused = info.Reused
-		if reused {
+		if info.Reused {
+			reused.Store(true)
 			first.Header.Set("Expect", "100-continue")
 		}
 	}}
-	first = first.WithContext(httptrace.WithClientTrace(ctx, trace))
-	resp, err := t.pooled.RoundTrip(first)
+	resp, err := t.pooled.RoundTrip(first.WithContext(httptrace.WithClientTrace(ctx, trace)))
 	// On an error of an HTTP/1 connection the transport returns once its
 	// writer is done: the count of bytes read from the body is final.
-	if err == nil || !reused || body.read.Load() > 0 || ctx.Err() != nil {
+	if err == nil || !reused.Load() || body.read.Load() > 0 || ctx.Err() != nil {
 		return resp, err
 	}
-	second := req.Clone(ctx)
-	second.Header.Del("Expect")
-	second.Body = b.again()
+	second, _, err := attempt(req)
+	if err != nil {
+		return nil, err
+	}
 	return t.fresh.RoundTrip(second)
 }
 
-// planBody is the body of a plan's request: its bytes, which the
-// keep-alive transport can send again (GetBody stays nil, so that
-// net/http never re-sends a request by itself), and how many of them were
-// read.
-type planBody struct {
-	b    []byte
-	r    bytes.Reader
+// attempt returns a copy of req for one attempt, with a fresh body that
+// counts the bytes read from it, and no GetBody (so that net/http never
+// re-sends it by itself).
+func attempt(req *http.Request) (*http.Request, *countedBody, error) {
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &countedBody{ReadCloser: rc}
+	r := req.Clone(req.Context())
+	r.Body, r.GetBody = b, nil
+	return r, b, nil
+}
+
+// countedBody counts the bytes read from a request's body.
+type countedBody struct {
+	io.ReadCloser
 	read atomic.Int64
 }
 
-func newPlanBody(b []byte) *planBody {
-	p := &planBody{b: b}
-	p.r.Reset(b)
-	return p
-}
-
-func (p *planBody) Read(q []byte) (int, error) {
-	n, err := p.r.Read(q)
-	p.read.Add(int64(n))
+func (b *countedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.read.Add(int64(n))
 	return n, err
 }
-
-func (p *planBody) Close() error { return nil }
-
-// again returns the body unread, for another attempt.
-func (p *planBody) again() *planBody { return newPlanBody(p.b) }
