@@ -1,7 +1,9 @@
 package drive
 
 import (
+	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
@@ -19,7 +21,8 @@ import (
 // the client sees then tells whether the server read the request first:
 // re-sending it on that evidence could make two requests of one that the
 // file holds once. Go's transport therefore re-sends a POST only when not
-// a byte of it was written, which catches few of these.
+// a byte of it was written (and it can rewind the body), which catches few
+// of these.
 //
 // So on a reused connection a request asks for the server's go-ahead
 // before its body (Expect: 100-continue, RFC 9110 §10.1.1): the head is
@@ -39,8 +42,9 @@ import (
 // client's wait (Sent is after the body), never inside TTFT. A server
 // that ignores Expect gets the body after the transport's
 // ExpectContinueTimeout (1 s); one that answers 417 fails the request with
-// its words. HTTP/2 connections are left to the transport (its own retries
-// are of streams the server refused by the protocol's word).
+// its words. HTTP/2 connections are left to the transport: it sends no
+// Expect there, and its own retries are of streams the server refused by
+// the protocol's word.
 type keepAliveTransport struct {
 	pooled *http.Transport // keeps connections
 	fresh  *http.Transport // a connection for each request, for the re-send
@@ -67,9 +71,9 @@ func (t keepAliveTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	var reused atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		// Called as the connection is handed over, before the request's
-		// head is written (HTTP/1 only), in this goroutine: the header map
-		// is first's own.
-		if info.Reused {
+		// head is written, in this goroutine (for HTTP/1: HTTP/2 calls it
+		// itself, and is left alone): the header map is first's own.
+		if info.Reused && !isHTTP2(info.Conn) {
 			reused.Store(true)
 			first.Header.Set("Expect", "100-continue")
 		}
@@ -85,6 +89,12 @@ func (t keepAliveTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, err
 	}
 	return t.fresh.RoundTrip(second)
+}
+
+// isHTTP2 reports whether c negotiated HTTP/2.
+func isHTTP2(c net.Conn) bool {
+	tc, ok := c.(interface{ ConnectionState() tls.ConnectionState })
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // attempt returns a copy of req for one attempt, with a fresh body that

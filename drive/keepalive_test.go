@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,4 +216,36 @@ func TestKeepAliveResentMeasuredFromResend(t *testing.T) {
 	sent := obs.Epoch.Add(got[1].Record.Sent)
 	assert.True(t, sent.After(u.closedAt[0]), "sent %v, the first attempt's connection closed %v", sent, u.closedAt[0])
 	assert.Greater(t, got[1].Record.Client.Wait, time.Duration(0))
+}
+
+// Over HTTP/2 the keep-alive transport adds nothing: the requests share
+// one connection and none asks for 100 Continue.
+func TestKeepAliveHTTP2(t *testing.T) {
+	var expects, h2 atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Expect") != "" {
+			expects.Add(1)
+		}
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		}
+		io.Copy(io.Discard, r.Body)
+		stream(w)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	p := plan(srv.URL)
+	p.KeepAlive = true
+	obs := &observe.Observer{Client: &http.Client{Transport: newKeepAlive(tr)}}
+	for i := range 5 {
+		req, err := newRequest(context.Background(), p, "/v1/chat/completions", "hello", 4)
+		require.NoError(t, err)
+		res, err := obs.Do(req, observe.Chat, fmt.Sprint(i+1))
+		require.NoError(t, err)
+		assert.Equal(t, llmmetrics.StatusOK, res.Record.Status, res.Record.Message)
+	}
+	assert.Equal(t, int64(5), h2.Load())
+	assert.Zero(t, expects.Load())
 }
