@@ -31,8 +31,10 @@ func (stalled) Timeout() bool { return true }
 // NewClient returns the client a plan's requests go through, for other
 // requests to its server (what the server says of itself at /version,
 // say): p.Client, or one that opens a connection for each request (with
-// p.KeepAlive, one whose pool keeps enough for the plan) and waits
-// p.TLSHandshake() for a TLS handshake; wrapped so that a request whose
+// p.KeepAlive, one whose pool keeps enough for the plan, and which sends
+// a request again, on a fresh connection, only when its reused connection
+// ended before the server could have received it: see keepAliveTransport)
+// and waits p.TLSHandshake() for a TLS handshake; wrapped so that a request whose
 // server sends nothing for the plan's Stall fails as a timeout, and so
 // that a handshake that fails as against a server of plain HTTP returns a
 // *HandshakeError that says so. The client is the caller's to change (its
@@ -47,6 +49,9 @@ func NewClient(p Plan) *http.Client {
 		tr.TLSHandshakeTimeout = p.TLSHandshake()
 		limit = tr.TLSHandshakeTimeout
 		base = &http.Client{Transport: tr}
+		if p.KeepAlive {
+			base.Transport = newKeepAlive(tr)
+		}
 	}
 	c := *base
 	rt := c.Transport
@@ -140,11 +145,14 @@ func (b *watchedBody) Close() error {
 
 // newRequest builds the streaming request of the plan for one prompt.
 //
-// Its body cannot be replayed: Go's transport re-sends a request whose
-// body it can rewind when a kept-alive connection turns out closed, and the
-// re-sent request would be a second request the server received but the
-// file holds once. Here every attempt is one record: a dropped connection
-// is a failure, with its reason.
+// Go's transport re-sends a request whose body it can rewind (GetBody)
+// when a kept-alive connection turns out closed, and the re-sent request
+// could be a second request the server received but the file holds once;
+// so GetBody is nil, except for the plan's own keep-alive client
+// (p.Client nil, p.KeepAlive), whose transport takes it off every attempt
+// and sends a request again only when it can show the server never had
+// its body (see keepAliveTransport). A dropped connection is otherwise a
+// failure, with its reason.
 func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
 	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
 	if err != nil {
@@ -154,7 +162,11 @@ func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int)
 	if err != nil {
 		return nil, err
 	}
-	req.Body, req.ContentLength, req.GetBody = io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	if p.Client == nil && p.KeepAlive {
+		// For the plan's keep-alive transport alone, which never passes it on.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, vs := range p.Header {
 		req.Header[k] = slices.Clone(vs)

@@ -8,8 +8,9 @@
 // one whose duration ended, stops sending, gives the requests in flight a
 // grace period, and loses nothing it measured.
 //
-// Nothing is hidden: a request is never re-sent (each attempt is one
-// record, a dropped connection a failure with its reason), every request
+// Nothing is hidden: a request the server may have received is never
+// re-sent (each attempt is one record, a dropped connection a failure with
+// its reason; see KeepAlive for the one request sent again), every request
 // has a timeout, a stall limit and a TLS handshake limit (an https:// URL
 // to a server of plain HTTP fails saying so, with the http:// URL to
 // use), and the requests sent before a run
@@ -79,10 +80,17 @@ type Plan struct {
 	Client *http.Client // nil: a client of the plan's own (see KeepAlive)
 	// KeepAlive reuses connections between requests. Without it each
 	// request has a connection of its own (its setup is the client's wait,
-	// never inside TTFT): servers such as llama.cpp's close a kept-alive
-	// connection as the next request is written on it, and since a request
-	// is never re-sent (each attempt is one record), that request would be
-	// a failure. With KeepAlive it is, with its reason.
+	// never inside TTFT). A server may close a kept-alive connection as the
+	// next request is written on it: llama.cpp's server (3.21.1, measured)
+	// closes every connection right after its streamed response, so 23–33%
+	// of kept-alive requests used to fail with an EOF. With KeepAlive a
+	// request on a reused connection sends its body only once the server
+	// answered 100 Continue there; when the connection ends first, the
+	// server never had the request's content, and it is sent again on a
+	// fresh connection and measured from that send. Any other failure is
+	// the request's, never re-sent: the server receives exactly the
+	// requests recorded. Against llama.cpp's server nothing is reused.
+	// KeepAlive applies to the plan's own client (Client nil).
 	KeepAlive bool
 
 	// Epoch is the run's clock zero, where Record.Sent is 0; zero: when Run

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -27,15 +28,19 @@ func stream(w http.ResponseWriter) {
 }
 
 // A server that drops every connection on its second request (it reads
-// the request, then closes without answering) receives exactly the
-// requests the run records: none is re-sent behind the run's back. With
-// KeepAlive each dropped one is a failure with its reason; without it
-// (the default) no connection is reused, and none is dropped.
+// the request, body and all, then closes without answering) receives
+// exactly the requests the run records: none is re-sent behind the run's
+// back. With KeepAlive each dropped one is a failure with its reason (its
+// body was asked for and sent: the server may have acted on it); without
+// it (the default) no connection is reused, and none is dropped.
 func TestNoHiddenRetry(t *testing.T) {
 	var received atomic.Int64
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
 		received.Add(1)
 		mu.Lock()
 		reused := seen[r.RemoteAddr]

@@ -24,8 +24,8 @@
 // records built otherwise.
 //
 // Keep-alive: rec.Transport(nil) shares http.DefaultTransport's kept-alive
-// connections, and llama.cpp's server closes a kept-alive connection
-// after a few requests; a POST sent on a connection the server has just
+// connections, and llama.cpp's server closes every connection after
+// its streamed response (whatever its Keep-Alive header says); a POST sent on a connection the server has just
 // closed fails with an EOF (error_type connection_closed), which net/http
 // does not retry: 1 or 2 of 5 requests to llama-server failed so. Give
 // such an upstream a base transport with DisableKeepAlives, as

@@ -57,7 +57,7 @@ func Example() {
 	slo := llmmetrics.SLO{TTFT: time.Second}
 	rec, _ := live.NewRecorder(live.Options{SLO: &slo, Sinks: []live.Sink{sink}})
 	// nil: http.DefaultTransport. Against llama.cpp's server, which closes
-	// kept-alive connections after a few requests, give one with
+	// every connection after its streamed response, give one with
 	// DisableKeepAlives (see examples/gateway).
 	client := &http.Client{Transport: rec.Transport(nil)}
 	for range 3 {

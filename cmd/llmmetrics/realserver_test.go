@@ -63,7 +63,7 @@ func llamaServer(t *testing.T) string {
 
 // TestRealServer drives a real llama-server through the command and the
 // library: chat and completions, with and without include_usage, closed
-// and open loops, a timeout and a cancelled run. Every request sent is in
+// and open loops, kept-alive connections, a timeout and a cancelled run. Every request sent is in
 // the output exactly once; the tiny model never stops early, so n equals
 // max_tokens; Σ usage completion tokens equals the delta of
 // llamacpp:tokens_predicted_total over the measured window (the known-output
@@ -79,6 +79,10 @@ func TestRealServer(t *testing.T) {
 		{"chat closed loop", []string{"--url", base + "/v1/chat/completions", "--concurrency", "2", "--requests", "30"}},
 		{"completions closed loop", []string{"--url", base + "/v1/completions", "--concurrency", "2", "--requests", "30"}},
 		{"chat open loop", []string{"--url", base + "/v1/chat/completions", "--rate", "40", "--requests", "30", "--concurrency", "4"}},
+		// llama-server closes every connection after its streamed response;
+		// a request that finds its reused connection closed is sent again
+		// on a fresh one, and only then (the known-output check counts).
+		{"chat keep-alive", []string{"--url", base + "/v1/chat/completions", "--concurrency", "2", "--requests", "30", "--keep-alive"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, timings := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "timings.jsonl")

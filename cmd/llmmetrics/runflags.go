@@ -64,7 +64,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
 	fs.Var(&f.maxLen, "max-tokens", "the output length asked of each request, `N[±P%]` tokens, sent as max_tokens (max_output_tokens, num_predict or max_new_tokens for --api responses, ollama or tgi); 0, the default, sends none and leaves the length to the server's own default, which differs between servers (OpenAI's completions stop at 16 tokens, llama.cpp's server goes on to the end of the text or of its context): give it for figures that compare (--ttft-breakdown asks 16 without it). N±P% draws each request's at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (128±50%: 64 to 192; +- for ± works too); a --prompts JSONL line's own max_tokens comes first")
 	f.maxTokens = &f.maxLen.n
-	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}")
+	f.body = fs.String("body", "", "extra request fields as a JSON `object`, merged over the defaults, e.g. {\"ignore_eos\":true}; chat and completions ask for usage by default, {\"stream_options\":{\"include_usage\":false}} turns it off")
 	fs.Var(&f.headers, "header", "an extra request header, `'Name: value'` (repeatable; values never appear in the output)")
 	f.apiKeyEnv = fs.String("api-key-env", "OPENAI_API_KEY", "the environment `variable` holding an API key, sent as a bearer token when set")
 	f.timeout = fs.Duration("timeout", drive.DefaultTimeout, "a deadline for each request, from its call to its stream's end; a request past it is a timeout (0: none)")
@@ -72,7 +72,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.grace = fs.Duration("grace", 10*time.Second, "after an interrupt (SIGINT, SIGTERM, SIGHUP) or the end of --duration, how long requests in flight may finish; a second signal ends it at once")
 	f.gate.define(fs)
 	f.maxErrorRate = fs.Float64("max-error-rate", 0, "stop sending (as an interrupt does) once more than this `fraction` of at least 10 measured requests failed; exit status 4")
-	f.keepAlive = fs.Bool("keep-alive", false, "reuse connections between requests (default: one a request, its setup kept out of TTFT); a request on a connection the server closed is then a failure, never re-sent")
+	f.keepAlive = fs.Bool("keep-alive", false, "reuse connections between requests (default: one a request, its setup kept out of TTFT); on a reused connection the body waits for the server's 100 Continue, and a request whose connection the server closed before that is sent again on a fresh one, measured from that send; any other failure is recorded, never re-sent. llama.cpp's server closes every connection after its streamed response, so against it nothing is reused")
 	f.force = fs.Bool("force", false, "overwrite existing output files (--out, --timings, the scrape files)")
 	f.scrape = fs.String("scrape", "", "the server's metrics `URL`: scraped as the measured part begins and ends, for the server report and the known-output check")
 	f.out = fs.String("out", "", "write the JSONL records, after a header line describing the run, to `file`")

@@ -22,8 +22,8 @@
 // that name (llama-server -a NAME, vLLM --served-model-name NAME). The
 // gateway logs, once, a declared model answered under another name.
 //
-// It opens a connection per upstream call: llama.cpp's server closes a
-// kept-alive connection after a few requests, and a POST sent on one it
+// It opens a connection per upstream call: llama.cpp's server closes
+// every connection after its streamed response, and a POST sent on one it
 // has just closed fails with an EOF that net/http does not retry.
 package main
 
@@ -132,8 +132,8 @@ func newGateway(c config) (*gateway, error) {
 	if err := reg.Register(live.NewCollector(rec)); err != nil {
 		return nil, err
 	}
-	// A connection per call: llama.cpp's server (cpp-httplib) closes a
-	// kept-alive connection after a few requests, and a POST sent on one
+	// A connection per call: llama.cpp's server (cpp-httplib) closes
+	// every connection after its streamed response, and a POST sent on one
 	// it has just closed fails with EOF, which net/http does not retry.
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.DisableKeepAlives = true
