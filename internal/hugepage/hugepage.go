@@ -88,6 +88,29 @@ var mapped atomic.Int64
 // Mapped returns the bytes Map has mapped and not yet given back.
 func Mapped() int64 { return mapped.Load() }
 
+// peak is the most bytes mapped at once since ResetPeak.
+var peak atomic.Int64
+
+// Peak returns the most bytes Map has held mapped at once since the last
+// ResetPeak, or since the program started: memory apart from Go's heap,
+// which a test of a reader's memory adds to the heap's.
+func Peak() int64 { return peak.Load() }
+
+// ResetPeak starts Peak again from the bytes mapped now.
+func ResetPeak() { peak.Store(mapped.Load()) }
+
+// addMapped counts bytes mapped (given back, when negative), keeping the
+// peak.
+func addMapped(bytes int64) {
+	now := mapped.Add(bytes)
+	for {
+		p := peak.Load()
+		if now <= p || peak.CompareAndSwap(p, now) {
+			return
+		}
+	}
+}
+
 // Plain is the types Map can hold: numbers, which hold no pointers for
 // the garbage collector to follow.
 type Plain interface {

@@ -31,12 +31,12 @@ func mapAligned(size uintptr) (p unsafe.Pointer, release func(), ok bool) {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
 	off := (pageSize - start%pageSize) % pageSize
 	_ = syscall.Madvise(m[off:off+whole], syscall.MADV_HUGEPAGE)
-	mapped.Add(int64(len(m)))
+	addMapped(int64(len(m)))
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
 			if give(m) {
-				mapped.Add(-int64(len(m)))
+				addMapped(-int64(len(m)))
 			}
 		})
 	}
