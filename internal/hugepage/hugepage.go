@@ -128,14 +128,16 @@ type Plain interface {
 // before the advice to use huge pages can be given, and on a 2-core VM those
 // page faults cost more than the work on the slice (0.6 s for 40 MB). Mapped
 // memory is always fresh, and is aligned to 2 MiB, so that every page of it
-// is a huge page where the system gives them. Below two huge pages, or
-// where memory cannot be mapped, s is made with make and release does
-// nothing; so it is where the package is off (see the package
-// documentation).
+// is a huge page where the system gives them. Below two huge pages, where
+// the system gives no transparent huge pages at all (set to "never": fresh
+// memory would then cost a fault for every 4 KiB page on every call, where
+// heap memory used again costs none), or where memory cannot be mapped, s
+// is made with make and release does nothing; so it is where the package
+// is off (see the package documentation).
 func Map[T Plain](n int) (s []T, release func()) {
 	var zero T
 	size := uintptr(n) * unsafe.Sizeof(zero)
-	if off || n <= 0 || size < MapFrom || size/unsafe.Sizeof(zero) != uintptr(n) {
+	if off || noHugePages || n <= 0 || size < MapFrom || size/unsafe.Sizeof(zero) != uintptr(n) {
 		return make([]T, n), func() {}
 	}
 	p, release, ok := mapAligned(size)
