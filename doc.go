@@ -254,7 +254,8 @@
 // core with integer sums, so no figure depends on how the records were
 // divided.
 //
-// On Linux, Summarize keeps its large temporary lists (the samples of
+// On Linux, where the system gives transparent huge pages (not "never"),
+// Summarize keeps its large temporary lists (the samples of
 // TPOT, largest gap, and TTFT and E2E where they are not read in place;
 // the id hashes, the largest gaps of each record, the send times) in
 // memory mapped apart from Go's heap, in huge pages, and gives it back

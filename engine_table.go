@@ -46,6 +46,23 @@ func decodeRows(t *table.Table, base int, w []Record, ids bool) {
 	}
 }
 
+// eachFailedRow calls f with each row of t whose status is not ok, in
+// order, decoded with its id and message. Only the status column is read
+// for the others.
+func eachFailedRow(t *table.Table, f func(Record)) {
+	base := 0
+	for _, b := range t.Blocks {
+		for k, st := range b.Status[:b.Len()] {
+			if Status(st) != StatusOK {
+				var r [1]Record
+				decodeRows(t, base+k, r[:], withIDs)
+				f(r[0])
+			}
+		}
+		base += b.Len()
+	}
+}
+
 // CategoryOK must be zero for table.OKColumns, which takes the rows whose
 // category is zero: otherwise this index is out of range.
 var _ = [1]int{}[CategoryOK]

@@ -489,6 +489,23 @@ func ExampleReadOptions_Summarize() {
 	// 20ms r4
 }
 
+func ExampleReadOptions_SummarizeFailed() {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message\n" +
+		"r1,256,11,150,450,ok,\n" +
+		"r2,256,,,,error,HTTP 503: overloaded\n" +
+		"r3,256,5,110,190,ok,\n" +
+		"r4,256,,,,timeout,\n"
+	var failed []string
+	s, _, _ := llmmetrics.ReadOptions{}.SummarizeFailed(strings.NewReader(in), llmmetrics.Options{}, func(r llmmetrics.Record) {
+		failed = append(failed, r.ID+" "+r.Status.String()+" "+r.Message)
+	})
+	fmt.Println(s.Requests.Offered, s.Requests.OK, s.Requests.Failed)
+	fmt.Println(strings.Join(failed, "; "))
+	// Output:
+	// 4 2 2
+	// r2 error HTTP 503: overloaded; r4 timeout
+}
+
 func ExampleRun_Reject() {
 	var run llmmetrics.Run
 	for i := range llmmetrics.MaxReasons + 2 {

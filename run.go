@@ -178,11 +178,38 @@ func (o ReadOptions) Read(r io.Reader) (*Run, Format, error) {
 // in the summary (an error in turn unless opt.Lenient, as in
 // Run.Summarize).
 func (o ReadOptions) Summarize(r io.Reader, opt Options) (*Summary, Format, error) {
+	return o.SummarizeFailed(r, opt, nil)
+}
+
+// SummarizeFailed summarizes a run as Summarize does, in as little
+// memory, and then calls failed with each record that did not end ok (its
+// Status is not StatusOK), in input order, when the summary is made: a
+// caller that shows why requests failed reads the input once and holds
+// Records for the failed requests only, which it may keep. A nil failed
+// is Summarize.
+func (o ReadOptions) SummarizeFailed(r io.Reader, opt Options, failed func(Record)) (*Summary, Format, error) {
 	o.table = true
 	run, f, err := o.Read(r)
 	if err != nil && !(o.Lenient && errors.Is(err, ErrRejected)) {
 		return nil, f, err
 	}
 	s, err := run.Summarize(opt)
+	if err == nil && failed != nil {
+		run.eachFailed(failed)
+	}
 	return s, f, err
+}
+
+// eachFailed calls f with each record of the run whose Status is not
+// StatusOK, in order: from a table, decoding those rows only.
+func (run *Run) eachFailed(f func(Record)) {
+	if run.tab == nil {
+		for i := range run.Records {
+			if run.Records[i].Status != StatusOK {
+				f(run.Records[i])
+			}
+		}
+		return
+	}
+	eachFailedRow(run.tab, f)
 }

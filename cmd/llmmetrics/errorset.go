@@ -3,10 +3,8 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,33 +44,53 @@ const (
 // newErrorSet returns the error set of the measured and preflight records
 // (warm-up left out), or nil when none failed.
 func newErrorSet(recs []llmmetrics.Record) *errorSet {
-	var status, message []errorCount
-	add := func(list []errorCount, key, id string, pre bool) []errorCount {
-		for i := range list {
-			if list[i].Key == key && list[i].Preflight == pre {
-				list[i].Count++
-				return list
-			}
-		}
-		return append(list, errorCount{Key: key, Count: 1, First: id, Preflight: pre})
-	}
-	s := &errorSet{}
+	var t errorTally
 	for i := range recs {
-		r := &recs[i]
-		if r.Warmup && !r.Preflight || r.Status == llmmetrics.StatusOK {
-			continue
-		}
-		if r.Preflight {
-			s.Preflight++
-		} else {
-			s.Failed++
-		}
-		status = add(status, errorKind(r), r.ID, r.Preflight)
-		message = add(message, cut(r.Message), r.ID, r.Preflight)
+		t.add(recs[i])
 	}
-	if s.Failed+s.Preflight == 0 {
+	return t.set()
+}
+
+// An errorTally gathers an error set a record at a time, holding the
+// tallies only: the failed records of a file summarized without keeping
+// its records (ReadOptions.SummarizeFailed) are added as they come.
+type errorTally struct {
+	failed, preflight int
+	status, message   []errorCount
+}
+
+// add tallies r when it failed and is measured or preflight.
+func (t *errorTally) add(r llmmetrics.Record) {
+	if r.Warmup && !r.Preflight || r.Status == llmmetrics.StatusOK {
+		return
+	}
+	if r.Preflight {
+		t.preflight++
+	} else {
+		t.failed++
+	}
+	t.status = countIn(t.status, errorKind(&r), r.ID, r.Preflight)
+	t.message = countIn(t.message, cut(r.Message), r.ID, r.Preflight)
+}
+
+// countIn counts key in list, where it is first seen in request id.
+func countIn(list []errorCount, key, id string, pre bool) []errorCount {
+	for i := range list {
+		if list[i].Key == key && list[i].Preflight == pre {
+			list[i].Count++
+			return list
+		}
+	}
+	return append(list, errorCount{Key: key, Count: 1, First: id, Preflight: pre})
+}
+
+// set returns the error set of the records added, or nil when none failed.
+func (t *errorTally) set() *errorSet {
+	if t.failed+t.preflight == 0 {
 		return nil
 	}
+	s := &errorSet{Failed: t.failed, Preflight: t.preflight}
+	status, message := t.status, t.message
 	byCount := func(a, b errorCount) int { return cmp.Compare(b.Count, a.Count) }
 	slices.SortStableFunc(status, byCount)
 	slices.SortStableFunc(message, byCount)
@@ -83,28 +101,17 @@ func newErrorSet(recs []llmmetrics.Record) *errorSet {
 	return s
 }
 
-// errorSetOfFile returns the error set of a file already summarized
-// without keeping its records (ReadOptions.Summarize): when the summary
+// summarizedSet returns the error set of the failed records of a file
+// summarized without keeping its records, tallied in t: when the summary
 // counts failures, or the run measured nothing after its preflight
-// requests (one of which may have failed and stopped it), the file is
-// read again, keeping them. (Standard input, which cannot be read twice,
-// is read keeping its records.)
-func errorSetOfFile(name string, s *llmmetrics.Summary, lenient bool) *errorSet {
+// requests (one of which may have failed and stopped it); else nil.
+func summarizedSet(t *errorTally, s *llmmetrics.Summary) *errorSet {
 	a := s.Requests
 	stoppedEarly := a.Preflight > 0 && a.OK+a.ZeroToken+a.Failed == 0
-	if a.Failed == 0 && !stoppedEarly || name == "standard input" {
+	if a.Failed == 0 && !stoppedEarly {
 		return nil
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	run, _, err := llmmetrics.ReadOptions{Lenient: lenient}.Read(f)
-	if run == nil || err != nil && !errors.Is(err, llmmetrics.ErrRejected) {
-		return nil
-	}
-	return newErrorSet(run.Records)
+	return t.set()
 }
 
 // errorKind names a failed record's kind: its HTTP status where its

@@ -217,18 +217,19 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 }
 
 // reportOwn reports a file in llmmetrics' own CSV or JSONL. A CSV file is
-// summarized without keeping its rows as Records (ReadOptions.Summarize),
-// unless the pictures or the spectrum want them. A JSONL file is read as
-// Records in any case (the reader holds them so), and they are kept for
+// read once and summarized without keeping its rows as Records, the error
+// set tallying the failed ones (ReadOptions.SummarizeFailed), unless the
+// pictures or the spectrum want them. A JSONL file is read as Records in any case (the reader holds them so), and they are kept for
 // the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
 	in, jsonl := isJSONL(in)
-	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() && name != "standard input" { // standard input cannot be read again for the error set
-		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Summarize(in, opt)
+	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() {
+		var failed errorTally
+		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
 		if err != nil {
 			return inFile(name, withLenientHint(err))
 		}
-		f.errs = errorSetOfFile(name, s, opt.Lenient)
+		f.errs = summarizedSet(&failed, s)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)

@@ -88,6 +88,29 @@ var mapped atomic.Int64
 // Mapped returns the bytes Map has mapped and not yet given back.
 func Mapped() int64 { return mapped.Load() }
 
+// peak is the most bytes mapped at once since ResetPeak.
+var peak atomic.Int64
+
+// Peak returns the most bytes Map has held mapped at once since the last
+// ResetPeak, or since the program started: memory apart from Go's heap,
+// which a test of a reader's memory adds to the heap's.
+func Peak() int64 { return peak.Load() }
+
+// ResetPeak starts Peak again from the bytes mapped now.
+func ResetPeak() { peak.Store(mapped.Load()) }
+
+// addMapped counts bytes mapped (given back, when negative), keeping the
+// peak.
+func addMapped(bytes int64) {
+	now := mapped.Add(bytes)
+	for {
+		p := peak.Load()
+		if now <= p || peak.CompareAndSwap(p, now) {
+			return
+		}
+	}
+}
+
 // Plain is the types Map can hold: numbers, which hold no pointers for
 // the garbage collector to follow.
 type Plain interface {
@@ -105,14 +128,16 @@ type Plain interface {
 // before the advice to use huge pages can be given, and on a 2-core VM those
 // page faults cost more than the work on the slice (0.6 s for 40 MB). Mapped
 // memory is always fresh, and is aligned to 2 MiB, so that every page of it
-// is a huge page where the system gives them. Below two huge pages, or
-// where memory cannot be mapped, s is made with make and release does
-// nothing; so it is where the package is off (see the package
-// documentation).
+// is a huge page where the system gives them. Below two huge pages, where
+// the system gives no transparent huge pages at all (set to "never": fresh
+// memory would then cost a fault for every 4 KiB page on every call, where
+// heap memory used again costs none), or where memory cannot be mapped, s
+// is made with make and release does nothing; so it is where the package
+// is off (see the package documentation).
 func Map[T Plain](n int) (s []T, release func()) {
 	var zero T
 	size := uintptr(n) * unsafe.Sizeof(zero)
-	if off || n <= 0 || size < MapFrom || size/unsafe.Sizeof(zero) != uintptr(n) {
+	if off || noHugePages || n <= 0 || size < MapFrom || size/unsafe.Sizeof(zero) != uintptr(n) {
 		return make([]T, n), func() {}
 	}
 	p, release, ok := mapAligned(size)

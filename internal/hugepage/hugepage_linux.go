@@ -1,6 +1,8 @@
 package hugepage
 
 import (
+	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,12 +33,12 @@ func mapAligned(size uintptr) (p unsafe.Pointer, release func(), ok bool) {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
 	off := (pageSize - start%pageSize) % pageSize
 	_ = syscall.Madvise(m[off:off+whole], syscall.MADV_HUGEPAGE)
-	mapped.Add(int64(len(m)))
+	addMapped(int64(len(m)))
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
 			if give(m) {
-				mapped.Add(-int64(len(m)))
+				addMapped(-int64(len(m)))
 			}
 		})
 	}
@@ -73,4 +75,22 @@ const keepProtected = 1024
 var quarantine struct {
 	sync.Mutex
 	ranges [][]byte
+}
+
+// thpSetting is where Linux says whether it gives transparent huge pages.
+const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// noHugePages is whether the system gives no transparent huge pages at
+// all, read once at start: then Map makes (see Map).
+var noHugePages = thpNever(thpSetting)
+
+// thpNever says whether the setting at path is "never" (the chosen one of
+// "always madvise [never]"). A system without the file (no transparent
+// huge pages built in) gives none either.
+func thpNever(path string) bool {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return true
+	}
+	return err == nil && strings.Contains(string(b), "[never]")
 }

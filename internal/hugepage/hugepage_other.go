@@ -12,3 +12,6 @@ func advise(p unsafe.Pointer, bytes uintptr) {}
 func mapAligned(size uintptr) (p unsafe.Pointer, release func(), ok bool) {
 	return nil, nil, false
 }
+
+// noHugePages is true where huge pages cannot be asked for.
+const noHugePages = true

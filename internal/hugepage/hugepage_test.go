@@ -139,7 +139,7 @@ func TestMap(t *testing.T) {
 				t.Fatalf("Map(%d)[%d] = %d after writing %d", n, i, s[i], i)
 			}
 		}
-		if runtime.GOOS == "linux" && !off && n*8 >= 2*pageSize {
+		if runtime.GOOS == "linux" && !off && !noHugePages && n*8 >= 2*pageSize {
 			addr := uint64(uintptr(unsafe.Pointer(&s[0])))
 			if addr%pageSize != 0 {
 				t.Errorf("Map(%d) starts at %#x, not on a 2 MiB boundary", n, addr)
@@ -160,5 +160,33 @@ func TestMap(t *testing.T) {
 			}
 		}
 		release()
+	}
+}
+
+// Peak is the most bytes mapped at once since ResetPeak: two mappings of
+// 4 MiB held together, then one, peak at 8 MiB and the mapping pages
+// around each (one more huge page each, mapAligned's).
+func TestPeak(t *testing.T) {
+	if runtime.GOOS != "linux" || off || noHugePages {
+		t.Skip("nothing is mapped here")
+	}
+	ResetPeak()
+	if Peak() != Mapped() {
+		t.Fatalf("after ResetPeak, Peak %d, Mapped %d", Peak(), Mapped())
+	}
+	base := Mapped()
+	const n = 4 << 20 / 8 // 4 MiB of int64
+	_, release1 := Map[int64](n)
+	_, release2 := Map[int64](n)
+	release1()
+	_, release3 := Map[int64](n)
+	release2()
+	release3()
+	if want := base + 2*(4<<20+pageSize); Peak() != want {
+		t.Errorf("Peak %d, want %d: two mappings of 4 MiB and a huge page each", Peak(), want)
+	}
+	ResetPeak()
+	if Peak() != base {
+		t.Errorf("after everything is released and ResetPeak, Peak %d, want %d", Peak(), base)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/llmmetrics/llmmetrics/internal/cpucache"
 )
 
 // A Sample holds values without copying them: either flat, the values of
@@ -95,17 +97,52 @@ func (s Sample[T]) AppendTo(dst []T) []T {
 // 2^radixBits buckets by their offset from lo, the cumulative counts tell
 // which bucket holds each wanted rank, and a second pass copies out only the
 // values of those buckets, which are then selected among in the same way.
-// Each level narrows the value range by a factor of 2^radixBits, so there
-// are at most ⌈64/radixBits⌉ levels, and small sets are simply sorted.
+// Each level narrows the value range by a factor of 2^bits, so there are
+// at most ⌈64/bits⌉ levels, and small sets are simply sorted.
+//
+// The counting pass adds one to a count chosen by each value, so its
+// counts (8 bytes each) are read and written at random while the values
+// stream by: they must stay in the level-1 data cache, beside the stream,
+// of every thread that shares it (each part of the sample counts into
+// counts of its own). bits is the most, up to maxBits, whose counts fill
+// no more than two thirds of each sharer's part of the cache (see
+// internal/cpucache): 12 for a 48 KiB cache of one thread (AMD EPYC,
+// 32 KiB of counts), 11 for 32 KiB of one thread or 48 KiB of two, 10 for
+// 32 KiB of two hyperthreads (a small Intel Xeon machine), and maxBits
+// where the system does not say. A narrower level only moves a little work
+// to the next level, which reads the few values of the wanted buckets.
 const (
-	radixBits  = 12
+	maxBits    = 12
+	minBits    = 8
 	sortCutoff = 256
 )
+
+// radixBits is the bits of a level on this machine; see bitsFor.
+var radixBits = sync.OnceValue(func() int { return bitsFor(cpucache.L1D()) })
+
+// bitsFor returns the bits of a level for a level-1 data cache of the
+// given bytes shared by sharers threads; maxBits when either is unknown.
+func bitsFor(cacheBytes, sharers int) int {
+	if cacheBytes <= 0 || sharers <= 0 {
+		return maxBits
+	}
+	room := cacheBytes / sharers * 2 / 3
+	b := maxBits
+	for b > minBits && 8<<b > room {
+		b--
+	}
+	return b
+}
 
 // Select sets out[i] to the value of rank ks[i] (from 0) of the sample, as
 // if it were sorted. ks must be sorted, distinct and below s.N, and the
 // sample's values must lie in [lo, hi] (for a Float sample: their keys).
 func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
+	selectBits(s, lo, hi, ks, out, radixBits())
+}
+
+// selectBits is Select with levels of the given bits.
+func selectBits[T ~int64](s Sample[T], lo, hi T, ks []int, out []T, radixBits int) {
 	if lo == hi {
 		for i := range out {
 			out[i] = lo
@@ -190,7 +227,7 @@ func Select[T ~int64](s Sample[T], lo, hi T, ks []int, out []T) {
 		if bhi < blo || bhi > hi { // the last bucket, or an overflow at the top of the range
 			bhi = hi
 		}
-		Select(Flat(subs[slot[b]-1]), blo, bhi, local, out[i:j])
+		selectBits(Flat(subs[slot[b]-1]), blo, bhi, local, out[i:j], radixBits)
 		i = j
 	}
 }

@@ -147,3 +147,50 @@ func BenchmarkSelectGaps(b *testing.B) {
 		Select(s, lo, hi, ks, out)
 	}
 }
+
+// The bits of a level fit the counts in two thirds of each sharer's part
+// of the level-1 data cache: 4096 counts of 8 bytes are 32 KiB, which
+// fits in 2/3 of 48 KiB (32 KiB) and not in 2/3 of 32 KiB (21.3 KiB).
+func TestBitsFor(t *testing.T) {
+	for _, c := range []struct{ bytes, sharers, want int }{
+		{48 << 10, 1, 12}, // AMD EPYC (Zen 4/5), one thread a core
+		{32 << 10, 1, 11}, // 2048 counts, 16 KiB ≤ 21.3 KiB
+		{48 << 10, 2, 11}, // 16 KiB ≤ 16 KiB
+		{32 << 10, 2, 10}, // Intel Xeon, two hyperthreads: 8 KiB ≤ 10.7 KiB
+		{64 << 10, 1, 12}, // never above maxBits
+		{1 << 10, 4, 8},   // never below minBits
+		{0, 0, 12},        // unknown: today's width
+	} {
+		if got := bitsFor(c.bytes, c.sharers); got != c.want {
+			t.Errorf("bitsFor(%d, %d) = %d, want %d", c.bytes, c.sharers, got, c.want)
+		}
+	}
+}
+
+// Select gives the same ranks at every width of a level, flat, as gaps,
+// on one core's part or shared among them.
+func TestSelectEveryWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	ints := make([]int64, 300_001)
+	for i := 1; i < len(ints); i++ {
+		ints[i] = ints[i-1] + 15_000_000 + rng.Int64N(20_000_000)
+		if rng.IntN(200) == 0 {
+			ints[i] += 300_000_000 // a stall
+		}
+	}
+	gaps := Sample[int64]{Segs: [][]int64{ints[:100_000], ints[99_999:]}, Gaps: true, N: 300_000}
+	all := gaps.AppendTo(nil)
+	sorted := slices.Sorted(slices.Values(all))
+	ks := []int{0, 1, 149_999, 270_000, 285_000, 297_000, 299_999}
+	for bits := minBits; bits <= maxBits; bits++ {
+		for _, s := range []Sample[int64]{gaps, Flat(all)} {
+			out := make([]int64, len(ks))
+			selectBits(s, slices.Min(all), slices.Max(all), ks, out, bits)
+			for i, k := range ks {
+				if out[i] != sorted[k] {
+					t.Errorf("bits %d, gaps %v: rank %d is %d, want %d", bits, s.Gaps, k, out[i], sorted[k])
+				}
+			}
+		}
+	}
+}

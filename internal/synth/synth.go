@@ -35,3 +35,43 @@ func Run(n, k int) []llmmetrics.Record {
 	}
 	return recs
 }
+
+// Mixed returns n records as a load generator writes them, from a fixed
+// seed: about 2% failed (an HTTP 500, 503 or a timeout, with the server's
+// words), 1% ok without a token, the rest ok with k text chunks (a fifth
+// of them two tokens a chunk), sent about 5 ms apart, as
+// ../shared/bench/gen_records.py makes them. The tests that hold a reader
+// to a memory budget read them.
+func Mixed(n, k int) []llmmetrics.Record {
+	rng := rand.New(rand.NewPCG(29, 29))
+	recs := make([]llmmetrics.Record, n)
+	arena := make([]time.Duration, n*k)
+	sent := time.Duration(0)
+	for i := range recs {
+		sent += time.Duration(rng.Int64N(int64(10 * time.Millisecond)))
+		r := llmmetrics.Record{ID: fmt.Sprint("r", i), Sent: sent, PromptTokens: 64 + rng.IntN(4032)}
+		switch u := rng.Float64(); {
+		case u < 0.01:
+			r.Status, r.Message = llmmetrics.StatusError, fmt.Sprintf("HTTP 500: worker %d died", rng.IntN(4))
+		case u < 0.015:
+			r.Status, r.Message = llmmetrics.StatusError, "HTTP 503: overloaded"
+		case u < 0.02:
+			r.Status, r.Message = llmmetrics.StatusTimeout, "no answer within 10m0s"
+		case u < 0.03:
+			// ok without a token
+		default:
+			chunks := arena[i*k : (i+1)*k : (i+1)*k]
+			at := 50*time.Millisecond + time.Duration(rng.Int64N(int64(200*time.Millisecond)))
+			for j := range chunks {
+				chunks[j] = at
+				at += 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
+			}
+			r.Chunks, r.CompletionTokens = chunks, k
+			if rng.IntN(5) == 0 {
+				r.CompletionTokens = 2 * k
+			}
+		}
+		recs[i] = r
+	}
+	return recs
+}

@@ -1,0 +1,120 @@
+package llmmetrics_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/budget"
+	"github.com/llmmetrics/llmmetrics/internal/synth"
+)
+
+// The memory budgets of the readers and Summarize, per record of a fixed
+// synthetic run (synth.Mixed: 2% failed with the server's words, 1% ok
+// without a token), read from a file as report reads it. Each budget is
+// about 1.5 times what the path costs today (see the comment by each), so
+// that a change that holds or allocates half as much again fails here; a
+// change that needs more raises the budget in its own commit, with the
+// reason. Counts of bytes, not times: the verdict does not depend on the
+// machine. They are skipped under the race detector, which lays memory out
+// otherwise, and in -short.
+
+const budgetRecords = 100_000
+
+// writeRun writes recs to a file in a temporary directory with write, and
+// returns its name and size.
+func writeRun(t *testing.T, name string, recs []llmmetrics.Record, write func(*bytes.Buffer, []llmmetrics.Record) error) (string, int) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, b.Len()
+}
+
+// checkBudget measures f and fails when its bytes allocated or its peak,
+// per record, exceed the budget.
+func checkBudget(t *testing.T, what string, records, fileBytes int, allocBudget, peakBudget float64, f func()) {
+	t.Helper()
+	c := budget.Measure(f)
+	alloc, peak := c.PerRecord(records)
+	t.Logf("%s: %.0f bytes allocated a record (budget %.0f), peak %.0f bytes a record (budget %.0f); the file is %.0f bytes a record",
+		what, alloc, allocBudget, peak, peakBudget, float64(fileBytes)/float64(records))
+	if alloc > allocBudget {
+		t.Errorf("%s allocates %.0f bytes a record, over its budget of %.0f", what, alloc, allocBudget)
+	}
+	if peak > peakBudget {
+		t.Errorf("%s holds %.0f bytes a record at its peak, over its budget of %.0f", what, peak, peakBudget)
+	}
+}
+
+// skipBudget skips a budget test under the race detector and in -short.
+func skipBudget(t *testing.T) {
+	switch {
+	case budget.Race:
+		t.Skip("memory budgets hold for a build without the race detector")
+	case testing.Short():
+		t.Skip("100,000 records; not in -short")
+	}
+}
+
+func openRun(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// A CSV file summarized as report summarizes it (ReadOptions.Summarize,
+// into a table), and read as Records then summarized (report with
+// --plot or --spectrum).
+func TestCSVBudget(t *testing.T) {
+	skipBudget(t)
+	path, size := writeRun(t, "run.csv", synth.Mixed(budgetRecords, 1), func(b *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteCSV(b, r) })
+	// Today (Go 1.26, linux/amd64): 112 bytes allocated and a peak of 62–64
+	// bytes a record, for rows of 53 bytes.
+	checkBudget(t, "ReadOptions.Summarize of a CSV file", budgetRecords, size, 170, 96, func() {
+		var failed int
+		_, _, err := llmmetrics.ReadOptions{}.SummarizeFailed(openRun(t, path), llmmetrics.Options{}, func(llmmetrics.Record) { failed++ })
+		if err != nil || failed == 0 {
+			t.Fatalf("%v, %d failed", err, failed)
+		}
+	})
+	// Today: 256–257 bytes allocated and a peak of 193–203 bytes a record.
+	checkBudget(t, "Read then Run.Summarize of a CSV file", budgetRecords, size, 385, 300, func() {
+		run, _, err := llmmetrics.Read(openRun(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Summarize(llmmetrics.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A JSONL file of 16 chunk arrivals a request, read then summarized, as
+// report does.
+func TestJSONLBudget(t *testing.T) {
+	skipBudget(t)
+	path, size := writeRun(t, "run.jsonl", synth.Mixed(budgetRecords, 16), func(b *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteJSONL(b, r) })
+	// Today: 428–431 bytes allocated and a peak of 365–377 bytes a record,
+	// for lines of 273 bytes.
+	checkBudget(t, "Read then Run.Summarize of a JSONL file", budgetRecords, size, 645, 560, func() {
+		run, _, err := llmmetrics.Read(openRun(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Summarize(llmmetrics.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
