@@ -242,6 +242,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if sh.empty {
+		return f.runEmpty(fs, p, sh, stdout) // shard.go
+	}
 	rw, proms, err := f.runOutputs().check(f.inputs(), *f.force)
 	if err != nil {
 		return err
