@@ -758,5 +758,21 @@ func ExampleRunEnd_WriteLine() {
 	// interrupted: INTERRUPTED by SIGTERM: 2 requests of 100 planned written; the figures cover only these
 	// truncated: TRUNCATED: the file stops before the end line its header promised (records read: 2); the writer stopped before the run ended, and the figures cover only what was written
 	// truncated: TRUNCATED: the file ends inside line 3 (54 bytes of an unfinished record after record 1), before the end line its header promised; the writer stopped before the run ended, and the figures cover only the whole records written
-	// llmmetrics: no records
+	// llmmetrics: TRUNCATED: the file stops after its header, before any record and before the end line its header promised: the writer stopped before it wrote a request, and there is nothing to measure
+}
+
+// A file cut inside its first record has no figure, but says how it
+// ended: truncated.
+func ExampleRun_Completeness() {
+	file := `{"llmmetrics_run":{"tool":"loadgen","start":"2026-01-01T00:00:00Z","ends":true}}` + "\n" + `{"id":"1","sent_ns":0,"chunk_arr`
+	run, _ := llmmetrics.ReadJSONL(strings.NewReader(file))
+	c := run.Completeness()
+	fmt.Println(c.State, c.Read, c.Cut.Line)
+	_, err := run.Summarize(llmmetrics.Options{})
+	fmt.Println(errors.Is(err, llmmetrics.ErrNoRecords))
+	fmt.Println(err)
+	// Output:
+	// truncated 0 2
+	// true
+	// llmmetrics: TRUNCATED: the file ends inside line 2 (32 bytes of an unfinished record), before any whole record: the writer stopped before it wrote a request, and there is nothing to measure
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -48,7 +49,8 @@ import (
 // A load generator may write a first line describing the run,
 // {"llmmetrics_run": {...}} (see RunHeader), and a last line saying how it
 // ended, {"llmmetrics_end": {...}} (see RunEnd); the reader keeps them in
-// Run.Header and Run.End.
+// Run.Header and Run.End. The end line is the file's last: a line after
+// it (blank lines aside) is an error, in strict and lenient mode alike.
 //
 // A last line without a newline that is the unfinished beginning of a JSON
 // object (the writer was killed mid-write, or its disk filled) is not read
@@ -99,9 +101,16 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	next, stop := parseBlocks(r, 1, nil, dst, func(b block) parsedBlock { return parseJSONLBlock(b, room) })
 	defer stop()
 	run := &Run{}
+	endLine := 0 // the end line's number, once read
 	end, err := o.gather(next, dst, run, func(t []byte, line int) error {
+		if endLine > 0 {
+			return afterEnd(line, endLine)
+		}
 		if err := readHeader(run, t, line); err != nil {
 			return err
+		}
+		if run.End != nil {
+			endLine = line
 		}
 		return nil
 	})
@@ -111,10 +120,44 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	if end.err != nil {
 		return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", end.line, end.err)
 	}
+	if line := linesAfter(run, endLine); line > 0 {
+		return nil, afterEnd(line, endLine)
+	}
 	if run.Cut != nil {
 		run.Cut.After = len(run.Records) + run.RejectedCount()
 	}
 	return run, run.Err()
+}
+
+// linesAfter returns the first line after the end line numbered end that
+// holds something, a record, a row set aside or an unfinished line; or 0.
+// The end line is the file's last: whatever follows it was appended
+// after the run ended (two runs in one file, say), and is not the run's.
+func linesAfter(run *Run, end int) int {
+	if end == 0 {
+		return 0
+	}
+	first := 0
+	later := func(line int) {
+		if line > end && (first == 0 || line < first) {
+			first = line
+		}
+	}
+	if i, _ := slices.BinarySearch(run.Lines, end); i < len(run.Lines) {
+		later(run.Lines[i])
+	}
+	for _, e := range run.Rejected {
+		later(e.Line)
+	}
+	if run.Cut != nil {
+		later(run.Cut.Line)
+	}
+	return first
+}
+
+// afterEnd is the error of a line found after the run's end line.
+func afterEnd(line, end int) error {
+	return &RecordError{Index: -1, Line: line, Err: fmt.Errorf("%w: text after the run's end line (line %d), which is the file's last", ErrSyntax, end)}
 }
 
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk

@@ -2,6 +2,8 @@ package llmmetrics
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -12,7 +14,16 @@ import (
 // ("2/r17") so that ids stay unique. The machines' clocks were never
 // compared: their offset, typically milliseconds under NTP, is unknown, and
 // a window or rate that spans files carries it; the merged header says so
-// in its Load. The inputs are not modified.
+// in its Load.
+//
+// The merged run has an end line (Run.End) when every run's file has a
+// whole one: completed when every run completed, and otherwise
+// interrupted, By saying what interrupted which run ("SIGINT in run 2");
+// its counts are the runs' added up, its planned count absent when one
+// run's is. When a run's file promised an end line it lacks, or is cut
+// (see Run.Completeness), the merged run has none and reads as truncated:
+// a run that stopped early is never hidden by the others. The inputs are
+// not modified.
 func MergeRuns(runs []*Run) (*Run, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs", ErrMerge)
@@ -64,8 +75,55 @@ func MergeRuns(runs []*Run) (*Run, error) {
 		}
 		out.Unlisted += r.Unlisted
 	}
+	out.End, h.Ends = mergeEnds(runs)
 	if len(out.Lines) != len(out.Records) {
 		out.Lines = nil // lines name one file's rows; ids name the file
 	}
 	return out, nil
+}
+
+// mergeEnds returns the end line of runs merged, and whether the merged
+// run promises one: none, and no promise, when a run's file neither has
+// nor promises one (how it ended is not known); none, but a promise, when
+// a run's file is truncated; otherwise the runs' ends added up.
+func mergeEnds(runs []*Run) (*RunEnd, bool) {
+	end := &RunEnd{State: "completed"}
+	var by []string
+	truncated := false
+	for i, r := range runs {
+		c := r.Completeness()
+		if c == nil {
+			return nil, false
+		}
+		if c.State == "truncated" {
+			truncated = true // the other runs are still looked at for one without an end
+			continue
+		}
+		e := r.End
+		end.Written += e.Written
+		switch why, absent := e.Absent["planned"]; {
+		case absent:
+			end.Absent = map[string]string{"planned": fmt.Sprintf("run %d: %s", i+1, why)}
+		case e.Planned == 0 && e.Written > 0:
+			end.Absent = map[string]string{"planned": fmt.Sprintf("run %d: %s", i+1, plannedUnsaid)}
+		}
+		end.Planned += e.Planned
+		if e.State == "interrupted" {
+			end.State = "interrupted"
+			by = append(by, fmt.Sprintf("%s in run %d", e.By, i+1))
+		}
+		for _, n := range e.Notes {
+			if !slices.Contains(end.Notes, n) {
+				end.Notes = append(end.Notes, n)
+			}
+		}
+	}
+	if truncated {
+		return nil, true
+	}
+	if end.Absent != nil {
+		end.Planned = 0
+	}
+	end.By = strings.Join(by, "; ")
+	return end, true
 }

@@ -141,6 +141,14 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 		c.Absent = nil
 	}
 	switch {
+	case cut != nil && read == 0 && cut.Of != "end line":
+		c.State = "truncated"
+		c.Reason = fmt.Sprintf("TRUNCATED: the file ends inside line %d (%d bytes of an unfinished %s), before any whole record: the writer stopped before it wrote a request, and there is nothing to measure", cut.Line, cut.Bytes, cut.Of)
+		return c
+	case cut == nil && e == nil && read == 0:
+		c.State = "truncated"
+		c.Reason = "TRUNCATED: the file stops after its header, before any record and before the end line its header promised: the writer stopped before it wrote a request, and there is nothing to measure"
+		return c
 	case cut != nil:
 		c.State = "truncated"
 		where := fmt.Sprintf("the file ends inside line %d (%d bytes of an unfinished %s after record %d)", cut.Line, cut.Bytes, cut.Of, cut.After)
@@ -172,3 +180,23 @@ func completeness(h *RunHeader, e *RunEnd, cut *Cut, read int) *Completeness {
 	}
 	return c
 }
+
+// Completeness returns what the run's header, end line and cut say of
+// its file, as Run.Summarize puts it in the Summary, or nil when they say
+// nothing. It can be asked of a run with no record, which Summarize
+// refuses: a file cut before its first whole record is truncated.
+func (run *Run) Completeness() *Completeness {
+	read := len(run.Records) + run.RejectedCount()
+	if run.tab != nil {
+		read = run.tab.Len() + run.RejectedCount()
+	}
+	return completeness(run.Header, run.End, run.Cut, read)
+}
+
+// truncatedError is Run.Summarize's error for a truncated file with no
+// record: no figure can be computed, and the file's completeness says
+// why. It wraps ErrNoRecords.
+type truncatedError struct{ reason string }
+
+func (e *truncatedError) Error() string { return "llmmetrics: " + e.reason }
+func (e *truncatedError) Unwrap() error { return ErrNoRecords }

@@ -93,3 +93,60 @@ func TestEndNotes(t *testing.T) {
 	assert.Equal(t, []string{"mine", "prompts of 2 words"}, s.Notes)
 	assert.Equal(t, []string{"mine", ""}, mine[:2], "the caller's array is not written into")
 }
+
+// A file with no whole record, cut inside its header or just after it,
+// reads as truncated, not as a file of no records (issue #30, point 5); a
+// header that promises nothing, alone, is a file of no records.
+func TestNoWholeRecordTruncated(t *testing.T) {
+	head := `{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z","ends":true}}`
+	for _, c := range []struct{ name, file, reason string }{
+		{"inside the header", head[:40], "TRUNCATED: the file ends inside line 1 (40 bytes of an unfinished header), before any whole record"},
+		{"after the header", head + "\n", "TRUNCATED: the file stops after its header, before any record and before the end line its header promised"},
+		{"inside the first record", head + "\n" + `{"id":"1","sent_`, "TRUNCATED: the file ends inside line 2 (16 bytes of an unfinished record), before any whole record"},
+	} {
+		for _, lenient := range []bool{false, true} {
+			run, err := ReadOptions{Lenient: lenient}.ReadJSONL(strings.NewReader(c.file))
+			require.NoError(t, err, c.name)
+			assert.Equal(t, "truncated", run.Completeness().State, c.name)
+			_, err = run.Summarize(Options{Lenient: lenient})
+			assert.ErrorIs(t, err, ErrNoRecords, c.name)
+			require.Error(t, err, c.name)
+			assert.True(t, strings.HasPrefix(err.Error(), "llmmetrics: "+c.reason), "%s: %v", c.name, err)
+			assert.NotContains(t, err.Error(), "no records", c.name)
+		}
+	}
+	run, err := ReadJSONL(strings.NewReader(`{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z"}}` + "\n"))
+	require.NoError(t, err)
+	assert.Nil(t, run.Completeness())
+	_, err = run.Summarize(Options{})
+	assert.EqualError(t, err, "llmmetrics: no records")
+}
+
+// The end line is the file's last: a record, a row set aside, a header or
+// an unfinished line after it is an error, strictly and leniently, naming
+// the line (issue #30, point 5); blank lines after it are not.
+func TestTextAfterEndLine(t *testing.T) {
+	head := `{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z","ends":true}}` + "\n"
+	rec := `{"id":"1","sent_ns":0,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
+	end := `{"llmmetrics_end":{"state":"completed","planned":1,"written":1}}` + "\n"
+	for _, c := range []struct{ name, after string }{
+		{"a record", `{"id":"2","sent_ns":1,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"},
+		{"a bad row", `{"id":"2","sent_ns":"x"}` + "\n"},
+		{"a header", head},
+		{"a second run", head + rec + end},
+		{"an unfinished line", `{"id":"2","se`},
+		{"a record after blank lines", "\n\n" + rec},
+	} {
+		for _, lenient := range []bool{false, true} {
+			_, err := ReadOptions{Lenient: lenient}.ReadJSONL(strings.NewReader(head + rec + end + c.after))
+			require.Error(t, err, "%s, lenient %v", c.name, lenient)
+			if c.name != "a bad row" || lenient { // strictly, the row's own error comes first
+				assert.Contains(t, err.Error(), "text after the run's end line (line 3)", c.name)
+			}
+			assert.ErrorIs(t, err, ErrSyntax, c.name)
+		}
+	}
+	run, err := ReadJSONL(strings.NewReader(head + rec + end + "\n\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "completed", run.Completeness().State)
+}

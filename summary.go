@@ -1,6 +1,7 @@
 package llmmetrics
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,13 +156,20 @@ func Summarize(recs []Record, opt Options) (*Summary, error) {
 // Summarize does, and also counts the rows the reader rejected. In strict
 // mode any such row is an error. The run's declared Window is the
 // throughput window unless opt declares one, and its NoSendTimes holds
-// whatever opt says.
+// whatever opt says. A run with no record is ErrNoRecords; when its file
+// was cut before its first whole record (see Run.Completeness), the error
+// says TRUNCATED and where.
 func (run *Run) Summarize(opt Options) (*Summary, error) {
 	if opt.Window == 0 {
 		opt.Window = run.Window
 	}
 	opt.NoSendTimes = opt.NoSendTimes || run.NoSendTimes
 	s, err := summarize(&source{recs: run.Records, lines: run.Lines, tab: run.tab}, run, opt)
+	if errors.Is(err, ErrNoRecords) {
+		if c := run.Completeness(); c != nil && c.State == "truncated" {
+			return nil, &truncatedError{c.Reason}
+		}
+	}
 	if s != nil {
 		s.Header = run.Header
 		s.Completeness = completeness(run.Header, run.End, run.Cut, s.Requests.Offered)

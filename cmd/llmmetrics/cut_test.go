@@ -106,3 +106,38 @@ func TestDiskFullRun(t *testing.T) {
 	assert.Contains(t, rep, fmt.Sprintf(`"completeness":{"state":"truncated","read":%d,`, whole))
 	assert.Contains(t, rep, `"written":"no end line was read: it counts the records written"`)
 }
+
+// A run file cut before its first whole record, inside or just after its
+// header, reports as TRUNCATED, not as a file of no records; a run file
+// with a line after its end line is an error naming the line (issue #30,
+// point 5).
+func TestCutBeforeFirstRecord(t *testing.T) {
+	dir := t.TempDir()
+	_, file := sixRequestRun(t, dir)
+	lines := strings.SplitAfter(string(file), "\n")
+	head := len(lines[0])
+	for _, c := range []struct {
+		name string
+		cut  int
+		want string
+	}{
+		{"inside the header", head / 2, fmt.Sprintf("TRUNCATED: the file ends inside line 1 (%d bytes of an unfinished header), before any whole record", head/2)},
+		{"after the header", head, "TRUNCATED: the file stops after its header, before any record and before the end line its header promised"},
+		{"inside the first record", head + 10, "TRUNCATED: the file ends inside line 2 (10 bytes of an unfinished record), before any whole record"},
+	} {
+		name := filepath.Join(dir, "cut.jsonl")
+		require.NoError(t, os.WriteFile(name, file[:c.cut], 0o644))
+		code, _, errs := runCLI(t, "", "report", name)
+		assert.Equal(t, 1, code, c.name)
+		assert.Contains(t, errs, name+": "+c.want, c.name)
+		assert.NotContains(t, errs, "no records", c.name)
+	}
+
+	after := filepath.Join(dir, "after.jsonl")
+	require.NoError(t, os.WriteFile(after, append(append([]byte{}, file...), lines[1]...), 0o644))
+	for _, lenient := range []string{"--strict", "--lenient"} {
+		code, _, errs := runCLI(t, "", "report", lenient, after)
+		assert.Equal(t, 1, code, "%s: %s", lenient, errs)
+		assert.Contains(t, errs, fmt.Sprintf("line %d: syntax error: text after the run's end line (line %d)", len(lines), len(lines)-1), lenient)
+	}
+}

@@ -36,6 +36,16 @@ type wallWindow struct {
 // windows overlap, and returns the warnings to print with the merged
 // report. Each file has a header with its start (MergeRuns checked).
 func checkMerge(runs []namedRun) ([]string, error) {
+	for i, r := range runs {
+		for _, o := range runs[:i] {
+			if samePath(o.name, r.name) {
+				return nil, valueError(fmt.Sprintf("--merge: %s is given twice", r.name))
+			}
+		}
+	}
+	if err := checkShards(runs); err != nil {
+		return nil, err
+	}
 	var plans []string
 	for _, r := range runs {
 		plans = append(plans, r.run.Header.Load["plan"])
@@ -68,12 +78,23 @@ func checkMerge(runs []namedRun) ([]string, error) {
 		}
 	}
 	var ws []wallWindow
+	var sent []namedRun // the files with a record
 	for _, r := range runs {
 		w, ok := windowOf(r)
 		if !ok {
+			if r.run.Completeness() != nil {
+				// It says how it ended: an empty share (shard.go), or one
+				// stopped or cut before its first record, which the merged
+				// run's completeness names.
+				continue
+			}
 			return nil, valueError(fmt.Sprintf("--merge: %s has no record", r.name))
 		}
 		ws = append(ws, w)
+		sent = append(sent, r)
+	}
+	if len(ws) == 0 {
+		return nil, valueError(fmt.Sprintf("--merge: no file holds a record: %s sent nothing", strings.Join(names(runs), ", ")))
 	}
 	slices.SortFunc(ws, func(a, b wallWindow) int { return a.from.Compare(b.from) })
 	end := ws[0]
@@ -87,8 +108,8 @@ func checkMerge(runs []namedRun) ([]string, error) {
 		}
 	}
 	var warnings []string
-	first, last := runs[0].run.Header.Start, runs[0].run.Header.Start
-	for _, r := range runs {
+	first, last := sent[0].run.Header.Start, sent[0].run.Header.Start
+	for _, r := range sent {
 		first = minTime(first, r.run.Header.Start)
 		last = maxTime(last, r.run.Header.Start)
 	}
@@ -96,6 +117,71 @@ func checkMerge(runs []namedRun) ([]string, error) {
 		warnings = append(warnings, fmt.Sprintf("WARNING: the files' starts differ by %v, more than 1%% of the merged window (%v): the machines did not start together, and the window's ends include the difference.", last.Sub(first), length))
 	}
 	return warnings, nil
+}
+
+// names are the files' names.
+func names(runs []namedRun) []string {
+	var ns []string
+	for _, r := range runs {
+		ns = append(ns, r.name)
+	}
+	return ns
+}
+
+// checkShards checks that files written by run --shard are every shard
+// of one plan, each once, and refuses a shard beside a file that is none.
+// Files that are no shards pass.
+func checkShards(runs []namedRun) error {
+	type shardOf struct {
+		i, n int
+		name string
+	}
+	var shards []shardOf
+	var plain []string
+	for _, r := range runs {
+		v := r.run.Header.Load["shard"]
+		if v == "" {
+			plain = append(plain, r.name)
+			continue
+		}
+		i, n, ok := parseShard(v)
+		if !ok {
+			return valueError(fmt.Sprintf("--merge: %s says it is shard %q: want i/N with 1 ≤ i ≤ N", r.name, v))
+		}
+		shards = append(shards, shardOf{i, n, r.name})
+	}
+	switch {
+	case len(shards) == 0:
+		return nil
+	case len(plain) > 0:
+		return valueError(fmt.Sprintf("--merge: %s is shard %d/%d but %s was written without --shard: they are not one plan's shares", shards[0].name, shards[0].i, shards[0].n, plain[0]))
+	}
+	first := shards[0]
+	for _, s := range shards[1:] {
+		if s.n != first.n {
+			return valueError(fmt.Sprintf("--merge: %s is shard %d/%d but %s is %d/%d: they are shares of different plans", first.name, first.i, first.n, s.name, s.i, s.n))
+		}
+	}
+	seen := make([]string, first.n+1)
+	for _, s := range shards {
+		if seen[s.i] != "" {
+			return valueError(fmt.Sprintf("--merge: shard %d/%d appears twice: %s and %s", s.i, s.n, seen[s.i], s.name))
+		}
+		seen[s.i] = s.name
+	}
+	var missing []string
+	for i := 1; i <= first.n; i++ {
+		if seen[i] == "" {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, first.n))
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return valueError(fmt.Sprintf("--merge: shard %s is missing: the merge of a plan needs every shard's file", missing[0]))
+	}
+	return valueError(fmt.Sprintf("--merge: shards %s and %s are missing: the merge of a plan needs every shard's file", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1]))
 }
 
 // windowOf returns a file's window on the wall clock.
@@ -163,4 +249,48 @@ func mergeShards(merged *llmmetrics.Run, runs []namedRun) {
 	}
 	delete(load, "shard")
 	load["shards"] = strconv.Itoa(len(runs))
+}
+
+// label names a file in the merged report's completeness: by its name,
+// and its shard when it is one.
+func label(r namedRun) string {
+	if v := r.run.Header.Load["shard"]; v != "" {
+		return fmt.Sprintf("%s (shard %s)", r.name, v)
+	}
+	return r.name
+}
+
+// nameInterrupted names the files that were interrupted in a merged
+// run's end line (which MergeRuns gives by position), so that the report
+// says which machine's share stopped early and why.
+func nameInterrupted(merged *llmmetrics.Run, runs []namedRun) {
+	e := merged.End
+	if e == nil || e.State != "interrupted" {
+		return
+	}
+	var by []string
+	for _, r := range runs {
+		if re := r.run.End; re != nil && re.State == "interrupted" {
+			by = append(by, fmt.Sprintf("%s in %s", re.By, label(r)))
+		}
+	}
+	e.By = strings.Join(by, "; ")
+}
+
+// nameTruncated names, in a merged run's completeness, the files that
+// were cut or lack the end line their header promised: the merged run is
+// truncated because they are, and each says why.
+func nameTruncated(c *llmmetrics.Completeness, runs []namedRun) {
+	if c == nil || c.State != "truncated" {
+		return
+	}
+	var whys []string
+	for _, r := range runs {
+		if rc := r.run.Completeness(); rc != nil && rc.State == "truncated" {
+			whys = append(whys, label(r)+": "+strings.TrimPrefix(rc.Reason, "TRUNCATED: "))
+		}
+	}
+	if len(whys) > 0 {
+		c.Reason = "TRUNCATED: " + strings.Join(whys, "; and ")
+	}
 }

@@ -306,12 +306,14 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		return err
 	}
 	mergeShards(merged, named)
+	nameInterrupted(merged, named) // merge.go
 	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", len(files)))
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
 		return withLenientHint(err)
 	}
+	nameTruncated(s.Completeness, named) // merge.go
 	f.errs = newErrorSet(merged.Records)
 	f.load = checkLoad(mergedLoad(s.Header, named), merged.Records, s, opt)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)

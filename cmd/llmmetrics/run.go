@@ -182,6 +182,9 @@ func planLoad(fs *flag.FlagSet, f *runFlags) (*loadRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sh.empty {
+		return f.runEmpty(fs, p, sh, stdout) // shard.go
+	}
 	rw, proms, err := f.runOutputs().check(f.inputs(), *f.force)
 	if err != nil {
 		return nil, err

@@ -8,12 +8,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
@@ -33,15 +36,24 @@ type share struct {
 	i, n    int
 	plan    string    // the plan's id, the same in every shard
 	startAt time.Time // zero: at once
+	// empty says the share holds no request: the plan has fewer requests
+	// than shards, and this shard comes after the last that takes one.
+	empty bool
 }
 
 // apply cuts p down to the shard's share and returns it; the zero share
 // (and p unchanged) without --shard. The plan id is taken from the flags
-// that define the plan, before the cut, so that every shard of one plan
-// has the same. Concurrency and requests are divided as evenly as whole
-// numbers allow (the first shards take the remainder), the rate exactly;
-// a duration and a warm-up are each shard's own; each shard's arrivals
-// and prompts are seeded apart.
+// that define the load (see planID), before the cut, so that every shard
+// of one plan has the same. Concurrency and requests are divided as
+// evenly as whole numbers allow (the first shards take the remainder),
+// the rate exactly; a duration and a warm-up are each shard's own; each
+// shard's arrivals and prompts are seeded apart.
+//
+// An uneven split is decided from the plan alone, so that every shard
+// decides it the same way: a concurrency below N is refused by every
+// shard (each needs a request in flight); requests below N leave the
+// last shards an empty share, which sends nothing and writes a header
+// and a completed end line, so that report --merge finds all N files.
 func (s *shardFlags) apply(fs *flag.FlagSet, p *drive.Plan) (share, error) {
 	var sh share
 	if *s.startAt != "" {
@@ -54,47 +66,66 @@ func (s *shardFlags) apply(fs *flag.FlagSet, p *drive.Plan) (share, error) {
 	if *s.shard == "" {
 		return sh, nil
 	}
-	a, b, ok := strings.Cut(*s.shard, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+	i, n, ok := parseShard(*s.shard)
+	if !ok {
 		return sh, fmt.Errorf("%w: --shard %q: want i/N with 1 ≤ i ≤ N", errUsage, *s.shard)
 	}
 	sh.i, sh.n = i, n
-	sh.plan = planID(fs)
-	divide := func(what string, total int) (int, error) {
+	sh.plan = planID(fs, *p, n)
+	if c := p.Concurrency; c > 0 && c < n {
+		return sh, fmt.Errorf("%w: --shard %s: --concurrency %d cannot be shared by %d shards, each of which needs a request in flight: give --concurrency %d or more, or fewer shards", errUsage, *s.shard, c, n, n)
+	}
+	divide := func(total int) int {
 		part := total / n
 		if i <= total%n {
 			part++
 		}
-		if total > 0 && part == 0 {
-			return 0, fmt.Errorf("%w: --shard %s: %d %s cannot be shared by %d shards", errUsage, *s.shard, total, what, n)
-		}
-		return part, nil
+		return part
 	}
-	var err error
-	if p.Concurrency, err = divide("concurrency", p.Concurrency); err != nil {
-		return sh, err
-	}
-	if p.Requests, err = divide("requests", p.Requests); err != nil {
-		return sh, err
-	}
+	sh.empty = p.Requests > 0 && divide(p.Requests) == 0
+	p.Concurrency, p.Requests = divide(p.Concurrency), divide(p.Requests)
 	p.Rate /= float64(n)
 	p.Seed += uint64(i-1) * 1_000_003
 	return sh, nil
 }
 
-// planID is a short hash of the flags that define the plan: every flag
-// set except the shard, the start, and where the output goes.
-func planID(fs *flag.FlagSet) string {
+// parseShard reads a shard's "i/N".
+func parseShard(v string) (i, n int, ok bool) {
+	a, b, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+// planFlags are the flags that define a plan's load, whose values its id
+// hashes: what is sent, to where, how fast, how many and for how long.
+// Where the output goes (--out, --timings, --force, --scrape, --json,
+// --env), how the report judges it (--slo, --fail-if, --max-error-rate,
+// percentiles) and the request headers (which may hold a machine's own
+// key) are left out, so that shards given different ones still merge.
+var planFlags = []string{
+	"url", "api", "model", "requests", "duration", "concurrency", "rate", "burstiness", "seed",
+	"warmup", "prompt-tokens", "max-tokens", "body", "timeout", "stall", "keep-alive",
+}
+
+// planID is a short hash of the plan's load: the planFlags' values, set
+// or not, the prompts of --prompts (their text, not the file's name, which
+// may differ between machines) and the number of shards n.
+func planID(fs *flag.FlagSet, p drive.Plan, n int) string {
 	h := sha256.New()
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "shard", "start-at", "out", "timings", "json", "env", "env-file", "scrape", "gpu-telemetry", "gpu-interval":
-			return
+	for _, name := range planFlags {
+		fmt.Fprintf(h, "%s=%s\n", name, fs.Lookup(name).Value.String())
+	}
+	if fs.Lookup("prompts").Value.String() != "" {
+		for _, pr := range p.Prompts {
+			fmt.Fprintf(h, "prompt=%q\n", pr)
 		}
-		fmt.Fprintf(h, "%s=%s\n", fl.Name, fl.Value.String())
-	})
+		fmt.Fprintf(h, "max_tokens_each=%v\n", p.MaxTokensEach)
+	}
+	fmt.Fprintf(h, "shards=%d\n", n)
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -133,4 +164,39 @@ func (sh share) describe(load map[string]string) {
 		load["shard"] = fmt.Sprintf("%d/%d", sh.i, sh.n)
 		load["plan"] = sh.plan
 	}
+}
+
+// runEmpty runs an empty share: it sends nothing, not even a test
+// request, and writes its file's header (the shard, the plan id, and 0
+// requests) and a completed end line of 0 planned, 0 written; it prints
+// why in place of a report.
+func (f *runFlags) runEmpty(fs *flag.FlagSet, p drive.Plan, sh share, stdout io.Writer) error {
+	w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("Shard %d/%d sent nothing: the plan's %d requests are fewer than its %d shards, and the first %d take one each.",
+		sh.i, sh.n, *f.requests, sh.n, *f.requests)
+	load := f.load(p)
+	delete(load, "duration")
+	load["requests"] = "0"
+	h := f.headerOnly(fs, p, time.Now(), load)
+	sh.describe(h.Load)
+	if err := w.header(h); err != nil {
+		w.finish(&llmmetrics.RunEnd{State: "interrupted"})
+		return err
+	}
+	if err := w.finish(&llmmetrics.RunEnd{State: "completed", Notes: []string{note}}); err != nil {
+		return err
+	}
+	if *f.json {
+		b, err := json.Marshal(map[string]any{"shard": fmt.Sprintf("%d/%d", sh.i, sh.n), "requests": 0, "notes": []string{note}})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, note)
+	return err
 }

@@ -67,15 +67,22 @@ func TestShareOfPlan(t *testing.T) {
 // runShards runs a plan as three shard processes' worth of run commands,
 // started together, and returns their files.
 func runShards(t *testing.T, dir string, args ...string) []string {
+	return runSomeShards(t, dir, 3, []int{1, 2, 3}, args...)
+}
+
+// runSomeShards runs shards is of a plan of n shards, started together,
+// each of which must succeed, and returns their files, shardI.jsonl in
+// dir.
+func runSomeShards(t *testing.T, dir string, n int, is []int, args ...string) []string {
 	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
-	files := make([]string, 3)
+	files := make([]string, len(is))
 	var wg sync.WaitGroup
-	for i := range 3 {
-		files[i] = filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i+1))
+	for k, i := range is {
+		files[k] = filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, _, errs := runCLI(t, "", append([]string{"run", "--shard", fmt.Sprintf("%d/3", i+1), "--start-at", start, "--out", files[i]}, args...)...)
+			code, _, errs := runCLI(t, "", append([]string{"run", "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", start, "--out", files[k]}, args...)...)
 			assert.Equal(t, 0, code, errs)
 		}()
 	}
@@ -105,17 +112,22 @@ func slowLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			return
 		}
 		served.Add(1)
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range 4 {
-			time.Sleep(25 * time.Millisecond)
-			fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":" t%d"}}]}`+"\n\n", i)
-			w.(http.Flusher).Flush()
-		}
-		fmt.Fprint(w, `data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}`+"\n\ndata: [DONE]\n\n")
+		slowReply(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &served
+}
+
+// slowReply is slowLlama's answer: 4 tokens 25 ms apart.
+func slowReply(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	for i := range 4 {
+		time.Sleep(25 * time.Millisecond)
+		fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":" t%d"}}]}`+"\n\n", i)
+		w.(http.Flusher).Flush()
+	}
+	fmt.Fprint(w, `data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}`+"\n\ndata: [DONE]\n\n")
 }
 
 // Three shards against a fake server merge into one run of the whole
@@ -159,6 +171,21 @@ func TestShardsMerge(t *testing.T) {
 	assert.Equal(t, "12", h.Run.Load["requests"])
 	assert.Equal(t, "3", h.Run.Load["shards"])
 	assert.NotContains(t, h.Run.Load, "shard")
+	// Every shard completed, and so did the merged run (issue #30, point
+	// 4: it read TRUNCATED): 5 planned and written by each.
+	var c struct {
+		Completeness struct {
+			State            string
+			Planned, Written int
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &c))
+	assert.Equal(t, "completed", c.Completeness.State)
+	assert.Equal(t, 15, c.Completeness.Planned)
+	assert.Equal(t, 15, c.Completeness.Written)
+	code, out, errs = runCLI(t, "", append([]string{"report", "--merge"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "TRUNCATED")
 }
 
 // The issue's test: three shard processes against the real llama-server
@@ -237,4 +264,231 @@ func TestShardsRealServer(t *testing.T) {
 		_, err := os.Stat(f)
 		assert.NoError(t, err)
 	}
+}
+
+// planIDOf is the plan id of run's flags args with --shard shard.
+func planIDOf(t *testing.T, shard string, args ...string) string {
+	t.Helper()
+	fs, f := newRunFlags()
+	require.NoError(t, fs.Parse(append([]string{"--shard", shard}, args...)))
+	p, _, err := f.plan(fs)
+	require.NoError(t, err)
+	sh, err := f.shardFlags.apply(fs, &p)
+	require.NoError(t, err)
+	return sh.plan
+}
+
+// The plan id is the load's (issue #30, point 4): where the output goes
+// and how the report judges it do not change it, the number of shards and
+// every part of the load do; prompts count by their text, not their
+// file's name.
+func TestPlanIDIsTheLoad(t *testing.T) {
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "p.txt")
+	same := filepath.Join(dir, "same.txt")
+	other := filepath.Join(dir, "other.txt")
+	require.NoError(t, os.WriteFile(prompts, []byte("hello there\n"), 0o644))
+	require.NoError(t, os.WriteFile(same, []byte("hello there\n"), 0o644))
+	require.NoError(t, os.WriteFile(other, []byte("good night\n"), 0o644))
+	base := []string{"--url", "http://h/v1/chat/completions", "--model", "m", "--requests", "12", "--concurrency", "3", "--prompts", prompts}
+	id := planIDOf(t, "1/3", base...)
+	for _, kept := range [][]string{
+		{"--out", filepath.Join(dir, "x.jsonl")}, {"--force"}, {"--timings", filepath.Join(dir, "t.jsonl")},
+		{"--fail-if", "p99(ttft)>1s"}, {"--slo", "ttft=1s"}, {"--max-error-rate", "0.5"}, {"--json"},
+		{"--percentiles", "50,99"}, {"--env", "gpu=x"}, {"--scrape", "http://h/metrics"}, {"--header", "X-Key: secret"},
+		{"--start-at", "2030-01-01T00:00:00Z"}, {"--seed", "1"}, // the default given
+	} {
+		assert.Equal(t, id, planIDOf(t, "1/3", append(base, kept...)...), "%v keeps the id", kept)
+	}
+	assert.Equal(t, id, planIDOf(t, "2/3", base...), "every shard of the plan")
+	assert.Equal(t, id, planIDOf(t, "3/3", append(base[:len(base)-1], same)...), "the same prompts in another file")
+	for _, changed := range [][]string{
+		{"--requests", "13"}, {"--concurrency", "4"}, {"--rate", "2"}, {"--model", "n"}, {"--url", "http://g/v1/chat/completions"},
+		{"--max-tokens", "8"}, {"--seed", "2"}, {"--warmup", "2"}, {"--prompts", other}, {"--body", `{"ignore_eos":true}`},
+	} {
+		assert.NotEqual(t, id, planIDOf(t, "1/3", append(base, changed...)...), "%v changes the id", changed)
+	}
+	assert.NotEqual(t, id, planIDOf(t, "1/2", base...), "another number of shards, another plan")
+}
+
+// An uneven split is decided from the plan, the same on every shard
+// (issue #30, point 4: with fewer requests than shards some ran and the
+// others were refused): 2 requests over 3 shards give 1, 1 and an empty
+// share; a concurrency of 2 over 3 shards is refused by every shard.
+func TestUnevenShare(t *testing.T) {
+	for i, want := range []struct {
+		reqs  int
+		empty bool
+	}{{1, false}, {1, false}, {0, true}} {
+		fs, f := newRunFlags()
+		require.NoError(t, fs.Parse([]string{"--url", "http://h/v1/chat/completions", "--requests", "2", "--concurrency", "3", "--shard", fmt.Sprintf("%d/3", i+1)}))
+		p := drive.Plan{Concurrency: 3, Requests: 2}
+		sh, err := f.shardFlags.apply(fs, &p)
+		require.NoError(t, err, "shard %d", i+1)
+		assert.Equal(t, want.reqs, p.Requests, "shard %d", i+1)
+		assert.Equal(t, want.empty, sh.empty, "shard %d", i+1)
+	}
+	for i := range 3 {
+		fs, f := newRunFlags()
+		require.NoError(t, fs.Parse([]string{"--url", "http://h/v1/chat/completions", "--requests", "9", "--concurrency", "2", "--shard", fmt.Sprintf("%d/3", i+1)}))
+		p := drive.Plan{Concurrency: 2, Requests: 9}
+		_, err := f.shardFlags.apply(fs, &p)
+		assert.ErrorIs(t, err, errUsage, "shard %d", i+1)
+		assert.ErrorContains(t, err, "--concurrency 2 cannot be shared by 3 shards", "shard %d", i+1)
+	}
+}
+
+// Through the command: 2 requests over 3 shards. Every shard runs; the
+// third sends nothing (no test request either) and writes its header and
+// a completed end line; the merge finds all three and is completed.
+func TestUnevenShardsMerge(t *testing.T) {
+	srv, served := slowLlama(t)
+	dir := t.TempDir()
+	files := runShards(t, dir, "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2", "--concurrency", "3",
+		"--prompts", promptsFile(t), "--max-tokens", "4")
+	assert.Equal(t, int64(2+2), served.Load(), "two requests and two test requests")
+	empty, _, err := readRuns(files[2], false)
+	require.NoError(t, err)
+	assert.Empty(t, empty.Records)
+	assert.Equal(t, "3/3", empty.Header.Load["shard"])
+	assert.Equal(t, "0", empty.Header.Load["requests"])
+	require.NotNil(t, empty.End)
+	assert.Equal(t, "completed", empty.End.State)
+	assert.Zero(t, empty.End.Written)
+
+	code, out, errs := runCLI(t, "", append([]string{"report", "--json", "--merge"}, files...)...)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Requests     llmmetrics.Accounting
+		Completeness struct {
+			State            string
+			Planned, Written int
+		}
+		Run struct{ Load map[string]string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 2, got.Requests.OK)
+	assert.Equal(t, 2, got.Requests.Preflight)
+	assert.Equal(t, "completed", got.Completeness.State)
+	assert.Equal(t, 4, got.Completeness.Planned, "1 + 1 + 0 requests, and two test requests")
+	assert.Equal(t, 4, got.Completeness.Written)
+	assert.Equal(t, "2", got.Run.Load["requests"])
+	assert.Equal(t, "3", got.Run.Load["shards"])
+}
+
+// copyFile copies src to dir/name, cut by cut bytes from its end, and
+// returns its path.
+func copyFile(t *testing.T, src, dir, name string, cut int) string {
+	b, err := os.ReadFile(src)
+	require.NoError(t, err)
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, b[:len(b)-cut], 0o644))
+	return p
+}
+
+// lastLine returns the length of a file's last line, its newline included.
+func lastLine(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return len(b) - (strings.LastIndexByte(string(b[:len(b)-1]), '\n') + 1)
+}
+
+// report --merge refuses shards that are not every shard of one plan,
+// each once, with one line naming the files (issue #30, point 4: it
+// merged them and called the result the whole plan).
+func TestShardMergeRefusals(t *testing.T) {
+	srv, _ := slowLlama(t)
+	dir := t.TempDir()
+	args := []string{"--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--requests", "6", "--concurrency", "3",
+		"--prompts", promptsFile(t), "--max-tokens", "4"}
+	files := runShards(t, dir, args...)
+	half := filepath.Join(dir, "half.jsonl")
+	code, _, errs := runCLI(t, "", append([]string{"run", "--shard", "1/2", "--out", half}, args...)...)
+	require.Equal(t, 0, code, errs)
+	twin := copyFile(t, files[1], dir, "twin.jsonl", 0)
+
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{files[0], files[1], twin, files[2]}, "--merge: shard 2/3 appears twice: " + files[1] + " and " + twin},
+		{[]string{files[0], files[1]}, "--merge: shard 3/3 is missing"},
+		{[]string{files[0]}, ""}, // one file is no merge: a usage error
+		{[]string{files[0], half}, "--merge: " + files[0] + " is shard 1/3 but " + half + " is 1/2"},
+		{[]string{files[0], files[1], files[2], files[0]}, "--merge: " + files[0] + " is given twice"},
+	} {
+		code, _, errs := runCLI(t, "", append([]string{"report", "--merge"}, c.files...)...)
+		assert.Equal(t, 2, code, "%v: %s", c.files, errs)
+		if c.want != "" {
+			assert.Contains(t, errs, c.want)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %s", errs)
+		}
+	}
+	code, _, errs = runCLI(t, "", append([]string{"report", "--merge"}, files[2], files[0], files[1])...)
+	assert.Equal(t, 0, code, "every shard once, in any order: %s", errs)
+}
+
+// The merged run ends as its shards did (issue #30, point 4: every merge
+// read TRUNCATED, which hid a shard that really was interrupted): a shard
+// stopped by --max-error-rate makes it INTERRUPTED, and a shard file that
+// lost its end line TRUNCATED, each naming the file. The fake server
+// answers the third shard's test request (the first it sends, with its
+// X-Shard header, which the plan id leaves out) and fails the rest.
+func TestShardMergeEnds(t *testing.T) {
+	var third atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("X-Shard") == "3" && third.Add(1) > 1 {
+			http.Error(w, `{"error":"shard 3 is not served"}`, http.StatusInternalServerError)
+			return
+		}
+		slowReply(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	args := []string{"--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--requests", "36", "--concurrency", "3",
+		"--prompts", promptsFile(t), "--max-tokens", "4"}
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	files := make([]string, 3)
+	codes := make([]int, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		files[i] = filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i+1))
+		own := []string{"run", "--shard", fmt.Sprintf("%d/3", i+1), "--start-at", start, "--out", files[i]}
+		if i == 2 {
+			own = append(own, "--header", "X-Shard: 3", "--max-error-rate", "0.5")
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = runCLI(t, "", append(own, args...)...)
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, []int{0, 0, 4}, codes, "the third stopped by --max-error-rate")
+
+	type completeness struct{ State, By, Reason string }
+	merge := func(files ...string) completeness {
+		t.Helper()
+		code, out, errs := runCLI(t, "", append([]string{"report", "--json", "--merge"}, files...)...)
+		require.Equal(t, 0, code, errs)
+		var got struct{ Completeness completeness }
+		require.NoError(t, json.Unmarshal([]byte(out), &got))
+		return got.Completeness
+	}
+	c := merge(files...)
+	assert.Equal(t, "interrupted", c.State)
+	assert.True(t, strings.HasPrefix(c.By, "--max-error-rate 0.5 ("), c.By)
+	assert.True(t, strings.HasSuffix(c.By, " in "+files[2]+" (shard 3/3)"), c.By)
+	assert.True(t, strings.HasPrefix(c.Reason, "INTERRUPTED by "+c.By+": "), c.Reason)
+
+	// The second shard's file without its end line, as a machine killed
+	// before writing it leaves it: 12 requests and its test request.
+	cut := copyFile(t, files[1], dir, "cut.jsonl", lastLine(t, files[1]))
+	c = merge(files[0], cut, files[2])
+	assert.Equal(t, "truncated", c.State)
+	assert.Equal(t, "TRUNCATED: "+cut+" (shard 2/3): the file stops before the end line its header promised (records read: 13); the writer stopped before the run ended, and the figures cover only what was written", c.Reason)
 }
