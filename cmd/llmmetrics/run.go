@@ -102,8 +102,8 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	case *f.search != "":
 		return runSearch(fs, f, stdout) // search.go
 	}
-	r, err := planLoad(fs, f)
-	if err != nil {
+	r, err := planLoad(fs, f, stdout)
+	if err != nil || r == nil { // nil: an empty shard, done (shard.go)
 		return err
 	}
 	defer r.close()
@@ -172,8 +172,10 @@ type loadRun struct {
 
 // planLoad is the plan stage: the flags turned into a plan, cut to the
 // shard's share, its outputs checked and opened, and the interrupts
-// caught. The caller closes the run.
-func planLoad(fs *flag.FlagSet, f *runFlags) (*loadRun, error) {
+// caught. The caller closes the run. A shard whose share is empty is run
+// here (it sends nothing and writes its files): planLoad then returns a
+// nil run and runEmpty's error.
+func planLoad(fs *flag.FlagSet, f *runFlags, stdout io.Writer) (*loadRun, error) {
 	p, opt, err := f.plan(fs)
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func planLoad(fs *flag.FlagSet, f *runFlags) (*loadRun, error) {
 		return nil, err
 	}
 	if sh.empty {
-		return f.runEmpty(fs, p, sh, stdout) // shard.go
+		return nil, f.runEmpty(fs, p, sh, stdout) // shard.go
 	}
 	rw, proms, err := f.runOutputs().check(f.inputs(), *f.force)
 	if err != nil {
