@@ -9,7 +9,8 @@ import (
 // A Metric is one latency distribution of a [Summary], as the catalogue
 // ([Metrics]) describes it: the report, its JSON, the gates, diff, sweep,
 // the spectrum and the charts all take a metric's names, unit and basis
-// from here. The zero Metric is none: its methods find nothing.
+// from here. UnmarshalText finds a metric by its key. The zero Metric is
+// none: its methods find nothing.
 type Metric struct {
 	// Key names the metric in JSON (the distribution's key is Key + "_" +
 	// Unit: "ttft_ms"), in Summary.Absent, in --slo and --fail-if, and in
@@ -38,6 +39,9 @@ type Metric struct {
 	// Scheduled is the key of the same figure measured from each
 	// request's scheduled time rather than its send, where there is one.
 	Scheduled string
+	// Client is true for the distributions of Summary.Client, which
+	// outputs give apart (in JSON under "client").
+	Client bool
 
 	id metricID
 }
@@ -81,9 +85,9 @@ var catalogue = []Metric{
 	{Key: keyMaxGap, Name: "largest gap per request", Label: "max gap/request", Unit: "ms", Over: "ok requests with two or more chunk arrivals", Weighting: "request",
 		Doc: "Record.MaxGap", PerRequest: true, id: idMaxGap},
 	{Key: keyTTFTFromScheduled, Name: "TTFT from the scheduled time", Label: "TTFT from sched.", Unit: "ms", Over: "ok requests of an open loop", Weighting: "request",
-		Doc: "ClientStats.TTFTFromScheduled", id: idTTFTFromScheduled},
+		Doc: "ClientStats.TTFTFromScheduled", Client: true, id: idTTFTFromScheduled},
 	{Key: keyE2EFromScheduled, Name: "E2E from the scheduled time", Label: "E2E from sched.", Unit: "ms", Over: "ok requests of an open loop", Weighting: "request",
-		Doc: "ClientStats.E2EFromScheduled", id: idE2EFromScheduled},
+		Doc: "ClientStats.E2EFromScheduled", Client: true, id: idE2EFromScheduled},
 }
 
 // Metrics returns the catalogue of the latency distributions a Summary
@@ -92,9 +96,9 @@ var catalogue = []Metric{
 // slice is the caller's.
 func Metrics() []Metric { return slices.Clone(catalogue) }
 
-// MetricByKey returns the metric of a key ("ttft", "max_gap"), and false
-// for a key the catalogue does not hold.
-func MetricByKey(key string) (Metric, bool) {
+// metricByKey returns the metric of a key, and false for a key the
+// catalogue does not hold.
+func metricByKey(key string) (Metric, bool) {
 	for _, m := range catalogue {
 		if m.Key == key {
 			return m, true
@@ -102,6 +106,26 @@ func MetricByKey(key string) (Metric, bool) {
 	}
 	return Metric{}, false
 }
+
+// UnmarshalText sets m to the catalogue's metric of a key ("ttft",
+// "max_gap"). For a key the catalogue does not hold it returns an error
+// wrapping ErrInvalidOption that names the keys it holds, and leaves m
+// as it was. It makes a Metric a flag (flag.TextVar) or a JSON string.
+func (m *Metric) UnmarshalText(text []byte) error {
+	found, ok := metricByKey(string(text))
+	if !ok {
+		keys := make([]string, len(catalogue))
+		for i, c := range catalogue {
+			keys[i] = c.Key
+		}
+		return fmt.Errorf("%w: unknown metric %q (want %s)", ErrInvalidOption, text, orList(keys))
+	}
+	*m = found
+	return nil
+}
+
+// MarshalText writes the metric's key, as UnmarshalText reads it.
+func (m Metric) MarshalText() ([]byte, error) { return []byte(m.Key), nil }
 
 // Distribution returns the metric's distribution in s, or nil when s has
 // none (Summary.Absent says why, for the metrics outside Summary.Client).
@@ -177,7 +201,3 @@ func (m Metric) limit(slo *SLO) *time.Duration {
 	}
 	return nil
 }
-
-// client says whether the metric is among the client's distributions
-// (Summary.Client), written apart.
-func (m Metric) client() bool { return m.id == idTTFTFromScheduled || m.id == idE2EFromScheduled }

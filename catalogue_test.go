@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -211,29 +212,36 @@ func TestCatalogueEntries(t *testing.T) {
 			t.Errorf("%s: weighting %q", m.Key, m.Weighting)
 		}
 		path := m.jsonKey()
-		if m.client() {
+		if m.Client {
 			path = "client." + path
 		}
 		if !slices.Contains(keys, path) {
 			t.Errorf("%s: %s is not in %s", m.Key, path, jsonKeysGolden)
 		}
-		if !m.client() && !slices.Contains(keys, "absent."+m.Key) {
+		if !m.Client && !slices.Contains(keys, "absent."+m.Key) {
 			t.Errorf("%s: absent.%s is not in %s", m.Key, m.Key, jsonKeysGolden)
 		}
 		if !symbols[m.Doc] {
 			t.Errorf("%s: its doc reference %s is not a symbol of the package", m.Key, m.Doc)
 		}
 		if m.Scheduled != "" {
-			if due, ok := MetricByKey(m.Scheduled); !ok || !due.client() {
+			if due, ok := metricByKey(m.Scheduled); !ok || !due.Client {
 				t.Errorf("%s: Scheduled %q is not a metric from the scheduled time", m.Key, m.Scheduled)
 			}
 		}
-		if got, ok := MetricByKey(m.Key); !ok || got != m {
-			t.Errorf("MetricByKey(%q) = %+v, %v", m.Key, got, ok)
+		var got Metric
+		if err := got.UnmarshalText([]byte(m.Key)); err != nil || got != m {
+			t.Errorf("UnmarshalText(%q) = %+v, %v", m.Key, got, err)
+		}
+		if text, _ := m.MarshalText(); string(text) != m.Key {
+			t.Errorf("%s: MarshalText %q", m.Key, text)
 		}
 	}
-	if _, ok := MetricByKey(""); ok {
-		t.Error(`MetricByKey("") found a metric`)
+	for _, key := range []string{"", "TTFT", "ttft_ms", "first_answer"} {
+		m := catalogue[0]
+		if err := m.UnmarshalText([]byte(key)); !errors.Is(err, ErrInvalidOption) || m != catalogue[0] {
+			t.Errorf("UnmarshalText(%q): %v, and m became %+v", key, err, m)
+		}
 	}
 	var zero Metric
 	if zero.Distribution(&Summary{TTFT: &Distribution{}}) != nil {
@@ -356,8 +364,8 @@ func TestConventionsDefaults(t *testing.T) {
 
 	// TPOT's "mean is request-weighted; the gap-weighted mean (the pooled ITL's)".
 	find(`\*\*TPOT\*\* [^\n]*\n[^\n]*Its mean is request-weighted; the gap-weighted mean \(the pooled ITL's\)`)
-	tpot, _ := MetricByKey(keyTPOT)
-	itl, _ := MetricByKey(keyITL)
+	tpot, _ := metricByKey(keyTPOT)
+	itl, _ := metricByKey(keyITL)
 	if tpot.Weighting != "request" || itl.Weighting != "gap" {
 		t.Errorf("TPOT's mean is weighted by %s and ITL's by %s; conventions.md says request and gap", tpot.Weighting, itl.Weighting)
 	}

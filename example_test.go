@@ -2,6 +2,7 @@ package llmmetrics_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -765,19 +766,26 @@ func ExampleMetrics() {
 	// E2E from sched.  absent
 }
 
-func ExampleMetricByKey() {
-	m, ok := llmmetrics.MetricByKey("max_gap")
-	fmt.Println(ok, m.Name, m.Doc)
-	_, ok = llmmetrics.MetricByKey("ttst")
-	fmt.Println(ok)
+func ExampleMetric_UnmarshalText() {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte("max_gap"))
+	fmt.Println(m.Name, m.Doc, err)
+	fmt.Println(m.UnmarshalText([]byte("ttst")))
 	// Output:
-	// true largest gap per request Record.MaxGap
-	// false
+	// largest gap per request Record.MaxGap <nil>
+	// llmmetrics: invalid option: unknown metric "ttst" (want ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled or e2e_from_scheduled)
+}
+
+func ExampleMetric_MarshalText() {
+	b, _ := json.Marshal(llmmetrics.Metrics()[:3])
+	fmt.Println(string(b))
+	// Output: ["ttft","tpot","e2e"]
 }
 
 func ExampleMetric_Distribution() {
 	s, _ := llmmetrics.Summarize(cohort(), llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}})
-	m, _ := llmmetrics.MetricByKey("tpot")
+	var m llmmetrics.Metric
+	m.UnmarshalText([]byte("tpot"))
 	d := m.Distribution(s)
 	fmt.Println(d.N, d.Points[0].Value, d.Points[0].ID)
 	// Output: 4 20ms A

@@ -31,7 +31,7 @@ func ParseSLO(s string) (SLO, error) {
 		if !ok {
 			return SLO{}, fmt.Errorf("%w: %q is not key=duration", ErrInvalidSLO, f)
 		}
-		m, _ := MetricByKey(key)
+		m, _ := metricByKey(key)
 		dst := m.limit(&slo)
 		if dst == nil {
 			return SLO{}, fmt.Errorf("%w: unknown key %q (want %s)", ErrInvalidSLO, key, sloKeys())

@@ -56,7 +56,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		{"requests", req},
 	}
 	for _, m := range catalogue {
-		if d := m.Distribution(s); d != nil && !m.client() {
+		if d := m.Distribution(s); d != nil && !m.Client {
 			o = append(o, field{m.jsonKey(), distObject(d, s.jsonDetail(m))})
 		}
 	}
@@ -71,7 +71,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 			}
 		}
 		for _, m := range catalogue {
-			if d := m.Distribution(s); d != nil && m.client() {
+			if d := m.Distribution(s); d != nil && m.Client {
 				co = append(co, field{m.jsonKey(), distObject(d, nil)})
 			}
 		}
@@ -362,7 +362,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	var rows []row
 	for _, m := range catalogue {
-		if d := m.Distribution(s); d != nil && !m.client() {
+		if d := m.Distribution(s); d != nil && !m.Client {
 			label := m.Label
 			if m.id == idITL {
 				label += " (" + s.ITL.Basis.String() + " gaps)"
@@ -377,7 +377,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			}
 		}
 		for _, m := range catalogue {
-			if d := m.Distribution(s); d != nil && m.client() {
+			if d := m.Distribution(s); d != nil && m.Client {
 				rows = append(rows, row{m.Label, d})
 			}
 		}

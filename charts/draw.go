@@ -20,8 +20,9 @@ import (
 // chartMetric returns the metric of a key, where the charts can draw it:
 // a metric of llmmetrics.Metrics with a value per request.
 func chartMetric(key string) (llmmetrics.Metric, bool) {
-	m, ok := llmmetrics.MetricByKey(key)
-	return m, ok && m.PerRequest
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte(key))
+	return m, err == nil && m.PerRequest
 }
 
 func xys(pts []XY) plotter.XYs {

@@ -57,7 +57,7 @@ func ParseCondition(s string) (Condition, error) {
 			return bad("unclosed parenthesis")
 		}
 		c.Stat, c.Metric = strings.TrimSpace(stat), strings.TrimSpace(strings.TrimSuffix(arg, ")"))
-		if _, ok := llmmetrics.MetricByKey(c.Metric); !ok {
+		if _, ok := metricOf(c.Metric); !ok {
 			return bad(fmt.Sprintf("unknown metric %q (want %s)", c.Metric, metricKeys(func(llmmetrics.Metric) bool { return true })))
 		}
 		switch {
@@ -138,7 +138,7 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 		}
 		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
 	}
-	m, _ := llmmetrics.MetricByKey(c.Metric)
+	m, _ := metricOf(c.Metric)
 	d := m.Distribution(s)
 	if d == nil {
 		why := fmt.Sprintf("the run has no %s distribution", c.Metric)
@@ -163,6 +163,14 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 		}
 	}
 	return float64(v), v.String(), nil
+}
+
+// metricOf returns the catalogue's metric of a key, and false for a key
+// it does not hold.
+func metricOf(key string) (llmmetrics.Metric, bool) {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte(key))
+	return m, err == nil
 }
 
 // metricKeys lists the keys of the catalogue's metrics for which keep is

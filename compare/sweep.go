@@ -234,7 +234,7 @@ func figureUnit(name string) string {
 	}
 	name = strings.TrimPrefix(name, "server ")
 	key, _, _ := strings.Cut(name, " ")
-	if m, ok := llmmetrics.MetricByKey(key); ok {
+	if m, ok := metricOf(key); ok {
 		return m.Unit
 	}
 	switch {

@@ -103,7 +103,7 @@ func (c *loadCheck) doubt(cond compare.Condition, value string, s *llmmetrics.Su
 	if c.partial != "" {
 		return fmt.Sprintf("%s passed (it is %s), but %s: a gate does not pass on figures of a load the server did not take (see the WARNING)", cond.Text, value, c.partial)
 	}
-	m, _ := llmmetrics.MetricByKey(cond.Metric)
+	m, _ := metricOf(cond.Metric)
 	if !c.late || cond.Stat == "" || m.Scheduled == "" {
 		return ""
 	}

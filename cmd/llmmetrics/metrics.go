@@ -6,6 +6,14 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 )
 
+// metricOf returns the catalogue's metric of a key, and false for a key
+// it does not hold.
+func metricOf(key string) (llmmetrics.Metric, bool) {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte(key))
+	return m, err == nil
+}
+
 // headlineKeys are the keys of the catalogue's headline metrics (TTFT,
 // TPOT and E2E), which the charts of a report and a diff draw.
 func headlineKeys() []string {

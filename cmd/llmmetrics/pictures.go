@@ -85,7 +85,7 @@ func marked(r namedRun, s *llmmetrics.Summary) []llmmetrics.Record {
 // writeSpectrum prints the spectrum of a metric over the measured ok
 // requests of the runs.
 func writeSpectrum(w io.Writer, metric string, runs []namedRun, s *llmmetrics.Summary) error {
-	if m, ok := llmmetrics.MetricByKey(metric); !ok || !m.PerRequest {
+	if m, ok := metricOf(metric); !ok || !m.PerRequest {
 		return fmt.Errorf("%w: --spectrum %q: want %s", errUsage, metric, metricKeys(func(m llmmetrics.Metric) bool { return m.PerRequest }))
 	}
 	var xs []time.Duration
