@@ -85,6 +85,19 @@
 // offered count and are never good, so they lower attainment. Warm-up
 // requests are not measured, so they are neither good nor offered here.
 //
+// # The catalogue of metrics
+//
+// [Metrics] lists the latency distributions of a Summary, in the order
+// every output gives them, each a [Metric]: its key (ttft, tpot, e2e, itl,
+// max_gap, ttft_from_scheduled, e2e_from_scheduled: in JSON as ttft_ms,
+// in Summary.Absent, --slo and --fail-if), its names, unit, basis and
+// weighting, and the symbol whose doc gives its formula. The report and
+// its JSON, the package compare's gates, diff and sweep, the charts and
+// the command take them from there, and [Metric.Distribution],
+// [Metric.Value] and [Metric.Limit] read a metric from a Summary, a
+// Record and an SLO. A new metric is its computation, its entry and a
+// golden test; testdata/json_keys.golden pins the keys of the JSON.
+//
 // # Accounting
 //
 // Every record offered to [Summarize] ends in exactly one [Category]:

@@ -2,6 +2,7 @@ package llmmetrics_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -775,4 +776,84 @@ func ExampleRun_Completeness() {
 	// truncated 0 2
 	// true
 	// llmmetrics: TRUNCATED: the file ends inside line 2 (32 bytes of an unfinished record), before any whole record: the writer stopped before it wrote a request, and there is nothing to measure
+}
+
+func ExampleMetrics() {
+	// The opening trace of the first lesson: TTFT 120 ms, TPOT 36.25 ms,
+	// E2E 265 ms, gaps 35, 37, 36 and 37 ms.
+	s, _ := llmmetrics.Summarize([]llmmetrics.Record{openingTrace()}, llmmetrics.Options{})
+	for _, m := range llmmetrics.Metrics() {
+		if d := m.Distribution(s); d != nil {
+			fmt.Printf("%-16s %s_%s: mean %v over %s\n", m.Label, m.Key, m.Unit, d.Mean, m.Over)
+		} else {
+			fmt.Printf("%-16s absent\n", m.Label)
+		}
+	}
+	// Output:
+	// TTFT             ttft_ms: mean 120ms over ok requests
+	// TPOT             tpot_ms: mean 36.25ms over ok requests with n ≥ 2 and a usable count
+	// E2E              e2e_ms: mean 265ms over ok requests
+	// ITL              itl_ms: mean 36.25ms over the gaps between consecutive text chunks of ok requests, pooled
+	// max gap/request  max_gap_ms: mean 37ms over ok requests with two or more chunk arrivals
+	// TTFT from sched. absent
+	// E2E from sched.  absent
+}
+
+func ExampleMetric_UnmarshalText() {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte("max_gap"))
+	fmt.Println(m.Name, m.Doc, err)
+	fmt.Println(m.UnmarshalText([]byte("ttst")))
+	// Output:
+	// largest gap per request Record.MaxGap <nil>
+	// llmmetrics: invalid option: unknown metric "ttst" (want ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled or e2e_from_scheduled)
+}
+
+func ExampleMetric_MarshalText() {
+	b, _ := json.Marshal(llmmetrics.Metrics()[:3])
+	fmt.Println(string(b))
+	// Output: ["ttft","tpot","e2e"]
+}
+
+func ExampleMetric_Distribution() {
+	s, _ := llmmetrics.Summarize(cohort(), llmmetrics.Options{Percentiles: []llmmetrics.Percentile{llmmetrics.MustPercentile(50)}})
+	var m llmmetrics.Metric
+	m.UnmarshalText([]byte("tpot"))
+	d := m.Distribution(s)
+	fmt.Println(d.N, d.Points[0].Value, d.Points[0].ID)
+	// Output: 4 20ms A
+}
+
+func ExampleMetric_Value() {
+	r := openingTrace()
+	for _, m := range llmmetrics.Metrics() {
+		v, err := m.Value(&r)
+		if err != nil {
+			fmt.Println(m.Key, "has no value per request")
+			continue
+		}
+		fmt.Println(m.Key, v)
+	}
+	// Output:
+	// ttft 120ms
+	// tpot 36.25ms
+	// e2e 265ms
+	// itl has no value per request
+	// max_gap 37ms
+	// ttft_from_scheduled has no value per request
+	// e2e_from_scheduled has no value per request
+}
+
+func ExampleMetric_Limit() {
+	slo := llmmetrics.SLO{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond}
+	for _, m := range llmmetrics.Metrics() {
+		if limit, ok := m.Limit(slo); ok {
+			fmt.Printf("%s ≤ %v\n", m.Key, limit)
+		}
+	}
+	// Output:
+	// ttft ≤ 500ms
+	// tpot ≤ 50ms
+	// e2e ≤ 0s
+	// max_gap ≤ 0s
 }

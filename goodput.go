@@ -31,18 +31,10 @@ func ParseSLO(s string) (SLO, error) {
 		if !ok {
 			return SLO{}, fmt.Errorf("%w: %q is not key=duration", ErrInvalidSLO, f)
 		}
-		var dst *time.Duration
-		switch key {
-		case "ttft":
-			dst = &slo.TTFT
-		case "tpot":
-			dst = &slo.TPOT
-		case "e2e":
-			dst = &slo.E2E
-		case "max_gap":
-			dst = &slo.MaxGap
-		default:
-			return SLO{}, fmt.Errorf("%w: unknown key %q (want ttft, tpot, e2e or max_gap)", ErrInvalidSLO, key)
+		m, _ := metricByKey(key)
+		dst := m.limit(&slo)
+		if dst == nil {
+			return SLO{}, fmt.Errorf("%w: unknown key %q (want %s)", ErrInvalidSLO, key, sloKeys())
 		}
 		if seen[key] {
 			return SLO{}, fmt.Errorf("%w: %s given twice", ErrInvalidSLO, key)
@@ -90,8 +82,30 @@ type limit struct {
 	limit time.Duration
 }
 
+// limits returns the SLO's limits in the catalogue's order, each named
+// by its metric's key; judgeTimes and goodputCounter keep that order.
 func (s SLO) limits() [4]limit {
-	return [4]limit{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}, {"max_gap", s.MaxGap}}
+	return [4]limit{{keyTTFT, s.TTFT}, {keyTPOT, s.TPOT}, {keyE2E, s.E2E}, {keyMaxGap, s.MaxGap}}
+}
+
+// sloKeys lists the keys an SLO can limit, for a message: "ttft, tpot,
+// e2e or max_gap".
+func sloKeys() string {
+	var keys []string
+	for _, m := range catalogue {
+		if m.limit(&SLO{}) != nil {
+			keys = append(keys, m.Key)
+		}
+	}
+	return orList(keys)
+}
+
+// orList writes "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 func (s SLO) within(v, limit time.Duration) bool {
@@ -211,6 +225,12 @@ type Goodput struct {
 	// FailedTTFT, FailedTPOT, FailedE2E and FailedMaxGap count the ok
 	// requests that failed each limit (a request can fail several).
 	FailedTTFT, FailedTPOT, FailedE2E, FailedMaxGap int
+}
+
+// failed returns the counts of requests that failed each limit, in the
+// order of SLO.limits.
+func (g *Goodput) failed() [4]int {
+	return [4]int{g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap}
 }
 
 // goodputCounter accumulates verdicts.

@@ -55,40 +55,24 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		{"percentile_method", s.Method.String()},
 		{"requests", req},
 	}
-	if s.TTFT != nil {
-		o = append(o, field{"ttft_ms", distObject(s.TTFT, nil)})
-	}
-	if s.TPOT != nil {
-		o = append(o, field{"tpot_ms", distObject(&s.TPOT.Distribution, object{
-			{"weighting", "request"},
-			{"gap_weighted_mean", millis(s.TPOT.GapWeightedMean)},
-			{"excluded_one_token", s.TPOT.Excluded},
-		})})
-	}
-	if s.E2E != nil {
-		o = append(o, field{"e2e_ms", distObject(s.E2E, nil)})
-	}
-	if s.ITL != nil {
-		o = append(o, field{"itl_ms", distObject(&s.ITL.Distribution, object{
-			{"weighting", "gap"},
-			{"basis", s.ITL.Basis.String()},
-			{"token_basis_requests", s.ITL.TokenBasis},
-			{"chunk_basis_requests", s.ITL.ChunkBasis},
-			{"no_chunk_requests", s.ITL.NoChunks},
-		})})
-	}
-	if s.MaxGap != nil {
-		o = append(o, field{"max_gap_ms", distObject(s.MaxGap, nil)})
+	for _, m := range catalogue {
+		if d := m.Distribution(s); d != nil && !m.Client {
+			o = append(o, field{m.jsonKey(), distObject(d, s.jsonDetail(m))})
+		}
 	}
 	if c := s.Client; c != nil {
 		co := object{}
 		for _, d := range []struct {
 			key string
 			d   *Distribution
-		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness},
-			{"ttft_from_scheduled_ms", c.TTFTFromScheduled}, {"e2e_from_scheduled_ms", c.E2EFromScheduled}} {
+		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
 			if d.d != nil {
 				co = append(co, field{d.key, distObject(d.d, nil)})
+			}
+		}
+		for _, m := range catalogue {
+			if d := m.Distribution(s); d != nil && m.Client {
+				co = append(co, field{m.jsonKey(), distObject(d, nil)})
 			}
 		}
 		co = append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
@@ -112,11 +96,12 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"throughput", th})
 	}
 	if g := s.Goodput; g != nil {
-		slo := object{}
-		for _, l := range g.SLO.limits() {
+		slo, failed := object{}, object{}
+		for i, l := range g.SLO.limits() {
 			if l.limit > 0 {
 				slo = append(slo, field{l.name + "_ms", millis(l.limit)})
 			}
+			failed = append(failed, field{l.name, g.failed()[i]})
 		}
 		cmp := "inclusive"
 		if g.SLO.Strict {
@@ -130,7 +115,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		gp = append(gp,
 			field{"slo", slo},
 			field{"tpot_not_applicable", g.TPOTNotApplicable},
-			field{"failed_limit", object{{"ttft", g.FailedTTFT}, {"tpot", g.FailedTPOT}, {"e2e", g.FailedE2E}, {"max_gap", g.FailedMaxGap}}},
+			field{"failed_limit", failed},
 		)
 		o = append(o, field{"goodput", gp})
 	}
@@ -219,15 +204,9 @@ func strataObject(st *Strata) object {
 		if x.AtMost != math.MaxInt {
 			o = append(o, field{"at_most", x.AtMost})
 		}
-		if sum := x.Summary; sum != nil {
-			if sum.TTFT != nil {
-				o = append(o, field{"ttft_ms", distObject(sum.TTFT, nil)})
-			}
-			if sum.TPOT != nil {
-				o = append(o, field{"tpot_ms", distObject(&sum.TPOT.Distribution, nil)})
-			}
-			if sum.E2E != nil {
-				o = append(o, field{"e2e_ms", distObject(sum.E2E, nil)})
+		for _, m := range catalogue {
+			if d := m.Distribution(x.Summary); d != nil && m.Headline {
+				o = append(o, field{m.jsonKey(), distObject(d, nil)})
 			}
 		}
 		list[i] = o
@@ -241,7 +220,15 @@ func writeStrata(b *bytes.Buffer, st *Strata, ps []Percentile) {
 	lo, hi := ps[0], ps[len(ps)-1]
 	fmt.Fprintf(b, "\nlatency by %s length, over ok requests (%d measured requests that are not ok are in no stratum), ms:\n", st.By, st.Unstratified)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  stratum\tn\tTTFT %s\tTTFT %s\tTPOT %s\tTPOT %s\tE2E %s\tE2E %s\t\n", lo.Key(), hi.Key(), lo.Key(), hi.Key(), lo.Key(), hi.Key())
+	var headline []Metric
+	head := []string{"  stratum", "n"}
+	for _, m := range catalogue {
+		if m.Headline {
+			headline = append(headline, m)
+			head = append(head, m.Label+" "+lo.Key(), m.Label+" "+hi.Key())
+		}
+	}
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(head, "\t"))
 	at := func(d *Distribution, p Percentile) string {
 		if d == nil {
 			return "—"
@@ -251,14 +238,8 @@ func writeStrata(b *bytes.Buffer, st *Strata, ps []Percentile) {
 	}
 	for _, x := range st.Strata {
 		cells := []string{x.String(), fmt.Sprint(x.Requests)}
-		var tt, tp, ee *Distribution
-		if sum := x.Summary; sum != nil {
-			tt, ee = sum.TTFT, sum.E2E
-			if sum.TPOT != nil {
-				tp = &sum.TPOT.Distribution
-			}
-		}
-		for _, d := range []*Distribution{tt, tp, ee} {
+		for _, m := range headline {
+			d := m.Distribution(x.Summary)
 			cells = append(cells, at(d, lo), at(d, hi))
 		}
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(cells, "\t"))
@@ -286,6 +267,31 @@ func workloadObject(wl *Workload) object {
 		o = append(o, field{"early_stop", object{{"known_max_tokens", e.Known}, {"early", e.Early}, {"rate", e.Rate}}})
 	}
 	return o
+}
+
+// jsonKey is the metric's key in JSON: "ttft_ms".
+func (m Metric) jsonKey() string { return m.Key + "_" + m.Unit }
+
+// jsonDetail is what the JSON says of a metric's distribution in s beyond
+// its figures: how TPOT and the pooled gaps were taken.
+func (s *Summary) jsonDetail(m Metric) object {
+	switch {
+	case m.id == idTPOT && s.TPOT != nil:
+		return object{
+			{"weighting", m.Weighting},
+			{"gap_weighted_mean", millis(s.TPOT.GapWeightedMean)},
+			{"excluded_one_token", s.TPOT.Excluded},
+		}
+	case m.id == idITL && s.ITL != nil:
+		return object{
+			{"weighting", m.Weighting},
+			{"basis", s.ITL.Basis.String()},
+			{"token_basis_requests", s.ITL.TokenBasis},
+			{"chunk_basis_requests", s.ITL.ChunkBasis},
+			{"no_chunk_requests", s.ITL.NoChunks},
+		}
+	}
+	return nil
 }
 
 func distObject(d *Distribution, extra object) object {
@@ -355,26 +361,24 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		d    *Distribution
 	}
 	var rows []row
-	if s.TTFT != nil {
-		rows = append(rows, row{"TTFT", s.TTFT})
-	}
-	if s.TPOT != nil {
-		rows = append(rows, row{"TPOT", &s.TPOT.Distribution})
-	}
-	if s.E2E != nil {
-		rows = append(rows, row{"E2E", s.E2E})
-	}
-	if s.ITL != nil {
-		rows = append(rows, row{"ITL (" + s.ITL.Basis.String() + " gaps)", &s.ITL.Distribution})
-	}
-	if s.MaxGap != nil {
-		rows = append(rows, row{"max gap/request", s.MaxGap})
+	for _, m := range catalogue {
+		if d := m.Distribution(s); d != nil && !m.Client {
+			label := m.Label
+			if m.id == idITL {
+				label += " (" + s.ITL.Basis.String() + " gaps)"
+			}
+			rows = append(rows, row{label, d})
+		}
 	}
 	if c := s.Client; c != nil {
-		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness},
-			{"TTFT from sched.", c.TTFTFromScheduled}, {"E2E from sched.", c.E2EFromScheduled}} {
+		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
 			if r.d != nil {
 				rows = append(rows, r)
+			}
+		}
+		for _, m := range catalogue {
+			if d := m.Distribution(s); d != nil && m.Client {
+				rows = append(rows, row{m.Label, d})
 			}
 		}
 	}
@@ -458,15 +462,22 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		} else {
 			fmt.Fprintf(&b, "  goodput     absent: %v\n", g.WindowErr)
 		}
-		fmt.Fprintf(&b, "  failing: ttft %d, tpot %d, e2e %d, max_gap %d; TPOT limit not applicable to %d one-token requests\n",
-			g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap, g.TPOTNotApplicable)
+		var failing []string
+		for i, l := range g.SLO.limits() {
+			failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
+		}
+		fmt.Fprintf(&b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
 	}
 	if st := s.Strata; st != nil {
 		writeStrata(&b, st, s.Percentiles)
 	}
 	var absent []string
-	for _, k := range []string{"ttft", "tpot", "e2e", "itl", "max_gap", "throughput", "prompt_tokens_per_s",
-		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop"} {
+	keys := make([]string, 0, len(catalogue)+7)
+	for _, m := range catalogue {
+		keys = append(keys, m.Key)
+	}
+	for _, k := range append(keys, "throughput", "prompt_tokens_per_s",
+		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
 		if why, ok := s.Absent[k]; ok {
 			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))
 		}

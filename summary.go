@@ -294,7 +294,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		if a.measured() == 0 {
 			why = nothingMeasured
 		}
-		s.Absent["ttft"], s.Absent["e2e"] = why, why
+		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
 		spawn(func() { s.TTFT = describe(got.ttft, anyOK) })
 		spawn(func() { s.E2E = describe(got.e2e, anyOK) })
@@ -305,16 +305,16 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 			s.TPOT = &TPOTStats{Distribution: *describe(flat(tpots), hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
 		})
 	case a.OK > 0 && a.Uncounted.Total() > 0:
-		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens by a server count (%d one-token requests, %d without a usable count)", a.OneToken, a.Uncounted.Total())
+		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count (%d one-token requests, %d without a usable count)", a.OneToken, a.Uncounted.Total())
 	case a.OK > 0:
-		s.Absent["tpot"] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
+		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens (%d one-token requests)", a.OneToken)
 	}
 	if gaps.N > 0 {
 		spawn(func() { itl.Distribution = describeSample(gaps, pooled.mo, opt.Method, ps) })
 		spawn(func() { s.MaxGap = describe(flat(maxGaps), hasGaps) })
 	} else if a.OK > 0 {
-		s.Absent["itl"] = "no ok request has two or more chunk arrivals"
-		s.Absent["max_gap"] = s.Absent["itl"]
+		s.Absent[keyITL] = "no ok request has two or more chunk arrivals"
+		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	wg.Wait()
 	got.release()

@@ -34,33 +34,24 @@ type Series struct {
 	Values []time.Duration
 }
 
-// Samples returns the per-request values of a latency metric ("ttft",
-// "tpot", "e2e" or "max_gap") of the ok requests of recs, in input order:
-// TPOT only for requests of two or more tokens, the largest gap only for
-// requests of two or more chunks. Warm-up and invalid records are left
-// out.
+// Samples returns the per-request values of a latency metric (by its key,
+// of a metric of llmmetrics.Metrics with a value per request) of the ok
+// requests of recs, in input order: TPOT only for requests of two or more
+// tokens, the largest gap only for requests of two or more chunks.
+// Warm-up and invalid records are left out, and so is every record for a
+// key the charts do not draw.
 func Samples(recs []llmmetrics.Record, metric string) []time.Duration {
+	m, ok := chartMetric(metric)
+	if !ok {
+		return nil
+	}
 	var out []time.Duration
 	for i := range recs {
 		r := &recs[i]
 		if r.Category() != llmmetrics.CategoryOK || r.Validate() != nil {
 			continue
 		}
-		var v time.Duration
-		var err error
-		switch metric {
-		case "ttft":
-			v, err = r.TTFT()
-		case "tpot":
-			v, err = r.TPOT()
-		case "e2e":
-			v, err = r.E2E()
-		case "max_gap":
-			v, err = r.MaxGap()
-		default:
-			return nil
-		}
-		if err == nil {
+		if v, err := m.Value(r); err == nil {
 			out = append(out, v)
 		}
 	}

@@ -17,8 +17,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// metricNames are the metrics' names as charts print them.
-var metricNames = map[string]string{"ttft": "TTFT", "tpot": "TPOT", "e2e": "E2E", "max_gap": "largest gap per request"}
+// chartMetric returns the metric of a key, where the charts can draw it:
+// a metric of llmmetrics.Metrics with a value per request.
+func chartMetric(key string) (llmmetrics.Metric, bool) {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte(key))
+	return m, err == nil && m.PerRequest
+}
 
 func xys(pts []XY) plotter.XYs {
 	out := make(plotter.XYs, len(pts))
@@ -28,14 +33,15 @@ func xys(pts []XY) plotter.XYs {
 	return out
 }
 
-// LatencyCDF draws the distribution of a latency metric ("ttft", "tpot",
-// "e2e" or "max_gap") of each series as a CDF on a log time axis, one line
+// LatencyCDF draws the distribution of a latency metric (by its key, of a
+// metric of llmmetrics.Metrics with a value per request) of each series as a CDF on a log time axis, one line
 // a series, with its p50 and p99 (by method) marked. window describes the
 // requests' window for the caption. Values of 0, which a log axis cannot
 // show, are left under the curve's start and counted in the caption.
 func LatencyCDF(metric string, series []Series, method llmmetrics.Method, window string) (Chart, error) {
-	name := metricNames[metric]
-	if name == "" {
+	m, ok := chartMetric(metric)
+	name := m.Name
+	if !ok {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
 	}
 	caption := fmt.Sprintf("%s of the ok requests, ms on a log scale; the fraction of requests at or below each value; p50 and p99 marked (%s); %s", name, method, window)
@@ -318,8 +324,9 @@ func newErrPoints(pts []ErrPoint) errPoints {
 // level, each the median across the level's runs with its MAD as an error
 // bar.
 func SweepLatency(sw *compare.Sweep, metric string) (Chart, error) {
-	name := metricNames[metric]
-	if name == "" {
+	m, ok := chartMetric(metric)
+	name := m.Name
+	if !ok {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
 	}
 	caption := fmt.Sprintf("%s p50 and p99 in ms against the %s; each point the median across a level's runs of the per-run percentile (never an average of percentiles), bars ±MAD; %s", name, sw.Kind, sweepWindow(sw))
@@ -362,8 +369,9 @@ func SweepLatency(sw *compare.Sweep, metric string) (Chart, error) {
 // shaded.
 func ThroughputLatencyCurve(sw *compare.Sweep, latency string, c *compare.Capacity) (Chart, error) {
 	metric, q, _ := strings.Cut(latency, " ")
-	name := metricNames[metric]
-	if name == "" {
+	m, ok := chartMetric(metric)
+	name := m.Name
+	if !ok {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", latency)
 	}
 	pts, levels := throughputLatency(sw, latency)
@@ -411,7 +419,7 @@ func ThroughputLatencyCurve(sw *compare.Sweep, latency string, c *compare.Capaci
 	}
 	p.Add(line, scatter)
 	p.Legend.Add(fmt.Sprintf("output tokens/s at %s %s", name, q), line, scatter)
-	if limit := sloLimit(sw.SLO, metric); limit > 0 {
+	if limit := sloLimit(sw.SLO, m); limit > 0 {
 		x := millis(limit)
 		v, err := plotter.NewLine(plotter.XYs{{X: x, Y: ylo}, {X: x, Y: yhi}})
 		if err != nil {
@@ -440,21 +448,12 @@ func ThroughputLatencyCurve(sw *compare.Sweep, latency string, c *compare.Capaci
 }
 
 // sloLimit returns the SLO's limit on a metric, 0 when it sets none.
-func sloLimit(slo *llmmetrics.SLO, metric string) time.Duration {
+func sloLimit(slo *llmmetrics.SLO, m llmmetrics.Metric) time.Duration {
 	if slo == nil {
 		return 0
 	}
-	switch metric {
-	case "ttft":
-		return slo.TTFT
-	case "tpot":
-		return slo.TPOT
-	case "e2e":
-		return slo.E2E
-	case "max_gap":
-		return slo.MaxGap
-	}
-	return 0
+	limit, _ := m.Limit(*slo)
+	return limit
 }
 
 // Attainment draws the SLO attainment against the sweep's level (median

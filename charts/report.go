@@ -128,20 +128,17 @@ func latencySection(s *llmmetrics.Summary, cs []Chart) Section {
 		d    *llmmetrics.Distribution
 	}
 	var rows []row
-	if s.TTFT != nil {
-		rows = append(rows, row{"TTFT", s.TTFT})
-	}
-	if s.TPOT != nil {
-		rows = append(rows, row{"TPOT", &s.TPOT.Distribution})
-	}
-	if s.E2E != nil {
-		rows = append(rows, row{"E2E", s.E2E})
-	}
-	if s.ITL != nil {
-		rows = append(rows, row{"ITL (" + s.ITL.Basis.String() + " gaps)", &s.ITL.Distribution})
-	}
-	if s.MaxGap != nil {
-		rows = append(rows, row{"largest gap per request", s.MaxGap})
+	// The catalogue's metrics but the client's, by their names.
+	for _, m := range llmmetrics.Metrics() {
+		d := m.Distribution(s)
+		if d == nil || m.Client {
+			continue
+		}
+		name := m.Name
+		if s.ITL != nil && d == &s.ITL.Distribution {
+			name += " (" + s.ITL.Basis.String() + " gaps)"
+		}
+		rows = append(rows, row{name, d})
 	}
 	if c := s.Client; c != nil {
 		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
@@ -201,19 +198,17 @@ func strataTable(st *llmmetrics.Strata, ps []llmmetrics.Percentile) Table {
 	lo, hi := ps[0], ps[len(ps)-1]
 	t := Table{Caption: fmt.Sprintf("Latency by %s length, over ok requests (%d measured requests that are not ok are in no stratum)", st.By, st.Unstratified),
 		Head: []string{"stratum", "n"}}
-	for _, m := range []string{"TTFT", "TPOT", "E2E"} {
-		t.Head = append(t.Head, m+" "+lo.Key()+" (ms)", m+" "+hi.Key()+" (ms)")
+	var headline []llmmetrics.Metric
+	for _, m := range llmmetrics.Metrics() {
+		if m.Headline {
+			headline = append(headline, m)
+			t.Head = append(t.Head, m.Name+" "+lo.Key()+" (ms)", m.Name+" "+hi.Key()+" (ms)")
+		}
 	}
 	for _, x := range st.Strata {
 		row := []Cell{{Text: x.String()}, {Text: itoa(x.Requests)}}
-		var ds [3]*llmmetrics.Distribution
-		if sum := x.Summary; sum != nil {
-			ds[0], ds[2] = sum.TTFT, sum.E2E
-			if sum.TPOT != nil {
-				ds[1] = &sum.TPOT.Distribution
-			}
-		}
-		for _, d := range ds {
+		for _, m := range headline {
+			d := m.Distribution(x.Summary)
 			for _, p := range []llmmetrics.Percentile{lo, hi} {
 				c := Cell{Text: "—"}
 				if d != nil {

@@ -80,14 +80,15 @@ func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// Spectrum draws the percentile spectrum of a latency metric ("ttft",
-// "tpot", "e2e" or "max_gap"): its value against the percentile on a nines
+// Spectrum draws the percentile spectrum of a latency metric (by its key,
+// as LatencyCDF): its value against the percentile on a nines
 // axis from p0 to p99.99, as HdrHistogram and vegeta plot it, one line a
 // series, with a marker at each of the report's percentiles ps. Past the
 // (1 − 1/N)th percentile a series of N values shows only its largest ones.
 func Spectrum(metric string, series []Series, method llmmetrics.Method, ps []llmmetrics.Percentile, window string) (Chart, error) {
-	name := metricNames[metric]
-	if name == "" {
+	m, ok := chartMetric(metric)
+	name := m.Name
+	if !ok {
 		return Chart{}, fmt.Errorf("charts: unknown metric %q", metric)
 	}
 	caption := fmt.Sprintf("%s of the ok requests in ms against the percentile, on a nines scale (90, 99, 99.9… equally spaced); percentiles %s; markers at the report's percentiles; past p(100 − 100/N) a run of N requests shows its largest value; %s", name, method, window)

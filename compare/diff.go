@@ -94,7 +94,10 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 		ps = llmmetrics.DefaultPercentiles
 	}
 	var figs []runFigure
-	for _, m := range []string{"ttft", "tpot", "e2e"} {
+	for _, m := range llmmetrics.Metrics() {
+		if !m.Headline {
+			continue
+		}
 		for _, p := range ps {
 			figs = append(figs, percentileFigure(m, p))
 		}

@@ -71,16 +71,17 @@ func (f runFigure) values(sums []*llmmetrics.Summary) ([]float64, string) {
 	return out, ""
 }
 
-// percentileFigure is a latency percentile of each run, in milliseconds:
-// "ttft p99" is a run's own p99 TTFT, over that run's requests.
-func percentileFigure(metric string, p llmmetrics.Percentile) runFigure {
-	return runFigure{metric + " " + p.Key(), "ms", func(s *llmmetrics.Summary) (float64, string) {
-		d := distribution(s, metric)
+// percentileFigure is a latency percentile of each run, in the metric's
+// unit (milliseconds): "ttft p99" is a run's own p99 TTFT, over that
+// run's requests.
+func percentileFigure(m llmmetrics.Metric, p llmmetrics.Percentile) runFigure {
+	return runFigure{m.Key + " " + p.Key(), m.Unit, func(s *llmmetrics.Summary) (float64, string) {
+		d := m.Distribution(s)
 		if d == nil {
-			if why := s.Absent[metric]; why != "" {
-				return 0, "the run has no " + metric + ": " + why
+			if why := s.Absent[m.Key]; why != "" {
+				return 0, "the run has no " + m.Key + ": " + why
 			}
-			return 0, "the run has no " + metric
+			return 0, "the run has no " + m.Key
 		}
 		v, ok := d.At(p)
 		if !ok {

@@ -14,8 +14,9 @@ import (
 // is above 500 ms. It reads
 //
 //	STAT(METRIC) OP LIMIT   STAT: pNN (a percentile), mean, min or max;
-//	                        METRIC: ttft, tpot, e2e, itl, max_gap,
-//	                        ttft_from_scheduled or e2e_from_scheduled;
+//	                        METRIC: a key of llmmetrics.Metrics (ttft,
+//	                        tpot, e2e, itl, max_gap, ttft_from_scheduled
+//	                        or e2e_from_scheduled);
 //	                        LIMIT: a duration (500ms)
 //	FIGURE OP LIMIT         FIGURE: attainment or error_rate (fractions,
 //	                        0.95), output_tokens_per_s, prompt_tokens_per_s
@@ -33,9 +34,6 @@ type Condition struct {
 	Op     string
 	Limit  float64 // nanoseconds for a latency
 }
-
-var latencyMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e": true, "itl": true, "max_gap": true,
-	"ttft_from_scheduled": true, "e2e_from_scheduled": true}
 
 // ParseCondition reads a condition (see Condition). It returns an error
 // wrapping ErrInvalidOption for one it cannot read.
@@ -59,8 +57,8 @@ func ParseCondition(s string) (Condition, error) {
 			return bad("unclosed parenthesis")
 		}
 		c.Stat, c.Metric = strings.TrimSpace(stat), strings.TrimSpace(strings.TrimSuffix(arg, ")"))
-		if !latencyMetrics[c.Metric] {
-			return bad(fmt.Sprintf("unknown metric %q (want ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled or e2e_from_scheduled)", c.Metric))
+		if _, ok := metricOf(c.Metric); !ok {
+			return bad(fmt.Sprintf("unknown metric %q (want %s)", c.Metric, metricKeys(func(llmmetrics.Metric) bool { return true })))
 		}
 		switch {
 		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
@@ -140,7 +138,8 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 		}
 		return v, strconv.FormatFloat(v, 'g', 6, 64), nil
 	}
-	d := distribution(s, c.Metric)
+	m, _ := metricOf(c.Metric)
+	d := m.Distribution(s)
 	if d == nil {
 		why := fmt.Sprintf("the run has no %s distribution", c.Metric)
 		if strings.HasSuffix(c.Metric, "_from_scheduled") {
@@ -166,33 +165,25 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	return float64(v), v.String(), nil
 }
 
-// distribution returns the summary's distribution of a latency metric by
-// name (ttft, tpot, e2e, itl, max_gap, ttft_from_scheduled,
-// e2e_from_scheduled), or nil.
-func distribution(s *llmmetrics.Summary, name string) *llmmetrics.Distribution {
-	switch name {
-	case "ttft":
-		return s.TTFT
-	case "e2e":
-		return s.E2E
-	case "max_gap":
-		return s.MaxGap
-	case "tpot":
-		if s.TPOT != nil {
-			return &s.TPOT.Distribution
-		}
-	case "itl":
-		if s.ITL != nil {
-			return &s.ITL.Distribution
-		}
-	case "ttft_from_scheduled":
-		if s.Client != nil {
-			return s.Client.TTFTFromScheduled
-		}
-	case "e2e_from_scheduled":
-		if s.Client != nil {
-			return s.Client.E2EFromScheduled
+// metricOf returns the catalogue's metric of a key, and false for a key
+// it does not hold.
+func metricOf(key string) (llmmetrics.Metric, bool) {
+	var m llmmetrics.Metric
+	err := m.UnmarshalText([]byte(key))
+	return m, err == nil
+}
+
+// metricKeys lists the keys of the catalogue's metrics for which keep is
+// true, for a message: "ttft, tpot or e2e".
+func metricKeys(keep func(llmmetrics.Metric) bool) string {
+	var keys []string
+	for _, m := range llmmetrics.Metrics() {
+		if keep(m) {
+			keys = append(keys, m.Key)
 		}
 	}
-	return nil
+	if len(keys) < 2 {
+		return strings.Join(keys, "")
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
 }

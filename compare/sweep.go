@@ -144,16 +144,9 @@ func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 }
 
 // sweepFigures are the figures of each run a sweep reports.
-var sweepFigures = []sweepFigure{
-	{"ttft p50", "ms", percentileOf("ttft", 50)},
-	{"ttft p95", "ms", percentileOf("ttft", 95)},
-	{"ttft p99", "ms", percentileOf("ttft", 99)},
-	{"tpot p50", "ms", percentileOf("tpot", 50)},
-	{"tpot p95", "ms", percentileOf("tpot", 95)},
-	{"tpot p99", "ms", percentileOf("tpot", 99)},
-	{"e2e p50", "ms", percentileOf("e2e", 50)},
-	{"e2e p95", "ms", percentileOf("e2e", 95)},
-	{"e2e p99", "ms", percentileOf("e2e", 99)},
+// The latencies come first: p50, p95 and p99 of each headline metric of
+// the catalogue.
+var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
 	{"user_tps p50", "tokens/s", func(_ *llmmetrics.Summary, user []float64) (float64, bool) {
 		if len(user) == 0 {
 			return 0, false
@@ -196,7 +189,7 @@ var sweepFigures = []sweepFigure{
 		}
 		return s.Workload.EarlyStop.Rate, true
 	}},
-}
+}...)
 
 // sweepFigure is one figure a sweep reports of each run.
 type sweepFigure struct {
@@ -213,12 +206,23 @@ func fromRunFigure(name string) sweepFigure {
 	}}
 }
 
-func percentileOf(metric string, p float64) func(*llmmetrics.Summary, []float64) (float64, bool) {
-	f := percentileFigure(metric, llmmetrics.MustPercentile(p))
-	return func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-		v, absent := f.value(s)
-		return v, absent == ""
+// headlinePercentiles are the percentiles ps of each headline metric, as
+// sweep figures: "ttft p50", "ttft p95", …, "e2e p99".
+func headlinePercentiles(ps ...float64) []sweepFigure {
+	var out []sweepFigure
+	for _, m := range llmmetrics.Metrics() {
+		if !m.Headline {
+			continue
+		}
+		for _, p := range ps {
+			f := percentileFigure(m, llmmetrics.MustPercentile(p))
+			out = append(out, sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+				v, absent := f.value(s)
+				return v, absent == ""
+			}})
+		}
 	}
+	return out
 }
 
 // figureUnit returns the unit of a figure by its name.
@@ -229,10 +233,11 @@ func figureUnit(name string) string {
 		}
 	}
 	name = strings.TrimPrefix(name, "server ")
-	metric, _, _ := strings.Cut(name, " ")
+	key, _, _ := strings.Cut(name, " ")
+	if m, ok := metricOf(key); ok {
+		return m.Unit
+	}
 	switch {
-	case metric == "ttft" || metric == "tpot" || metric == "e2e" || metric == "itl":
-		return "ms"
 	case strings.HasSuffix(name, "tokens_per_s"):
 		return "tokens/s"
 	case name == "requests_per_s":

@@ -154,10 +154,13 @@ func Library(c Case) (Figures, error) {
 			continue
 		}
 		fig := func(name string) string { return perRequest(r.ID, name) }
-		f[fig("ttft_ms")] = millisOf(r.TTFT())
-		f[fig("e2e_ms")] = millisOf(r.E2E())
-		f[fig("tpot_ms")] = millisOf(r.TPOT())
-		f[fig("max_gap_ms")] = millisOf(r.MaxGap())
+		// Each metric of the catalogue with a value per request: ttft_ms,
+		// tpot_ms, e2e_ms, max_gap_ms.
+		for _, m := range llmmetrics.Metrics() {
+			if m.PerRequest {
+				f[fig(m.Key+"_"+m.Unit)] = millisOf(m.Value(r))
+			}
+		}
 		if tps, err := r.UserTPS(); err == nil {
 			f[fig("user_tps")] = Num(float64(tps))
 		} else {

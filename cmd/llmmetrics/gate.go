@@ -103,11 +103,12 @@ func (c *loadCheck) doubt(cond compare.Condition, value string, s *llmmetrics.Su
 	if c.partial != "" {
 		return fmt.Sprintf("%s passed (it is %s), but %s: a gate does not pass on figures of a load the server did not take (see the WARNING)", cond.Text, value, c.partial)
 	}
-	if !c.late || cond.Stat == "" || cond.Metric != "ttft" && cond.Metric != "e2e" {
+	m, _ := metricOf(cond.Metric)
+	if !c.late || cond.Stat == "" || m.Scheduled == "" {
 		return ""
 	}
 	due := cond
-	due.Metric += "_from_scheduled"
+	due.Metric = m.Scheduled
 	bad, dueValue, err := due.Check(s)
 	if err != nil || !bad {
 		return ""

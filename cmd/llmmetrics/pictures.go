@@ -85,10 +85,8 @@ func marked(r namedRun, s *llmmetrics.Summary) []llmmetrics.Record {
 // writeSpectrum prints the spectrum of a metric over the measured ok
 // requests of the runs.
 func writeSpectrum(w io.Writer, metric string, runs []namedRun, s *llmmetrics.Summary) error {
-	switch metric {
-	case "ttft", "tpot", "e2e", "max_gap":
-	default:
-		return fmt.Errorf("%w: --spectrum %q: want ttft, tpot, e2e or max_gap", errUsage, metric)
+	if m, ok := metricOf(metric); !ok || !m.PerRequest {
+		return fmt.Errorf("%w: --spectrum %q: want %s", errUsage, metric, metricKeys(func(m llmmetrics.Metric) bool { return m.PerRequest }))
 	}
 	var xs []time.Duration
 	for _, r := range runs {
@@ -121,7 +119,7 @@ func (p *pictures) reportCharts(runs []namedRun, s *llmmetrics.Summary) (drawn, 
 		recs[i] = marked(r, s)
 		all = append(all, recs[i]...)
 	}
-	for _, metric := range []string{"ttft", "tpot", "e2e"} {
+	for _, metric := range headlineKeys() {
 		var series []charts.Series
 		for i, r := range runs {
 			series = append(series, charts.Series{Name: p.seriesName(i, r.name), Values: charts.Samples(recs[i], metric)})
@@ -286,7 +284,7 @@ func (p *pictures) writeDiff(sides [2][]*llmmetrics.Run, names [2]string, opt ll
 	}
 	text := table.String()
 	var d drawn
-	for _, metric := range []string{"ttft", "tpot", "e2e"} {
+	for _, metric := range headlineKeys() {
 		var series []charts.Series
 		for k, side := range sides {
 			var xs []time.Duration

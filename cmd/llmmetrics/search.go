@@ -171,12 +171,9 @@ func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutc
 // sloFlag writes an SLO as --slo reads it.
 func sloFlag(slo llmmetrics.SLO) string {
 	var parts []string
-	for _, kv := range []struct {
-		k string
-		v interface{ String() string }
-	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"e2e", slo.E2E}, {"max_gap", slo.MaxGap}} {
-		if kv.v.String() != "0s" {
-			parts = append(parts, kv.k+"="+kv.v.String())
+	for _, m := range llmmetrics.Metrics() {
+		if limit, ok := m.Limit(slo); ok && limit != 0 {
+			parts = append(parts, m.Key+"="+limit.String())
 		}
 	}
 	return strings.Join(parts, ",")
