@@ -59,7 +59,7 @@ func newErrorSet(recs []llmmetrics.Record) *errorSet {
 	s := &errorSet{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Warmup && !r.Preflight || r.Status == llmmetrics.StatusOK {
+		if r.Warmup && !r.Preflight || r.Unfinished || r.Status == llmmetrics.StatusOK {
 			continue
 		}
 		if r.Preflight {
