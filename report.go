@@ -389,7 +389,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		// No table of nothing: one line says why.
 		why := "no measured request ended ok"
 		if a.measured() == 0 {
-			why = nothingMeasured
+			why = a.nothingMeasured()
 		}
 		fmt.Fprintf(&b, "latencies: none, %s\n", why)
 	} else {

@@ -84,7 +84,14 @@ func (a Accounting) measured() int {
 // nothingMeasured is why a figure of a run without a measured request is
 // absent: a run stopped before its load began holds only preflight
 // records, and no window or declared duration would give it a figure.
-const nothingMeasured = "no request was measured: every record is preflight, warm-up or rejected"
+// A run whose every request was left unfinished (a benchmark stopped
+// before any ended) says so.
+func (a Accounting) nothingMeasured() string {
+	if a.Unfinished > 0 {
+		return "no request was measured: every record is preflight, warm-up, unfinished at the run's end or rejected"
+	}
+	return "no request was measured: every record is preflight, warm-up or rejected"
+}
 
 // TPOTStats is the distribution of per-request TPOT over ok requests with
 // n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
@@ -291,7 +298,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if a.OK == 0 {
 		why := "no ok request"
 		if a.measured() == 0 {
-			why = nothingMeasured
+			why = a.nothingMeasured()
 		}
 		s.Absent["ttft"], s.Absent["e2e"] = why, why
 	} else {
@@ -352,7 +359,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
 		}
 	} else if a.measured() == 0 && opt.Window == 0 {
-		s.Absent["throughput"] = nothingMeasured
+		s.Absent["throughput"] = a.nothingMeasured()
 	} else {
 		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
 	}

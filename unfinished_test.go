@@ -57,13 +57,16 @@ func TestSummarizeUnfinished(t *testing.T) {
 	assert.Contains(t, string(out), `"cancelled":0,"unfinished":2`)
 }
 
-// Every request unfinished: nothing is judged, and the reason says so.
+// Every request unfinished: nothing is measured or judged, and the
+// reasons say so.
 func TestSummarizeAllUnfinished(t *testing.T) {
 	recs := []Record{{ID: "r1", Status: StatusCancelled, Unfinished: true}}
 	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: ms(1000)}})
 	require.NoError(t, err)
 	assert.Nil(t, s.Goodput)
 	assert.Equal(t, "every request was warm-up, preflight or unfinished at the run's end: none was judged", s.Absent["goodput"])
+	assert.Equal(t, "no request was measured: every record is preflight, warm-up, unfinished at the run's end or rejected", s.Absent["ttft"])
+	assert.Equal(t, s.Absent["ttft"], s.Absent["throughput"])
 }
 
 // The throughput line counts the ok requests and says how many the output
