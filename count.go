@@ -1,6 +1,9 @@
 package llmmetrics
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // CountState says whether a successful record's CompletionTokens is a
 // server count its chunks agree with. TTFT, E2E, the chunk gaps and the
@@ -88,4 +91,27 @@ func (u *Uncounted) add(s CountState) {
 	case CountBelowChunks:
 		u.BelowChunks++
 	}
+}
+
+// leftOut says, for the line of a report that counts ok ones, how many of
+// the ok requests the output rate leaves out and why, or "" when it
+// leaves out none: "; the output rate counts 86 of them, 3 left out
+// (count below the chunks)".
+func (u Uncounted) leftOut(ok int) string {
+	if u.Total() == 0 {
+		return ""
+	}
+	var why []string
+	for _, c := range [...]struct {
+		n    int
+		what string
+	}{{u.NoUsage, "no usage"}, {u.ZeroUsage, "usage of zero"}, {u.BelowChunks, "count below the chunks"}} {
+		switch {
+		case c.n == u.Total():
+			why = append(why, c.what)
+		case c.n > 0:
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("; the output rate counts %d of them, %d left out (%s)", ok-u.Total(), u.Total(), strings.Join(why, ", "))
 }

@@ -108,10 +108,13 @@
 //	rejected    invalid, set aside with its reason (lenient mode only)
 //	warmup      valid, sent during the run's warm-up: counted, never a sample
 //
-// and offered = ok + zero_token + failed + rejected + warmup + preflight
-// always holds, preflight counting the warm-up records a load generator
-// sent before its load to check the endpoint or size the prompts
-// ([Record.Preflight]): counted apart from the warm-up, never a sample.
+// and offered = ok + zero_token + failed + rejected + warmup + preflight +
+// unfinished always holds, preflight counting the warm-up records a load
+// generator sent before its load to check the endpoint or size the prompts
+// ([Record.Preflight]): counted apart from the warm-up, never a sample;
+// unfinished counting the requests another tool stopped at its run's end
+// without their outcome ([Record.Unfinished], GuideLLM's incomplete
+// requests): not failed, never a sample, not judged by an SLO.
 // Among the ok requests, one_token counts those with n = 1, and no_count
 // those without a usable server count ([CountState]): no usage block (most
 // OpenAI clients do not ask for stream_options.include_usage), a usage of

@@ -40,9 +40,12 @@ func (t *tally) one(r *Record, c Category) {
 	case CategoryRejected:
 		return
 	case CategoryWarmup:
-		if r.Preflight {
+		switch {
+		case r.Unfinished:
+			a.Unfinished++
+		case r.Preflight:
 			a.Preflight++
-		} else {
+		default:
 			a.Warmup++
 		}
 		return
@@ -88,6 +91,7 @@ func (t *tally) add(u *tally) {
 	a.Failed += b.Failed
 	a.Warmup += b.Warmup
 	a.Preflight += b.Preflight
+	a.Unfinished += b.Unfinished
 	a.Errors += b.Errors
 	a.Timeouts += b.Timeouts
 	a.Cancelled += b.Cancelled

@@ -366,7 +366,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Unfinished:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
 }
 
 func ExampleRun_Err() {

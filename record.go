@@ -86,6 +86,15 @@ type Record struct {
 	// it (Accounting.Preflight). Its Category is CategoryWarmup; a reader
 	// sets Warmup with it.
 	Preflight bool
+	// Unfinished marks a request still in flight when the load generator
+	// ended its run and stopped it there, without waiting for its outcome
+	// (GuideLLM's incomplete requests, cancelled at a benchmark's end):
+	// neither a success nor a failure of the server, but work left
+	// unfinished by the run's end, reported apart (Accounting.Unfinished),
+	// as the specification's completion-window convention asks. Its
+	// Category is CategoryWarmup: never a sample, not in the error rate,
+	// and not judged by an SLO.
+	Unfinished bool
 	// NoUsage says the server reported no output token count (no usage
 	// block): n is unknown and CompletionTokens is 0. An ok record with
 	// NoUsage keeps TTFT, E2E and its chunk gaps, and is left out of what
@@ -165,8 +174,9 @@ const (
 	// in lenient mode, with its reason.
 	CategoryRejected
 	// CategoryWarmup is a valid record sent during the run's warm-up, or
-	// before its load (Record.Preflight): counted apart, never a sample,
-	// and outside the measured window.
+	// before its load (Record.Preflight), or left unfinished by the run's
+	// end (Record.Unfinished): counted apart, never a sample, and outside
+	// the measured window.
 	CategoryWarmup
 )
 
@@ -187,7 +197,7 @@ func (c Category) String() string {
 // Whether a record is rejected is decided by Validate, not here.
 func (r *Record) Category() Category {
 	switch {
-	case r.Warmup || r.Preflight:
+	case r.Warmup || r.Preflight || r.Unfinished:
 		return CategoryWarmup
 	case r.Status != StatusOK:
 		return CategoryFailed

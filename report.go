@@ -44,6 +44,10 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		// rejected, warmup and preflight.
 		req = append(req, field{"preflight", a.Preflight})
 	}
+	if a.Unfinished > 0 {
+		// Written only when there are some, as preflight.
+		req = append(req, field{"unfinished", a.Unfinished})
+	}
 	if u := a.Uncounted; u.Total() > 0 {
 		// Written only when there are some, so that the output of a run
 		// whose every request was counted is as it was.
@@ -337,6 +341,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	case a.Preflight > 0:
 		fmt.Fprintf(&b, " + %d preflight (not measured)", a.Preflight)
 	}
+	if a.Unfinished > 0 {
+		fmt.Fprintf(&b, " + %d unfinished at the run's end (not measured, not failed)", a.Unfinished)
+	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
 		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
@@ -386,7 +393,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		// No table of nothing: one line says why.
 		why := "no measured request ended ok"
 		if a.measured() == 0 {
-			why = nothingMeasured
+			why = a.nothingMeasured()
 		}
 		fmt.Fprintf(&b, "latencies: none, %s\n", why)
 	} else {
@@ -444,7 +451,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		b.WriteString("from sched.: TTFT and E2E from each request's scheduled time, not its send (lateness and wait included: coordinated omission corrected, as wrk2)\n")
 	}
 	if t := s.Throughput; t != nil {
-		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests)
+		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests, a.Uncounted.leftOut(t.Requests))
 		fmt.Fprintf(&b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
 		if t.PromptTokens > 0 {
 			fmt.Fprintf(&b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
@@ -455,8 +462,12 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "\ngoodput against SLO %s, judged jointly per request:\n", g.SLO)
-		fmt.Fprintf(&b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator)\n",
+		fmt.Fprintf(&b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator",
 			g.Good, g.Offered, 100*g.Attainment)
+		if a.Unfinished > 0 {
+			fmt.Fprintf(&b, "; the %d unfinished at the run's end are not judged", a.Unfinished)
+		}
+		b.WriteString(")\n")
 		if g.WindowErr == nil {
 			fmt.Fprintf(&b, "  goodput     %.3f good requests/s over %.3f s\n", float64(g.RequestsPerSecond), g.Window.Length.Seconds())
 		} else {

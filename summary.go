@@ -46,11 +46,12 @@ type Options struct {
 
 // Accounting counts where every offered record ended. It always holds that
 //
-//	Offered = OK + ZeroToken + Failed + Rejected + Warmup + Preflight
+//	Offered = OK + ZeroToken + Failed + Rejected + Warmup + Preflight + Unfinished
 //	Failed  = Errors + Timeouts + Cancelled
 //
-// Warm-up and preflight records (CategoryWarmup) are never measured:
-// Offered − Warmup − Preflight are the measured requests.
+// Warm-up, preflight and unfinished records (CategoryWarmup) are never
+// measured: Offered − Warmup − Preflight − Unfinished are the measured
+// requests.
 type Accounting struct {
 	Offered   int
 	OK        int // status ok, n ≥ 1: latency samples
@@ -59,6 +60,10 @@ type Accounting struct {
 	Rejected  int // invalid, set aside in lenient mode
 	Warmup    int // valid, sent during the warm-up: counted, never a sample
 	Preflight int // valid, sent before the load to check or size it (Record.Preflight): counted, never a sample
+	// Unfinished counts the requests the load generator stopped at its
+	// run's end without their outcome (Record.Unfinished): counted apart,
+	// never a sample, neither failed nor judged by an SLO.
+	Unfinished int
 
 	Errors, Timeouts, Cancelled int
 
@@ -73,12 +78,21 @@ type Accounting struct {
 
 // measured is the number of valid measured records: every offered one
 // but warm-up, preflight and rejected ones.
-func (a Accounting) measured() int { return a.Offered - a.Warmup - a.Preflight - a.Rejected }
+func (a Accounting) measured() int {
+	return a.Offered - a.Warmup - a.Preflight - a.Unfinished - a.Rejected
+}
 
 // nothingMeasured is why a figure of a run without a measured request is
 // absent: a run stopped before its load began holds only preflight
 // records, and no window or declared duration would give it a figure.
-const nothingMeasured = "no request was measured: every record is preflight, warm-up or rejected"
+// A run whose every request was left unfinished (a benchmark stopped
+// before any ended) says so.
+func (a Accounting) nothingMeasured() string {
+	if a.Unfinished > 0 {
+		return "no request was measured: every record is preflight, warm-up, unfinished at the run's end or rejected"
+	}
+	return "no request was measured: every record is preflight, warm-up or rejected"
+}
 
 // TPOTStats is the distribution of per-request TPOT over ok requests with
 // n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
@@ -292,7 +306,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if a.OK == 0 {
 		why := "no ok request"
 		if a.measured() == 0 {
-			why = nothingMeasured
+			why = a.nothingMeasured()
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
@@ -353,16 +367,18 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
 		}
 	} else if a.measured() == 0 && opt.Window == 0 {
-		s.Absent["throughput"] = nothingMeasured
+		s.Absent["throughput"] = a.nothingMeasured()
 	} else {
 		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
 	}
 	if opt.SLO != nil {
-		// Warm-up and preflight requests are counted, never measured: they
-		// are not judged.
-		if measured := a.Offered - a.Warmup - a.Preflight; measured > 0 {
+		// Warm-up, preflight and unfinished requests are counted, never
+		// measured: they are not judged.
+		if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
 			g := slo.finish(*opt.SLO, measured, w, werr)
 			s.Goodput = &g
+		} else if a.Unfinished > 0 {
+			s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
 		} else {
 			s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
 		}

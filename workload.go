@@ -20,7 +20,7 @@ import (
 type Workload struct {
 	Prompt      *Lengths     // prompt tokens of the ok requests that carry a count
 	Output      *Lengths     // output tokens (n, from usage) of the ok requests
-	Arrivals    *Arrivals    // gaps between consecutive sends of the measured requests
+	Arrivals    *Arrivals    // gaps between consecutive sends of the measured requests and the unfinished ones
 	Concurrency *Concurrency // requests in flight over time
 	EarlyStop   *EarlyStop   // ok requests that ended before max_tokens
 }
@@ -106,13 +106,17 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 		defer release()
 		list = room[:0]
 	}
-	var others []time.Duration // the sends of the measured records that are not ok
+	var others []time.Duration // the sends of the measured records that are not ok, and of the unfinished
 	es := EarlyStop{}
 	for base, w := range src.windows(0, n, noIDs) {
 		for k := range w {
 			r := &w[k]
 			switch cat[base+k] {
-			case CategoryRejected, CategoryWarmup:
+			case CategoryRejected:
+			case CategoryWarmup:
+				if r.Unfinished { // sent during the load, which it was part of
+					others = append(others, r.Sent)
+				}
 			case CategoryOK:
 				counted := r.counted()
 				if counted {

@@ -78,6 +78,12 @@ func runSection(s *llmmetrics.Summary) Section {
 		t.Head = slices.Insert(t.Head, 7, "preflight (not measured)")
 		t.Rows[0] = slices.Insert(t.Rows[0], 7, Cell{Text: itoa(a.Preflight)})
 	}
+	if a.Unfinished > 0 { // as preflight, before the one-token column
+		t := &sec.Tables[len(sec.Tables)-1]
+		i := len(t.Head) - 1
+		t.Head = slices.Insert(t.Head, i, "unfinished at the run's end (not measured, not failed)")
+		t.Rows[0] = slices.Insert(t.Rows[0], i, Cell{Text: itoa(a.Unfinished)})
+	}
 	if u := a.Uncounted; u.Total() > 0 { // said only when there are some, as the text report does
 		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("No token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): "+
 			"in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit.", u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks))

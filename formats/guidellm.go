@@ -201,6 +201,9 @@ func guidellmBenchmarkFile(raw json.RawMessage, k, n int) (*File, error) {
 		g.sampled = "the file keeps a sample of its requests (" + strings.Join(kept, ", ") + "); its figures cover them all"
 		f.Notes = append(f.Notes, "The request lists are a sample: "+g.sampled+", so figures recomputed from the records describe the sample only.")
 	}
+	if inc := b.Requests["incomplete"]; len(inc) > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d requests are incomplete: GuideLLM cancelled them at the benchmark's end (its words: %s). llmmetrics counts them apart, as unfinished at the run's end: not failed, not judged by an SLO, and in no latency or rate (their sends are among the arrivals).", len(inc), guidellmMessages(inc)))
+	}
 	f.Notes = append(f.Notes,
 		"GuideLLM stores per request the first and last token times and the token count, not chunk arrivals: TTFT, E2E and TPOT are rebuilt exactly; the gap distribution and the largest gap are not.",
 		"Names differ: GuideLLM's inter_token_latency_ms is (last − first token)/(n − 1), llmmetrics' TPOT; its time_per_output_token_ms divides the same span by n in this version (newer versions include the TTFT), which is neither.",
@@ -210,6 +213,30 @@ func guidellmBenchmarkFile(raw json.RawMessage, k, n int) (*File, error) {
 	f.records = g.records
 	f.compare = g.compare
 	return f, nil
+}
+
+// guidellmMessages lists the distinct errors of requests, quoted, in order
+// of first appearance, each with its count when it is not every request's.
+func guidellmMessages(rs []guidellmRequest) string {
+	var order []string
+	n := map[string]int{}
+	for _, r := range rs {
+		if n[r.Error] == 0 {
+			order = append(order, r.Error)
+		}
+		n[r.Error]++
+	}
+	parts := make([]string, len(order))
+	for i, m := range order {
+		parts[i] = fmt.Sprintf("%q", m)
+		if m == "" {
+			parts[i] = "no message"
+		}
+		if len(order) > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n[m])
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // check refuses a request with a missing time or count, a time that is not
@@ -264,8 +291,9 @@ func (g *guidellmFile) checkSpan() *FieldError {
 
 // records builds llmmetrics records: each request sent at its start time
 // (from the earliest), its first and last text at its first and last token
-// times. Incomplete requests were cut off by the end of the run: timeouts
-// when their error says so, cancelled otherwise; errored ones are errors.
+// times. Incomplete requests were cancelled by GuideLLM at the benchmark's
+// end, whatever their error says ("TimeoutError"): unfinished, counted
+// apart, neither failed nor judged; errored ones are errors.
 func (g *guidellmFile) records() *llmmetrics.Run {
 	run := &llmmetrics.Run{Records: make([]llmmetrics.Record, len(g.all))}
 	t0 := math.Inf(1)
@@ -279,11 +307,7 @@ func (g *guidellmFile) records() *llmmetrics.Run {
 		rec.PromptTokens = int(*r.PromptTokens)
 		switch r.group {
 		case "incomplete":
-			rec.Status = llmmetrics.StatusCancelled
-			if strings.Contains(r.Error, "Timeout") {
-				rec.Status = llmmetrics.StatusTimeout
-			}
-			rec.Message = r.Error
+			rec.Status, rec.Unfinished, rec.Message = llmmetrics.StatusCancelled, true, r.Error
 			continue
 		case "errored":
 			rec.Status, rec.Message = llmmetrics.StatusError, r.Error

@@ -40,8 +40,11 @@ func (g *guidellmFile) compare(c *Comparison) error {
 	if s.TPOT != nil {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("For this file llmmetrics' gap-weighted TPOT mean is %.4f ms, the figure GuideLLM's weighted mean estimates.", float64(s.TPOT.GapWeightedMean)/1e6))
 	}
-	if n := len(g.b.Requests["incomplete"]) + len(g.b.Requests["errored"]); n > 0 {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("Failures: %d requests are incomplete or errored. GuideLLM summarizes them in their own groups and in \"total\", where a missing TTFT counts as 0 ms; llmmetrics leaves them out of every latency figure and keeps them in the offered count.", n))
+	if n := len(g.b.Requests["errored"]); n > 0 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("Failures: %d requests are errored. GuideLLM summarizes them in their own group and in \"total\", where a missing TTFT counts as 0 ms; llmmetrics leaves them out of every latency figure and keeps them in the offered count, so they lower SLO attainment.", n))
+	}
+	if n := len(g.b.Requests["incomplete"]); n > 0 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("Incomplete: %d requests were cancelled by GuideLLM at the benchmark's end. GuideLLM summarizes them in their own group and in \"total\", where a missing TTFT counts as 0 ms; llmmetrics counts them apart, as unfinished at the run's end: in no latency or rate, not failed and not judged by an SLO.", n))
 	}
 	if g.sampled != "" {
 		c.Reasons = append(c.Reasons, "Sample: "+g.sampled+"; the llmmetrics column covers the sample only.")

@@ -61,7 +61,7 @@ type errorTally struct {
 
 // add tallies r when it failed and is measured or preflight.
 func (t *errorTally) add(r llmmetrics.Record) {
-	if r.Warmup && !r.Preflight || r.Status == llmmetrics.StatusOK {
+	if r.Warmup && !r.Preflight || r.Unfinished || r.Status == llmmetrics.StatusOK {
 		return
 	}
 	if r.Preflight {
