@@ -38,6 +38,10 @@ type loadCheck struct {
 	Warnings []string `json:"warnings,omitempty"`
 	late     bool     // a warning says the sends lagged their schedule
 	partial  string   // a warning says the figures do not describe the load asked for, in a clause
+
+	// Client is whether the client read its chunks on time
+	// (clienthealth.go); its warnings are its own.
+	Client *clientCheck `json:"client_health,omitempty"`
 }
 
 // loadFacts returns a run's load as a reader of its file sees it: the
@@ -220,17 +224,22 @@ func (c *loadCheck) writeWarnings(w io.Writer) {
 	if c == nil {
 		return
 	}
-	for _, x := range c.Warnings {
+	ws := append(slices.Clip(c.Warnings), c.Client.warnings()...) // clienthealth.go
+	for _, x := range ws {
 		fmt.Fprintln(w, x)
 	}
-	if len(c.Warnings) > 0 {
+	if len(ws) > 0 {
 		fmt.Fprintln(w)
 	}
 }
 
 // write prints the open loop's rates, its unsent requests and its drain.
 func (c *loadCheck) write(w io.Writer) {
-	if c == nil || c.Loop != "open" {
+	if c == nil {
+		return
+	}
+	defer c.Client.write(w) // clienthealth.go
+	if c.Loop != "open" {
 		return
 	}
 	fmt.Fprint(w, "\nopen loop: ")

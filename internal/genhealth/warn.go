@@ -42,7 +42,7 @@ func Warnings(h *llmmetrics.ClientHealth, g Gaps) []string {
 	case late >= limit:
 		var why []string
 		if h.Ticks > 0 {
-			why = append(why, fmt.Sprintf("a ticker of %v woke %v late at p99 (max %v)", h.Tick, round(h.TickP99), round(h.TickMax)))
+			why = append(why, fmt.Sprintf("a ticker of %v woke %v late at p99 (max %v)", h.Tick, Round(h.TickP99), Round(h.TickMax)))
 		}
 		if h.Sched > 0 {
 			why = append(why, fmt.Sprintf("Go's scheduler latency p99 is %s", bucket(h.SchedP99)))
@@ -62,23 +62,29 @@ func Warnings(h *llmmetrics.ClientHealth, g Gaps) []string {
 			}
 		}
 		return []string{fmt.Sprintf("WARNING: the client read late: %s, against a limit of %v%s%s%s — the gaps are the client's, not the server's; run the client on a quieter machine or with fewer concurrent requests",
-			strings.Join(why, " and "), round(limit), limitWhy, symptom, busy)}
+			strings.Join(why, " and "), Round(limit), limitWhy, symptom, busy)}
 	case g.Gaps > 0 && g.ZeroShare() > BurstShare && 2*g.OneToken >= g.Streams:
 		return []string{fmt.Sprintf("WARNING: %s of chunk gaps are exactly 0 (%d of %d) though each chunk carries one token and the client read on time (lateness %v, under %v): the chunks arrived together, sent in bursts by the server or the network, and the gaps (ITL) describe the bursts, not the pace of decoding",
-			pct(g.ZeroShare()), g.Zero, g.Gaps, round(late), round(limit))}
+			pct(g.ZeroShare()), g.Zero, g.Gaps, Round(late), Round(limit))}
 	}
 	return nil
 }
 
-// round rounds a duration to the microsecond for the text.
-func round(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
+// Round rounds a duration to 4 significant digits for the text.
+func Round(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 10000 {
+		unit *= 10
+	}
+	return d.Round(unit)
+}
 
 // bucket writes a histogram's bucket [low, high).
 func bucket(b [2]time.Duration) string {
 	if b[1] == 0 {
-		return fmt.Sprintf("at least %v", round(b[0]))
+		return fmt.Sprintf("at least %v", Round(b[0]))
 	}
-	return fmt.Sprintf("in [%v, %v)", round(b[0]), round(b[1]))
+	return fmt.Sprintf("in [%v, %v)", Round(b[0]), Round(b[1]))
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

@@ -75,3 +75,12 @@ func TestWarningText(t *testing.T) {
 		"against a limit of 1ms; 18.0% of chunk gaps are exactly 0 and 2.2% of streams share one timestamp — the gaps are the client's, not the server's; " +
 		"run the client on a quieter machine or with fewer concurrent requests"}, Warnings(h, g))
 }
+
+// Four significant digits, by hand.
+func TestRound(t *testing.T) {
+	for _, c := range []struct{ d, want time.Duration }{
+		{999, 999}, {1792, 1792}, {25_166_080, 25_170_000}, {123_456_789, 123_500_000}, {4_200_000, 4_200_000},
+	} {
+		assert.Equal(t, c.want, Round(c.d), "%d", c.d)
+	}
+}
