@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/genhealth"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // A clientCheck says whether the client read its chunks on time: the
@@ -16,8 +17,11 @@ import (
 // the chunks of the measured records share their timestamps, with a
 // WARNING when the client read late or the chunks came in bursts (see
 // genhealth.Warnings). Run and report print the same check of the same
-// file; it is the load check's, in JSON under "client_health", and its
-// warnings are printed after the load check's. A gate does not judge it.
+// file; it is the load check's, in JSON under "client_health", with
+// warnings of its own. Its WARNING heads its section, after the table,
+// not the report: it depends on the machine the client ran on, and the
+// top of a report (its completeness, the load check's warnings) does
+// not. A gate does not judge it.
 type clientCheck struct {
 	*llmmetrics.ClientHealth
 	Gaps     genhealth.Gaps `json:"chunk_gaps"`
@@ -48,14 +52,6 @@ func withClient(lc *loadCheck, c *clientCheck) *loadCheck {
 	return lc
 }
 
-// warnings returns the check's warnings; none for nil.
-func (c *clientCheck) warnings() []string {
-	if c == nil {
-		return nil
-	}
-	return c.Warnings
-}
-
 // write prints the generator's figures and the gaps' timestamps.
 func (c *clientCheck) write(w io.Writer) {
 	if c == nil {
@@ -63,8 +59,11 @@ func (c *clientCheck) write(w io.Writer) {
 	}
 	h := c.ClientHealth
 	fmt.Fprintf(w, "\nclient health (the generator's own, over %.3f s of load):\n", h.Window.Seconds())
+	for _, x := range c.Warnings {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
 	if h.Ticks > 0 {
-		fmt.Fprintf(w, "  a ticker of %v: %d deadlines, met late by p50 %s, p99 %s, max %s\n", h.Tick, h.Ticks, msText(h.TickP50), msText(h.TickP99), msText(h.TickMax))
+		fmt.Fprintf(w, "  a ticker of %v: %s, met late by p50 %s, p99 %s, max %s\n", h.Tick, plural.Of(h.Ticks, "deadline"), msText(h.TickP50), msText(h.TickP99), msText(h.TickMax))
 	}
 	if h.Sched > 0 {
 		fmt.Fprintf(w, "  Go scheduler latency (%d sampled by the runtime; histogram buckets): p50 %s, p99 %s, max %s\n", h.Sched, bucketText(h.SchedP50), bucketText(h.SchedP99), bucketText(h.SchedMax))

@@ -224,11 +224,10 @@ func (c *loadCheck) writeWarnings(w io.Writer) {
 	if c == nil {
 		return
 	}
-	ws := append(slices.Clip(c.Warnings), c.Client.warnings()...) // clienthealth.go
-	for _, x := range ws {
+	for _, x := range c.Warnings {
 		fmt.Fprintln(w, x)
 	}
-	if len(ws) > 0 {
+	if len(c.Warnings) > 0 {
 		fmt.Fprintln(w)
 	}
 }
