@@ -60,7 +60,7 @@ func endLine(t *testing.T, path string) *llmmetrics.RunEnd {
 // warned). The run's own process is starved: one processor and a
 // goroutine that never yields, so that every wake of the run's 10 ms
 // ticker waits for the hog's 10 ms slice to end, about 5 ms on average,
-// far above the 1 ms limit (the fake answers in bursts: the median gap is
+// far above the 2 ms limit (the fake answers in bursts: the median gap is
 // about 0). A slower or busier machine only starves it more. report
 // reads the same figures from the end line and says the same.
 func TestRunStarvedClient(t *testing.T) {

@@ -33,7 +33,7 @@ func hog(d time.Duration, n int) {
 // that never yield for 400 ms. Each of the ~40 deadlines of the 10 ms
 // ticker comes at a random point of a hog's 10 ms slice and waits for its
 // end, about 5 ms on average: the p99 (by nearest rank, the largest or
-// second largest of 40) is well above 1 ms on any machine, and a slower
+// second largest of 40) is well above 2 ms (MinLate) on any machine, and a slower
 // or busier machine only starves it more.
 func TestStarvedClientWarns(t *testing.T) {
 	if testing.Short() {

@@ -14,8 +14,11 @@ const (
 	// late when its ticker's p99, or the low end of the runtime's
 	// scheduling latency p99, reaches MinLate or a tenth of the median
 	// gap, whichever is larger: a delay that small beside the gaps moves
-	// them little.
-	MinLate = time.Millisecond
+	// them little. It is 2 ms, twice what a ticker may lag on a quiet
+	// machine by the runtime's own means: Go's timers on Linux wait in
+	// whole milliseconds (epoll_wait), so a wake may come up to 1 ms after
+	// its deadline with nothing else running.
+	MinLate = 2 * time.Millisecond
 	// BurstShare is the share of gaps of exactly 0 above which the chunks
 	// of a client that read on time came in bursts.
 	BurstShare = 0.05
