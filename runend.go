@@ -39,6 +39,9 @@ type RunEnd struct {
 	// says (how the prompts were sized, how the warm-up ended); a reader
 	// adds them to the summary's notes.
 	Notes []string `json:"notes,omitempty"`
+	// Client is how well the generator kept up with its own work during
+	// the load (its scheduling delay and CPU); nil when it did not say.
+	Client *ClientHealth `json:"client,omitempty"`
 }
 
 // endKey is the one key of a run's end line.

@@ -245,7 +245,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	}
 	f.errs = newErrorSet(run.Records)
 	if jsonl {
-		f.load = checkLoad(loadFacts(s.Header, nil), run.Records, s, opt)
+		f.load = withClient(checkLoad(loadFacts(s.Header, nil), run.Records, s, opt), checkClient(run.End, run.Records))
 	}
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/gpu"
 	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/internal/genhealth"
 	"github.com/llmmetrics/llmmetrics/observe"
 	"github.com/llmmetrics/llmmetrics/server"
 )
@@ -168,6 +169,7 @@ type loadRun struct {
 	scrapes scrapes
 	// preflight counts the test or sizing requests.
 	preflight int
+	health    *llmmetrics.ClientHealth // the end line's, measured over the load
 }
 
 // planLoad is the plan stage: the flags turned into a plan, cut to the
@@ -313,7 +315,9 @@ func (r *loadRun) send() (*drive.Outcome, *telemetry, error) {
 	}
 	r.preflight = len(r.rw.all())
 	r.in.Then(graceNote(r.p.Grace))
+	health := genhealth.Start(genhealth.Tick) // the client's own lateness over the load
 	out, err := drive.Run(ctx, r.p)
+	r.health = health.Stop()
 	if r.p.Progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
@@ -336,7 +340,7 @@ func (r *loadRun) send() (*drive.Outcome, *telemetry, error) {
 // the end line and any error of the writing, which the report comes
 // before.
 func (r *loadRun) finish(out *drive.Outcome) (*llmmetrics.RunEnd, error) {
-	end := &llmmetrics.RunEnd{State: "completed"}
+	end := &llmmetrics.RunEnd{State: "completed", Client: r.health}
 	planRequests(end, r.p, r.preflight, out)
 	if by := r.in.By(); by != "" {
 		end.State, end.By = "interrupted", by
@@ -371,7 +375,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 			return errors.Join(err, werr)
 		}
 	}
-	lc := checkLoad(loadFacts(r.header, end), run.Records, s, opt)
+	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
 	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}

@@ -38,6 +38,10 @@ type loadCheck struct {
 	Warnings []string `json:"warnings,omitempty"`
 	late     bool     // a warning says the sends lagged their schedule
 	partial  string   // a warning says the figures do not describe the load asked for, in a clause
+
+	// Client is whether the client read its chunks on time
+	// (clienthealth.go); its warnings are its own.
+	Client *clientCheck `json:"client_health,omitempty"`
 }
 
 // loadFacts returns a run's load as a reader of its file sees it: the
@@ -230,7 +234,11 @@ func (c *loadCheck) writeWarnings(w io.Writer) {
 
 // write prints the open loop's rates, its unsent requests and its drain.
 func (c *loadCheck) write(w io.Writer) {
-	if c == nil || c.Loop != "open" {
+	if c == nil {
+		return
+	}
+	defer c.Client.write(w) // clienthealth.go
+	if c.Loop != "open" {
 		return
 	}
 	fmt.Fprint(w, "\nopen loop: ")

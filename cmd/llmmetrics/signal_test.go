@@ -170,7 +170,8 @@ func TestSignals(t *testing.T) {
 			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 			require.NoError(t, err)
 			require.NotNil(t, run.End)
-			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 101, Written: 5, Notes: run.End.Notes}, *run.End)
+			assert.NotNil(t, run.End.Client, "an interrupted run says its client's health too")
+			assert.Equal(t, llmmetrics.RunEnd{State: "interrupted", By: c.name, Planned: 101, Written: 5, Notes: run.End.Notes, Client: run.End.Client}, *run.End)
 			assert.Len(t, run.Records, 5, "the test request and the four in flight")
 			assert.Equal(t, srv.received.Load(), int64(len(run.Records)), "the server received what the file holds")
 			for _, r := range run.Records[1:] {
