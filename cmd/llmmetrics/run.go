@@ -360,18 +360,17 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 		return errors.Join(err, werr)
 	}
 	var srv *server.Report
+	var srvErr error // a failed scrape: the client report is printed, the server section absent
 	if *r.f.scrape != "" {
 		sc := r.scrapes
-		if srv, err = serverSide(sc.before, sc.after, sc.err, out, run.Records); err != nil {
-			return errors.Join(err, werr)
-		}
+		srv, srvErr = serverSide(sc.before, sc.after, sc.err, out, run.Records)
 	}
 	lc := checkLoad(loadFacts(r.header, end), run.Records, s, opt)
-	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
+	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}
-	if werr != nil {
-		return werr
+	if werr != nil || srvErr != nil {
+		return errors.Join(werr, srvErr)
 	}
 	if by := r.in.By(); strings.HasPrefix(by, "--max-error-rate") {
 		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
@@ -398,7 +397,11 @@ func (sc *scrapes) at(u string) func(begin bool) {
 	return func(begin bool) {
 		s, raw, err := scrape(u)
 		if err != nil && sc.err == nil {
-			sc.err = err
+			at := "end"
+			if begin {
+				at = "beginning"
+			}
+			sc.err = fmt.Errorf("at the measured part's %s: %w", at, err)
 		}
 		if begin {
 			sc.before, sc.rawBefore = s, raw

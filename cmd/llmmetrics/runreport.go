@@ -91,8 +91,10 @@ func levelName(p drive.Plan) string {
 
 // writeRunReport writes the client report, then the server side and the
 // GPU telemetry where there are any; as JSON, the client report alone, or
-// {"client": …, "server": …, "gpu": …} with the others.
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
+// {"client": …, "server": …, "gpu": …} with the others. A server side
+// that could not be built (srvErr, a failed scrape) is said to be absent,
+// with why ("server_absent" in JSON).
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvErr error, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
@@ -108,10 +110,13 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 				return err
 			}
 		}
-		if srv != nil || tele != nil {
+		if srv != nil || srvErr != nil || tele != nil {
 			obj := map[string]any{"client": json.RawMessage(b)}
 			if srv != nil {
 				obj["server"] = srv
+			}
+			if srvErr != nil {
+				obj["server_absent"] = srvErr.Error()
 			}
 			if tele != nil {
 				obj["gpu"] = tele
@@ -139,6 +144,9 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 		if err := srv.WriteTable(w); err != nil {
 			return err
 		}
+	}
+	if srvErr != nil {
+		fmt.Fprintf(w, "\nserver side: absent, %s\n", srvErr)
 	}
 	if tele != nil {
 		fmt.Fprintf(w, "\nGPU telemetry over the measured part (%s):\n", tele.Level)

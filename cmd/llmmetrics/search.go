@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,14 +53,29 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	base := strings.TrimSuffix(*f.out, ".jsonl")
+	var pw *recordWriter
+	if *f.out != "" {
+		// The sizing requests, or the test request, go to a file of their
+		// own beside the probes', on their own clock, checked first.
+		if pw, _, err = (outputs{out: base + "-preflight.jsonl"}).check(f.inputs(), *f.force); err != nil {
+			return err
+		}
+	}
 	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
 	defer in.release()
 	ctx := in.ctx
 	p.Abort = in.abort
-	// The sizing requests, or the test request, go to a file of their own
-	// beside the probes', on their own clock.
 	pre := p
 	pre.Epoch = time.Now()
+	preHeader := f.header(ctx, fs, pre, pre.Epoch, f.load(pre))
+	if pw != nil {
+		pre.OnResult = pw.add
+		if err := pw.header(preHeader); err != nil {
+			pw.finish(&llmmetrics.RunEnd{State: "interrupted"})
+			return err
+		}
+	}
 	var preflight []*observe.Result
 	if *f.promptTokens > 0 {
 		n := 1000
@@ -74,9 +90,12 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 			preflight = append(preflight, res)
 		}
 	}
-	if *f.out != "" && len(preflight) > 0 {
-		name := strings.TrimSuffix(*f.out, ".jsonl") + "-preflight.jsonl"
-		if werr := writeRun(name, "", f.header(ctx, fs, pre, pre.Epoch, f.load(pre)), preflight); werr != nil {
+	if pw != nil {
+		end := &llmmetrics.RunEnd{State: "completed", Planned: len(preflight)}
+		if err != nil {
+			end.State, end.By = "interrupted", cmp.Or(in.By(), "a failed preflight request")
+		}
+		if werr := pw.finish(end); werr != nil {
 			return errors.Join(err, werr)
 		}
 	}
@@ -84,40 +103,65 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		return err
 	}
 	s := drive.Search{Kind: kind, From: *f.searchFrom, Max: *f.searchMax, Target: *f.attainTarget, SLO: *opt.SLO, Repeats: *f.repeats}
+	probes := &probeWriter{f: f, fs: fs, kind: kind, base: base, in: in, server: preHeader.Server}
+	s.Run = probes.run
 	out, err := drive.SearchCapacity(ctx, p, s)
 	if err != nil {
-		return fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
 	}
-	files, err := f.writeProbes(fs, p, kind, out)
-	if err != nil {
-		return err
-	}
-	return writeSearch(stdout, kind, s, out, files, *f.json)
+	return errors.Join(writeSearch(stdout, kind, s, out, probes.files, *f.json), probes.err)
 }
 
-// writeProbes writes each probe's records, with a header naming its
-// level, to --out with the level and the probe's number before the
-// extension, so that sweep reads them.
-func (f *runFlags) writeProbes(fs *flag.FlagSet, p drive.Plan, kind string, out *drive.SearchOutcome) ([]string, error) {
-	if *f.out == "" {
-		return nil, nil
+// probeWriter runs a search's probes, each written to its own file as its
+// requests end (--out with the level and the probe's number before the
+// extension, so that sweep reads them), after a header naming its level
+// and before an end line, as a load run's.
+type probeWriter struct {
+	f      *runFlags
+	fs     *flag.FlagSet
+	kind   string
+	base   string // --out without .jsonl; "" without --out
+	in     *interrupts
+	server map[string]json.RawMessage // what the server said of itself, asked once
+	files  []string
+	err    error // the errors of writing
+}
+
+// run runs one probe, writing its records as they come.
+func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, error) {
+	if pw.base == "" {
+		return drive.Run(ctx, q)
 	}
-	base := strings.TrimSuffix(*f.out, ".jsonl")
-	var files []string
-	for i, pr := range out.Probes {
-		q := p
-		if kind == "concurrency" {
-			q.Concurrency = int(pr.Level)
-		} else {
-			q.Rate = pr.Level
-		}
-		name := fmt.Sprintf("%s-%s%g-%d.jsonl", base, kind, pr.Level, i+1)
-		if err := writeRun(name, "", f.header(context.Background(), fs, q, pr.Outcome.Start, f.load(q)), pr.Outcome.Results); err != nil {
-			return nil, err
-		}
-		files = append(files, name)
+	level := q.Rate
+	if pw.kind == "concurrency" {
+		level = float64(q.Concurrency)
 	}
-	return files, nil
+	name := fmt.Sprintf("%s-%s%g-%d.jsonl", pw.base, pw.kind, level, len(pw.files)+1)
+	w, _, err := outputs{out: name}.check(nil, true) // a probe's file is new to the search: an old one is replaced
+	if err != nil {
+		pw.err = errors.Join(pw.err, err)
+		return drive.Run(ctx, q)
+	}
+	pw.files = append(pw.files, name)
+	q.Epoch, q.OnResult = time.Now(), w.add
+	h := pw.f.headerOnly(pw.fs, q, q.Epoch, pw.f.load(q))
+	h.Server = pw.server
+	if err := w.header(h); err != nil {
+		pw.err = errors.Join(pw.err, err)
+	}
+	o, err := drive.Run(ctx, q)
+	end := &llmmetrics.RunEnd{State: "completed"}
+	planRequests(end, q, 0, o)
+	if o != nil && o.Interrupted {
+		end.State, end.By = "interrupted", cmp.Or(pw.in.By(), "an interrupt")
+	}
+	if o != nil && o.Warmup != "" {
+		end.Notes = append(end.Notes, "Warm-up: "+o.Warmup+".")
+	}
+	if werr := w.finish(end); werr != nil {
+		pw.err = errors.Join(pw.err, werr)
+	}
+	return o, err
 }
 
 func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, asJSON bool) error {
