@@ -402,9 +402,13 @@ func badURL(raw string) error {
 	return valueError(fmt.Sprintf("--url %q: want an http:// or https:// URL with a host, e.g. http://%s", raw, rest))
 }
 
-// errAllFailed marks a run in which every measured request failed: exit
-// status 4, after the report.
+// errAllFailed marks a run in which every measured request failed (a
+// signal's cancellations included): exit status 4, after the report.
 var errAllFailed = errors.New("every measured request failed")
+
+// errNothingMeasured marks a run whose load began but sent no measured
+// request (a signal during the warm-up): exit status 4, after the report.
+var errNothingMeasured = errors.New("nothing was measured")
 
 // errTooManyFailures marks a run stopped by --max-error-rate: exit status
 // 4, after the report.

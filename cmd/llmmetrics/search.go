@@ -233,7 +233,7 @@ const searchAbout = "--search concurrency (or rate) looks for the capacity: the 
 	"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
 	"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
 	"records go to their own file, named by level, for llmmetrics sweep, and the sizing or test requests\n" +
-	"to OUT-preflight.jsonl."
+	"to OUT-preflight.jsonl: each written as its requests end, with a header and an end line, as a run's."
 
 // searchFlags are run's flags of --search alone (--repeats is shared with
 // --ttft-breakdown).
