@@ -115,6 +115,22 @@ func TestEndScrapeFailed(t *testing.T) {
 	assert.Contains(t, stdout, "\nserver side: absent, --scrape: at the measured part's end: scraping "+srv.URL+"/metrics: HTTP 503\n")
 	assert.Contains(t, errs, "HTTP 503")
 
+	// With --out, the scrape that came is kept and the one that failed
+	// leaves no file that would read as an empty scrape.
+	scrapes.Store(0)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, errs = runBinary(t, append(args, "--out", out)...)
+	assert.Equal(t, 1, code, errs)
+	b, err := os.ReadFile(strings.TrimSuffix(out, ".jsonl") + ".before.prom")
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "llamacpp:tokens_predicted_total")
+	_, err = os.Stat(strings.TrimSuffix(out, ".jsonl") + ".after.prom")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
+	require.NoError(t, err)
+	assert.Len(t, run.Records, 4, "every record")
+	require.NotNil(t, run.End, "and the end line")
+
 	scrapes.Store(0)
 	code, stdout, errs = runBinary(t, append(args, "--json")...)
 	assert.Equal(t, 1, code, errs)

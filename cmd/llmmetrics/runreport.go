@@ -39,15 +39,23 @@ func scrape(u string) (*server.Scrape, []byte, error) {
 // opened beside the records (out without .jsonl, then .before.prom and
 // .after.prom), which the header names, and puts the time between them in
 // the end line's load, so that sweep reports the server's figures of the
-// run.
+// run. The file of a scrape that failed is removed, so that it never
+// reads as an empty scrape.
 func writeScrapes(files []*os.File, before, after []byte, o *drive.Outcome, end *llmmetrics.RunEnd) error {
-	if len(files) != 2 || before == nil || after == nil {
+	if len(files) != 2 {
 		return nil
 	}
 	for i, raw := range [][]byte{before, after} {
+		if raw == nil {
+			os.Remove(files[i].Name())
+			continue
+		}
 		if _, err := files[i].Write(raw); err != nil {
 			return fmt.Errorf("writing %s: %w", files[i].Name(), err)
 		}
+	}
+	if before == nil || after == nil {
+		return nil
 	}
 	end.Load = map[string]string{"scrape_elapsed": o.MeasureEnd.Sub(o.MeasureStart).String()}
 	return nil
