@@ -290,3 +290,20 @@ func TestBreakdownStreams(t *testing.T) {
 		})
 	}
 }
+
+// A search's old probe files are outputs too: refused without --force
+// before anything is sent, as an existing --out is.
+func TestSearchOldProbes(t *testing.T) {
+	srv, served := fakeLlama(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "probe-concurrency2-3.jsonl")
+	require.NoError(t, os.WriteFile(old, []byte("keep me\n"), 0o644))
+	code, _, errs := runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=10s", "--search-max", "2", "--repeats", "1",
+		"--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2", "--prompts", promptsFile(t),
+		"--max-tokens", "2", "--out", filepath.Join(dir, "probe.jsonl"))
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "the probe file "+old+" exists; --force overwrites it")
+	assert.Zero(t, served.Load())
+	_, err := os.Stat(filepath.Join(dir, "probe-preflight.jsonl"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -56,8 +57,13 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	base := strings.TrimSuffix(*f.out, ".jsonl")
 	var pw *recordWriter
 	if *f.out != "" {
-		// The sizing requests, or the test request, go to a file of their
-		// own beside the probes', on their own clock, checked first.
+		// The probes' files are named as they run: an old one is refused
+		// now, as any existing output is. The sizing requests, or the
+		// test request, go to a file of their own beside them, on their
+		// own clock.
+		if old, _ := filepath.Glob(probeName(base, kind, "*", "*")); len(old) > 0 && !*f.force {
+			return valueError(fmt.Sprintf("--out %s: the probe file %s exists; --force overwrites it", *f.out, old[0]))
+		}
 		if pw, _, err = (outputs{out: base + "-preflight.jsonl"}).check(f.inputs(), *f.force); err != nil {
 			return err
 		}
@@ -127,6 +133,11 @@ type probeWriter struct {
 	err    error // the errors of writing
 }
 
+// probeName names the file of a search's probe at level, the n-th.
+func probeName(base, kind, level, n string) string {
+	return fmt.Sprintf("%s-%s%s-%s.jsonl", base, kind, level, n)
+}
+
 // run runs one probe, writing its records as they come.
 func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, error) {
 	if pw.base == "" {
@@ -136,7 +147,7 @@ func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, e
 	if pw.kind == "concurrency" {
 		level = float64(q.Concurrency)
 	}
-	name := fmt.Sprintf("%s-%s%g-%d.jsonl", pw.base, pw.kind, level, len(pw.files)+1)
+	name := probeName(pw.base, pw.kind, fmt.Sprint(level), fmt.Sprint(len(pw.files)+1))
 	w, _, err := outputs{out: name}.check(nil, true) // a probe's file is new to the search: an old one is replaced
 	if err != nil {
 		pw.err = errors.Join(pw.err, err)
