@@ -51,11 +51,13 @@ func catchInterrupts(stderr io.Writer, then string) *interrupts {
 				n++
 				switch n {
 				case 1:
-					in.Stop(signalNames[s])
+					// Said before the sending stops, so that a run that
+					// then ends at once has said it.
 					in.mu.Lock()
 					then := in.then
 					in.mu.Unlock()
 					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; %s\n", signalNames[s], then)
+					in.Stop(signalNames[s])
 				case 2:
 					close(in.abort)
 					fmt.Fprintf(stderr, "llmmetrics: %s: the requests still in flight are cancelled\n", signalNames[s])

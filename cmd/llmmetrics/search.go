@@ -148,9 +148,10 @@ func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, e
 		level = float64(q.Concurrency)
 	}
 	name := probeName(pw.base, pw.kind, fmt.Sprint(level), fmt.Sprint(len(pw.files)+1))
-	w, _, err := outputs{out: name}.check(nil, true) // a probe's file is new to the search: an old one is replaced
+	w, _, err := outputs{out: name}.check(nil, true) // refused at the start without --force
 	if err != nil {
 		pw.err = errors.Join(pw.err, err)
+		pw.files = append(pw.files, "") // one name a probe
 		return drive.Run(ctx, q)
 	}
 	pw.files = append(pw.files, name)
@@ -163,7 +164,10 @@ func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, e
 	o, err := drive.Run(ctx, q)
 	end := &llmmetrics.RunEnd{State: "completed"}
 	planRequests(end, q, 0, o)
-	if o != nil && o.Interrupted {
+	switch {
+	case err != nil:
+		end.State, end.By = "interrupted", "an error"
+	case o.Interrupted:
 		end.State, end.By = "interrupted", cmp.Or(pw.in.By(), "an interrupt")
 	}
 	if o != nil && o.Warmup != "" {
