@@ -22,8 +22,10 @@ import (
 // isolated from the server's prefix cache by a salt of its own.
 //
 // Of the embedded Plan, the breakdown uses URL, API, Model, MaxTokens,
-// Extra, Header, Timeout and Client; the load fields (Requests, Duration,
-// Concurrency, Rate, Warmup, Prompts) must be left zero.
+// Extra, Header, Timeout, Client, Epoch (zero: when Breakdown begins) and
+// OnResult (given every request as it ends, the preflight ones included);
+// the load fields (Requests, Duration, Concurrency, Rate, Warmup, Prompts)
+// must be left zero.
 type BreakdownPlan struct {
 	Plan
 	Lengths []int         // prompt lengths in tokens, as the server counts them
@@ -201,7 +203,10 @@ type breakdowner struct {
 
 func newBreakdowner(p BreakdownPlan) *breakdowner {
 	u, _ := url.Parse(p.URL)
-	return &breakdowner{p: p, obs: &observe.Observer{Client: NewClient(p.Plan), Epoch: time.Now()}, path: u.Path}
+	if p.Epoch.IsZero() {
+		p.Epoch = time.Now()
+	}
+	return &breakdowner{p: p, obs: &observe.Observer{Client: NewClient(p.Plan), Epoch: p.Epoch}, path: u.Path}
 }
 
 // send sends one request: under SaltField, the prompt as given with a
@@ -223,7 +228,11 @@ func (b *breakdowner) send(ctx context.Context, salt Salt, prompt string, words 
 	if warm {
 		maxTokens = 1
 	}
-	return send(ctx, b.obs, p, b.path, prompt, maxTokens, id, warm)
+	res := send(ctx, b.obs, p, b.path, prompt, maxTokens, id, warm)
+	if p.OnResult != nil {
+		p.OnResult(res)
+	}
+	return res
 }
 
 // chooseSalt sends one prompt twice, each with a cache_salt field of its

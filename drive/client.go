@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"time"
@@ -27,6 +28,17 @@ func (e stalled) Error() string {
 }
 
 func (stalled) Timeout() bool { return true }
+
+// slowHead is the error of a request whose server began its response head
+// but had not finished it the plan's Stall after its last sign of life: a
+// timeout, named apart from a server that sent nothing.
+type slowHead struct{ after time.Duration }
+
+func (e slowHead) Error() string {
+	return fmt.Sprintf("the server sent its response head too slowly: it began, and was not complete %v later (the stall timeout)", e.after)
+}
+
+func (slowHead) Timeout() bool { return true }
 
 // NewClient returns the client a plan's requests go through, for other
 // requests to its server (what the server says of itself at /version,
@@ -80,10 +92,14 @@ func (t stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &watchdog{stall: t.stall, cancel: cancel}
 	w.timer = time.AfterFunc(t.stall, w.fire)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: w.headBegan})
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		w.stop()
 		if w.fired() {
+			if w.began() {
+				return nil, slowHead{t.stall}
+			}
 			return nil, stalled{t.stall}
 		}
 		return nil, err
@@ -100,6 +116,24 @@ type watchdog struct {
 	timer  *time.Timer
 	mu     sync.Mutex
 	hit    bool
+	head   bool // the response head's first byte came
+}
+
+// headBegan notes the head's first byte, a sign of life: the wait begins
+// again.
+func (w *watchdog) headBegan() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.head = true
+	if !w.hit {
+		w.timer.Reset(w.stall)
+	}
+}
+
+func (w *watchdog) began() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.head
 }
 
 func (w *watchdog) fire() {

@@ -334,6 +334,7 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 	if r.arrivals != nil {
 		next = began.Sub(r.obs.Epoch)
 	}
+	sent := 0
 	for i := 0; count == 0 || i < count; i++ {
 		var sched *time.Duration
 		if r.arrivals != nil {
@@ -362,12 +363,17 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 			break
 		}
 		res := r.reserve()
+		sent++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer r.release()
 			r.issue(res, sched, warm)
 		}()
+	}
+	if warm && ctx.Err() != nil && !r.isSteady() {
+		// Interrupted: the warm-up did not run its course; say what it did.
+		return fmt.Sprintf("the run was interrupted during the warm-up, after sending %d warm-up requests%s", sent, warmupPlanned(w))
 	}
 	if warm && w.Auto {
 		r.mu.Lock()
@@ -384,6 +390,18 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 		return fmt.Sprintf("a fixed warm-up of %v", w.Duration)
 	}
 	return ""
+}
+
+// warmupPlanned says, after an interrupted warm-up's count, what it was
+// to be.
+func warmupPlanned(w Warmup) string {
+	switch {
+	case w.Auto:
+		return fmt.Sprintf(" (auto: the rule had not found steady state; at most %d)", w.MaxRequests)
+	case w.Requests > 0:
+		return fmt.Sprintf(" of a fixed %d", w.Requests)
+	}
+	return fmt.Sprintf(" in a fixed warm-up of %v", w.Duration)
 }
 
 // countUnsent counts, when an open loop's measured part reached its

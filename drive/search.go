@@ -31,7 +31,9 @@ type Search struct {
 	Width     float64 // the relative bracket width to stop at; 0: 0.05
 	MaxProbes int     // probes before the repeats; 0: 12
 
-	run func(context.Context, Plan) (*Outcome, error) // nil: Run; tests give a fake
+	// Run runs one probe; nil: the package's Run. A caller wraps Run to
+	// write each probe's records as they come (Plan.OnResult).
+	Run func(context.Context, Plan) (*Outcome, error)
 }
 
 // A Probe is one run of a search at one level.
@@ -115,7 +117,7 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 		} else {
 			q.Rate = level
 		}
-		runPlan := s.run
+		runPlan := s.Run
 		if runPlan == nil {
 			runPlan = Run
 		}

@@ -40,7 +40,7 @@ func fakeLoad(_ context.Context, p Plan) (*Outcome, error) {
 func TestSearchCapacity(t *testing.T) {
 	slo := llmmetrics.SLO{TTFT: 135 * time.Millisecond}
 	p := Plan{URL: "http://127.0.0.1:1/v1/chat/completions", API: observe.Chat, Model: "m", MaxTokens: 2, Prompts: []string{"hi"}, Requests: 12}
-	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, run: fakeLoad})
+	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, Run: fakeLoad})
 	require.NoError(t, err)
 	var levels []float64
 	for _, pr := range out.Probes {
@@ -60,7 +60,7 @@ func TestSearchCapacity(t *testing.T) {
 	assert.Len(t, out.Results(), 10*12, "every request of every probe")
 
 	// A ceiling that passes: the capacity is at least it, never beyond.
-	out, err = SearchCapacity(context.Background(), p, Search{Kind: "concurrency", Max: 3, Repeats: 1, SLO: slo, run: fakeLoad})
+	out, err = SearchCapacity(context.Background(), p, Search{Kind: "concurrency", Max: 3, Repeats: 1, SLO: slo, Run: fakeLoad})
 	require.NoError(t, err)
 	assert.Equal(t, 3.0, *out.Passing)
 	assert.Nil(t, out.Failing)

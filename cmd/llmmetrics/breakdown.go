@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,23 +29,37 @@ const breakdownMaxTokens = 16
 // (cold, sequential requests per prompt length), each request's TTFT
 // decomposed with the server's own timings by the server module.
 func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
-	// The outputs are written at the end: checked and opened now.
-	w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
+	p, err := f.breakdownPlan(fs)
 	if err != nil {
 		return err
 	}
-	w.finishEmpty()
-	p, err := f.breakdownPlan(fs)
+	w, _, err := outputs{out: *f.out, timings: *f.timings}.check(f.inputs(), *f.force)
 	if err != nil {
 		return err
 	}
 	in := catchInterrupts(os.Stderr, "the request in flight is cancelled and recorded, the rest skipped")
 	defer in.release()
 	ctx := in.ctx
+	// The records are written as each request ends, after a header, and
+	// an end line says how the run ended, as a load run's.
+	p.Epoch, p.OnResult = time.Now(), w.add
+	load := map[string]string{"mode": "ttft-breakdown", "prompt_lengths": *f.promptLengths, "repeats": strconv.Itoa(p.Repeats),
+		"settle": p.Settle.String(), "max_tokens": strconv.Itoa(p.MaxTokens)}
+	if err := w.header(f.header(ctx, fs, p.Plan, p.Epoch, load)); err != nil {
+		w.finish(&llmmetrics.RunEnd{State: "interrupted"})
+		return err
+	}
+	stop := func(by string, err error) error {
+		end := &llmmetrics.RunEnd{State: "interrupted", By: by}
+		if signal := in.By(); signal != "" {
+			end.By = signal
+		}
+		return errors.Join(err, w.finish(end))
+	}
 	var sampler *gpu.Sampler
 	if *f.gpuTelemetry {
 		if sampler, err = gpu.Start(ctx, gpu.Options{Interval: *f.gpuInterval}); err != nil {
-			return fmt.Errorf("--gpu-telemetry: %w", err)
+			return stop("a failed --gpu-telemetry", fmt.Errorf("--gpu-telemetry: %w", err))
 		}
 		select { // every prompt length is sampled from its first request
 		case <-sampler.Ready():
@@ -56,28 +72,45 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if sampler != nil {
 		samples, sampleErr = sampler.Stop()
 	}
-	if err != nil {
-		return err
+	if short := (*drive.TooShortError)(nil); errors.As(err, &short) {
+		return stop("--prompt-lengths below the smallest prompt", err)
+	} else if err != nil {
+		return stop("a failed sizing request", err)
 	}
-	results := out.Results()
-	load := map[string]string{"mode": "ttft-breakdown", "prompt_lengths": *f.promptLengths, "repeats": strconv.Itoa(p.Repeats),
-		"settle": p.Settle.String(), "max_tokens": strconv.Itoa(p.MaxTokens), "salt": out.Salt.String()}
-	if err := writeRun(*f.out, *f.timings, f.header(ctx, fs, p.Plan, out.Start, load), results); err != nil {
-		return err
-	}
+	werr := w.finish(breakdownEnd(out, in.By()))
 	rep, err := assembleBreakdown(p, out, samples, sampleErr, *f.gpuTelemetry)
 	if err != nil {
-		return err
+		return errors.Join(err, werr)
 	}
 	if *f.json {
 		b, err := json.Marshal(map[string]any{"ttft_breakdown": rep})
 		if err != nil {
-			return err
+			return errors.Join(err, werr)
 		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		if _, err = fmt.Fprintf(stdout, "%s\n", b); err != nil {
+			return errors.Join(err, werr)
+		}
+		return werr
 	}
-	return rep.writeTable(stdout)
+	return errors.Join(rep.writeTable(stdout), werr)
+}
+
+// breakdownEnd is the end line of a breakdown: completed or interrupted
+// (by what), every request planned (the preflight ones, and each length's
+// sent or skipped), the salt chosen and why a length was skipped.
+func breakdownEnd(out *drive.BreakdownOutcome, by string) *llmmetrics.RunEnd {
+	end := &llmmetrics.RunEnd{State: "completed", Load: map[string]string{"salt": out.Salt.String()}}
+	if out.Interrupted {
+		end.State, end.By = "interrupted", cmp.Or(by, "an interrupt")
+	}
+	end.Planned = len(out.Preflight)
+	for _, l := range out.Lengths {
+		end.Planned += len(l.Results) + l.Skipped
+		if l.Skipped > 0 {
+			end.Notes = append(end.Notes, fmt.Sprintf("%d requests of %d tokens were skipped: %s.", l.Skipped, l.Tokens, l.SkipReason))
+		}
+	}
+	return end
 }
 
 // breakdownPlan turns the flags into a breakdown plan, refusing the flags

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,9 +139,11 @@ func errorKind(r *llmmetrics.Record) string {
 	return "error without an HTTP status"
 }
 
-// cut returns a message cut to maxMessage characters, on one line.
+// cut returns a message cut to maxMessage characters, on one line, with
+// what differs between the connections of one cause left out (see
+// oneCause).
 func cut(m string) string {
-	m = strings.Join(strings.Fields(withoutURL(m)), " ")
+	m = strings.Join(strings.Fields(oneCause(withoutURL(m))), " ")
 	if m == "" {
 		return "(no message)"
 	}
@@ -161,6 +164,29 @@ func withoutURL(m string) string {
 	}
 	if _, after, ok := strings.Cut(rest, `": `); ok {
 		return after
+	}
+	return m
+}
+
+// perConnection match what differs between requests that failed of one
+// cause: the client's address and port of a connection (Go's net.OpError:
+// "read tcp 127.0.0.1:53422->127.0.0.1:8080: read: connection reset by
+// peer" keeps the server's end, "read tcp 127.0.0.1:8080: …"), an HTTP/2
+// stream's number, and the count of events before a cut stream.
+var perConnection = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b((?:tcp|udp)[46]?) \S+->(\S+?): `), "$1 $2: "},
+	{regexp.MustCompile(`\bstream ID \d+`), "stream ID …"},
+	{regexp.MustCompile(` \(text-bearing events before the cut: \d+\)`), ""},
+}
+
+// oneCause returns m without what differs between the connections or
+// requests that failed of one cause, so that one cause is one line.
+func oneCause(m string) string {
+	for _, p := range perConnection {
+		m = p.re.ReplaceAllString(m, p.with)
 	}
 	return m
 }

@@ -100,7 +100,7 @@ func TestErrorSet(t *testing.T) {
 		"2  HTTP 429: too many requests [3]",
 		"2  HTTP 404: 404 page not found [4]",
 		"2  HTTP 200, error in stream: server_error: the model crashed [5]",
-		"2  the stream was cut off before its end: unexpected EOF (text-bearing events before the cut: 1) [6]",
+		"2  the stream was cut off before its end: unexpected EOF [6]",
 	} {
 		assert.Contains(t, stdout, want)
 	}

@@ -112,7 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errGate):
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 3
-	case errors.Is(err, errAllFailed), errors.Is(err, errTooManyFailures):
+	case errors.Is(err, errAllFailed), errors.Is(err, errNothingMeasured), errors.Is(err, errTooManyFailures):
 		fmt.Fprintf(stderr, "%s\n", oneLine(err.Error()))
 		return 4
 	case errors.Is(err, errNotBegun):

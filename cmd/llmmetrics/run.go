@@ -64,9 +64,10 @@ var runCommand = &command{
 		"signal ends the grace at once. Before the load begins (the test or sizing requests), a signal cancels\n" +
 		"the request in flight at once and the run exits with status 5: nothing was measured. The report\n" +
 		"follows on standard output with an error set (failures by HTTP status and by message, a failed\n" +
-		"preflight request marked so); status 4 when every measured request failed or --max-error-rate stopped\n" +
-		"the run (before any gate), 3 when --fail-if or --fail-below (as report has them) finds the run\n" +
-		"crossing a condition, 1 when a condition's figure is absent (it cannot be judged).\n" +
+		"preflight request marked so); status 4 when nothing was measured (no measured request ended ok:\n" +
+		"each failed, or was cancelled by a signal or when the grace ran out, or none was sent) or\n" +
+		"--max-error-rate stopped the run (before any gate), 3 when --fail-if or --fail-below (as report has\n" +
+		"them) finds the run crossing a condition, 1 when a condition's figure is absent (it cannot be judged).\n" +
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
 		"part. docs/run.md has the whole story.\n\n" +
@@ -351,6 +352,9 @@ func (r *loadRun) finish(out *drive.Outcome) (*llmmetrics.RunEnd, error) {
 	if out.Interrupted {
 		r.notes = append(r.notes, "The run was interrupted by "+end.By+": sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
 	}
+	if note := closedStreamsNote(r.rw.all()); note != "" { // streamend.go
+		r.notes = append(r.notes, note)
+	}
 	end.Notes = r.notes // kept in the file, so that report says them too
 	werr := writeScrapes(r.proms, r.scrapes.rawBefore, r.scrapes.rawAfter, out, end)
 	noteUnsent(end, r.p, out) // runloop.go
@@ -369,18 +373,17 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 		return errors.Join(err, werr)
 	}
 	var srv *server.Report
+	var srvErr error // a failed scrape: the client report is printed, the server section absent
 	if *r.f.scrape != "" {
 		sc := r.scrapes
-		if srv, err = serverSide(sc.before, sc.after, sc.err, out, run.Records); err != nil {
-			return errors.Join(err, werr)
-		}
+		srv, srvErr = serverSide(sc.before, sc.after, sc.err, out, run.Records)
 	}
 	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
-	if err := writeRunReport(stdout, s, srv, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
+	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}
-	if werr != nil {
-		return werr
+	if werr != nil || srvErr != nil {
+		return errors.Join(werr, srvErr)
 	}
 	if by := r.in.By(); strings.HasPrefix(by, "--max-error-rate") {
 		return fmt.Errorf("%w: stopped by %s", errTooManyFailures, by)
@@ -388,7 +391,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 	// Every request failing is the larger fact: it comes before a gate,
 	// whose latency conditions could then only say that they cannot be
 	// judged.
-	if err := allFailed(s, r.in.By() != ""); err != nil {
+	if err := allFailed(s, r.in.By()); err != nil {
 		return err
 	}
 	return r.f.gate.check(s, lc)
@@ -407,7 +410,11 @@ func (sc *scrapes) at(u string) func(begin bool) {
 	return func(begin bool) {
 		s, raw, err := scrape(u)
 		if err != nil && sc.err == nil {
-			sc.err = err
+			at := "end"
+			if begin {
+				at = "beginning"
+			}
+			sc.err = fmt.Errorf("at the measured part's %s: %w", at, err)
 		}
 		if begin {
 			sc.before, sc.rawBefore = s, raw
@@ -417,18 +424,32 @@ func (sc *scrapes) at(u string) func(begin bool) {
 	}
 }
 
-// allFailed returns errAllFailed when every measured request failed and
-// some failed of their own: an error, a timeout, or, in a run no signal
-// interrupted, still unanswered when the grace ran out (cancelled by the
-// run's own end, where an interrupted run's cancellations are its user's).
-func allFailed(s *llmmetrics.Summary, interrupted bool) error {
+// allFailed returns errAllFailed when no measured request ended ok
+// (every one failed, or was rejected), and errNothingMeasured when none
+// was sent: a run that measured nothing exits with status 4, whether its
+// requests failed of their own, were cancelled when the grace ran out, or
+// a signal (by, "" for none) stopped it.
+func allFailed(s *llmmetrics.Summary, by string) error {
 	a := s.Requests
-	if a.Failed == 0 || a.Failed != a.Offered-a.Warmup-a.Preflight || (a.Errors+a.Timeouts == 0 && interrupted) {
+	measured := a.Offered - a.Warmup - a.Preflight
+	switch {
+	case a.OK+a.ZeroToken > 0:
 		return nil
+	case measured == 0 && by != "":
+		return fmt.Errorf("%w: %s stopped the run before its first measured request", errNothingMeasured, by)
+	case measured == 0:
+		return fmt.Errorf("%w: no measured request was sent", errNothingMeasured)
 	}
 	cancelled := fmt.Sprintf("%d cancelled", a.Cancelled)
-	if !interrupted && a.Cancelled > 0 {
+	switch {
+	case by != "" && a.Cancelled > 0:
+		cancelled += " after " + by
+	case a.Cancelled > 0:
 		cancelled += " when the grace ran out"
 	}
-	return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %s); the error set above says why", errAllFailed, a.Failed, a.Failed, a.Errors, a.Timeouts, cancelled)
+	rejected := ""
+	if a.Rejected > 0 {
+		rejected = fmt.Sprintf(", %d rejected", a.Rejected)
+	}
+	return fmt.Errorf("%w: %d of %d (%d errors, %d timeouts, %s%s); the error set above says why", errAllFailed, measured, measured, a.Errors, a.Timeouts, cancelled, rejected)
 }

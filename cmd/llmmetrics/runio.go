@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/signal"
@@ -50,11 +51,13 @@ func catchInterrupts(stderr io.Writer, then string) *interrupts {
 				n++
 				switch n {
 				case 1:
-					in.Stop(signalNames[s])
+					// Said before the sending stops, so that a run that
+					// then ends at once has said it.
 					in.mu.Lock()
 					then := in.then
 					in.mu.Unlock()
 					fmt.Fprintf(stderr, "\nllmmetrics: %s: sending stopped; %s\n", signalNames[s], then)
+					in.Stop(signalNames[s])
 				case 2:
 					close(in.abort)
 					fmt.Fprintf(stderr, "llmmetrics: %s: the requests still in flight are cancelled\n", signalNames[s])
@@ -110,9 +113,10 @@ func (in *interrupts) release() {
 
 // recordWriter writes a run's records as each request ends: the JSONL file
 // (--out), its header first and its end line last, and the server timings
-// (--timings); it keeps every result for the report. A write error stops
-// the writing, is kept with the file's name, and is returned by finish;
-// the run and its report go on.
+// (--timings); it keeps every result for the report. Each output is
+// written on its own: a write error stops the writing of that output
+// alone, is kept with the file's name, and is returned by finish; the
+// other output, the run and its report go on.
 type recordWriter struct {
 	mu               sync.Mutex
 	out, timings     *os.File
@@ -120,7 +124,8 @@ type recordWriter struct {
 	outPath, timPath string
 	results          []*observe.Result
 	written          int // records in --out
-	err              error
+	timWritten       int // records whose timings went to --timings (with or without a line)
+	outErr, timErr   error
 }
 
 // add keeps a finished request and writes it out.
@@ -129,26 +134,30 @@ func (w *recordWriter) add(res *observe.Result) {
 	defer w.mu.Unlock()
 	w.results = append(w.results, res)
 	one := []*observe.Result{res}
-	if w.out != nil && w.err == nil {
+	if w.out != nil && w.outErr == nil {
 		err := observe.WriteJSONL(w.outBuf, one)
 		if err == nil {
 			err = w.outBuf.Flush()
 		}
 		if err != nil {
-			w.fail(w.outPath, err)
+			w.outErr = writeFailed(w.outPath, err, w.written)
 		} else {
 			w.written++
 		}
 	}
-	if w.timings != nil && w.err == nil {
+	if w.timings != nil && w.timErr == nil {
 		if _, err := observe.WriteTimings(w.timings, one); err != nil {
-			w.fail(w.timPath, err)
+			w.timErr = writeFailed(w.timPath, err, w.timWritten)
+		} else {
+			w.timWritten++
 		}
 	}
 }
 
-func (w *recordWriter) fail(path string, err error) {
-	w.err = fmt.Errorf("writing %s: %w (the records after the first %d were not written; the report covers them all)", path, err, w.written)
+// writeFailed is the error of an output whose writing stopped after n
+// records.
+func writeFailed(path string, err error, n int) error {
+	return fmt.Errorf("writing %s: %w (the records after the first %d were not written; the report covers them all)", path, err, n)
 }
 
 // header writes the run header, first; an error (a full disk) stops the
@@ -165,13 +174,14 @@ func (w *recordWriter) header(h *llmmetrics.RunHeader) error {
 		err = w.outBuf.Flush()
 	}
 	if err != nil {
-		w.err = fmt.Errorf("writing %s: %w", w.outPath, err)
+		w.outErr = fmt.Errorf("writing %s: %w", w.outPath, err)
 	}
-	return w.err
+	return w.outErr
 }
 
 // finish writes the end line and closes the files. Without --out, the
-// end line (for the report) counts every record kept.
+// end line (for the report) counts every record kept. It returns the
+// error of each output that failed.
 func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -179,36 +189,28 @@ func (w *recordWriter) finish(end *llmmetrics.RunEnd) error {
 		end.Written = len(w.results)
 	}
 	if w.out != nil {
-		if w.err == nil {
+		if w.outErr == nil {
 			end.Written = w.written
 			err := end.WriteLine(w.outBuf)
 			if err == nil {
 				err = w.outBuf.Flush()
 			}
 			if err != nil {
-				w.fail(w.outPath, err)
+				w.outErr = writeFailed(w.outPath, err, w.written)
 			}
 		}
-		if err := w.out.Close(); err != nil && w.err == nil {
-			w.fail(w.outPath, err)
+		if err := w.out.Close(); err != nil && w.outErr == nil {
+			w.outErr = writeFailed(w.outPath, err, w.written)
 		}
+		w.out = nil
 	}
 	if w.timings != nil {
-		if err := w.timings.Close(); err != nil && w.err == nil {
-			w.fail(w.timPath, err)
+		if err := w.timings.Close(); err != nil && w.timErr == nil {
+			w.timErr = writeFailed(w.timPath, err, w.timWritten)
 		}
+		w.timings = nil
 	}
-	return w.err
-}
-
-// finishEmpty closes the files without writing: for a run that writes
-// them whole at its end.
-func (w *recordWriter) finishEmpty() {
-	for _, f := range []*os.File{w.out, w.timings} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	return errors.Join(w.outErr, w.timErr)
 }
 
 // all returns every result kept, in the order they ended.
@@ -237,82 +239,103 @@ func (f *runFlags) runOutputs() outputs {
 // check refuses outputs that are the same file as each other or as an
 // input, and an existing file without force (a usage mistake, told in one
 // line: status 2); then opens every output, so that a path that cannot be
-// written is found before anything is sent (status 1). It returns a writer
-// for the records, and the opened scrape files.
+// written is found before anything is sent (status 1). Every output is
+// opened before any is truncated, and a failure removes the files the
+// check created: a failing output leaves the others as they were. It
+// returns a writer for the records, and the opened scrape files.
 func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*os.File, error) {
-	type named struct{ flag, path string }
-	var all []named
+	var all []namedPath
 	if o.out != "" {
-		all = append(all, named{"--out", o.out})
+		all = append(all, namedPath{"--out", o.out})
 	}
 	if o.timings != "" {
-		all = append(all, named{"--timings", o.timings})
+		all = append(all, namedPath{"--timings", o.timings})
 	}
 	for _, p := range o.proms {
-		all = append(all, named{"--out's scrape file", p})
+		all = append(all, namedPath{"--out's scrape file", p})
 	}
-	var ins []named
+	files, err := openOutputs(all, inputs, force)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &recordWriter{outPath: o.out, timPath: o.timings}
+	var proms []*os.File
+	for i, n := range all {
+		switch n.flag {
+		case "--out":
+			w.out, w.outBuf = files[i], bufio.NewWriter(files[i])
+		case "--timings":
+			w.timings = files[i]
+		default:
+			proms = append(proms, files[i])
+		}
+	}
+	return w, proms, nil
+}
+
+// namedPath is an output's path with the flag that named it.
+type namedPath struct{ flag, path string }
+
+// openOutputs checks the outputs (see check) and opens them, in order,
+// each emptied only once all are open.
+func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.File, error) {
+	var ins []namedPath
 	for flag, p := range inputs {
 		if p != "" {
-			ins = append(ins, named{flag, p})
+			ins = append(ins, namedPath{flag, p})
 		}
 	}
 	for i, a := range all {
 		for _, b := range all[:i] {
 			if samePath(a.path, b.path) {
-				return nil, nil, valueError(fmt.Sprintf("%s and %s are the same file, %s", b.flag, a.flag, a.path))
+				return nil, valueError(fmt.Sprintf("%s and %s are the same file, %s", b.flag, a.flag, a.path))
 			}
 		}
 		for _, in := range ins {
 			if samePath(a.path, in.path) {
-				return nil, nil, valueError(fmt.Sprintf("%s %s is the input %s: it would be overwritten", a.flag, a.path, in.flag))
+				return nil, valueError(fmt.Sprintf("%s %s is the input %s: it would be overwritten", a.flag, a.path, in.flag))
 			}
 		}
-		if st, err := os.Stat(a.path); err == nil && !force {
-			if st.IsDir() {
-				return nil, nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
-			}
-			return nil, nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
+		st, err := os.Stat(a.path)
+		switch {
+		case err == nil && st.IsDir():
+			return nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
+		case err == nil && !force:
+			return nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
 		}
 	}
-	w := &recordWriter{outPath: o.out, timPath: o.timings}
+	// Open every output without truncating it; a new one is created, and
+	// removed again when a later one cannot be opened.
 	var files []*os.File
-	closeAll := func() {
-		for _, f := range append(files, w.out, w.timings) {
-			if f != nil {
+	var created []string
+	for _, n := range all {
+		_, statErr := os.Stat(n.path)
+		f, err := os.OpenFile(n.path, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			for _, f := range files {
 				f.Close()
 			}
-		}
-	}
-	open := func(n named) (*os.File, error) {
-		f, err := os.OpenFile(n.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			closeAll()
+			for _, p := range created {
+				os.Remove(p)
+			}
 			return nil, fmt.Errorf("%s: %w", n.flag, err)
 		}
-		return f, nil
+		if errors.Is(statErr, fs.ErrNotExist) {
+			created = append(created, n.path)
+		}
+		files = append(files, f)
 	}
-	var err error
-	for _, n := range all {
-		switch n.flag {
-		case "--out":
-			if w.out, err = open(n); err != nil {
-				return nil, nil, err
+	for i, f := range files {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() { // a device (/dev/null) is not truncated
+			if err := f.Truncate(0); err != nil {
+				for _, f := range files {
+					f.Close()
+				}
+				return nil, fmt.Errorf("%s: %w", all[i].flag, err)
 			}
-			w.outBuf = bufio.NewWriter(w.out)
-		case "--timings":
-			if w.timings, err = open(n); err != nil {
-				return nil, nil, err
-			}
-		default:
-			f, err := open(n)
-			if err != nil {
-				return nil, nil, err
-			}
-			files = append(files, f)
 		}
 	}
-	return w, files, nil
+	return files, nil
 }
 
 // samePath reports whether two paths name one file: the same cleaned
@@ -381,9 +404,13 @@ func badURL(raw string) error {
 	return valueError(fmt.Sprintf("--url %q: want an http:// or https:// URL with a host, e.g. http://%s", raw, rest))
 }
 
-// errAllFailed marks a run in which every measured request failed: exit
-// status 4, after the report.
+// errAllFailed marks a run in which every measured request failed (a
+// signal's cancellations included): exit status 4, after the report.
 var errAllFailed = errors.New("every measured request failed")
+
+// errNothingMeasured marks a run whose load began but sent no measured
+// request (a signal during the warm-up): exit status 4, after the report.
+var errNothingMeasured = errors.New("nothing was measured")
 
 // errTooManyFailures marks a run stopped by --max-error-rate: exit status
 // 4, after the report.
@@ -393,39 +420,3 @@ var errTooManyFailures = errors.New("too many failures")
 // test or sizing requests, --start-at): nothing was measured, and it exits
 // with status 5, so that a script does not take it for a run.
 var errNotBegun = errors.New("before the load began: nothing was measured")
-
-// writeRun writes the JSONL records after the header, and the timings.
-func writeRun(outPath, timingsPath string, h *llmmetrics.RunHeader, results []*observe.Result) error {
-	if outPath != "" {
-		f, err := os.Create(outPath)
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(f)
-		err = h.WriteLine(w)
-		if err == nil {
-			err = observe.WriteJSONL(w, results)
-		}
-		if err == nil {
-			err = w.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", outPath, err)
-		}
-	}
-	if timingsPath != "" {
-		f, err := os.Create(timingsPath)
-		if err != nil {
-			return err
-		}
-		_, err = observe.WriteTimings(f, results)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return nil
-}

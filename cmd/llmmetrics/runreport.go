@@ -39,15 +39,23 @@ func scrape(u string) (*server.Scrape, []byte, error) {
 // opened beside the records (out without .jsonl, then .before.prom and
 // .after.prom), which the header names, and puts the time between them in
 // the end line's load, so that sweep reports the server's figures of the
-// run.
+// run. The file of a scrape that failed is removed, so that it never
+// reads as an empty scrape.
 func writeScrapes(files []*os.File, before, after []byte, o *drive.Outcome, end *llmmetrics.RunEnd) error {
-	if len(files) != 2 || before == nil || after == nil {
+	if len(files) != 2 {
 		return nil
 	}
 	for i, raw := range [][]byte{before, after} {
+		if raw == nil {
+			os.Remove(files[i].Name())
+			continue
+		}
 		if _, err := files[i].Write(raw); err != nil {
 			return fmt.Errorf("writing %s: %w", files[i].Name(), err)
 		}
+	}
+	if before == nil || after == nil {
+		return nil
 	}
 	end.Load = map[string]string{"scrape_elapsed": o.MeasureEnd.Sub(o.MeasureStart).String()}
 	return nil
@@ -91,8 +99,10 @@ func levelName(p drive.Plan) string {
 
 // writeRunReport writes the client report, then the server side and the
 // GPU telemetry where there are any; as JSON, the client report alone, or
-// {"client": …, "server": …, "gpu": …} with the others.
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
+// {"client": …, "server": …, "gpu": …} with the others. A server side
+// that could not be built (srvErr, a failed scrape) is said to be absent,
+// with why ("server_absent" in JSON).
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvErr error, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
@@ -108,10 +118,13 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 				return err
 			}
 		}
-		if srv != nil || tele != nil {
+		if srv != nil || srvErr != nil || tele != nil {
 			obj := map[string]any{"client": json.RawMessage(b)}
 			if srv != nil {
 				obj["server"] = srv
+			}
+			if srvErr != nil {
+				obj["server_absent"] = srvErr.Error()
 			}
 			if tele != nil {
 				obj["gpu"] = tele
@@ -139,6 +152,9 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, tele
 		if err := srv.WriteTable(w); err != nil {
 			return err
 		}
+	}
+	if srvErr != nil {
+		fmt.Fprintf(w, "\nserver side: absent, %s\n", srvErr)
 	}
 	if tele != nil {
 		fmt.Fprintf(w, "\nGPU telemetry over the measured part (%s):\n", tele.Level)

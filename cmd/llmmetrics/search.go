@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,14 +54,34 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	base := strings.TrimSuffix(*f.out, ".jsonl")
+	var pw *recordWriter
+	if *f.out != "" {
+		// The probes' files are named as they run: an old one is refused
+		// now, as any existing output is. The sizing requests, or the
+		// test request, go to a file of their own beside them, on their
+		// own clock.
+		if old, _ := filepath.Glob(probeName(base, kind, "*", "*")); len(old) > 0 && !*f.force {
+			return valueError(fmt.Sprintf("--out %s: the probe file %s exists; --force overwrites it", *f.out, old[0]))
+		}
+		if pw, _, err = (outputs{out: base + "-preflight.jsonl"}).check(f.inputs(), *f.force); err != nil {
+			return err
+		}
+	}
 	in := catchInterrupts(os.Stderr, graceNote(p.Grace))
 	defer in.release()
 	ctx := in.ctx
 	p.Abort = in.abort
-	// The sizing requests, or the test request, go to a file of their own
-	// beside the probes', on their own clock.
 	pre := p
 	pre.Epoch = time.Now()
+	preHeader := f.header(ctx, fs, pre, pre.Epoch, f.load(pre))
+	if pw != nil {
+		pre.OnResult = pw.add
+		if err := pw.header(preHeader); err != nil {
+			pw.finish(&llmmetrics.RunEnd{State: "interrupted"})
+			return err
+		}
+	}
 	var preflight []*observe.Result
 	if *f.promptTokens > 0 {
 		n := 1000
@@ -74,9 +96,12 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 			preflight = append(preflight, res)
 		}
 	}
-	if *f.out != "" && len(preflight) > 0 {
-		name := strings.TrimSuffix(*f.out, ".jsonl") + "-preflight.jsonl"
-		if werr := writeRun(name, "", f.header(ctx, fs, pre, pre.Epoch, f.load(pre)), preflight); werr != nil {
+	if pw != nil {
+		end := &llmmetrics.RunEnd{State: "completed", Planned: len(preflight)}
+		if err != nil {
+			end.State, end.By = "interrupted", cmp.Or(in.By(), "a failed preflight request")
+		}
+		if werr := pw.finish(end); werr != nil {
 			return errors.Join(err, werr)
 		}
 	}
@@ -84,40 +109,74 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		return err
 	}
 	s := drive.Search{Kind: kind, From: *f.searchFrom, Max: *f.searchMax, Target: *f.attainTarget, SLO: *opt.SLO, Repeats: *f.repeats}
+	probes := &probeWriter{f: f, fs: fs, kind: kind, base: base, in: in, server: preHeader.Server}
+	s.Run = probes.run
 	out, err := drive.SearchCapacity(ctx, p, s)
 	if err != nil {
-		return fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
 	}
-	files, err := f.writeProbes(fs, p, kind, out)
-	if err != nil {
-		return err
-	}
-	return writeSearch(stdout, kind, s, out, files, *f.json)
+	return errors.Join(writeSearch(stdout, kind, s, out, probes.files, *f.json), probes.err)
 }
 
-// writeProbes writes each probe's records, with a header naming its
-// level, to --out with the level and the probe's number before the
-// extension, so that sweep reads them.
-func (f *runFlags) writeProbes(fs *flag.FlagSet, p drive.Plan, kind string, out *drive.SearchOutcome) ([]string, error) {
-	if *f.out == "" {
-		return nil, nil
+// probeWriter runs a search's probes, each written to its own file as its
+// requests end (--out with the level and the probe's number before the
+// extension, so that sweep reads them), after a header naming its level
+// and before an end line, as a load run's.
+type probeWriter struct {
+	f      *runFlags
+	fs     *flag.FlagSet
+	kind   string
+	base   string // --out without .jsonl; "" without --out
+	in     *interrupts
+	server map[string]json.RawMessage // what the server said of itself, asked once
+	files  []string
+	err    error // the errors of writing
+}
+
+// probeName names the file of a search's probe at level, the n-th.
+func probeName(base, kind, level, n string) string {
+	return fmt.Sprintf("%s-%s%s-%s.jsonl", base, kind, level, n)
+}
+
+// run runs one probe, writing its records as they come.
+func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, error) {
+	if pw.base == "" {
+		return drive.Run(ctx, q)
 	}
-	base := strings.TrimSuffix(*f.out, ".jsonl")
-	var files []string
-	for i, pr := range out.Probes {
-		q := p
-		if kind == "concurrency" {
-			q.Concurrency = int(pr.Level)
-		} else {
-			q.Rate = pr.Level
-		}
-		name := fmt.Sprintf("%s-%s%g-%d.jsonl", base, kind, pr.Level, i+1)
-		if err := writeRun(name, "", f.header(context.Background(), fs, q, pr.Outcome.Start, f.load(q)), pr.Outcome.Results); err != nil {
-			return nil, err
-		}
-		files = append(files, name)
+	level := q.Rate
+	if pw.kind == "concurrency" {
+		level = float64(q.Concurrency)
 	}
-	return files, nil
+	name := probeName(pw.base, pw.kind, fmt.Sprint(level), fmt.Sprint(len(pw.files)+1))
+	w, _, err := outputs{out: name}.check(nil, true) // refused at the start without --force
+	if err != nil {
+		pw.err = errors.Join(pw.err, err)
+		pw.files = append(pw.files, "") // one name a probe
+		return drive.Run(ctx, q)
+	}
+	pw.files = append(pw.files, name)
+	q.Epoch, q.OnResult = time.Now(), w.add
+	h := pw.f.headerOnly(pw.fs, q, q.Epoch, pw.f.load(q))
+	h.Server = pw.server
+	if err := w.header(h); err != nil {
+		pw.err = errors.Join(pw.err, err)
+	}
+	o, err := drive.Run(ctx, q)
+	end := &llmmetrics.RunEnd{State: "completed"}
+	planRequests(end, q, 0, o)
+	switch {
+	case err != nil:
+		end.State, end.By = "interrupted", "an error"
+	case o.Interrupted:
+		end.State, end.By = "interrupted", cmp.Or(pw.in.By(), "an interrupt")
+	}
+	if o != nil && o.Warmup != "" {
+		end.Notes = append(end.Notes, "Warm-up: "+o.Warmup+".")
+	}
+	if werr := w.finish(end); werr != nil {
+		pw.err = errors.Join(pw.err, werr)
+	}
+	return o, err
 }
 
 func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, asJSON bool) error {
@@ -186,7 +245,7 @@ const searchAbout = "--search concurrency (or rate) looks for the capacity: the 
 	"adjacent concurrencies) or 12 probes have run; each end of the bracket is then run until it has\n" +
 	"--repeats runs, and the bracket is read from their median attainment. With --out, each probe's\n" +
 	"records go to their own file, named by level, for llmmetrics sweep, and the sizing or test requests\n" +
-	"to OUT-preflight.jsonl."
+	"to OUT-preflight.jsonl: each written as its requests end, with a header and an end line, as a run's."
 
 // searchFlags are run's flags of --search alone (--repeats is shared with
 // --ttft-breakdown).

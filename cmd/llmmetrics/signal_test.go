@@ -119,7 +119,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // requests in flight get the grace and are recorded cancelled, the file
 // holds the header, every record (as many as the server received) and an
 // end line saying who interrupted it, and the report says so in capitals.
-// A second signal ends a grace of an hour at once.
+// A second signal ends a grace of an hour at once. No measured request
+// ended ok: the run exits with status 4.
 func TestSignals(t *testing.T) {
 	bin := binary(t)
 	for _, c := range []struct {
@@ -165,7 +166,12 @@ func TestSignals(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatal("the run did not end after the signal")
 			}
-			require.NoError(t, err, stderr.String())
+			// Nothing was measured: status 4, as without the signal
+			// (issue #30, point 6: it exited 0).
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, stderr.String())
+			assert.Equal(t, 4, exit.ExitCode(), stderr.String())
+			assert.Contains(t, stderr.String(), "every measured request failed: 4 of 4 (0 errors, 0 timeouts, 4 cancelled after "+c.name+")")
 
 			run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 			require.NoError(t, err)
