@@ -59,7 +59,9 @@ func TestTimingsFailureKeepsOut(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, run.End)
 	// The test request and the five measured requests.
-	assert.Equal(t, llmmetrics.RunEnd{State: "completed", Planned: 6, Written: 6, Notes: run.End.Notes}, *run.End)
+	// The client's health is the machine's (see clienthealth_test.go).
+	assert.NotNil(t, run.End.Client)
+	assert.Equal(t, llmmetrics.RunEnd{State: "completed", Planned: 6, Written: 6, Notes: run.End.Notes, Client: run.End.Client}, *run.End)
 	assert.Len(t, run.Records, 6)
 }
 
