@@ -198,6 +198,90 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 // that read set aside (its Rejected and Unlisted; its records are not
 // read).
 func summarize(src *source, read *Run, opt Options) (*Summary, error) {
+	ps, err := checkOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	if src.len()+read.RejectedCount() == 0 {
+		return nil, ErrNoRecords
+	}
+
+	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
+	if opt.Warmup != nil || opt.Stratify != nil {
+		// Both read the records as a slice.
+		src = src.asSlice()
+	}
+	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
+		return nil, err
+	}
+	classes := classifyPooling(src, true)
+	// Deferred first, this runs last: after the workload, which takes
+	// spare, is done.
+	defer classes.release()
+	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
+	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
+	for _, e := range bad.Rejected {
+		all.Reject(e)
+	}
+	all.Unlisted += bad.Unlisted
+	if all.RejectedCount() > 0 && !opt.Lenient {
+		return nil, joinRecordErrors(all.Rejected, all.Unlisted, nil)
+	}
+	s.Rejected = all.Rejected
+
+	// Count, and size the samples.
+	counted, each := tallyAll(src, cat, classes.each)
+	a := &s.Requests
+	*a = counted.a
+	a.Offered = src.len() + read.RejectedCount()
+	a.Rejected = all.RejectedCount()
+
+	// The workload and the client's figures are described on another core
+	// while the latencies are gathered here.
+	var absent map[string]string
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		s.Workload, absent = describeWorkload(src, cat, spare)
+		s.Client = clientStats(src, cat, opt, ps)
+	}()
+	defer func() { <-sideDone }() // an early return still waits for it
+
+	got, at, err := gatherAll(src, cat, pooled, counted, each, opt.SLO)
+	if err != nil {
+		return nil, src.recordError(at, "chunks", err)
+	}
+	s.describeAll(src, cat, pooled, got, opt)
+	judged := got.slo
+	got.release()
+
+	<-sideDone
+	for k, v := range absent {
+		s.Absent[k] = v
+	}
+	if opt.NoSendTimes && s.Workload != nil {
+		// Sends all at 0 would read as one burst, every request in flight.
+		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
+		s.Absent["workload.arrivals"] = "the records carry no send times"
+		s.Absent["workload.concurrency"] = "the records carry no send times"
+	}
+
+	w, werr := s.rates(counted, opt)
+	if opt.SLO != nil {
+		s.goodput(judged, w, werr, *opt.SLO)
+	}
+	if opt.Stratify != nil {
+		st, err := stratify(src.recs, cat, *opt.Stratify, opt)
+		if err != nil {
+			return nil, err
+		}
+		s.Strata = st
+	}
+	return s, nil
+}
+
+// checkOptions checks opt and returns the percentiles it asks for.
+func checkOptions(opt Options) ([]Percentile, error) {
 	if err := opt.Method.valid(); err != nil {
 		return nil, err
 	}
@@ -223,60 +307,16 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	if src.len()+read.RejectedCount() == 0 {
-		return nil, ErrNoRecords
-	}
+	return ps, nil
+}
 
-	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
-	if opt.Warmup != nil || opt.Stratify != nil {
-		// Both read the records as a slice.
-		src = src.asSlice()
-	}
-	var err error
-	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
-		return nil, err
-	}
-	classes := classifyPooling(src, true)
-	// Deferred first, this runs last: after the workload, which takes
-	// spare, is done.
-	defer classes.release()
-	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
-	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
-	for _, e := range bad.Rejected {
-		all.Reject(e)
-	}
-	all.Unlisted += bad.Unlisted
-	if all.RejectedCount() > 0 && !opt.Lenient {
-		return nil, joinRecordErrors(all.Rejected, all.Unlisted, nil)
-	}
-	s.Rejected = all.Rejected
-
-	// Count, and size the samples.
-	counted, each := tallyAll(src, cat, classes.each)
-	a := &s.Requests
-	*a = counted.a
-	a.Offered = src.len() + read.RejectedCount()
-	a.Rejected = all.RejectedCount()
-	wb, outTokens, promptTokens := counted.wb, counted.outTokens, counted.promptTokens
-
-	// The workload and the client's figures are described on another core
-	// while the latencies are gathered here.
-	var absent map[string]string
-	sideDone := make(chan struct{})
-	go func() {
-		defer close(sideDone)
-		s.Workload, absent = describeWorkload(src, cat, spare)
-		s.Client = clientStats(src, cat, opt, ps)
-	}()
-	defer func() { <-sideDone }() // an early return still waits for it
-
-	got, at, err := gatherAll(src, cat, pooled, counted, each, opt.SLO)
-	if err != nil {
-		return nil, src.recordError(at, "chunks", err)
-	}
+// describeAll describes the gathered samples: TTFT, E2E, TPOT, the pooled
+// gaps and the largest gaps, at once on the cores, or says why each is
+// absent.
+func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, got *samples, opt Options) {
+	a, ps := &s.Requests, s.Percentiles
 	tpots, maxGaps, gaps := got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
-	slo := got.slo
 
 	// describe summarizes one sample of per-request values, naming the
 	// request at each nearest-rank percentile.
@@ -331,25 +371,18 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	wg.Wait()
-	got.release()
 	if gaps.N > 0 {
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk
 		}
 		s.ITL = &itl
 	}
+}
 
-	<-sideDone
-	for k, v := range absent {
-		s.Absent[k] = v
-	}
-	if opt.NoSendTimes && s.Workload != nil {
-		// Sends all at 0 would read as one burst, every request in flight.
-		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
-		s.Absent["workload.arrivals"] = "the records carry no send times"
-		s.Absent["workload.concurrency"] = "the records carry no send times"
-	}
-
+// rates sets the throughput over the run's window, or says why it is
+// absent, and returns the window and why there is none.
+func (s *Summary) rates(counted tally, opt Options) (Window, error) {
+	a := &s.Requests
 	var w Window
 	var werr error
 	switch {
@@ -358,12 +391,12 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	case opt.NoSendTimes:
 		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one with report --window or Options.Window", ErrInvalidWindow)
 	default:
-		w, werr = wb.window()
+		w, werr = counted.wb.window()
 	}
 	if werr == nil {
-		t := throughput(w, a.OK, outTokens, promptTokens)
+		t := throughput(w, a.OK, counted.outTokens, counted.promptTokens)
 		s.Throughput = &t
-		if promptTokens == 0 {
+		if counted.promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
 		}
 	} else if a.measured() == 0 && opt.Window == 0 {
@@ -371,26 +404,22 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	} else {
 		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
 	}
-	if opt.SLO != nil {
-		// Warm-up, preflight and unfinished requests are counted, never
-		// measured: they are not judged.
-		if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
-			g := slo.finish(*opt.SLO, measured, w, werr)
-			s.Goodput = &g
-		} else if a.Unfinished > 0 {
-			s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
-		} else {
-			s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
-		}
+	return w, werr
+}
+
+// goodput judges the measured requests against slo. Warm-up, preflight
+// and unfinished requests are counted, never measured: they are not
+// judged.
+func (s *Summary) goodput(judged goodputCounter, w Window, werr error, slo SLO) {
+	a := &s.Requests
+	if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
+		g := judged.finish(slo, measured, w, werr)
+		s.Goodput = &g
+	} else if a.Unfinished > 0 {
+		s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
+	} else {
+		s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
 	}
-	if opt.Stratify != nil {
-		st, err := stratify(src.recs, cat, *opt.Stratify, opt)
-		if err != nil {
-			return nil, err
-		}
-		s.Strata = st
-	}
-	return s, nil
 }
 
 // nameRequests sets each point's ID to the id of the first request, in
