@@ -46,7 +46,8 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"client", s.clientObject(c)})
 	}
 	if t := s.Throughput; t != nil {
-		o = append(o, field{"throughput", throughputObject(t)})
+		_, noOutput := s.Absent["output_tokens_per_s"]
+		o = append(o, field{"throughput", throughputObject(t, noOutput)})
 	}
 	if g := s.Goodput; g != nil {
 		o = append(o, field{"goodput", goodputObject(g)})
@@ -111,6 +112,10 @@ func requestsObject(a Accounting) object {
 			{"total", u.Total()}, {"no_usage", u.NoUsage}, {"zero_usage", u.ZeroUsage}, {"below_chunks", u.BelowChunks},
 		}})
 	}
+	if a.Unstreamed > 0 {
+		// Written only when there are some, as no_count.
+		req = append(req, field{"unstreamed", a.Unstreamed})
+	}
 	return req
 }
 
@@ -133,19 +138,29 @@ func (s *Summary) clientObject(c *ClientStats) object {
 	return append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
 }
 
-// throughputObject is the throughput in JSON.
-func throughputObject(t *Throughput) object {
+// throughputObject is the throughput in JSON. An output rate no request
+// has a count for (noOutput) is left out with its tokens, and said so
+// under "absent"; one that leaves some out is marked a lower bound, with
+// the requests it counts.
+func throughputObject(t *Throughput, noOutput bool) object {
 	th := object{
 		{"window_s", t.Window.Length.Seconds()},
 		{"window_declared", t.Window.Declared},
-		{"output_tokens_per_s", float64(t.OutputTokensPerSecond)},
+	}
+	if !noOutput {
+		th = append(th, field{"output_tokens_per_s", float64(t.OutputTokensPerSecond)})
+	}
+	if t.LowerBound() {
+		th = append(th, field{"output_tokens_lower_bound", true}, field{"output_tokens_requests", t.CountedRequests})
 	}
 	if t.PromptTokens > 0 { // otherwise absent, and said so under "absent"
 		th = append(th, field{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)})
 	}
+	th = append(th, field{"requests_per_s", float64(t.RequestsPerSecond)})
+	if !noOutput {
+		th = append(th, field{"output_tokens", t.OutputTokens})
+	}
 	return append(th, object{
-		{"requests_per_s", float64(t.RequestsPerSecond)},
-		{"output_tokens", t.OutputTokens},
 		{"prompt_tokens", t.PromptTokens},
 		{"requests", t.Requests},
 	}...)
@@ -309,13 +324,17 @@ func (s *Summary) jsonDetail(m Metric) object {
 			{"excluded_one_token", s.TPOT.Excluded},
 		}
 	case m.id == idITL && s.ITL != nil:
-		return object{
+		o := object{
 			{"weighting", m.Weighting},
 			{"basis", s.ITL.Basis.String()},
 			{"token_basis_requests", s.ITL.TokenBasis},
 			{"chunk_basis_requests", s.ITL.ChunkBasis},
-			{"no_chunk_requests", s.ITL.NoChunks},
 		}
+		if s.ITL.UnknownBasis > 0 {
+			// Written only when there are some, as no_count.
+			o = append(o, field{"unknown_basis_requests", s.ITL.UnknownBasis})
+		}
+		return append(o, field{"no_chunk_requests", s.ITL.NoChunks})
 	}
 	return nil
 }
@@ -371,7 +390,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		b.WriteString("from sched.: TTFT and E2E from each request's scheduled time, not its send (lateness and wait included: coordinated omission corrected, as wrk2)\n")
 	}
 	if t := s.Throughput; t != nil {
-		writeThroughput(&b, t, a)
+		writeThroughput(&b, t, a, s.Absent["output_tokens_per_s"])
 	}
 	if g := s.Goodput; g != nil {
 		writeGoodput(&b, g, a)
@@ -419,6 +438,9 @@ func writeRequests(b *bytes.Buffer, a Accounting) {
 	if u := a.Uncounted; u.Total() > 0 {
 		fmt.Fprintf(b, "          no token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
 			u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks)
+	}
+	if a.Unstreamed > 0 {
+		fmt.Fprintf(b, "          not streamed: %d ok requests whose text came at once (one JSON body or one chunk): in E2E and the token rates; not in TTFT or TPOT\n", a.Unstreamed)
 	}
 }
 
@@ -479,8 +501,12 @@ func (s *Summary) writeLatencies(b *bytes.Buffer) {
 	}
 	b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
 	if s.TPOT != nil {
-		fmt.Fprintf(b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded\n",
+		fmt.Fprintf(b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded",
 			millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
+		if n := s.Requests.Unstreamed; n > 0 {
+			fmt.Fprintf(b, ", and %d not streamed", n)
+		}
+		b.WriteString("\n")
 	}
 	if it := s.ITL; it != nil {
 		writeITLBasis(b, it)
@@ -519,8 +545,11 @@ func writeLatencyTable(b *bytes.Buffer, rows []latencyRow, ps []Percentile) {
 // writeITLBasis says what the pooled gaps are gaps between.
 func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
 	fmt.Fprintf(b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
-		it.TokenBasis+it.ChunkBasis, it.TokenBasis, it.ChunkBasis)
-	if it.ChunkBasis > 0 {
+		it.TokenBasis+it.ChunkBasis+it.UnknownBasis, it.TokenBasis, it.ChunkBasis)
+	if it.UnknownBasis > 0 {
+		fmt.Fprintf(b, ", %d unknown (no token count)", it.UnknownBasis)
+	}
+	if it.ChunkBasis+it.UnknownBasis > 0 {
 		b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
 	}
 	if it.NoChunks > 0 {
@@ -529,10 +558,19 @@ func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
 	b.WriteString("\n")
 }
 
-// writeThroughput writes the window and the rates.
-func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting) {
+// writeThroughput writes the window and the rates; noOutput, when not
+// "", says why the output rate is absent.
+func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting, noOutput string) {
 	fmt.Fprintf(b, "\nthroughput over %.3f s (%s), counting %d ok requests%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests, a.Uncounted.leftOut(t.Requests))
-	fmt.Fprintf(b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
+	switch {
+	case noOutput != "":
+		fmt.Fprintf(b, "  output  absent: %s\n", noOutput)
+	case t.LowerBound():
+		fmt.Fprintf(b, "  output  ≥%.3f tokens/s (≥%d tokens), a LOWER BOUND: it counts %d of the %d ok requests, the others have no token count\n",
+			float64(t.OutputTokensPerSecond), t.OutputTokens, t.CountedRequests, t.Requests)
+	default:
+		fmt.Fprintf(b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
+	}
 	if t.PromptTokens > 0 {
 		fmt.Fprintf(b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
 	} else {
@@ -567,11 +605,11 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 // catalogue's order and then the others'.
 func (s *Summary) writeAbsent(b *bytes.Buffer) {
 	var absent []string
-	keys := make([]string, 0, len(catalogue)+7)
+	keys := make([]string, 0, len(catalogue)+8)
 	for _, m := range catalogue {
 		keys = append(keys, m.Key)
 	}
-	for _, k := range append(keys, "throughput", "prompt_tokens_per_s",
+	for _, k := range append(keys, "throughput", "output_tokens_per_s", "prompt_tokens_per_s",
 		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
 		if why, ok := s.Absent[k]; ok {
 			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))

@@ -74,6 +74,12 @@ type Accounting struct {
 	// token rates and the TPOT limit (see CountState). They are among OK,
 	// and not among OneToken.
 	Uncounted Uncounted
+	// Unstreamed counts the ok requests whose two or more tokens came at
+	// once (a reply that was not streamed, or one chunk holding them
+	// all): samples of E2E, counted in the token rates, left out of TTFT
+	// and TPOT, whose values for them would be E2E and 0. They are among
+	// OK.
+	Unstreamed int
 }
 
 // measured is the number of valid measured records: every offered one
@@ -112,12 +118,18 @@ type TPOTStats struct {
 // chunk per token (TokenBasis of them); otherwise the gaps are chunk gaps,
 // and the per-token gap distribution of the ChunkBasis requests is unknown.
 // NoChunks counts ok requests without chunk arrivals, which add no gaps.
+//
+// UnknownBasis counts the requests with chunk arrivals but no usable
+// token count: whether their chunks carried one token each is unknown,
+// so they are neither TokenBasis nor ChunkBasis, and Basis is
+// BasisChunk.
 type ITLStats struct {
 	Distribution
-	Basis      Basis
-	TokenBasis int
-	ChunkBasis int
-	NoChunks   int
+	Basis        Basis
+	TokenBasis   int
+	ChunkBasis   int
+	UnknownBasis int
+	NoChunks     int
 }
 
 // A Summary holds every client-side metric of a run. A section is nil when
@@ -239,10 +251,11 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	// The workload and the client's figures are described on another core
 	// while the latencies are gathered here.
 	var absent map[string]string
+	var facts okFacts
 	sideDone := make(chan struct{})
 	go func() {
 		defer close(sideDone)
-		s.Workload, absent = describeWorkload(src, cat, spare)
+		s.Workload, absent = describeWorkload(src, cat, spare, &facts)
 		s.Client = clientStats(src, cat, opt, ps)
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it
@@ -252,10 +265,10 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		return nil, src.recordError(at, "chunks", err)
 	}
 	s.describeAll(src, cat, pooled, got, opt)
+	<-sideDone
+	s.leaveOut(src, cat, got, &facts, opt)
 	judged := got.slo
 	got.release()
-
-	<-sideDone
 	for k, v := range absent {
 		s.Absent[k] = v
 	}
@@ -318,20 +331,8 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 	tpots, maxGaps, gaps := got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
 
-	// describe summarizes one sample of per-request values, naming the
-	// request at each nearest-rank percentile.
 	describe := func(xs sample, member func(r *Record) bool) *Distribution {
-		var mo moments
-		xs.Each(func(seg []time.Duration) {
-			for _, x := range seg {
-				mo.add(x)
-			}
-		})
-		d := describeSample(xs, mo, opt.Method, ps)
-		if opt.Method == NearestRank {
-			nameRequests(&d, xs, src, cat, member)
-		}
-		return &d
+		return s.describe(xs, src, cat, member)
 	}
 	var anyOK func(*Record) bool // nil: every ok record
 	// The distributions are taken at once, the cores sharing them.
@@ -379,6 +380,64 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 	}
 }
 
+// describe summarizes one sample of per-request values, naming the
+// request at each nearest-rank percentile: xs holds one sample for each
+// ok record for which member is true (nil: every ok record).
+func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r *Record) bool) *Distribution {
+	var mo moments
+	xs.Each(func(seg []time.Duration) {
+		for _, x := range seg {
+			mo.add(x)
+		}
+	})
+	d := describeSample(xs, mo, s.Method, s.Percentiles)
+	if s.Method == NearestRank {
+		nameRequests(&d, xs, src, cat, member)
+	}
+	return &d
+}
+
+// leaveOut takes what the ok records' facts show out of the figures
+// describeAll made: the unstreamed answers out of TTFT and TPOT, and the
+// requests without a count out of the gaps' basis.
+func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts, opt Options) {
+	if it := s.ITL; it != nil && f.noCountChunks > 0 {
+		it.ChunkBasis -= f.noCountChunks
+		it.UnknownBasis = f.noCountChunks
+	}
+	n := len(f.unstreamed)
+	if n == 0 {
+		return
+	}
+	a := &s.Requests
+	a.Unstreamed = n
+	okAt, tpotAt := make([]int, n), make([]int, n)
+	gaps := int64(0)
+	for i, u := range f.unstreamed {
+		okAt[i], tpotAt[i] = u.ok, u.tpot
+		gaps += int64(u.gaps)
+	}
+	const why = "its text came at once (not streamed), so it has no time to first token or per token"
+	if n == a.OK {
+		s.TTFT = nil
+		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
+	} else {
+		s.TTFT = s.describe(without(got.ttft, okAt), src, cat, streamed)
+	}
+	if s.TPOT == nil {
+		return
+	}
+	if n == s.TPOT.N {
+		s.TPOT = nil
+		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count that were streamed (%d one-token requests, %d without a usable count, %d whose text came at once)",
+			a.OneToken, a.Uncounted.Total(), n)
+		return
+	}
+	w := got.weighted
+	w.gaps -= gaps // their decode time is 0
+	s.TPOT = &TPOTStats{Distribution: *s.describe(without(flat(got.tpots), tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
+}
+
 // rates sets the throughput over the run's window, or says why it is
 // absent, and returns the window and why there is none.
 func (s *Summary) rates(counted tally, opt Options) (Window, error) {
@@ -394,10 +453,13 @@ func (s *Summary) rates(counted tally, opt Options) (Window, error) {
 		w, werr = counted.wb.window()
 	}
 	if werr == nil {
-		t := throughput(w, a.OK, counted.outTokens, counted.promptTokens)
+		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.outTokens, counted.promptTokens)
 		s.Throughput = &t
 		if counted.promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
+		}
+		if a.OK > 0 && t.CountedRequests == 0 {
+			s.Absent["output_tokens_per_s"] = "no ok request has an output token count (" + a.Uncounted.why() + ")"
 		}
 	} else if a.measured() == 0 && opt.Window == 0 {
 		s.Absent["throughput"] = a.nothingMeasured()
