@@ -119,7 +119,9 @@ type Throughput struct {
 
 // LowerBound reports whether the output token figures leave out ok
 // requests without a usable count, and so are lower bounds.
-func (t *Throughput) LowerBound() bool { return t.CountedRequests > 0 && t.CountedRequests < t.Requests }
+func (t *Throughput) LowerBound() bool {
+	return t.CountedRequests > 0 && t.CountedRequests < t.Requests
+}
 
 // throughput computes the rates of the counted totals over w; counted of
 // the requests have a known output count.
