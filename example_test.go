@@ -366,7 +366,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Unfinished:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Unfinished:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0} Unstreamed:0}
 }
 
 func ExampleRun_Err() {
@@ -704,6 +704,19 @@ func ExampleUncounted_Total() {
 	u := s.Requests.Uncounted
 	fmt.Println(s.Requests.OK, u.Total(), u.NoUsage, u.BelowChunks, s.TTFT.N)
 	// Output: 3 2 1 1 3
+}
+
+func ExampleThroughput_LowerBound() {
+	// Of two ok requests over one second, one reported no usage: the 10
+	// tokens of the other are a lower bound of what the server sent.
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: 100 * time.Millisecond, LastText: time.Second, CompletionTokens: 10},
+		{ID: "b", Sent: 0, FirstText: 100 * time.Millisecond, LastText: 900 * time.Millisecond, NoUsage: true},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	t := s.Throughput
+	fmt.Println(t.LowerBound(), t.CountedRequests, t.Requests, t.OutputTokensPerSecond)
+	// Output: true 1 2 10
 }
 
 func ExampleSamples() {

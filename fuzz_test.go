@@ -164,7 +164,10 @@ func FuzzRecord(f *testing.F) {
 		}
 		ttft, _ := r.TTFT()
 		e2e, _ := r.E2E()
-		if ttft > e2e || s.TTFT.Max != ttft {
+		if r.unstreamed() != (s.TTFT == nil) {
+			t.Fatalf("unstreamed %v, TTFT %v", r.unstreamed(), s.TTFT)
+		}
+		if ttft > e2e || s.TTFT != nil && s.TTFT.Max != ttft {
 			t.Fatalf("TTFT %v, E2E %v", ttft, e2e)
 		}
 		if gaps, err := r.AppendGaps(nil); err == nil {
