@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
 // The JSONL format holds one request per line as a JSON object. Times are
@@ -168,7 +169,7 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 	// in the arrays, so that one slab usually holds them all.
 	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)
 	pb.recs, pb.lines = b.slots(b.Lines())
-	p := &lineParser{arena: &arena}
+	p := &jsonline.Parser{Status: parseStatus, Arena: &arena}
 	open := openLine(&b)
 	pb.lastLine = blocks.Lines(b.Data, b.FirstLine, func(t []byte, line, lead int) {
 		if line == open {
@@ -181,8 +182,7 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 			pb.items = append(pb.items, lineItem{line: line, header: t})
 			return
 		}
-		*p = lineParser{b: t, arena: &arena}
-		rec, rerr := p.object()
+		rec, rerr := record(p.Parse(t))
 		if rerr != nil {
 			rerr.ID, rerr.Line = rec.ID, line
 			if rerr.Column > 0 {
