@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/csvline"
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
@@ -275,30 +276,30 @@ func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
 		return fail(c.status, "status", err)
 	}
 	if s := get(c.sent); len(s) > 0 {
-		if rec.Sent, err = parseMillisBytes(s); err != nil {
+		if rec.Sent, err = parseMillis(s); err != nil {
 			return fail(c.sent, "sent_ms", err)
 		}
 	}
 	ok := rec.Status == StatusOK
 	if s := get(c.prompt); len(s) > 0 || ok {
-		if rec.PromptTokens, err = parseCountBytes(s); err != nil {
+		if rec.PromptTokens, err = parseCount(s); err != nil {
 			return fail(c.prompt, "prompt_tokens", err)
 		}
 	}
 	// a failed row may leave its counts empty
 	if s := get(c.completion); len(s) > 0 || ok {
-		if rec.CompletionTokens, err = parseCountBytes(s); err != nil {
+		if rec.CompletionTokens, err = parseCount(s); err != nil {
 			return fail(c.completion, "completion_tokens", err)
 		}
 	}
 	needTimes := ok && rec.CompletionTokens > 0
 	if s := get(c.ttft); len(s) > 0 || needTimes {
-		if rec.FirstText, err = parseMillisBytes(s); err != nil {
+		if rec.FirstText, err = parseMillis(s); err != nil {
 			return fail(c.ttft, "TTFT_ms", err)
 		}
 	}
 	if s := get(c.e2e); len(s) > 0 || needTimes {
-		if rec.LastText, err = parseMillisBytes(s); err != nil {
+		if rec.LastText, err = parseMillis(s); err != nil {
 			return fail(c.e2e, "E2E_ms", err)
 		}
 	}
@@ -324,11 +325,11 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {
-			ttftMs, e2eMs = formatMillis(r.first()), formatMillis(r.last())
+			ttftMs, e2eMs = decimal.FormatMillis(int64(r.first())), decimal.FormatMillis(int64(r.last()))
 		}
 		row := []string{
 			r.ID, strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens), ttftMs, e2eMs,
-			formatMillis(r.Sent), r.Status.String(), r.Message,
+			decimal.FormatMillis(int64(r.Sent)), r.Status.String(), r.Message,
 		}
 		if err := cw.Write(row); err != nil {
 			return err

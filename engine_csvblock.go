@@ -5,11 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"math"
 	"sync"
-	"time"
 
-	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
@@ -187,61 +184,4 @@ func quotedCSVRow(row []byte, line int, cols csvCols, fields int) (Record, lineI
 		return Record{}, lineItem{line: line, err: rerr}, false
 	}
 	return rec, lineItem{}, true
-}
-
-// parseStatusBytes is ParseStatus on the bytes of a field.
-func parseStatusBytes(b []byte) (Status, error) {
-	for i, n := range statusNames {
-		if string(b) == n {
-			return Status(i), nil
-		}
-	}
-	return ParseStatus(string(b))
-}
-
-// parseMillisBytes is parseMillis on the bytes of a field. A plain decimal
-// of at most 15 digits is converted here: its digits make an integer that
-// a float64 holds exactly, and decimal.Float gives the float64
-// strconv.ParseFloat gives. Anything else is left to parseMillis.
-func parseMillisBytes(b []byte) (time.Duration, error) {
-	i, neg := 0, false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		i, neg = 1, b[0] == '-'
-	}
-	m, n, digits, decimals := decimal.Plain(b[i:])
-	if i+n != len(b) || digits == 0 || digits > 15 {
-		return parseMillis(string(b))
-	}
-	if ns, ok := decimal.MillisNanos(m, digits, decimals); ok {
-		if neg {
-			ns = -ns
-		}
-		return time.Duration(ns), nil
-	}
-	ms := decimal.Float(m, -decimals)
-	if neg {
-		ms = -ms
-	}
-	ns := math.Round(ms * 1e6)
-	if math.Abs(ns) > maxTime {
-		return parseMillis(string(b))
-	}
-	return time.Duration(ns), nil
-}
-
-// parseCountBytes is parseCount on the bytes of a field; a count of at
-// most nine digits, which cannot overflow, is converted here.
-func parseCountBytes(b []byte) (int, error) {
-	i, neg := 0, false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		i, neg = 1, b[0] == '-'
-	}
-	n, read := decimal.Count(b[i:])
-	if read == 0 || i+read != len(b) {
-		return parseCount(string(b))
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
 }
