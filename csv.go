@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/csvline"
+	"github.com/llmmetrics/llmmetrics/internal/csvrow"
 	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
@@ -126,7 +127,7 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 
 // readCSVRows reads rows with encoding/csv from r, whose first line is
 // line base+1 of the input, into run.
-func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int, run *Run) error {
+func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvrow.Columns, fields int, run *Run) error {
 	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
 	cr := csv.NewReader(lr)
 	return o.readCSVRowsFrom(cr, lr, base, 0, cols, fields, run)
@@ -135,7 +136,7 @@ func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int
 // readCSVRowsFrom reads the rows of cr (reading through lr) into run,
 // numbering its lines from base+1; lastLine is the line of cr on which the
 // last row read (the header) ended, 0 when none.
-func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvCols, fields int, run *Run) error {
+func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvrow.Columns, fields int, run *Run) error {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = fields
 	for {
@@ -178,31 +179,25 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 	}
 }
 
-// csvCols holds the position of each column in a row, -1 for an optional
-// column that is absent.
-type csvCols struct {
-	id, prompt, completion, ttft, e2e, sent, status, message int
-}
-
 // csvColumns checks a header and finds each column.
-func csvColumns(header []string) (csvCols, error) {
+func csvColumns(header []string) (csvrow.Columns, error) {
 	col := map[string]int{}
 	for i, h := range header {
 		if i == 0 {
 			h = strings.TrimPrefix(h, string(lineio.BOM))
 		}
 		if _, dup := col[h]; dup {
-			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, clip(h))
+			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, clip(h))
 		}
 		if !contains(csvRequired, h) && !contains(csvOptional, h) {
-			return csvCols{}, fmt.Errorf("%w: CSV header: unknown column %q (want %s, optionally %s)",
+			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: unknown column %q (want %s, optionally %s)",
 				ErrSyntax, clip(h), strings.Join(csvRequired, ","), strings.Join(csvOptional, ","))
 		}
 		col[h] = i
 	}
 	for _, h := range csvRequired {
 		if _, ok := col[h]; !ok {
-			return csvCols{}, fmt.Errorf("%w: CSV header: required column %q is missing", ErrMissingField, h)
+			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: required column %q is missing", ErrMissingField, h)
 		}
 	}
 	at := func(h string) int {
@@ -211,9 +206,9 @@ func csvColumns(header []string) (csvCols, error) {
 		}
 		return -1
 	}
-	return csvCols{
-		id: at("request_id"), prompt: at("prompt_tokens"), completion: at("completion_tokens"),
-		ttft: at("TTFT_ms"), e2e: at("E2E_ms"), sent: at("sent_ms"), status: at("status"), message: at("message"),
+	return csvrow.Columns{
+		ID: at("request_id"), Prompt: at("prompt_tokens"), Completion: at("completion_tokens"),
+		TTFT: at("TTFT_ms"), E2E: at("E2E_ms"), Sent: at("sent_ms"), Status: at("status"), Message: at("message"),
 	}, nil
 }
 
@@ -229,20 +224,20 @@ func contains(list []string, s string) bool {
 // csvRowRecord turns a row that cr read into a record, or into the error
 // of its first field that cannot be parsed, with the line (cr's line plus
 // base) and column of that field.
-func csvRowRecord(cr *csv.Reader, row []string, cols csvCols, base int) (Record, *RecordError) {
-	var f csvFields
+func csvRowRecord(cr *csv.Reader, row []string, cols csvrow.Columns, base int) (Record, *RecordError) {
+	var f csvrow.Fields
 	for i, s := range row {
 		f[i] = []byte(s)
 	}
 	var rec Record
 	if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
 		line, column := cr.FieldPos(rerr.Column)
-		rerr.Line, rerr.Column, rerr.ID = base+line, column, row[cols.id]
+		rerr.Line, rerr.Column, rerr.ID = base+line, column, row[cols.ID]
 		return Record{}, rerr
 	}
-	rec.ID = row[cols.id]
-	if cols.message >= 0 {
-		rec.Message = row[cols.message]
+	rec.ID = row[cols.ID]
+	if cols.Message >= 0 {
+		rec.Message = row[cols.Message]
 	}
 	return rec, nil
 }
@@ -253,15 +248,11 @@ func csvSyntaxError(line, column int, err error) *RecordError {
 	return &RecordError{Index: -1, Line: line, Column: column, Err: fmt.Errorf("%w: %w", ErrSyntax, err)}
 }
 
-// csvFields are the fields of a row, at the columns' positions: a row has
-// at most one field for each column the format knows.
-type csvFields [8][]byte
-
 // parseCSVRow parses one data row's fields into rec, a zero Record, all
 // but its id and message, which the caller sets. A field that cannot be
 // parsed is an error naming the field, with Column set to its position in
 // the row; the caller turns that into a line and column.
-func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
+func parseCSVRow(f *csvrow.Fields, c csvrow.Columns, rec *Record) *RecordError {
 	fail := func(at int, field string, err error) *RecordError {
 		return &RecordError{Index: -1, Column: at, Field: field, Err: err}
 	}
@@ -272,35 +263,35 @@ func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
 		return nil
 	}
 	var err error
-	if rec.Status, err = parseStatusBytes(get(c.status)); err != nil {
-		return fail(c.status, "status", err)
+	if rec.Status, err = parseStatusBytes(get(c.Status)); err != nil {
+		return fail(c.Status, "status", err)
 	}
-	if s := get(c.sent); len(s) > 0 {
+	if s := get(c.Sent); len(s) > 0 {
 		if rec.Sent, err = parseMillis(s); err != nil {
-			return fail(c.sent, "sent_ms", err)
+			return fail(c.Sent, "sent_ms", err)
 		}
 	}
 	ok := rec.Status == StatusOK
-	if s := get(c.prompt); len(s) > 0 || ok {
+	if s := get(c.Prompt); len(s) > 0 || ok {
 		if rec.PromptTokens, err = parseCount(s); err != nil {
-			return fail(c.prompt, "prompt_tokens", err)
+			return fail(c.Prompt, "prompt_tokens", err)
 		}
 	}
 	// a failed row may leave its counts empty
-	if s := get(c.completion); len(s) > 0 || ok {
+	if s := get(c.Completion); len(s) > 0 || ok {
 		if rec.CompletionTokens, err = parseCount(s); err != nil {
-			return fail(c.completion, "completion_tokens", err)
+			return fail(c.Completion, "completion_tokens", err)
 		}
 	}
 	needTimes := ok && rec.CompletionTokens > 0
-	if s := get(c.ttft); len(s) > 0 || needTimes {
+	if s := get(c.TTFT); len(s) > 0 || needTimes {
 		if rec.FirstText, err = parseMillis(s); err != nil {
-			return fail(c.ttft, "TTFT_ms", err)
+			return fail(c.TTFT, "TTFT_ms", err)
 		}
 	}
-	if s := get(c.e2e); len(s) > 0 || needTimes {
+	if s := get(c.E2E); len(s) > 0 || needTimes {
 		if rec.LastText, err = parseMillis(s); err != nil {
-			return fail(c.e2e, "E2E_ms", err)
+			return fail(c.E2E, "E2E_ms", err)
 		}
 	}
 	return nil
