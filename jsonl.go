@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
-	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
@@ -98,7 +96,13 @@ func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
 func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	lines, commas := o.counts(r)
 	dst := newRows(1, lines)
-	room := newArrivalRoom(lines, commas)
+	// Room for the chunk arrivals of every block: a block takes its
+	// commas and one, at most the room's length together, the same memory
+	// the blocks' own arenas would take.
+	var room *blocks.Room[time.Duration]
+	if lines > 0 && commas >= 0 {
+		room = blocks.NewRoom[time.Duration](lines + commas)
+	}
 	next, stop := parseBlocks(r, 1, nil, dst, func(b block) parsedBlock { return parseJSONLBlock(b, room) })
 	defer stop()
 	run := &Run{}
@@ -163,11 +167,11 @@ func afterEnd(line, end int) error {
 
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk
 // arrivals in one arena, taken from room when it has enough.
-func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
+func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
 	pb := parsedBlock{err: b.Err}
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
-	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)
+	arena := room.Take(bytes.Count(b.Data, []byte{','}) + 1)
 	pb.recs, pb.lines = b.slots(b.Lines())
 	p := &jsonline.Parser{Status: parseStatus, Arena: &arena}
 	open := openLine(&b)
@@ -194,40 +198,6 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 		pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
 	})
 	return pb
-}
-
-// An arrivalRoom is memory for every chunk arrival of a file, made at once
-// in huge pages when the file's commas were counted, from which each block
-// takes the arena its records' arrivals go into, in whatever order the
-// blocks are parsed. A block's own arena (as a reader of a stream makes)
-// would be far less than a huge page: its memory would be asked of the
-// system 4 KiB at a time, and the first touch of 200 MB of arrivals took a
-// sixth of a large file's reading so.
-type arrivalRoom struct {
-	buf  []time.Duration
-	used atomic.Int64
-}
-
-// newArrivalRoom returns room for the arrivals of a file of the given
-// numbers of lines and commas, or nil when they are unknown. Every block
-// takes its commas and one, at most the room's length together: the same
-// memory the blocks' own arenas would take.
-func newArrivalRoom(lines, commas int) *arrivalRoom {
-	if lines <= 0 || commas < 0 {
-		return nil
-	}
-	return &arrivalRoom{buf: hugepage.Make[time.Duration](lines+commas, lines+commas)}
-}
-
-// take returns an empty arena with room for n arrivals: from the room
-// while it lasts, or else of its own. r may be nil.
-func (r *arrivalRoom) take(n int) []time.Duration {
-	if r != nil {
-		if end := r.used.Add(int64(n)); end <= int64(len(r.buf)) {
-			return r.buf[end-int64(n) : end-int64(n) : end]
-		}
-	}
-	return hugepage.Make[time.Duration](0, n)
 }
 
 // WriteJSONL writes records in the JSONL format, one object a line. Reading
