@@ -41,7 +41,7 @@ func (d *Slots[T]) Window(first, n int) ([]T, []int, int) {
 	if at < 0 || at+n > len(d.items) || n == 0 {
 		return nil, nil, -1
 	}
-	return d.items[at:at:at+n], d.lines[at:at:at+n], at
+	return d.items[at : at : at+n], d.lines[at : at : at+n], at
 }
 
 // Take adds a parsed block's items after those taken before, moving them
