@@ -1,13 +1,15 @@
-// Package jsonline parses one line of the root's JSONL format: one JSON
-// object, read in place with internal/jsontok. It is written by hand,
-// rather than with encoding/json, because the format is stricter than
-// encoding/json's decoding: keys match exactly (encoding/json folds case),
-// a repeated key is an error (encoding/json keeps the last), nothing may
-// follow the object, whole numbers must be written as such and fit their
-// field, and every error names the key and the column.
+// Package jsonline reads and writes one line of the root's JSONL format
+// (see record, in write.go, for its keys and rules): one JSON object, read
+// in place with internal/jsontok, and written with encoding/json. The
+// reader is written by hand, rather than with encoding/json, because the
+// format is stricter than encoding/json's decoding: keys match exactly
+// (encoding/json folds case), a repeated key is an error (encoding/json
+// keeps the last), nothing may follow the object, whole numbers must be
+// written as such and fit their field, and every error names the key and
+// the column.
 //
-// Its plain twin is encoding/json over the format's struct (the root's
-// jsonRecord), which the root's fuzz tests hold it to. The root turns a
+// Its plain twin is encoding/json over the format's struct (record),
+// which the root's round-trip and fuzz tests hold it to. The root turns a
 // Line into a Record and applies the rules that involve several keys.
 package jsonline
 
