@@ -45,12 +45,16 @@ func parseCount(b []byte) (int, error) {
 	return 0, fmt.Errorf("%w: %q is not a whole number", ErrSyntax, b)
 }
 
-// parseStatusBytes is ParseStatus on the bytes of a field.
+// parseStatusBytes reads a status name, as Status.String writes it; the
+// empty name is StatusOK.
 func parseStatusBytes(b []byte) (Status, error) {
 	for i, n := range statusNames {
 		if string(b) == n {
 			return Status(i), nil
 		}
 	}
-	return ParseStatus(string(b))
+	if len(b) == 0 {
+		return StatusOK, nil
+	}
+	return 0, fmt.Errorf("%w: %q (want ok, error, timeout or cancelled)", ErrBadStatus, b)
 }
