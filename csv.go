@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/csvline"
 	"github.com/llmmetrics/llmmetrics/internal/csvrow"
 	"github.com/llmmetrics/llmmetrics/internal/decimal"
-	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
 
 // The CSV format is the one the specification writes:
@@ -23,12 +22,9 @@ import (
 // with two optional columns, sent_ms (the send time in milliseconds since
 // the run's start; 0 when absent) and status (ok, error, timeout or
 // cancelled; ok when absent or empty), and a third this package adds,
-// message (a failed request's error text). Header names are matched exactly.
-// TTFT_ms and E2E_ms are empty on failed and zero-token rows.
-var (
-	csvRequired = []string{"request_id", "prompt_tokens", "completion_tokens", "TTFT_ms", "E2E_ms"}
-	csvOptional = []string{"sent_ms", "status", "message"}
-)
+// message (a failed request's error text). Header names are matched exactly
+// (see csvrow.Required and csvrow.Optional). TTFT_ms and E2E_ms are empty on
+// failed and zero-token rows.
 
 // ReadCSV reads a run from the CSV format, strictly; see
 // ReadOptions.ReadCSV.
@@ -181,44 +177,14 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 
 // csvColumns checks a header and finds each column.
 func csvColumns(header []string) (csvrow.Columns, error) {
-	col := map[string]int{}
-	for i, h := range header {
-		if i == 0 {
-			h = strings.TrimPrefix(h, string(lineio.BOM))
-		}
-		if _, dup := col[h]; dup {
-			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, clip(h))
-		}
-		if !contains(csvRequired, h) && !contains(csvOptional, h) {
-			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: unknown column %q (want %s, optionally %s)",
-				ErrSyntax, clip(h), strings.Join(csvRequired, ","), strings.Join(csvOptional, ","))
-		}
-		col[h] = i
+	cols, e := csvrow.ColumnsOf(header)
+	switch {
+	case e == nil:
+		return cols, nil
+	case e.Missing:
+		return cols, fmt.Errorf("%w: CSV header: %s", ErrMissingField, e.Detail)
 	}
-	for _, h := range csvRequired {
-		if _, ok := col[h]; !ok {
-			return csvrow.Columns{}, fmt.Errorf("%w: CSV header: required column %q is missing", ErrMissingField, h)
-		}
-	}
-	at := func(h string) int {
-		if i, ok := col[h]; ok {
-			return i
-		}
-		return -1
-	}
-	return csvrow.Columns{
-		ID: at("request_id"), Prompt: at("prompt_tokens"), Completion: at("completion_tokens"),
-		TTFT: at("TTFT_ms"), E2E: at("E2E_ms"), Sent: at("sent_ms"), Status: at("status"), Message: at("message"),
-	}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return cols, fmt.Errorf("%w: CSV header: %s", ErrSyntax, e.Detail)
 }
 
 // csvRowRecord turns a row that cr read into a record, or into the error
@@ -306,7 +272,7 @@ func parseCSVRow(f *csvrow.Fields, c csvrow.Columns, rec *Record) *RecordError {
 // format cannot mark, is an error rather than a row read back as measured.
 func WriteCSV(w io.Writer, recs []Record) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(append([]string(nil), csvRequired...), csvOptional...)); err != nil {
+	if err := cw.Write(slices.Concat(csvrow.Required, csvrow.Optional)); err != nil {
 		return err
 	}
 	for i := range recs {

@@ -64,11 +64,3 @@ func record(l *jsonline.Line, e *jsonline.Error) (Record, *RecordError) {
 	}
 	return rec, nil
 }
-
-// clip shortens b for an error message.
-func clip[T string | []byte](b T) string {
-	if len(b) > 20 {
-		return string(b[:20]) + "…"
-	}
-	return string(b)
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,5 +129,26 @@ func TestStrings(t *testing.T) {
 	s.Cut(func(k int, id, message string) { got[k] = [2]string{id, message} })
 	if want := map[int][2]string{0: {"r1", ""}, 2: {"r3", "boom"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Cut gave %q, want %q", got, want)
+	}
+}
+
+// ColumnsOf finds the columns in any order, and names what is wrong with a
+// header.
+func TestColumnsOf(t *testing.T) {
+	cols, e := ColumnsOf([]string{"\uFEFFstatus", "E2E_ms", "request_id", "TTFT_ms", "completion_tokens", "prompt_tokens"})
+	want := Columns{Status: 0, E2E: 1, ID: 2, TTFT: 3, Completion: 4, Prompt: 5, Sent: -1, Message: -1}
+	if e != nil || cols != want {
+		t.Errorf("ColumnsOf = %+v, %v; want %+v", cols, e, want)
+	}
+	for header, want := range map[string]HeaderError{
+		"request_id,request_id":              {Detail: `column "request_id" repeated`},
+		"request_id,ttft_ms":                 {Detail: `unknown column "ttft_ms" (want request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms, optionally sent_ms,status,message)`},
+		"request_id,a_very_long_column_name": {Detail: `unknown column "a_very_long_column_n…" (want request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms, optionally sent_ms,status,message)`},
+		"request_id,prompt_tokens":           {Missing: true, Detail: `required column "completion_tokens" is missing`},
+	} {
+		_, e := ColumnsOf(strings.Split(header, ","))
+		if e == nil || *e != want {
+			t.Errorf("ColumnsOf(%s) = %v; want %v", header, e, want)
+		}
 	}
 }
