@@ -215,52 +215,34 @@ func csvSyntaxError(line, column int, err error) *RecordError {
 }
 
 // parseCSVRow parses one data row's fields into rec, a zero Record, all
-// but its id and message, which the caller sets. A field that cannot be
-// parsed is an error naming the field, with Column set to its position in
-// the row; the caller turns that into a line and column.
+// but its id and message, which the caller sets (see csvrow.Parse). A
+// field that cannot be parsed is an error naming the field, with Column
+// set to its position in the row; the caller turns that into a line and
+// column.
 func parseCSVRow(f *csvrow.Fields, c csvrow.Columns, rec *Record) *RecordError {
-	fail := func(at int, field string, err error) *RecordError {
-		return &RecordError{Index: -1, Column: at, Field: field, Err: err}
-	}
-	get := func(at int) []byte {
-		if at >= 0 {
-			return f[at]
-		}
+	var pr csvrow.Row
+	at, field, ok := csvrow.Parse(f, c, statusNames[:], &pr)
+	if ok {
+		setRow(rec, &pr)
 		return nil
 	}
 	var err error
-	if rec.Status, err = parseStatusBytes(get(c.Status)); err != nil {
-		return fail(c.Status, "status", err)
+	switch field {
+	case "status":
+		_, err = parseStatusBytes(f[at])
+	case "prompt_tokens", "completion_tokens":
+		_, err = parseCount(f[at])
+	default:
+		_, err = parseMillis(f[at])
 	}
-	if s := get(c.Sent); len(s) > 0 {
-		if rec.Sent, err = parseMillis(s); err != nil {
-			return fail(c.Sent, "sent_ms", err)
-		}
-	}
-	ok := rec.Status == StatusOK
-	if s := get(c.Prompt); len(s) > 0 || ok {
-		if rec.PromptTokens, err = parseCount(s); err != nil {
-			return fail(c.Prompt, "prompt_tokens", err)
-		}
-	}
-	// a failed row may leave its counts empty
-	if s := get(c.Completion); len(s) > 0 || ok {
-		if rec.CompletionTokens, err = parseCount(s); err != nil {
-			return fail(c.Completion, "completion_tokens", err)
-		}
-	}
-	needTimes := ok && rec.CompletionTokens > 0
-	if s := get(c.TTFT); len(s) > 0 || needTimes {
-		if rec.FirstText, err = parseMillis(s); err != nil {
-			return fail(c.TTFT, "TTFT_ms", err)
-		}
-	}
-	if s := get(c.E2E); len(s) > 0 || needTimes {
-		if rec.LastText, err = parseMillis(s); err != nil {
-			return fail(c.E2E, "E2E_ms", err)
-		}
-	}
-	return nil
+	return &RecordError{Index: -1, Column: at, Field: field, Err: err}
+}
+
+// setRow sets the fields of rec that a CSV row gives, all but its id and
+// message, one by one.
+func setRow(rec *Record, r *csvrow.Row) {
+	rec.Status, rec.Sent, rec.FirstText, rec.LastText = Status(r.Status), r.Sent, r.First, r.Last
+	rec.PromptTokens, rec.CompletionTokens = r.Prompt, r.Completion
 }
 
 // WriteCSV writes records in the CSV format, with every column. Times are

@@ -67,8 +67,7 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 		}
 		id, message := pr.ID, pr.Message
 		if plain {
-			r.Status, r.Sent, r.FirstText, r.LastText = Status(pr.Status), pr.Sent, pr.First, pr.Last
-			r.PromptTokens, r.CompletionTokens = pr.Prompt, pr.Completion
+			setRow(r, &pr)
 		} else {
 			*r = Record{} // a slot may hold what a rejected row left
 			var item lineItem

@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/csvrow"
 	"github.com/llmmetrics/llmmetrics/internal/decimal"
 )
 
 // The fields of the CSV format are read by internal/decimal; these turn
 // what it could not read into the root's errors.
+
+// The bounds of internal/csvrow are the root's (the index is 0 only when
+// they are equal).
+var _ = [1]int{}[csvrow.MaxTime-maxTime]
 
 // parseMillis parses a field of a decimal number of milliseconds into a
 // duration, rounded to the nearest nanosecond (see decimal.Millis). An

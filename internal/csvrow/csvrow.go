@@ -256,3 +256,58 @@ func (s *Strings) Cut(set func(k int, id, message string)) {
 		}
 	}
 }
+
+// MaxTime is the bound on times, in nanoseconds: the root's MaxTime.
+const MaxTime = 1 << 61
+
+// Parse parses a row's fields, f, into r, a zero Row, all but its id and
+// message, as the format reads them: the status is statuses[k] for k, and
+// statuses[0] when empty; a failed row may leave its counts empty, and a
+// row without tokens its times. The first field that cannot be read stops
+// it: Parse returns its column and the format's name of it, and ok false;
+// the caller reads the field again for its error.
+func Parse(f *Fields, c Columns, statuses []string, r *Row) (column int, field string, ok bool) {
+	get := func(at int) []byte {
+		if at >= 0 {
+			return f[at]
+		}
+		return nil
+	}
+	plan := Plan{statuses: statuses}
+	if !plan.status(get(c.Status), r) {
+		return c.Status, "status", false
+	}
+	var why decimal.Why
+	var ns int64
+	if s := get(c.Sent); len(s) > 0 {
+		if ns, why = decimal.Millis(s, MaxTime); why != decimal.OK {
+			return c.Sent, "sent_ms", false
+		}
+		r.Sent = time.Duration(ns)
+	}
+	okRow := r.Status == 0
+	if s := get(c.Prompt); len(s) > 0 || okRow {
+		if r.Prompt, why = decimal.Int32(s); why != decimal.OK {
+			return c.Prompt, "prompt_tokens", false
+		}
+	}
+	if s := get(c.Completion); len(s) > 0 || okRow {
+		if r.Completion, why = decimal.Int32(s); why != decimal.OK {
+			return c.Completion, "completion_tokens", false
+		}
+	}
+	needTimes := okRow && r.Completion > 0
+	for _, t := range [...]struct {
+		at    int
+		field string
+		to    *time.Duration
+	}{{c.TTFT, "TTFT_ms", &r.First}, {c.E2E, "E2E_ms", &r.Last}} {
+		if s := get(t.at); len(s) > 0 || needTimes {
+			if ns, why = decimal.Millis(s, MaxTime); why != decimal.OK {
+				return t.at, t.field, false
+			}
+			*t.to = time.Duration(ns)
+		}
+	}
+	return 0, "", true
+}

@@ -14,8 +14,11 @@
 package jsonline
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -542,4 +545,12 @@ func clip(b []byte) string {
 		return string(b[:20]) + "…"
 	}
 	return string(b)
+}
+
+// Unfinished reports whether t is the beginning of a JSON value that the
+// input ends inside: no byte of it is wrong, but the value is not closed.
+func Unfinished(t []byte) bool {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(t)).Decode(&v)
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
