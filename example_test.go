@@ -160,27 +160,28 @@ func ExampleStatus_String() {
 	// Output: timeout
 }
 
-func ExampleParseStatus() {
-	s, err := llmmetrics.ParseStatus("cancelled")
+func ExampleStatus_UnmarshalText() {
+	var s llmmetrics.Status
+	err := s.UnmarshalText([]byte("cancelled"))
 	fmt.Println(s, err)
-	_, err = llmmetrics.ParseStatus("done")
+	err = s.UnmarshalText([]byte("done"))
 	fmt.Println(err)
 	// Output:
 	// cancelled <nil>
 	// llmmetrics: unknown status: "done" (want ok, error, timeout or cancelled)
 }
 
-func ExamplePercentiles() {
+func ExampleDescribe_percentiles() {
 	// Of 1,000 sorted values the p50 is the 500th and the p99 the 990th.
 	xs := make([]time.Duration, 1000)
 	for i := range xs {
 		xs[i] = time.Duration(1000-i) * time.Millisecond
 	}
 	ps := []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99)}
-	nr, _ := llmmetrics.Percentiles(xs, llmmetrics.NearestRank, ps...)
-	lin, _ := llmmetrics.Percentiles(xs, llmmetrics.Linear, ps...)
-	fmt.Println(nr, lin)
-	// Output: [500ms 990ms] [500.5ms 990.01ms]
+	nr, _ := llmmetrics.Describe(xs, llmmetrics.NearestRank, ps...)
+	lin, _ := llmmetrics.Describe(xs, llmmetrics.Linear, ps...)
+	fmt.Println(nr.Points[0].Value, nr.Points[1].Value, lin.Points[0].Value, lin.Points[1].Value)
+	// Output: 500ms 990ms 500.5ms 990.01ms
 }
 
 func ExampleDescribe() {
@@ -203,8 +204,9 @@ func ExampleDistribution_At() {
 	// false
 }
 
-func ExampleParseMethod() {
-	m, err := llmmetrics.ParseMethod("linear")
+func ExampleMethod_UnmarshalText() {
+	var m llmmetrics.Method
+	err := m.UnmarshalText([]byte("linear"))
 	fmt.Println(m, err)
 	// Output: linear <nil>
 }
@@ -231,8 +233,9 @@ func ExampleMustPercentile() {
 	// Output: p99.9
 }
 
-func ExampleParsePercentile() {
-	p, err := llmmetrics.ParsePercentile("p99.99")
+func ExamplePercentile_UnmarshalText() {
+	var p llmmetrics.Percentile
+	err := p.UnmarshalText([]byte("p99.99"))
 	fmt.Println(p.Float(), p.Key(), err)
 	// Output: 99.99 p99.99 <nil>
 }

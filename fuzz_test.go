@@ -189,14 +189,14 @@ func FuzzPercentile(f *testing.F) {
 		f.Add(s, int64(5), int64(-3), int64(1<<40))
 	}
 	f.Fuzz(func(t *testing.T, s string, a, b, c int64) {
-		p, err := ParsePercentile(s)
+		p, err := parsePercentile(s)
 		if err != nil {
 			return
 		}
 		if p.Float() < 0 || p.Float() > 100 {
 			t.Fatalf("%q parsed to %v", s, p)
 		}
-		if q, err := ParsePercentile(p.String()); err != nil || q != p {
+		if q, err := parsePercentile(p.String()); err != nil || q != p {
 			t.Fatalf("%q → %v does not parse back", s, p)
 		}
 		if !strings.HasPrefix(p.Key(), "p") {
@@ -204,7 +204,7 @@ func FuzzPercentile(f *testing.F) {
 		}
 		xs := []time.Duration{time.Duration(a), time.Duration(b), time.Duration(c)}
 		for _, m := range []Method{NearestRank, Linear} {
-			v, err := Percentiles(xs, m, p)
+			v, err := percentilesOf(xs, m, p)
 			if err != nil {
 				t.Fatal(err)
 			}

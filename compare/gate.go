@@ -63,7 +63,8 @@ func ParseCondition(s string) (Condition, error) {
 		switch {
 		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
 		case strings.HasPrefix(c.Stat, "p"):
-			if _, err := llmmetrics.ParsePercentile(c.Stat[1:]); err != nil {
+			var p llmmetrics.Percentile
+			if err := p.UnmarshalText([]byte(c.Stat[1:])); err != nil {
 				return bad(err.Error())
 			}
 		default:
@@ -189,7 +190,8 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	case "max":
 		v = d.Max
 	default:
-		p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
+		var p llmmetrics.Percentile
+		p.UnmarshalText([]byte(c.Stat[1:])) // checked when the condition was parsed
 		var ok bool
 		if v, ok = d.At(p); !ok {
 			return missing(fmt.Sprintf("%s was not computed (add it to the percentiles)", c.Stat))

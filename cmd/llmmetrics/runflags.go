@@ -151,7 +151,7 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			p.MaxTokensEach = each
 		}
 	}
-	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
+	if err = opt.Method.UnmarshalText([]byte(*f.method)); err != nil {
 		return p, opt, usageError("method", err)
 	}
 	if opt.Percentiles, err = llmmetrics.ParsePercentiles(*f.percentiles); err != nil {
