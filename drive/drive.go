@@ -79,6 +79,13 @@ type Plan struct {
 	// Replay row's PromptTokens in a replay), in place of Prompts.
 	Sizing           *Sizing
 	PromptTokensEach []int
+	// ExactOutput asks each request for exactly its max_tokens where the
+	// API has a way: ignore_eos, and min_tokens equal to max_tokens, for
+	// chat and completions (vLLM honours both; SGLang and llama.cpp's
+	// server ignore_eos), unless Extra gives them (ExactFields says which
+	// are sent). A server that stops early anyway shows in the summary's
+	// early stops, never as a different workload.
+	ExactOutput bool
 
 	Warmup Warmup
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"time"
 
@@ -366,4 +367,51 @@ func ExampleSizing_Tokens() {
 	sz, _, _, _ := drive.SizePrompts(context.Background(), p, 10, 100)
 	fmt.Println(sz.Tokens(10), sz.Tokens(99))
 	// Output: 10 99
+}
+
+// The server of these examples counts words + 3: a word and the salt, 5.
+func ExampleSizing_Smallest() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	sz, _, _, _ := drive.SizePrompts(context.Background(), p, 2, 100)
+	fmt.Println(sz.Smallest(), sz.Tokens(2))
+	// Output: 5 5
+}
+
+// Chat and completions can be asked for exactly max_tokens; a field given
+// in Extra is the caller's.
+func ExamplePlan_ExactFields() {
+	p := drive.Plan{API: observe.Chat, ExactOutput: true}
+	fmt.Println(p.ExactFields())
+	p.Extra = map[string]json.RawMessage{"ignore_eos": json.RawMessage("false")}
+	fmt.Println(p.ExactFields())
+	p.API = observe.Ollama
+	fmt.Println(p.ExactFields())
+	// Output:
+	// [ignore_eos min_tokens]
+	// [min_tokens]
+	// []
+}
+
+func ExampleWritePlan() {
+	reqs := []drive.Request{
+		{Scheduled: 0, HasSchedule: true, PromptTokens: 1020, MaxTokens: 129, Source: "conv.csv:2"},
+		{Scheduled: 52e6, HasSchedule: true, PromptTokens: 3180, MaxTokens: 8, PrefixBlocks: []int{0, 1}},
+	}
+	drive.WritePlan(os.Stdout, &drive.PlanHeader{Load: map[string]string{"loop": "open"}}, reqs)
+	// Output:
+	// {"llmmetrics_plan":{"load":{"loop":"open"}}}
+	// {"id":"1","scheduled_ns":0,"prompt_tokens":1020,"max_tokens":129,"source":"conv.csv:2"}
+	// {"id":"2","scheduled_ns":52000000,"prompt_tokens":3180,"max_tokens":8,"prefix_blocks":[0,1]}
+}
+
+func ExampleReadPlan() {
+	in := `{"llmmetrics_plan":{"load":{"loop":"closed"}}}
+{"id":"1","prompt_tokens":512,"max_tokens":64}
+{"id":"2","prompt_tokens":512,"max_tokens":64,"warmup":true}
+`
+	h, reqs, err := drive.ReadPlan(strings.NewReader(in))
+	fmt.Println(h.Load["loop"], len(reqs), reqs[1].Warmup, reqs[0].HasSchedule, err)
+	// Output: closed 2 true false <nil>
 }

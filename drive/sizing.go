@@ -20,12 +20,14 @@ type Sizing struct {
 // SizePrompts measures how the server counts synthetic prompts, with the
 // preflight requests of SizedPrompts, for prompts of lo to hi tokens. The
 // preflight results are returned, marked preflight, to be kept with the
-// run; note says how the length is set.
+// run; note says how the length is set. A length below the smallest
+// prompt the server allows (Smallest) is made of one word; only hi below
+// it is an error (a *TooShortError).
 func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.Result, string, error) {
 	if lo < 1 || hi < lo {
 		return nil, nil, "", fmt.Errorf("drive: prompts of %d to %d tokens", lo, hi)
 	}
-	sz, preflight, err := calibrate(ctx, p, lo, hi, rand.New(rand.NewPCG(p.Seed, 7)))
+	sz, preflight, err := calibrate(ctx, p, hi, hi, rand.New(rand.NewPCG(p.Seed, 7)))
 	if err != nil {
 		return nil, preflight, "", err
 	}
@@ -48,4 +50,13 @@ func (s *Sizing) Tokens(tokens int) int {
 		return tokens
 	}
 	return s.s.tokens(s.s.words(tokens))
+}
+
+// Smallest is the server's count of the shortest prompt there is, one
+// word after the salt; 1 when the server gave no counts.
+func (s *Sizing) Smallest() int {
+	if !s.s.ok {
+		return 1
+	}
+	return s.s.tokens(1)
 }
