@@ -91,8 +91,8 @@ func TestReplayRun(t *testing.T) {
 	run, recs := readRecords(t, out)
 	// Offsets 0, 100, 100, 240 ms in the trace; at speed 2: 0, 50, 50, 120.
 	want := []struct {
-		id                 string
-		at                 time.Duration
+		id                string
+		at                time.Duration
 		prompt, maxTokens int
 	}{{"1", 0, 30, 3}, {"2", 50 * time.Millisecond, 64, 5}, {"3", 50 * time.Millisecond, 22, 1}, {"4", 120 * time.Millisecond, 100, 8}}
 	base := recs["1"].Client.Scheduled
