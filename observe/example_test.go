@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -108,6 +109,29 @@ func ExampleTransport_RoundTrip() {
 	r := <-results
 	fmt.Println(strings.Count(string(body), "data: "), r.Record.ID, r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
 	// Output: 6 1 ok 2 2
+}
+
+// logTracer is a Tracer of its own: it marks the request it sends and
+// prints each call as it ends. The live module's NewTracer is
+// OpenTelemetry's.
+type logTracer struct{}
+
+func (logTracer) Start(ctx context.Context, req *http.Request) (context.Context, func(*observe.Result)) {
+	req.Header.Set("X-Request-Trace", "t1") // on the request sent, not on the caller's
+	return ctx, func(r *observe.Result) {
+		fmt.Println(r.Operation, r.RequestModel, r.Record.Status, r.ResponseModel, r.Record.MaxTokens, r.RequestStream)
+	}
+}
+
+func ExampleTracer() {
+	srv := chatServer()
+	defer srv.Close()
+	client := &http.Client{Transport: &observe.Transport{Tracer: logTracer{}}}
+	resp, _ := client.Post(srv.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","stream":true,"max_tokens":64}`))
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// Output: chat m ok  64 true
 }
 
 func ExampleWriteJSONL() {

@@ -57,6 +57,11 @@ type Transport struct {
 	// request's context (for a gauge of calls in flight: every OnStart is
 	// followed by one finished Result).
 	OnStart func(context.Context)
+	// Tracer, when set, traces every observed call (see Tracer): its
+	// context, with the call's span, goes on the request sent and to
+	// OnStart and OnResultContext. A Transport with a Tracer observes its
+	// calls even without OnResult.
+	Tracer Tracer
 	// Epoch is the zero of Record.Sent; the zero Epoch means the time of
 	// the first call.
 	Epoch time.Time
@@ -103,7 +108,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	api, known := APIOf(req.URL.Path)
-	if !known || t.OnResult == nil && t.OnResultContext == nil {
+	if !known || t.OnResult == nil && t.OnResultContext == nil && t.Tracer == nil {
 		return base.RoundTrip(req)
 	}
 	t.once.Do(func() {
@@ -117,11 +122,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	res := newResult(api, id, t.now())
 	st := &sendTrace{now: t.now}
-	ctx := req.Context()
+	traced, endTrace := req, (func(*Result))(nil)
+	if t.Tracer != nil {
+		traced, endTrace = startTrace(t.Tracer, req)
+	}
+	ctx := traced.Context()
 	if t.OnStart != nil {
 		t.OnStart(ctx)
 	}
 	done := func(r *Result) {
+		if endTrace != nil {
+			endTrace(r)
+		}
 		if t.OnResult != nil {
 			t.OnResult(r)
 		}
@@ -129,9 +141,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.OnResultContext(ctx, r)
 		}
 	}
-	out := req.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
-	model, err := t.prepareBody(out, api)
-	res.describe(req, api, t.Provider, model)
+	out := traced.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
+	facts, err := t.prepareBody(out, api)
+	res.describe(req, api, t.Provider, facts)
 	if err != nil {
 		st.settle(res, t.Epoch)
 		res.failed(ctx, err)
@@ -164,19 +176,20 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // prepareBody reads the body of out (a copy of the caller's request) for
-// its model, asks for usage when the Transport should, and sets the body
-// to be sent. A body too long to read is sent as it is.
-func (t *Transport) prepareBody(out *http.Request, api API) (string, error) {
+// what it says of the call (its model, its output limit, whether it
+// streams), asks for usage when the Transport should, and sets the body to
+// be sent. A body too long to read is sent as it is.
+func (t *Transport) prepareBody(out *http.Request, api API) (requestFacts, error) {
 	if out.Body == nil || out.Body == http.NoBody {
-		return "", nil
+		return factsOf(api, nil), nil
 	}
 	b, rest, ok, err := peekBody(out.Body)
 	if err != nil {
-		return "", fmt.Errorf("observe: reading the request body: %w", err)
+		return factsOf(api, nil), fmt.Errorf("observe: reading the request body: %w", err)
 	}
 	if !ok {
 		out.Body = rest
-		return "", nil
+		return factsOf(api, nil), nil
 	}
 	if t.IncludeUsage && (api == Chat || api == Completions) {
 		b = withUsage(b)
@@ -184,7 +197,7 @@ func (t *Transport) prepareBody(out *http.Request, api API) (string, error) {
 	out.Body = io.NopCloser(bytes.NewReader(b))
 	out.ContentLength = int64(len(b))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	return modelOf(b), nil
+	return factsOf(api, b), nil
 }
 
 // observedBody passes a response body to its reader and frames the bytes
