@@ -116,10 +116,11 @@ func ExampleTransport_RoundTrip() {
 // OpenTelemetry's.
 type logTracer struct{}
 
-func (logTracer) Start(ctx context.Context, req *http.Request) (context.Context, func(*observe.Result)) {
+func (logTracer) Start(ctx context.Context, req *http.Request, r *observe.Result) (context.Context, func(*observe.Result)) {
 	req.Header.Set("X-Request-Trace", "t1") // on the request sent, not on the caller's
+	fmt.Println("start:", r.Operation, r.RequestModel, r.Record.MaxTokens, r.RequestStream)
 	return ctx, func(r *observe.Result) {
-		fmt.Println(r.Operation, r.RequestModel, r.Record.Status, r.ResponseModel, r.Record.MaxTokens, r.RequestStream)
+		fmt.Println("end:", r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
 	}
 }
 
@@ -131,7 +132,9 @@ func ExampleTracer() {
 		strings.NewReader(`{"model":"m","stream":true,"max_tokens":64}`))
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	// Output: chat m ok  64 true
+	// Output:
+	// start: chat m 64 true
+	// end: ok 2 2
 }
 
 func ExampleWriteJSONL() {

@@ -26,7 +26,7 @@ type recordingTracer struct {
 	seen    *map[*Result]bool
 }
 
-func (tr *recordingTracer) Start(ctx context.Context, req *http.Request) (context.Context, func(*Result)) {
+func (tr *recordingTracer) Start(ctx context.Context, req *http.Request, _ *Result) (context.Context, func(*Result)) {
 	tr.mu.Lock()
 	tr.started++
 	tr.mu.Unlock()

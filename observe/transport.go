@@ -122,11 +122,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	res := newResult(api, id, t.now())
 	st := &sendTrace{now: t.now}
-	traced, endTrace := req, (func(*Result))(nil)
+	ctx := req.Context()
+	hooks := st.hooks()
+	out := req.WithContext(httptrace.WithClientTrace(ctx, hooks))
+	facts, err := t.prepareBody(out, api)
+	res.describe(req, api, t.Provider, facts)
+	var endTrace func(*Result)
 	if t.Tracer != nil {
-		traced, endTrace = startTrace(t.Tracer, req)
+		ctx, endTrace = startTrace(t.Tracer, ctx, out, res)
+		out = out.WithContext(httptrace.WithClientTrace(ctx, hooks))
 	}
-	ctx := traced.Context()
 	if t.OnStart != nil {
 		t.OnStart(ctx)
 	}
@@ -141,9 +146,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.OnResultContext(ctx, r)
 		}
 	}
-	out := traced.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
-	facts, err := t.prepareBody(out, api)
-	res.describe(req, api, t.Provider, facts)
 	if err != nil {
 		st.settle(res, t.Epoch)
 		res.failed(ctx, err)
