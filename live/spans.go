@@ -107,7 +107,7 @@ func (in *spanInput) endAttrs(dst []attribute.KeyValue) ([]attribute.KeyValue, O
 		dst = append(dst, semconv.GenAIResponseModel(in.k.ResponseModel))
 	}
 	if in.finish != "" {
-		dst = append(dst, semconv.GenAIResponseFinishReasonsKey.StringSlice([]string{in.finish}))
+		dst = append(dst, finishReasons(in.finish))
 	}
 	if ttft, ok := firstChunk(r, in.x.unary); ok {
 		dst = append(dst, semconv.GenAIResponseTimeToFirstChunk(ttft.Seconds()))
@@ -140,6 +140,25 @@ func (in *spanInput) endAttrs(dst []attribute.KeyValue) ([]attribute.KeyValue, O
 	return dst, o
 }
 
+// commonFinishes are the finish reasons servers send most, whose
+// attribute is made once.
+var commonFinishes = func() map[string]attribute.KeyValue {
+	m := map[string]attribute.KeyValue{}
+	for _, f := range []string{"stop", "length", "tool_calls", "content_filter", "function_call", "eos_token", "stop_sequence", "completed", "incomplete"} {
+		m[f] = semconv.GenAIResponseFinishReasonsKey.StringSlice([]string{f})
+	}
+	return m
+}()
+
+// finishReasons returns the gen_ai.response.finish_reasons of a response
+// that gave one.
+func finishReasons(f string) attribute.KeyValue {
+	if kv, ok := commonFinishes[f]; ok {
+		return kv
+	}
+	return semconv.GenAIResponseFinishReasonsKey.StringSlice([]string{f})
+}
+
 // firstChunk returns the arrival of the first text-bearing chunk, from the
 // send, of a streamed response (unary false) that had one: a failed
 // stream's too, when text came before its failure.
@@ -160,13 +179,11 @@ func firstChunk(r *llmmetrics.Record, unary bool) (time.Duration, bool) {
 // failure, the conventions' exception event, and ends it: at end, or now
 // when end is zero.
 func endSpan(span trace.Span, in *spanInput, end time.Time) {
-	var buf [16]attribute.KeyValue
-	attrs, o := in.endAttrs(buf[:0])
+	buf := spanBufs.Get().(*spanBuf)
+	attrs, o := in.endAttrs(buf.attrs[:0])
 	span.SetAttributes(attrs...)
-	var opts []trace.SpanEndOption
-	if !end.IsZero() {
-		opts = []trace.SpanEndOption{trace.WithTimestamp(end)}
-	}
+	clear(attrs)
+	spanBufs.Put(buf)
 	if o.Outcome == OutcomeFailed {
 		msg := capText(in.r.Message, MaxMessageLength)
 		span.SetStatus(codes.Error, msg)
@@ -176,5 +193,9 @@ func endSpan(span trace.Span, in *spanInput, end time.Time) {
 		}
 		span.AddEvent(exceptionEvent, ev...)
 	}
-	span.End(opts...)
+	if end.IsZero() {
+		span.End()
+	} else {
+		span.End(trace.WithTimestamp(end))
+	}
 }

@@ -3,6 +3,8 @@ package live
 import (
 	"context"
 	"net/http"
+	"net/textproto"
+	"sync"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -57,6 +59,38 @@ type TraceOptions struct {
 type Tracer struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
+
+	mu    sync.RWMutex
+	names map[nameKey]string // the span names made, up to maxNames
+}
+
+// nameKey is what a span's name is made of.
+type nameKey struct{ operation, model string }
+
+// maxNames bounds the span names a Tracer keeps: the model usually comes
+// from the client's request.
+const maxNames = 256
+
+// name returns the span name of a call under k, made once for each of the
+// first maxNames operations and models.
+func (t *Tracer) name(k Key) string {
+	if k.Model == "" {
+		return k.Operation
+	}
+	nk := nameKey{k.Operation, k.Model}
+	t.mu.RLock()
+	n, ok := t.names[nk]
+	t.mu.RUnlock()
+	if ok {
+		return n
+	}
+	n = spanName(k)
+	t.mu.Lock()
+	if len(t.names) < maxNames {
+		t.names[nk] = n
+	}
+	t.mu.Unlock()
+	return n
 }
 
 var _ observe.Tracer = (*Tracer)(nil)
@@ -64,7 +98,7 @@ var _ observe.Tracer = (*Tracer)(nil)
 // NewTracer returns a Tracer whose spans tp makes (otel.GetTracerProvider()
 // for the global one).
 func NewTracer(tp trace.TracerProvider, opt TraceOptions) *Tracer {
-	t := &Tracer{tracer: tracerOf(tp), prop: opt.Propagator}
+	t := &Tracer{tracer: tracerOf(tp), prop: opt.Propagator, names: map[nameKey]string{}}
 	if t.prop == nil {
 		t.prop = propagation.TraceContext{}
 	}
@@ -74,15 +108,51 @@ func NewTracer(tp trace.TracerProvider, opt TraceOptions) *Tracer {
 // noEnd ends a span that is not recorded.
 func noEnd(*observe.Result) {}
 
+// clientKind is the option of every span's kind.
+var clientKind = trace.WithSpanKind(trace.SpanKindClient)
+
+// spanBuf holds a span's attributes and options as they are gathered: the
+// SDK copies them, so that the buffers go back to spanBufs once handed
+// over.
+type spanBuf struct {
+	attrs [24]attribute.KeyValue
+	start [3]trace.SpanStartOption
+}
+
+var spanBufs = sync.Pool{New: func() any { return new(spanBuf) }}
+
+// headerCarrier writes a propagator's fields into a request's header under
+// their canonical names, without computing those of the W3C trace
+// context's.
+type headerCarrier http.Header
+
+func (h headerCarrier) Get(key string) string { return http.Header(h).Get(key) }
+func (h headerCarrier) Keys() []string        { return propagation.HeaderCarrier(h).Keys() }
+func (h headerCarrier) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		key = "Traceparent"
+	case "tracestate":
+		key = "Tracestate"
+	case "baggage":
+		key = "Baggage"
+	default:
+		key = textproto.CanonicalMIMEHeaderKey(key)
+	}
+	h[key] = []string{value}
+}
+
 // Start starts the span of a call, names it and sets the attributes known
-// before it is sent, and writes its context into req's headers; the
+// before it is sent, and writes its context into the headers; the
 // function it returns sets the rest and ends it.
-func (t *Tracer) Start(ctx context.Context, req *http.Request, r *observe.Result) (context.Context, func(*observe.Result)) {
+func (t *Tracer) Start(ctx context.Context, header http.Header, r *observe.Result) (context.Context, func(*observe.Result)) {
 	in := resultInput(r)
-	var buf [8]attribute.KeyValue
-	ctx, span := t.tracer.Start(ctx, spanName(in.k), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(in.startAttrs(buf[:0])...))
-	t.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	buf := spanBufs.Get().(*spanBuf)
+	opts := append(buf.start[:0], clientKind, trace.WithAttributes(in.startAttrs(buf.attrs[:0])...))
+	ctx, span := t.tracer.Start(ctx, t.name(in.k), opts...)
+	clear(buf.start[:])
+	spanBufs.Put(buf)
+	t.prop.Inject(ctx, headerCarrier(header))
 	if !span.IsRecording() {
 		return ctx, noEnd
 	}
@@ -175,9 +245,11 @@ func (s *SpanSink) Record(ctx context.Context, k Key, r *llmmetrics.Record) {
 }
 
 func (s *SpanSink) span(ctx context.Context, in *spanInput, start, end time.Time) {
-	var buf [8]attribute.KeyValue
-	_, span := s.tracer.Start(ctx, spanName(in.k), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithTimestamp(start), trace.WithAttributes(in.startAttrs(buf[:0])...))
+	buf := spanBufs.Get().(*spanBuf)
+	opts := append(buf.start[:0], clientKind, trace.WithTimestamp(start), trace.WithAttributes(in.startAttrs(buf.attrs[:0])...))
+	_, span := s.tracer.Start(ctx, spanName(in.k), opts...)
+	clear(buf.start[:])
+	spanBufs.Put(buf)
 	if !span.IsRecording() {
 		span.End()
 		return

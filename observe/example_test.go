@@ -116,8 +116,8 @@ func ExampleTransport_RoundTrip() {
 // OpenTelemetry's.
 type logTracer struct{}
 
-func (logTracer) Start(ctx context.Context, req *http.Request, r *observe.Result) (context.Context, func(*observe.Result)) {
-	req.Header.Set("X-Request-Trace", "t1") // on the request sent, not on the caller's
+func (logTracer) Start(ctx context.Context, h http.Header, r *observe.Result) (context.Context, func(*observe.Result)) {
+	h.Set("X-Request-Trace", "t1") // on the request sent, not on the caller's
 	fmt.Println("start:", r.Operation, r.RequestModel, r.Record.MaxTokens, r.RequestStream)
 	return ctx, func(r *observe.Result) {
 		fmt.Println("end:", r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)

@@ -26,11 +26,11 @@ type recordingTracer struct {
 	seen    *map[*Result]bool
 }
 
-func (tr *recordingTracer) Start(ctx context.Context, req *http.Request, _ *Result) (context.Context, func(*Result)) {
+func (tr *recordingTracer) Start(ctx context.Context, h http.Header, _ *Result) (context.Context, func(*Result)) {
 	tr.mu.Lock()
 	tr.started++
 	tr.mu.Unlock()
-	req.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	h.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 	return context.WithValue(ctx, traceKey{}, "span"), func(r *Result) {
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
@@ -169,4 +169,20 @@ func TestResponseID(t *testing.T) {
 		assert.Equal(t, c.id, res.ResponseID, c.path)
 		srv.Close()
 	}
+}
+
+// The header a Tracer writes to is the Transport's own: setting or adding
+// to it leaves the caller's request as it was.
+func TestOwnHeader(t *testing.T) {
+	vals := make([]string, 1, 4)
+	vals[0] = "a"
+	caller := http.Header{"X-List": vals}
+	own := ownHeader(caller)
+	own.Add("X-List", "b")
+	own.Set("Traceparent", "t")
+	assert.Equal(t, []string{"a", "b"}, own["X-List"])
+	assert.Equal(t, http.Header{"X-List": {"a"}}, caller)
+	assert.Equal(t, "a", vals[:2][0])
+	assert.Equal(t, "", vals[:2][1], "the caller's array is not written")
+	assert.NotNil(t, ownHeader(nil))
 }
