@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/observe"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -83,5 +85,47 @@ func BenchmarkTracer(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// benchResult is a finished ok streamed call with usage, as the Transport
+// gives it.
+func benchResult() *observe.Result {
+	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "m", ResponseModel: "m-q4", ServerAddress: "10.0.0.5",
+		ServerPort: 8000, ResponseID: "chatcmpl-1", Finish: "stop", UsageKnown: true, Streamed: true, RequestStream: true, StreamKnown: true,
+		HTTPStatus: 200, Started: time.Now(), Duration: 500 * ms}
+	r.Record = *benchRecord(16)
+	r.Record.MaxTokens = 256
+	r.Record.Client = &llmmetrics.ClientSide{Wait: ms}
+	return r
+}
+
+// BenchmarkSpan measures the span alone, a request: what the Transport
+// does for its Tracer (a header of its own) and the Tracer's Start and
+// end, sampling every call (a synchronous no-op exporter) or none.
+//
+//	go test -run XXX -bench 'Span$' -benchmem -benchtime=2000x -count=3 ./live
+func BenchmarkSpan(b *testing.B) {
+	caller := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer x"}}
+	for _, sampling := range []string{"never", "always"} {
+		b.Run("sampling="+sampling, func(b *testing.B) {
+			sampler := sdktrace.NeverSample()
+			if sampling == "always" {
+				sampler = sdktrace.AlwaysSample()
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+			tr := NewTracer(tp, TraceOptions{})
+			r := benchResult()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				h := make(http.Header, len(caller)+2) // as observe's ownHeader
+				for k, v := range caller {
+					h[k] = v[:len(v):len(v)]
+				}
+				_, end := tr.Start(ctx, h, r)
+				end(r)
+			}
+		})
 	}
 }

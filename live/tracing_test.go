@@ -357,3 +357,40 @@ func TestMeterSchemaURL(t *testing.T) {
 		assert.Equal(t, "https://opentelemetry.io/schemas/1.41.0", sm.Scope.SchemaURL)
 	}
 }
+
+// The propagator's fields go under their canonical names.
+func TestHeaderCarrier(t *testing.T) {
+	h := http.Header{}
+	c := headerCarrier(h)
+	c.Set("traceparent", "a")
+	c.Set("tracestate", "b")
+	c.Set("baggage", "c")
+	c.Set("x-b3-traceid", "d")
+	assert.Equal(t, http.Header{"Traceparent": {"a"}, "Tracestate": {"b"}, "Baggage": {"c"}, "X-B3-Traceid": {"d"}}, h)
+	assert.Equal(t, "a", c.Get("traceparent"))
+	assert.ElementsMatch(t, []string{"Traceparent", "Tracestate", "Baggage", "X-B3-Traceid"}, c.Keys())
+}
+
+// The span's budget of allocations a call, with a synchronous no-op
+// exporter: at most 15 sampled (the SDK's span, its context, attribute
+// copies and snapshot, the traceparent, the end function) and 7 unsampled,
+// the Transport's copy of the headers apart (BenchmarkSpan has the same).
+func TestTracerAllocs(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("allocations are counted without the race detector, not in -short")
+	}
+	for _, c := range []struct {
+		sampler sdktrace.Sampler
+		budget  float64
+	}{{sdktrace.AlwaysSample(), 15}, {sdktrace.NeverSample(), 7}} {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(c.sampler), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+		tr := NewTracer(tp, TraceOptions{})
+		r := benchResult()
+		h := make(http.Header, 2)
+		got := testing.AllocsPerRun(200, func() {
+			_, end := tr.Start(context.Background(), h, r)
+			end(r)
+		})
+		assert.LessOrEqual(t, got, c.budget, c.sampler.Description())
+	}
+}
