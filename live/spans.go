@@ -98,7 +98,7 @@ func (in *spanInput) startAttrs(dst []attribute.KeyValue) []attribute.KeyValue {
 // observation they came from (its outcome and error type).
 func (in *spanInput) endAttrs(dst []attribute.KeyValue) ([]attribute.KeyValue, Observation) {
 	r := in.r
-	o := observationOf(r, nil, in.x)
+	o := spanOutcome(r, in.x)
 	o.ErrorType = cleanLabel(o.ErrorType)
 	if in.responseID != "" {
 		dst = append(dst, semconv.GenAIResponseID(in.responseID))
@@ -157,6 +157,44 @@ func finishReasons(f string) attribute.KeyValue {
 		return kv
 	}
 	return semconv.GenAIResponseFinishReasonsKey.StringSlice([]string{f})
+}
+
+// spanOutcome returns the outcome, error type and count state of r as
+// observationOf gives them, and its largest chunk gap, in one pass over
+// its chunks beyond its validation: a span's end adds no work a chunk the
+// Recorder does not do already.
+func spanOutcome(r *llmmetrics.Record, x extra) Observation {
+	var o Observation
+	switch {
+	case r.Warmup:
+		o.Outcome = OutcomeWarmup
+		return o
+	case r.Validate() != nil:
+		o.Outcome = OutcomeRejected
+		return o
+	}
+	switch r.Category() {
+	case llmmetrics.CategoryFailed:
+		o.Outcome, o.ErrorType = OutcomeFailed, x.errorType
+		if o.ErrorType == "" {
+			o.ErrorType = statusErrorType(r.Status)
+		}
+		return o
+	case llmmetrics.CategoryZeroToken:
+		o.Outcome = OutcomeZeroToken
+		return o
+	}
+	o.Outcome = OutcomeOK
+	if o.Count = r.CountState(); o.Count != llmmetrics.CountKnown {
+		o.Outcome = OutcomeNoCount
+	}
+	if len(r.Chunks) >= 2 {
+		for i := 1; i < len(r.Chunks); i++ {
+			o.MaxGap = max(o.MaxGap, r.Chunks[i]-r.Chunks[i-1])
+		}
+		o.HasMaxGap = true
+	}
+	return o
 }
 
 // firstChunk returns the arrival of the first text-bearing chunk, from the

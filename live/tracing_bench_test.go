@@ -90,11 +90,11 @@ func BenchmarkTracer(b *testing.B) {
 
 // benchResult is a finished ok streamed call with usage, as the Transport
 // gives it.
-func benchResult() *observe.Result {
+func benchResult(chunks int) *observe.Result {
 	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "m", ResponseModel: "m-q4", ServerAddress: "10.0.0.5",
 		ServerPort: 8000, ResponseID: "chatcmpl-1", Finish: "stop", UsageKnown: true, Streamed: true, RequestStream: true, StreamKnown: true,
 		HTTPStatus: 200, Started: time.Now(), Duration: 500 * ms}
-	r.Record = *benchRecord(16)
+	r.Record = *benchRecord(chunks)
 	r.Record.MaxTokens = 256
 	r.Record.Client = &llmmetrics.ClientSide{Wait: ms}
 	return r
@@ -102,20 +102,25 @@ func benchResult() *observe.Result {
 
 // BenchmarkSpan measures the span alone, a request: what the Transport
 // does for its Tracer (a header of its own) and the Tracer's Start and
-// end, sampling every call (a synchronous no-op exporter) or none.
+// end, sampling every call (a synchronous no-op exporter) or none, of a
+// call of 16 and of 256 chunks.
 //
 //	go test -run XXX -bench 'Span$' -benchmem -benchtime=2000x -count=3 ./live
 func BenchmarkSpan(b *testing.B) {
 	caller := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer x"}}
-	for _, sampling := range []string{"never", "always"} {
-		b.Run("sampling="+sampling, func(b *testing.B) {
+	for _, sc := range []struct {
+		sampling string
+		chunks   int
+	}{{"never", 16}, {"always", 16}, {"always", 256}} {
+		sampling := sc.sampling
+		b.Run(fmt.Sprintf("sampling=%s/chunks=%d", sampling, sc.chunks), func(b *testing.B) {
 			sampler := sdktrace.NeverSample()
 			if sampling == "always" {
 				sampler = sdktrace.AlwaysSample()
 			}
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
 			tr := NewTracer(tp, TraceOptions{})
-			r := benchResult()
+			r := benchResult(sc.chunks)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -385,12 +385,39 @@ func TestTracerAllocs(t *testing.T) {
 	}{{sdktrace.AlwaysSample(), 15}, {sdktrace.NeverSample(), 7}} {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(c.sampler), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
 		tr := NewTracer(tp, TraceOptions{})
-		r := benchResult()
+		r := benchResult(16)
 		h := make(http.Header, 2)
 		got := testing.AllocsPerRun(200, func() {
 			_, end := tr.Start(context.Background(), h, r)
 			end(r)
 		})
 		assert.LessOrEqual(t, got, c.budget, c.sampler.Description())
+	}
+}
+
+// A span's outcome, error type, count state and largest gap are the
+// Recorder's, for every kind of record.
+func TestSpanOutcomeMatchesObservation(t *testing.T) {
+	for _, r := range []*llmmetrics.Record{
+		okRecord(),
+		{ID: "nu", Chunks: []time.Duration{ms, 3 * ms}, NoUsage: true},
+		{ID: "zu", Chunks: []time.Duration{ms, 3 * ms}},
+		{ID: "bc", Chunks: []time.Duration{ms, 3 * ms, 4 * ms}, CompletionTokens: 2},
+		{ID: "f", Status: llmmetrics.StatusError, Message: "HTTP 500"},
+		{ID: "t", Status: llmmetrics.StatusTimeout},
+		{ID: "z", CompletionTokens: 0},
+		{ID: "w", Warmup: true, Chunks: []time.Duration{ms}},
+		{ID: "bad", Chunks: []time.Duration{3 * ms, ms}, CompletionTokens: 2},
+		{ID: "one", Chunks: []time.Duration{ms}, CompletionTokens: 1},
+	} {
+		for _, x := range []extra{{}, {errorType: "503"}} {
+			want := observationOf(r, nil, x)
+			got := spanOutcome(r, x)
+			assert.Equal(t, want.Outcome, got.Outcome, r.ID)
+			assert.Equal(t, want.ErrorType, got.ErrorType, r.ID)
+			assert.Equal(t, want.Count, got.Count, r.ID)
+			assert.Equal(t, want.HasMaxGap, got.HasMaxGap, r.ID)
+			assert.Equal(t, want.MaxGap, got.MaxGap, r.ID)
+		}
 	}
 }
