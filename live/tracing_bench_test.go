@@ -14,6 +14,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // memoryBase answers every request with the same chat stream, from
@@ -132,5 +133,24 @@ func BenchmarkSpan(b *testing.B) {
 				end(r)
 			}
 		})
+	}
+}
+
+// BenchmarkSDKSpan is the floor under BenchmarkSpan/sampling=always: the
+// SDK's own span, sampled, with the same attributes made ahead (7 at its
+// start, 12 at its end), no propagation.
+func BenchmarkSDKSpan(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	tracer := tracerOf(tp)
+	r := benchResult(16)
+	in := resultInput(r)
+	start := in.startAttrs(nil)
+	end, _ := in.endAttrs(nil)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, span := tracer.Start(ctx, "chat m", clientKind, trace.WithAttributes(start...))
+		span.SetAttributes(end...)
+		span.End()
 	}
 }
