@@ -147,8 +147,8 @@ func (f *runFlags) checkModes(fs *flag.FlagSet) error {
 	})
 	breakdown, search := *f.ttftBreakdown, *f.search != ""
 	switch {
-	case (breakdown || search) && (flagSet(fs, "shard") || flagSet(fs, "start-at")): // shard.go
-		return fmt.Errorf("%w: --shard and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
+	case (breakdown || search) && (flagSet(fs, "shard") || flagSet(fs, "shards") || flagSet(fs, "start-at")): // shard.go
+		return fmt.Errorf("%w: --shard, --shards and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case breakdown && search:
 		return fmt.Errorf("%w: --ttft-breakdown and --search are two different runs", errUsage)
 	case breakdown && len(searchOnly) > 0:
