@@ -114,6 +114,18 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	return fs, f
 }
 
+// reportMerge checks report --merge's files and options, then reports the
+// files as one run.
+func (f *reportFlags) reportMerge(w io.Writer, files []string, opt llmmetrics.Options) error {
+	if len(files) < 2 {
+		return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
+	}
+	if f.tool != "" || *f.dialect != "" {
+		return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
+	}
+	return reportMerged(w, files, opt, f)
+}
+
 func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, f := newReportFlags()
 	opt, files, err := f.analysis.parseFiles(fs, args, 0)
@@ -130,13 +142,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
 	}
 	if *f.merge {
-		if len(files) < 2 {
-			return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
-		}
-		if f.tool != "" || *f.dialect != "" {
-			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
-		}
-		return reportMerged(stdout, files, opt, f)
+		return f.reportMerge(stdout, files, opt)
 	}
 	dialect, err := parseTool("dialect", *f.dialect)
 	if err != nil {
