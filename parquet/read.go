@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -201,8 +202,7 @@ func describe(n parquet.Node) string {
 	if !n.Leaf() {
 		return rep + " group"
 	}
-	kind := n.Type().Kind().String()
-	return rep + " " + kind
+	return rep + " " + strings.ToLower(n.Type().Kind().String())
 }
 
 // readMetadata reads the run's header, end line, cut, window and

@@ -37,10 +37,15 @@ func Write(w io.Writer, run *llmmetrics.Run) error {
 	if err != nil {
 		return err
 	}
+	// Chunk arrivals are most of a file: split into byte streams (the
+	// high bytes of a time from its send are nearly constant) and zstd at
+	// its best, they take 3.1 times less room than in JSONL, where delta
+	// encoding gives 2.7 times (docs/scale.md).
 	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedBestCompression}),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
 		parquet.CreatedBy("llmmetrics", "", ""),
+		parquet.DefaultEncodingFor(parquet.Int64, &parquet.ByteStreamSplit),
 	}
 	for _, kv := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
