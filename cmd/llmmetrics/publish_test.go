@@ -21,6 +21,7 @@ var published = []struct{ path, dir string }{
 	{"github.com/llmmetrics/llmmetrics", "../.."},
 	{"github.com/llmmetrics/llmmetrics/server", "../../server"},
 	{"github.com/llmmetrics/llmmetrics/charts", "../../charts"},
+	{"github.com/llmmetrics/llmmetrics/parquet", "../../parquet"},
 	{"github.com/llmmetrics/llmmetrics/cmd/llmmetrics", "."},
 }
 

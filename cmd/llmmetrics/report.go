@@ -232,7 +232,7 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 // pictures or the spectrum want them. A JSONL file is read as Records in any case (the reader holds them so), and they are kept for
 // the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	in, jsonl := isJSONL(in)
+	in, jsonl := isJSONLOrParquet(in) // parquet.go
 	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() {
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
@@ -242,7 +242,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		f.errs = summarizedSet(&failed, s)
 		return f.writeSummary(w, name, s, nil)
 	}
-	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+	run, err := readRun(in, opt.Lenient) // parquet.go
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 		return inFile(name, withLenientHint(err))
 	}
