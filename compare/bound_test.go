@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +77,77 @@ func TestDiffOutputRateAbsent(t *testing.T) {
 	f, _ := runFigureNamed("output_tokens_per_s")
 	_, why := f.values([]*llmmetrics.Summary{usageRun(t, 0), usageRun(t, 0)})
 	assert.Equal(t, "no ok request has an output token count (20 with no usage)", why)
+}
+
+// usageRecords is usageRun's run, unsummarized: 20 ok requests, the first
+// counted of them with 5 output tokens, the others with no usage.
+func usageRecords(counted int) *llmmetrics.Run {
+	recs := make([]llmmetrics.Record, 20)
+	for i := range recs {
+		recs[i] = llmmetrics.Record{ID: fmt.Sprint(i), Chunks: []time.Duration{100 * time.Millisecond, 140 * time.Millisecond}, NoUsage: i >= counted}
+		if i < counted {
+			recs[i].CompletionTokens = 5
+		}
+	}
+	return &llmmetrics.Run{Records: recs}
+}
+
+// A diff and a sweep count the runs whose output rate is a lower bound,
+// and mark it. Over a declared second, A's runs count every answer
+// (20 × 5 = 100 /s each); B's count 10 and 16 of 20 (50 and 80 /s):
+// median 65, MAD 15, 15/65 = 23 % of it.
+func TestDiffSweepLowerBoundCounts(t *testing.T) {
+	opt := llmmetrics.Options{Window: time.Second}
+	a := []*llmmetrics.Run{usageRecords(20), usageRecords(20)}
+	b := []*llmmetrics.Run{usageRecords(10), usageRecords(16)}
+	d, err := DiffRuns(a, b, DiffOptions{Summary: opt})
+	require.NoError(t, err)
+	for _, r := range d.Rows {
+		if r.Name != "output_tokens_per_s" {
+			assert.False(t, r.LowerBound(), r.Name)
+			continue
+		}
+		assert.True(t, r.LowerBound())
+		assert.Equal(t, 0, r.LowerA)
+		assert.Equal(t, 2, r.LowerB)
+		assert.Equal(t, 100.0, r.A.Median)
+		assert.Equal(t, 65.0, r.B.Median)
+	}
+	var table strings.Builder
+	require.NoError(t, d.WriteTable(&table))
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+100 ± 0%\s+≥65 ± 23%`, table.String())
+	assert.Contains(t, table.String(), "in 0 of A's 2 runs and 2 of B's 2; the change of a lower bound is not a change of the rate\n")
+
+	// Each side against itself: A has no bound, B's is marked on both.
+	self, err := DiffRuns(a, a, DiffOptions{Summary: opt})
+	require.NoError(t, err)
+	for _, r := range self.Rows {
+		assert.False(t, r.LowerBound(), r.Name)
+	}
+	self, err = DiffRuns(b, b, DiffOptions{Summary: opt})
+	require.NoError(t, err)
+	table.Reset()
+	require.NoError(t, self.WriteTable(&table))
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+≥65 ± 23%\s+≥65 ± 23%`, table.String())
+
+	var runs []LevelRun
+	for _, r := range a {
+		runs = append(runs, LevelRun{Kind: "concurrency", Level: 1, Name: "a", Run: r})
+	}
+	for _, r := range b {
+		runs = append(runs, LevelRun{Kind: "concurrency", Level: 2, Name: "b", Run: r})
+	}
+	sw, err := SweepRuns(runs, opt)
+	require.NoError(t, err)
+	one, _ := sw.Levels[0].Figure("output_tokens_per_s")
+	two, _ := sw.Levels[1].Figure("output_tokens_per_s")
+	assert.Equal(t, 0, one.LowerBound)
+	assert.Equal(t, 2, two.LowerBound)
+	assert.Equal(t, 65.0, two.Spread.Median)
+	rps, _ := sw.Levels[1].Figure("requests_per_s")
+	assert.Equal(t, 0, rps.LowerBound)
+	table.Reset()
+	require.NoError(t, sw.WriteTable(&table))
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+100 ±0\s+≥65 ±15`, table.String())
+	assert.Contains(t, table.String(), "at concurrency 2 (2 of 2 runs); the change of a lower bound is not a change of the rate\n")
 }

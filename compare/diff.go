@@ -64,7 +64,17 @@ type DiffRow struct {
 	// Significant is true when Test's P is below Alpha: the change is
 	// unlikely to be noise between runs.
 	Significant bool
+	// LowerA and LowerB count the runs of each side whose value is only a
+	// lower bound of the true figure: an output rate that leaves out the
+	// ok requests without a token count. A side with any has a median
+	// that is a lower bound too, and the row's change and test are those
+	// of lower bounds, not of the figure (LowerBound).
+	LowerA, LowerB int
 }
+
+// LowerBound reports whether the row's value on any run of either side is
+// only a lower bound: its change is then not a change of the figure.
+func (r DiffRow) LowerBound() bool { return r.LowerA+r.LowerB > 0 }
 
 // DiffRuns compares the runs of a with those of b, figure by figure, on
 // one value per run. It returns ErrNoRecords when a side has no run, and
@@ -116,6 +126,8 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 			continue
 		}
 		row := DiffRow{Name: f.name, Unit: f.unit}
+		row.LowerA, _ = f.bounds(d.SummariesA)
+		row.LowerB, _ = f.bounds(d.SummariesB)
 		row.A, _ = MedianMAD(va)
 		row.B, _ = MedianMAD(vb)
 		row.Test, _ = MannWhitney(va, vb)
@@ -307,9 +319,14 @@ func (d *Diff) WriteTable(w io.Writer) error {
 		if r.Significant {
 			verdict = fmt.Sprintf("%s (p=%.3f %s)", signedPercent(r.Change), r.Test.P, n)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", width, r.Name+" ("+r.Unit+")", plusMinus(r.A), plusMinus(r.B), verdict)
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", width, r.Name+" ("+r.Unit+")", bound(r.LowerA)+plusMinus(r.A), bound(r.LowerB)+plusMinus(r.B), verdict)
 	}
 	tw.Flush()
+	for _, r := range d.Rows {
+		if r.LowerBound() {
+			fmt.Fprintf(&b, "≥ marks a lower bound: %s\n", d.lowerNote(r))
+		}
+	}
 	for _, s := range d.Skipped {
 		fmt.Fprintf(&b, "not compared: %s\n", s)
 	}
@@ -318,6 +335,22 @@ func (d *Diff) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// bound is "≥" before the value of a side some of whose runs give only a
+// lower bound, and "" otherwise.
+func bound(lower int) string {
+	if lower > 0 {
+		return "≥"
+	}
+	return ""
+}
+
+// lowerNote says which runs of a row give only a lower bound, and what
+// its change is then.
+func (d *Diff) lowerNote(r DiffRow) string {
+	return fmt.Sprintf("%s counts only the ok requests with a usable output token count in %d of A's %d runs and %d of B's %d; %s",
+		r.Name, r.LowerA, d.RunsA, r.LowerB, d.RunsB, lowerBoundNote)
 }
 
 // plusMinus formats a spread as benchstat does: the median, then ± the
@@ -347,7 +380,9 @@ func signedPercent(x float64) string {
 // "min_runs", "rows": [{"name", "unit", "a", "b", "change", "p",
 // "exact", "significant"}], "not_compared", "warnings"}, with a and b
 // each {"median", "mad", "n"} across runs and change null when A's median
-// is 0.
+// is 0. A row whose value on some run is only a lower bound adds
+// "lower_bound": true, "lower_bound_runs": {"a", "b"} (how many runs of
+// each side) and "lower_bound_note".
 func (d *Diff) MarshalJSON() ([]byte, error) {
 	rows := make([]object, len(d.Rows))
 	side := func(s Spread[float64]) object {
@@ -360,7 +395,12 @@ func (d *Diff) MarshalJSON() ([]byte, error) {
 		} else {
 			o = append(o, field{"change", r.Change})
 		}
-		rows[i] = append(o, field{"p", r.Test.P}, field{"exact", r.Test.Exact}, field{"significant", r.Significant})
+		o = append(o, field{"p", r.Test.P}, field{"exact", r.Test.Exact}, field{"significant", r.Significant})
+		if r.LowerBound() {
+			o = append(o, field{"lower_bound", true}, field{"lower_bound_runs", object{{"a", r.LowerA}, {"b", r.LowerB}}},
+				field{"lower_bound_note", d.lowerNote(r)})
+		}
+		rows[i] = o
 	}
 	return json.Marshal(object{{"alpha", d.Alpha}, {"runs_a", d.RunsA}, {"runs_b", d.RunsB}, {"min_runs", d.MinRuns},
 		{"rows", rows}, {"not_compared", orEmpty(d.Skipped)}, {"warnings", orEmpty(d.Warnings)}})

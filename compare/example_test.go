@@ -116,6 +116,23 @@ func ExampleDiff_MarshalJSON() {
 	// Output: ttft p50 0 false
 }
 
+func ExampleDiffRow_LowerBound() {
+	// B's second run has no output token count for its first 10 answers:
+	// its output rate counts the other 30 only, a lower bound.
+	a, b := diffRuns(100*time.Millisecond, 2), diffRuns(100*time.Millisecond, 2)
+	for i := range 10 {
+		r := &b[1].Records[i]
+		r.CompletionTokens, r.NoUsage = 0, true
+	}
+	d, _ := compare.DiffRuns(a, b, compare.DiffOptions{})
+	for _, r := range d.Rows {
+		if r.LowerBound() {
+			fmt.Println(r.Name, r.LowerA, r.LowerB)
+		}
+	}
+	// Output: output_tokens_per_s 0 1
+}
+
 func ExampleMinRuns() {
 	// 3 + 3 runs: the most extreme split is 2 of C(6, 3) = 20, p = 0.1.
 	fmt.Println(compare.MinRuns(0.05), compare.MinRuns(0.2))

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -89,6 +90,26 @@ func (f runFigure) values(sums []*llmmetrics.Summary) ([]float64, string) {
 	}
 	return out, ""
 }
+
+// bounds returns how many summaries' figure is only a lower bound of the
+// true one, and the first one's reason; 0 and "" for a figure that is
+// never a bound.
+func (f runFigure) bounds(sums []*llmmetrics.Summary) (n int, why string) {
+	if f.lower == nil {
+		return 0, ""
+	}
+	for _, s := range sums {
+		if w := f.lower(s); w != "" {
+			n++
+			why = cmp.Or(why, w)
+		}
+	}
+	return n, why
+}
+
+// lowerBoundNote says what a lower bound's change is, for the diff's and
+// the sweep's notes.
+const lowerBoundNote = "the change of a lower bound is not a change of the rate"
 
 // percentileFigure is a latency percentile of each run, in the metric's
 // unit (milliseconds): "ttft p99" is a run's own p99 TTFT, over that

@@ -84,6 +84,12 @@ type SweepFigure struct {
 	Name   string // "ttft p99", "output_tokens_per_s", "user_tps p50", "attainment"
 	Unit   string // "ms", "tokens/s", "fraction"
 	Spread Spread[float64]
+	// LowerBound counts the level's runs whose value is only a lower
+	// bound of the true figure: an output rate that leaves out the ok
+	// requests without a token count. With any, the median is a lower
+	// bound too, and its change across levels is not a change of the
+	// figure.
+	LowerBound int
 }
 
 // header returns the run's header, or nil.
@@ -152,7 +158,7 @@ var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
 			return 0, false
 		}
 		return user[(len(user)+1)/2-1], true // nearest rank: ⌈N/2⌉
-	}},
+	}, nil},
 	fromRunFigure("output_tokens_per_s"),
 	fromRunFigure("prompt_tokens_per_s"),
 	fromRunFigure("requests_per_s"),
@@ -164,37 +170,40 @@ var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
 			return 0, false
 		}
 		return s.Workload.Concurrency.Mean, true
-	}},
+	}, nil},
 	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Arrivals == nil {
 			return 0, false
 		}
 		return s.Workload.Arrivals.CV, true
-	}},
+	}, nil},
 	{"prompt_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Prompt == nil {
 			return 0, false
 		}
 		return float64(s.Workload.Prompt.P50), true
-	}},
+	}, nil},
 	{"output_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.Output == nil {
 			return 0, false
 		}
 		return float64(s.Workload.Output.P50), true
-	}},
+	}, nil},
 	{"early_stop_rate", "fraction", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		if s.Workload == nil || s.Workload.EarlyStop == nil {
 			return 0, false
 		}
 		return s.Workload.EarlyStop.Rate, true
-	}},
+	}, nil},
 }...)
 
 // sweepFigure is one figure a sweep reports of each run.
 type sweepFigure struct {
 	name, unit string
 	value      func(s *llmmetrics.Summary, user []float64) (float64, bool)
+	// lower, when not nil, says why a run's figure is only a lower bound
+	// of the true one, or "" when it is the figure itself.
+	lower func(s *llmmetrics.Summary) string
 }
 
 // fromRunFigure is a run figure (runFigures), as a sweep figure.
@@ -203,7 +212,7 @@ func fromRunFigure(name string) sweepFigure {
 	return sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 		v, absent := f.value(s)
 		return v, absent == ""
-	}}
+	}, f.lower}
 }
 
 // headlinePercentiles are the percentiles ps of each headline metric, as
@@ -219,7 +228,7 @@ func headlinePercentiles(ps ...float64) []sweepFigure {
 			out = append(out, sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
 				v, absent := f.value(s)
 				return v, absent == ""
-			}})
+			}, nil})
 		}
 	}
 	return out
@@ -249,29 +258,33 @@ func figureUnit(name string) string {
 }
 
 // runValues returns the figures of one run by name: those its records
-// give, over those given with it.
-func runValues(r LevelRun, opt llmmetrics.Options) (map[string]float64, error) {
-	vals := map[string]float64{}
+// give, over those given with it; lower holds the names of those that are
+// only lower bounds of the true figures.
+func runValues(r LevelRun, opt llmmetrics.Options) (vals map[string]float64, lower map[string]bool, err error) {
+	vals, lower = map[string]float64{}, map[string]bool{}
 	for k, v := range r.Figures {
 		vals[k] = v
 	}
 	if r.Run == nil {
-		return vals, nil
+		return vals, lower, nil
 	}
 	s, err := r.Run.Summarize(opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	user, err := userTPS(r.Run.Records, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range sweepFigures {
 		if v, ok := f.value(s, user); ok {
 			vals[f.name] = v
+			if f.lower != nil && f.lower(s) != "" {
+				lower[f.name] = true
+			}
 		}
 	}
-	return vals, nil
+	return vals, lower, nil
 }
 
 // sweepLevel summarizes the runs of one level.
@@ -288,14 +301,18 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	opt.Percentiles = ps
 	lv := SweepLevel{Level: level, Runs: len(runs)}
 	values := map[string][]float64{}
+	lower := map[string]int{} // runs whose figure is a lower bound
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		vals, err := runValues(r, opt)
+		vals, bounds, err := runValues(r, opt)
 		if err != nil {
 			return lv, fmt.Errorf("%s: %w", r.Name, err)
 		}
 		for k, v := range vals {
 			values[k] = append(values[k], v)
+		}
+		for k := range bounds {
+			lower[k]++
 		}
 	}
 	for _, name := range figureOrder(maps.Keys(values)) {
@@ -306,7 +323,7 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 		if err != nil {
 			return lv, fmt.Errorf("%s %g: %s: %w", "level", level, name, err)
 		}
-		lv.Figures = append(lv.Figures, SweepFigure{Name: name, Unit: figureUnit(name), Spread: sp})
+		lv.Figures = append(lv.Figures, SweepFigure{Name: name, Unit: figureUnit(name), Spread: sp, LowerBound: lower[name]})
 	}
 	return lv, nil
 }
@@ -500,9 +517,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 		for _, lv := range sw.Levels {
 			switch x, ok := lv.Figure(name); {
 			case ok && x.Spread.N == 1: // one run: no spread known
-				fmt.Fprintf(tw, "\t%s ±?", figure(x.Spread.Median, 4))
+				fmt.Fprintf(tw, "\t%s%s ±?", bound(x.LowerBound), figure(x.Spread.Median, 4))
 			case ok:
-				fmt.Fprintf(tw, "\t%s ±%s", figure(x.Spread.Median, 4), figure(x.Spread.MAD, 2))
+				fmt.Fprintf(tw, "\t%s%s ±%s", bound(x.LowerBound), figure(x.Spread.Median, 4), figure(x.Spread.MAD, 2))
 			default:
 				tw.Write([]byte("\t—"))
 			}
@@ -510,6 +527,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 		tw.Write([]byte("\t\n"))
 	}
 	tw.Flush()
+	for _, note := range sw.lowerNotes() {
+		fmt.Fprintf(&b, "≥ marks a lower bound: %s\n", note)
+	}
 	b.WriteString("\n")
 	switch {
 	case len(sw.Env) == 0 && sw.EnvMissing > 0:
@@ -534,6 +554,26 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	return err
 }
 
+// lowerNotes say, for each figure that is a lower bound at some level, at
+// which levels and in how many of their runs, and what its change across
+// levels is then.
+func (sw *Sweep) lowerNotes() []string {
+	var notes []string
+	for _, name := range sw.figureNames() {
+		var at []string
+		for _, lv := range sw.Levels {
+			if f, ok := lv.Figure(name); ok && f.LowerBound > 0 {
+				at = append(at, fmt.Sprintf("%g (%d of %d runs)", lv.Level, f.LowerBound, lv.Runs))
+			}
+		}
+		if len(at) > 0 {
+			notes = append(notes, fmt.Sprintf("%s counts only the ok requests with a usable output token count at %s %s; %s",
+				name, sw.Kind, strings.Join(at, ", "), lowerBoundNote))
+		}
+	}
+	return notes
+}
+
 // figureNames returns the names of the figures any level has, in order.
 func (sw *Sweep) figureNames() []string {
 	seen := map[string]bool{}
@@ -548,20 +588,30 @@ func (sw *Sweep) figureNames() []string {
 // MarshalJSON writes the sweep as {"kind", "levels": [{"level", "runs",
 // "names", "figures": {NAME: {"unit", "median", "mad", "scaled_mad",
 // "n"}}}], "environment", "environment_differs", "environment_missing",
-// "warnings", "note"}.
+// "warnings", "note"}. A figure whose value on some run of its level is
+// only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
+// many of the level's runs), and the sweep "lower_bound_notes".
 func (sw *Sweep) MarshalJSON() ([]byte, error) {
 	levels := make([]object, len(sw.Levels))
 	for i, lv := range sw.Levels {
 		figs := object{}
 		for _, f := range lv.Figures {
-			figs = append(figs, field{f.Name, object{{"unit", f.Unit}, {"median", f.Spread.Median}, {"mad", f.Spread.MAD},
-				{"scaled_mad", f.Spread.ScaledMAD}, {"n", f.Spread.N}}})
+			o := object{{"unit", f.Unit}, {"median", f.Spread.Median}, {"mad", f.Spread.MAD},
+				{"scaled_mad", f.Spread.ScaledMAD}, {"n", f.Spread.N}}
+			if f.LowerBound > 0 {
+				o = append(o, field{"lower_bound", true}, field{"lower_bound_runs", f.LowerBound})
+			}
+			figs = append(figs, field{f.Name, o})
 		}
 		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"figures", figs}}
 	}
-	return json.Marshal(object{{"kind", sw.Kind}, {"levels", levels}, {"environment", sw.Env},
+	out := object{{"kind", sw.Kind}, {"levels", levels}, {"environment", sw.Env},
 		{"environment_differs", sw.EnvDiffers}, {"environment_missing", sw.EnvMissing}, {"warnings", sw.Warnings},
-		{"note", "latency figures are medians across runs of per-run percentiles, not percentiles of pooled requests"}})
+		{"note", "latency figures are medians across runs of per-run percentiles, not percentiles of pooled requests"}}
+	if notes := sw.lowerNotes(); len(notes) > 0 {
+		out = append(out, field{"lower_bound_notes", notes})
+	}
+	return json.Marshal(out)
 }
 
 // String says the capacity in one sentence.

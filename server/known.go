@@ -25,8 +25,11 @@ type KnownOutput struct {
 	// known ones.
 	Uncounted int
 	Unknown   string
-	Agree     bool
-	Causes    []string
+	// Agree is true when the two totals are equal. It is false, and means
+	// nothing, when Unknown is set: the check was not made (the report's
+	// JSON writes "agree": null then).
+	Agree  bool
+	Causes []string
 }
 
 // CheckKnownOutput compares the window's output-token counter delta (vLLM's

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -77,4 +78,38 @@ func TestKnownOutputNoFinishedCounter(t *testing.T) {
 	k, err = CheckKnownOutput(w, answers(20))
 	require.NoError(t, err)
 	assert.Contains(t, k.Causes, "the server finished 19 requests in the window, the client sent 20")
+}
+
+// A check that cannot be made says so in JSON: "agree" is null, not false
+// (which would read as a disagreement), and "unknown" says why. A check
+// that was made keeps its true or false.
+func TestKnownOutputUnknownJSON(t *testing.T) {
+	decode := func(k KnownOutput) map[string]any {
+		t.Helper()
+		b, err := (&Report{Window: llamaWindow(12800), Known: &k}).MarshalJSON()
+		require.NoError(t, err)
+		var out struct {
+			Known map[string]any `json:"known_output"`
+		}
+		require.NoError(t, json.Unmarshal(b, &out))
+		return out.Known
+	}
+	k, err := CheckKnownOutput(llamaWindow(12800), answers(10))
+	require.NoError(t, err)
+	got := decode(k)
+	require.Contains(t, got, "agree")
+	assert.Nil(t, got["agree"])
+	assert.Contains(t, got["unknown"], "10 of the client's 20 answers carry no token count")
+	assert.Equal(t, 10.0, got["client_uncounted"])
+
+	// 6,000 server tokens against 6,400 known: a disagreement.
+	k, err = CheckKnownOutput(llamaWindow(6000), answers(10))
+	require.NoError(t, err)
+	got = decode(k)
+	assert.Equal(t, false, got["agree"])
+	assert.NotContains(t, got, "unknown")
+	// 12,800 against 20 × 640 = 12,800: they agree.
+	k, err = CheckKnownOutput(llamaWindow(12800), answers(20))
+	require.NoError(t, err)
+	assert.Equal(t, true, decode(k)["agree"])
 }

@@ -75,7 +75,14 @@ type TTFTReport struct {
 //	 "finished": {"stop": …, "length": …},
 //	 "histograms": {"time_to_first_token_seconds": {"count": …, "mean_s": …, "p50_s": …,
 //	                "p95_s": …, "p99_s": …, "lower_bound": false}, …},
-//	 "known_output": {…}}
+//	 "known_output": {"server_generation_tokens": …, "client_completion_tokens": …,
+//	                  "server_finished_requests": …, "client_requests": …, "client_failed": …,
+//	                  "client_uncounted": …, "agree": true|false|null, "unknown": "…",
+//	                  "candidate_causes": […]}}
+//
+// The known-output check's "agree" is null when the check could not be
+// made (KnownOutput.Unknown): "unknown" then says why, and
+// "client_uncounted" how many answers carry no token count.
 //
 // Metric names drop "vllm:" and, for counters, "_total". Histograms of
 // seconds give their figures in seconds under keys ending in _s; others
@@ -100,15 +107,17 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		out["ttft_decomposition"] = decompositionJSON(d)
 	}
 	if k := r.Known; k != nil {
-		out["known_output"] = kv{"server_generation_tokens": k.ServerTokens, "client_completion_tokens": k.ClientTokens,
+		known := kv{"server_generation_tokens": k.ServerTokens, "client_completion_tokens": k.ClientTokens,
 			"server_finished_requests": k.ServerRequests, "client_requests": k.ClientRequests, "client_failed": k.Failed,
 			"agree": k.Agree, "candidate_causes": k.Causes}
 		if k.Uncounted > 0 {
-			out["known_output"].(kv)["client_uncounted"] = k.Uncounted
+			known["client_uncounted"] = k.Uncounted
 		}
 		if k.Unknown != "" {
-			out["known_output"].(kv)["unknown"] = k.Unknown
+			// The check was not made: agree is neither true nor false.
+			known["agree"], known["unknown"] = nil, k.Unknown
 		}
+		out["known_output"] = known
 	}
 	return json.Marshal(out)
 }

@@ -90,9 +90,48 @@ func runBreakdown(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		if _, err = fmt.Fprintf(stdout, "%s\n", b); err != nil {
 			return errors.Join(err, werr)
 		}
+	} else if err := rep.writeTable(stdout); err != nil {
+		return errors.Join(err, werr)
+	}
+	if werr != nil {
 		return werr
 	}
-	return errors.Join(rep.writeTable(stdout), werr)
+	return breakdownMeasured(out, in.By())
+}
+
+// breakdownMeasured applies run's rule to a breakdown: one none of whose
+// measured requests (those of the prompt lengths, not the preflight ones)
+// ended ok measured nothing, and exits with status 4 after its report. It
+// returns errAllFailed when some were sent and every one failed, with the
+// first failure in the server's words, and errNothingMeasured when none
+// was sent (a signal, by, before the first).
+func breakdownMeasured(out *drive.BreakdownOutcome, by string) error {
+	sent, skipped, first, why := 0, 0, "", ""
+	for _, l := range out.Lengths {
+		for _, r := range l.Results {
+			rec := &r.Record
+			if rec.Status == llmmetrics.StatusOK {
+				return nil
+			}
+			sent++
+			if first == "" {
+				first = fmt.Sprintf("request %s: %s: %s", rec.ID, rec.Status, rec.Message)
+			}
+		}
+		skipped += l.Skipped
+		why = cmp.Or(why, l.SkipReason)
+	}
+	switch {
+	case sent == 0 && by != "":
+		return fmt.Errorf("%w: %s stopped the breakdown before its first measured request", errNothingMeasured, by)
+	case sent == 0:
+		return fmt.Errorf("%w: the breakdown sent no measured request", errNothingMeasured)
+	}
+	msg := fmt.Sprintf("%d of %d", sent, sent)
+	if skipped > 0 {
+		msg += fmt.Sprintf(", and %d not sent (%s)", skipped, why)
+	}
+	return fmt.Errorf("%w: %s; the first failure: %s", errAllFailed, msg, first)
 }
 
 // breakdownEnd is the end line of a breakdown: completed or interrupted

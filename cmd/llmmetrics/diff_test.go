@@ -230,3 +230,114 @@ func TestDiffWarnsForeignLoads(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, "WARNING")
 }
+
+// writeUsageRun writes a JSONL run of 10 ok requests, request i sent at
+// i s with text 0.5 s and 1 s after it: its window, first send to last
+// text, is 10 s. Each reports 10 output tokens, but the first
+// uncounted carry no completion_tokens (no usage): the output rate counts
+// the others, (10 − uncounted) × 10 tokens / 10 s, a lower bound when
+// uncounted > 0.
+func writeUsageRun(t *testing.T, dir, name string, uncounted int) string {
+	var b strings.Builder
+	for i := range 10 {
+		usage := `,"completion_tokens":10`
+		if i < uncounted {
+			usage = ""
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","status":"ok","sent_ns":%d,"chunk_arrivals_ns":[500000000,1000000000]%s}`+"\n",
+			i, i*1_000_000_000, usage)
+	}
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	return p
+}
+
+// An output rate that leaves out answers without a token count is a
+// lower bound, and diff and sweep mark it: "≥" before the value, "lower_bound"
+// in JSON with how many runs, and a note that its change is not a change
+// of the rate (issue #30 [truth]: they compared it as an ordinary value).
+// A's two runs count every answer: 100 tokens / 10 s = 10 /s each. B's
+// leave out 5 and 2: 50 and 80 tokens / 10 s = 5 and 8 /s, median 6.5,
+// MAD 1.5 (23 % of 6.5).
+func TestDiffSweepLowerBound(t *testing.T) {
+	dir := t.TempDir()
+	a1, a2 := writeUsageRun(t, dir, "a1.jsonl", 0), writeUsageRun(t, dir, "a2.jsonl", 0)
+	b1, b2 := writeUsageRun(t, dir, "b1.jsonl", 5), writeUsageRun(t, dir, "b2.jsonl", 2)
+
+	code, out, errs := runCLI(t, "", "diff", a1+","+a2, b1+","+b2)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+10 ± 0%\s+≥6\.5 ± 23%\s+~ \(p=0\.333 n=2\)`, out)
+	assert.Regexp(t, `requests_per_s \(requests/s\)\s+1 ± 0%\s+1 ± 0%`, out, "a rate of known counts is not marked")
+	assert.Contains(t, out, "≥ marks a lower bound: output_tokens_per_s counts only the ok requests with a usable output token count in 0 of A's 2 runs and 2 of B's 2; the change of a lower bound is not a change of the rate\n")
+	assert.Equal(t, 1, strings.Count(out, "≥ marks"))
+
+	code, out, errs = runCLI(t, "", "diff", "--json", a1+","+a2, b1+","+b2)
+	require.Equal(t, 0, code, errs)
+	var d struct {
+		Rows []struct {
+			Name       string
+			B          struct{ Median float64 }
+			LowerBound *bool              `json:"lower_bound"`
+			Runs       struct{ A, B int } `json:"lower_bound_runs"`
+			Note       string             `json:"lower_bound_note"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	marked := 0
+	for _, r := range d.Rows {
+		if r.Name != "output_tokens_per_s" {
+			assert.Nil(t, r.LowerBound, r.Name)
+			continue
+		}
+		marked++
+		require.NotNil(t, r.LowerBound)
+		assert.True(t, *r.LowerBound)
+		assert.Equal(t, 6.5, r.B.Median)
+		assert.Equal(t, 0, r.Runs.A)
+		assert.Equal(t, 2, r.Runs.B)
+		assert.Contains(t, r.Note, "the change of a lower bound is not a change of the rate")
+	}
+	assert.Equal(t, 1, marked)
+
+	// A against itself: no bound, no mark.
+	code, out, errs = runCLI(t, "", "diff", a1+","+a2, a1+","+a2)
+	require.Equal(t, 0, code, errs)
+	assert.NotRegexp(t, `≥\d`, out)
+	assert.NotContains(t, out, "≥ marks")
+
+	// The sweep: A at concurrency 1, B at 2.
+	args := []string{"sweep", "--level", a1 + "=1", "--level", a2 + "=1", "--level", b1 + "=2", "--level", b2 + "=2", a1, a2, b1, b2}
+	code, out, errs = runCLI(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+10 ±0\s+≥6\.5 ±1\.5`, out)
+	assert.Contains(t, out, "≥ marks a lower bound: output_tokens_per_s counts only the ok requests with a usable output token count at concurrency 2 (2 of 2 runs); the change of a lower bound is not a change of the rate\n")
+
+	code, out, errs = runCLI(t, "", append([]string{"sweep", "--json"}, args[1:]...)...)
+	require.Equal(t, 0, code, errs)
+	type fig struct {
+		Median     float64
+		LowerBound *bool `json:"lower_bound"`
+		Runs       int   `json:"lower_bound_runs"`
+	}
+	var sw struct {
+		Sweep struct {
+			Levels []struct {
+				Level   float64
+				Figures map[string]fig
+			}
+			Notes []string `json:"lower_bound_notes"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &sw))
+	require.Len(t, sw.Sweep.Levels, 2)
+	one, two := sw.Sweep.Levels[0].Figures["output_tokens_per_s"], sw.Sweep.Levels[1].Figures["output_tokens_per_s"]
+	assert.Equal(t, 10.0, one.Median)
+	assert.Nil(t, one.LowerBound)
+	assert.Equal(t, 6.5, two.Median)
+	require.NotNil(t, two.LowerBound)
+	assert.True(t, *two.LowerBound)
+	assert.Equal(t, 2, two.Runs)
+	assert.Nil(t, sw.Sweep.Levels[1].Figures["requests_per_s"].LowerBound)
+	require.Len(t, sw.Sweep.Notes, 1)
+	assert.Contains(t, sw.Sweep.Notes[0], "the change of a lower bound is not a change of the rate")
+}

@@ -115,7 +115,48 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
 	}
-	return errors.Join(writeSearch(stdout, kind, s, out, probes.files, *f.json), probes.err)
+	if err := errors.Join(writeSearch(stdout, kind, s, out, probes.files, *f.json), probes.err); err != nil {
+		return err
+	}
+	return searchMeasured(out, in.By())
+}
+
+// searchMeasured applies run's rule to a search: a search none of whose
+// probes had a measured request that ended ok measured nothing, and exits
+// with status 4 after its report, whose bracket is then read from
+// failures alone. It returns errAllFailed when measured requests were
+// sent and every one failed, with the first failure in the server's
+// words, and errNothingMeasured when none was sent (a signal, by, during
+// the first probe's warm-up, say).
+func searchMeasured(out *drive.SearchOutcome, by string) error {
+	sent, first := 0, ""
+	for _, p := range out.Probes {
+		for _, r := range p.Outcome.Results {
+			rec := &r.Record
+			if rec.Warmup || rec.Preflight || rec.Unfinished {
+				continue
+			}
+			if rec.Status == llmmetrics.StatusOK {
+				return nil
+			}
+			sent++
+			if first == "" {
+				first = rec.Message
+			}
+		}
+	}
+	probes := fmt.Sprintf("%d probe", len(out.Probes))
+	if len(out.Probes) != 1 {
+		probes += "s"
+	}
+	switch {
+	case sent == 0 && by != "":
+		return fmt.Errorf("%w: %s stopped the search before its first measured request", errNothingMeasured, by)
+	case sent == 0:
+		return fmt.Errorf("%w: no probe of the search sent a measured request", errNothingMeasured)
+	}
+	return fmt.Errorf("%w: %d of %d in the search's %s, so its bracket says nothing of the server; the first failure: %s",
+		errAllFailed, sent, sent, probes, cmp.Or(first, "(no message)"))
 }
 
 // probeWriter runs a search's probes, each written to its own file as its
