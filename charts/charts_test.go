@@ -6,6 +6,7 @@ import (
 	"image"
 	_ "image/png"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +232,33 @@ func TestThroughputLatencyMarks(t *testing.T) {
 	svg, _ = ch.Render("svg")
 	assert.NotContains(t, string(svg), "SLO:")
 	assert.NotContains(t, string(svg), "capacity bracket")
+}
+
+// A level whose runs counted only part of their answers shows its output
+// rate as a lower bound on the sweep page, as the sweep's table does.
+func TestSweepPageLowerBound(t *testing.T) {
+	sw := &compare.Sweep{Kind: "rate", Levels: []compare.SweepLevel{{
+		Level: 1, Runs: 1,
+		Figures: []compare.SweepFigure{
+			{Name: "output_tokens_per_s", Unit: "tokens/s", Spread: compare.Spread[float64]{Median: 120, N: 1}, LowerBound: 1},
+			{Name: "requests_per_s", Unit: "requests/s", Spread: compare.Spread[float64]{Median: 2, N: 1}},
+		},
+	}}}
+	page := SweepPage("bounds", sw, nil, nil, nil, nil)
+	var cells []string
+	for _, sec := range page.Sections {
+		for _, tb := range sec.Tables {
+			for _, row := range tb.Rows {
+				for _, c := range row {
+					cells = append(cells, c.Text)
+				}
+			}
+		}
+	}
+	if !slices.Contains(cells, "≥120") {
+		t.Errorf("the output rate's cell is not marked ≥120: %q", cells)
+	}
+	if !slices.Contains(cells, "2") || slices.Contains(cells, "≥2") {
+		t.Errorf("the request rate's cell should read 2, unmarked: %q", cells)
+	}
 }

@@ -25,8 +25,9 @@
 // On bad input the command prints one line to standard error and exits
 // with status 1; on a bad command line, with status 2; when report's gate
 // (--fail-below, --fail-if) finds the run crossing a condition, with
-// status 3, after printing the report; when every measured request of a
-// run failed, with status 4, after printing the report and its error set;
+// status 3, after printing the report; when no measured request of a run
+// (or of a --search or --ttft-breakdown) ended ok, with status 4, after
+// printing the report and its error set;
 // when a signal interrupted a run before its load began (nothing was
 // measured), with status 5.
 package main
