@@ -387,7 +387,7 @@ func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r
 	var mo moments
 	xs.Each(func(seg []time.Duration) {
 		for _, x := range seg {
-			mo.add(x)
+			mo.Add(x)
 		}
 	})
 	d := describeSample(xs, mo, s.Method, s.Percentiles)
