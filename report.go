@@ -665,7 +665,7 @@ func writeHeader(b *bytes.Buffer, h *RunHeader) {
 			continue
 		}
 		fmt.Fprintf(b, "%s:", m.name)
-		for _, k := range sortedKeys(m.kv) {
+		for _, k := range slices.Sorted(maps.Keys(m.kv)) {
 			fmt.Fprintf(b, " %s=%s", k, m.kv[k])
 		}
 		b.WriteString("\n")
@@ -675,8 +675,6 @@ func writeHeader(b *bytes.Buffer, h *RunHeader) {
 	}
 	b.WriteString("\n")
 }
-
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func windowKind(w Window) string {
 	if w.Declared {
