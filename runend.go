@@ -71,9 +71,7 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 		if h.Load == nil {
 			h.Load = map[string]string{}
 		}
-		for k, v := range e.End.Load {
-			h.Load[k] = v
-		}
+		maps.Copy(h.Load, e.End.Load)
 	}
 	return nil
 }
