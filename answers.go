@@ -1,7 +1,5 @@
 package llmmetrics
 
-import "time"
-
 // Answers whose figures are unknown in part: the ok requests without a
 // usable token count (see CountState), and the answers whose text came at
 // once, which were not streamed.
@@ -65,22 +63,4 @@ func (f *okFacts) see(r *Record) {
 	if hasTPOT(r) {
 		f.tpot++
 	}
-}
-
-// without returns the samples of xs but those at the positions at, which
-// are in increasing order.
-func without(xs sample, at []int) sample {
-	out := make([]time.Duration, 0, xs.N-len(at))
-	j := 0
-	xs.Each(func(seg []time.Duration) {
-		for _, x := range seg {
-			if len(at) > 0 && at[0] == j {
-				at = at[1:]
-			} else {
-				out = append(out, x)
-			}
-			j++
-		}
-	})
-	return flat(out)
 }

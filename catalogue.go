@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // A Metric is one latency distribution of a [Summary], as the catalogue
@@ -118,7 +120,7 @@ func (m *Metric) UnmarshalText(text []byte) error {
 		for i, c := range catalogue {
 			keys[i] = c.Key
 		}
-		return fmt.Errorf("%w: unknown metric %q (want %s)", ErrInvalidOption, text, orList(keys))
+		return fmt.Errorf("%w: unknown metric %q (want %s)", ErrInvalidOption, text, plural.Or(keys))
 	}
 	*m = found
 	return nil

@@ -95,7 +95,11 @@ func (u *Uncounted) add(s CountState) {
 
 // why names the reasons of the uncounted requests, with their numbers
 // where there are several: "no usage", "2 no usage, 1 usage of zero".
-func (u Uncounted) why() string {
+func (u Uncounted) why() string { return u.reasons("%d with %s") }
+
+// reasons names the reasons with their numbers, but for one reason that
+// covers them all, which is written by all: "%[2]s" names it alone.
+func (u Uncounted) reasons(all string) string {
 	var why []string
 	for _, c := range [...]struct {
 		n    int
@@ -103,7 +107,7 @@ func (u Uncounted) why() string {
 	}{{u.NoUsage, "no usage"}, {u.ZeroUsage, "usage of zero"}, {u.BelowChunks, "count below the chunks"}} {
 		switch {
 		case c.n == u.Total():
-			why = append(why, fmt.Sprintf("%d with %s", c.n, c.what))
+			why = append(why, fmt.Sprintf(all, c.n, c.what))
 		case c.n > 0:
 			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -119,17 +123,5 @@ func (u Uncounted) leftOut(ok int) string {
 	if u.Total() == 0 {
 		return ""
 	}
-	var why []string
-	for _, c := range [...]struct {
-		n    int
-		what string
-	}{{u.NoUsage, "no usage"}, {u.ZeroUsage, "usage of zero"}, {u.BelowChunks, "count below the chunks"}} {
-		switch {
-		case c.n == u.Total():
-			why = append(why, c.what)
-		case c.n > 0:
-			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	return fmt.Sprintf("; the output rate counts %d of them, %d left out (%s)", ok-u.Total(), u.Total(), strings.Join(why, ", "))
+	return fmt.Sprintf("; the output rate counts %d of them, %d left out (%s)", ok-u.Total(), u.Total(), u.reasons("%[2]s"))
 }

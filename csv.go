@@ -135,44 +135,24 @@ func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvrow.Columns, fie
 func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvrow.Columns, fields int, run *Run) error {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = fields
-	for {
-		lr.Mark = cr.InputOffset()
-		row, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			if !errors.Is(pe.Err, csvline.ErrLongRow) {
-				if rerr := o.reject(run, csvSyntaxError(base+pe.Line, pe.Column, pe.Err)); rerr != nil {
-					return rerr
-				}
-				lastLine = pe.Line
-				if cr.InputOffset() != lr.Mark {
-					continue
-				}
-				// no progress: nothing more can be read
-				return nil
-			}
-			err = pe.Err
-		}
-		if errors.Is(err, csvline.ErrLongRow) {
-			return fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, base+lastLine+1, maxLine)
-		}
-		if err != nil {
-			return fmt.Errorf("llmmetrics: reading CSV: %w", err)
-		}
-		line, _ := cr.FieldPos(0)
-		lastLine, _ = cr.FieldPos(len(row) - 1)
+	long, err := csvline.Rows(cr, lr, lastLine, func(row []string, line int) error {
 		rec, rerr := csvRowRecord(cr, row, cols, base)
 		if rerr != nil {
-			if err := o.reject(run, rerr); err != nil {
-				return err
-			}
-			continue
+			return o.reject(run, rerr)
 		}
 		run.keep(&rec, base+line)
+		return nil
+	}, func(line, column int, err error) error {
+		return o.reject(run, csvSyntaxError(base+line, column, err))
+	})
+	var read *csvline.ReadError
+	switch {
+	case long > 0:
+		return fmt.Errorf("%w: CSV row starting at line %d is longer than %d bytes", ErrSyntax, base+long, maxLine)
+	case errors.As(err, &read):
+		return fmt.Errorf("llmmetrics: reading CSV: %w", read.Err)
 	}
+	return err
 }
 
 // csvColumns checks a header and finds each column.

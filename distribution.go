@@ -51,55 +51,23 @@ func Describe(xs []time.Duration, m Method, ps ...Percentile) (Distribution, err
 	}
 	var mo moments
 	for _, x := range xs {
-		mo.add(x)
+		mo.Add(x)
 	}
 	return describeSample(flat(xs), mo, m, ps), nil
 }
 
-// moments accumulates the count, extremes and exact sum of a sample, and,
-// where the pass that gathered it summed them (squared), the exact sum of
-// the squares of its values.
-type moments struct {
-	n        int
-	min, max time.Duration
-	sum      exact.Sum128
-	squares  exact.Sum192
-	squared  bool
-}
-
-func (mo *moments) add(x time.Duration) {
-	mo.addMany(1, x, x, x)
-}
-
-// merge adds another sample's moments to mo.
-func (mo *moments) merge(o *moments) {
-	if o.n == 0 {
-		return
-	}
-	mo.addMany(o.n, o.min, o.max, 0)
-	mo.sum.AddSum(o.sum)
-	mo.squares.AddSum(o.squares)
-}
-
-// addMany adds n values with the given extremes and sum.
-func (mo *moments) addMany(n int, lo, hi, sum time.Duration) {
-	if mo.n == 0 {
-		mo.min, mo.max = lo, hi
-	}
-	mo.n += n
-	mo.min = min(mo.min, lo)
-	mo.max = max(mo.max, hi)
-	mo.sum.Add(int64(sum))
-}
+// moments are the count, extremes and exact sums of a sample (see
+// exact.Moments).
+type moments = exact.Moments
 
 // describeSample summarizes a non-empty sample whose moments are mo.
 func describeSample(s sample, mo moments, m Method, ps []Percentile) Distribution {
-	d := Distribution{N: s.N, Method: m, Min: mo.min, Max: mo.max}
-	d.Mean = mo.sum.DivRound(int64(s.N))
+	d := Distribution{N: s.N, Method: m, Min: mo.Min, Max: mo.Max}
+	d.Mean = mo.Sum.DivRound(int64(s.N))
 	var vals []time.Duration
 	switch {
-	case mo.squared:
-		d.Std = exact.Deviation(mo.squares, mo.sum, mo.n, d.Mean)
+	case mo.Squared:
+		d.Std = exact.Deviation(mo.Squares, mo.Sum, mo.N, d.Mean)
 		vals = percentiles(s, d.Min, d.Max, m, ps)
 	case s.N >= parallelMin:
 		// A large sample's deviations are summed on another core while its

@@ -61,7 +61,7 @@ func classifyPooling(src *source, pool bool) classes {
 	var pg *pooledGaps
 	releaseMost := func() {}
 	if pool {
-		pg = &pooledGaps{mo: moments{squared: true}}
+		pg = &pooledGaps{mo: moments{Squared: true}}
 		if src.tab == nil { // a table's rows have no chunk arrivals: none is pooled
 			pg.most, releaseMost = hugepage.Map[time.Duration](n)
 		}
@@ -101,7 +101,7 @@ func classifyPooling(src *source, pool bool) classes {
 	}
 	if pg != nil && pooledDup {
 		// A repeated record's gaps were pooled: pool them again without it.
-		pg.mo = moments{squared: true}
+		pg.mo = moments{Squared: true}
 		poolAll(src, cat, pg)
 	}
 	release := func() {
@@ -201,8 +201,8 @@ func (pg *pooledGaps) pool(mo *moments, i int, r *Record) {
 
 // add adds record i's gaps, g, to mo.
 func (pg *pooledGaps) add(mo *moments, i int, r *Record, g *recordGaps) {
-	mo.squares.AddSum(g.sq)
-	mo.addMany(len(r.Chunks)-1, g.lo, g.hi, decodeTime(r))
+	mo.Squares.AddSum(g.sq)
+	mo.AddMany(len(r.Chunks)-1, g.lo, g.hi, decodeTime(r))
 	pg.most[i] = g.hi
 }
 
@@ -227,7 +227,7 @@ func poolAll(src *source, cat []Category, pg *pooledGaps) {
 func partMoments(n int) []moments {
 	m := make([]moments, n)
 	for p := range m {
-		m[p].squared = true
+		m[p].Squared = true
 	}
 	return m
 }
@@ -235,6 +235,6 @@ func partMoments(n int) []moments {
 // mergeAll adds what the runs pooled to pg, in order.
 func (pg *pooledGaps) mergeAll(parts []moments) {
 	for p := range parts {
-		pg.mo.merge(&parts[p])
+		pg.mo.Merge(&parts[p])
 	}
 }

@@ -105,7 +105,7 @@ func TestClassifyPoolingGaps(t *testing.T) {
 	if !slices.Equal(cat, wantCat) || fmt.Sprint(bad.Rejected) != fmt.Sprint(wantBad.Rejected) || bad.Unlisted != wantBad.Unlisted {
 		t.Fatalf("classifyPooling disagrees with the map:\n%v\n%v", bad.Rejected, wantBad.Rejected)
 	}
-	want := moments{squared: true}
+	want := moments{Squared: true}
 	pooled := 0
 	for i, r := range recs {
 		if wantCat[i] != CategoryOK || len(r.Chunks) < 2 {
@@ -115,8 +115,8 @@ func TestClassifyPoolingGaps(t *testing.T) {
 		most := time.Duration(-1)
 		for j := 1; j < len(r.Chunks); j++ {
 			g := r.Chunks[j] - r.Chunks[j-1]
-			want.add(g)
-			want.squares.AddSquare(g)
+			want.Add(g)
+			want.Squares.AddSquare(g)
 			most = max(most, g)
 		}
 		if pg.most[i] != most {

@@ -63,7 +63,7 @@ func (t *tally) one(r *Record, c Category) {
 		a.ZeroToken++
 	case CategoryOK:
 		a.OK++
-		t.wb.text(r.Sent + r.last())
+		t.wb.AddEnd(r.Sent + r.last())
 		t.promptTokens += int64(r.PromptTokens)
 		switch {
 		case !r.counted():
@@ -80,7 +80,7 @@ func (t *tally) one(r *Record, c Category) {
 			t.nMaxGap++
 		}
 	}
-	t.wb.offered(r)
+	t.wb.AddStart(r.Sent)
 }
 
 // add adds another run's tally to t.
@@ -99,7 +99,7 @@ func (t *tally) add(u *tally) {
 	a.Uncounted.NoUsage += b.Uncounted.NoUsage
 	a.Uncounted.ZeroUsage += b.Uncounted.ZeroUsage
 	a.Uncounted.BelowChunks += b.Uncounted.BelowChunks
-	t.wb.merge(&u.wb)
+	t.wb.Merge(&u.wb.Span)
 	t.outTokens += u.outTokens
 	t.promptTokens += u.promptTokens
 	t.nTPOT += u.nTPOT

@@ -199,9 +199,9 @@ func TestStdExact(t *testing.T) {
 		for _, x := range xs {
 			chunks = append(chunks, chunks[len(chunks)-1]+x)
 		}
-		mo := moments{squared: true}
-		lo, hi := exact.Gaps(chunks, &mo.squares)
-		mo.addMany(len(xs), lo, hi, chunks[len(chunks)-1])
+		mo := moments{Squared: true}
+		lo, hi := exact.Gaps(chunks, &mo.Squares)
+		mo.AddMany(len(xs), lo, hi, chunks[len(chunks)-1])
 		g := describeSample(sample{Segs: [][]time.Duration{chunks}, Gaps: true, N: len(xs)}, mo, NearestRank, nil)
 		if g.Std != d.Std || g.Mean != d.Mean || g.Min != d.Min || g.Max != d.Max {
 			t.Fatalf("spread %d: as gaps %+v, as values %+v", spread, g, d)

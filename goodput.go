@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // An SLO is a per-request service-level objective: limits on TTFT, TPOT,
@@ -97,15 +99,7 @@ func sloKeys() string {
 			keys = append(keys, m.Key)
 		}
 	}
-	return orList(keys)
-}
-
-// orList writes "a, b or c".
-func orList(xs []string) string {
-	if len(xs) < 2 {
-		return strings.Join(xs, "")
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+	return plural.Or(keys)
 }
 
 func (s SLO) within(v, limit time.Duration) bool {

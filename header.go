@@ -1,11 +1,12 @@
 package llmmetrics
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
 // A RunHeader describes how a run was taken. A load generator writes it as
@@ -41,9 +42,7 @@ const headerKey = `"llmmetrics_run"`
 
 // isHeader reports whether a JSONL line is a run header (or a run's end
 // line, which is read with it).
-func isHeader(t []byte) bool {
-	return isEnd(t) || bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(headerKey)) && t[0] == '{'
-}
+func isHeader(t []byte) bool { return isEnd(t) || jsonline.Keyed(t, headerKey) }
 
 // readHeader reads a run header line into run: the first line of the file
 // only, and once.
@@ -60,9 +59,7 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 	var h struct {
 		Run *RunHeader `json:"llmmetrics_run"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
+	if err := jsonline.DecodeStrict(t, &h); err != nil {
 		return fail("%v", err)
 	}
 	if h.Run == nil {
@@ -73,13 +70,4 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 }
 
 // WriteLine writes h as the first line of a JSONL file.
-func (h *RunHeader) WriteLine(w io.Writer) error {
-	b, err := json.Marshal(struct {
-		Run *RunHeader `json:"llmmetrics_run"`
-	}{h})
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+func (h *RunHeader) WriteLine(w io.Writer) error { return jsonline.WriteKeyed(w, "llmmetrics_run", h) }

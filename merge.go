@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -43,9 +44,7 @@ func MergeRuns(runs []*Run) (*Run, error) {
 	h := *runs[0].Header
 	h.Start = start
 	h.Load = map[string]string{}
-	for k, v := range runs[0].Header.Load {
-		h.Load[k] = v
-	}
+	maps.Copy(h.Load, runs[0].Header.Load)
 	h.Load["merged_files"] = fmt.Sprint(len(runs))
 	h.Load["clock_alignment"] = "by each file's wall-clock start; the machines' clock offset is unknown (typically milliseconds under NTP) and spans any window across files"
 	out := &Run{Header: &h}

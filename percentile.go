@@ -3,12 +3,12 @@ package llmmetrics
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/llmmetrics/llmmetrics/internal/order"
 )
 
@@ -115,23 +115,9 @@ func (p *Percentile) UnmarshalText(text []byte) error {
 }
 
 func parsePercentile(s string) (Percentile, error) {
-	bad := func() (Percentile, error) {
+	units, ok := decimal.Fixed(strings.TrimPrefix(s, "p"), 3, percentDecimals)
+	if !ok || units > hundredPercent {
 		return Percentile{}, fmt.Errorf("%w: %q (want a decimal in [0, 100] with at most %d places)", ErrPercentile, s, percentDecimals)
-	}
-	t := strings.TrimPrefix(s, "p")
-	whole, frac, _ := strings.Cut(t, ".")
-	if whole == "" || len(whole) > 3 || len(frac) > percentDecimals || strings.HasSuffix(t, ".") {
-		return bad()
-	}
-	var units int64
-	for _, c := range whole + frac + strings.Repeat("0", percentDecimals-len(frac)) {
-		if c < '0' || c > '9' {
-			return bad()
-		}
-		units = units*10 + int64(c-'0')
-	}
-	if units > hundredPercent {
-		return bad()
 	}
 	return Percentile{units}, nil
 }
@@ -158,13 +144,7 @@ func ParsePercentiles(list string) ([]Percentile, error) {
 func (p Percentile) Float() float64 { return float64(p.units) / percentScale }
 
 // String returns p in its shortest decimal form, such as "99.9".
-func (p Percentile) String() string {
-	s := strconv.FormatInt(p.units/percentScale, 10)
-	if f := p.units % percentScale; f != 0 {
-		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
-	}
-	return s
-}
+func (p Percentile) String() string { return decimal.FormatFixed(p.units, percentDecimals) }
 
 // Key returns the report key of p: "p50", "p99.9".
 func (p Percentile) Key() string { return "p" + p.String() }
@@ -174,32 +154,9 @@ func (p Percentile) Key() string { return "p" + p.String() }
 // num/hundredPercent of the way to index lo+1. n must be positive.
 func (m Method) position(p Percentile, n int) (lo int, num uint64) {
 	if m == NearestRank {
-		// rank k = ⌈units·n / 10⁸⌉, at least 1; index k − 1.
-		hi, lo64 := bits.Mul64(uint64(p.units), uint64(n))
-		q, r := bits.Div64(hi, lo64, hundredPercent)
-		if r != 0 {
-			q++
-		}
-		return max(int(q), 1) - 1, 0
+		return order.NearestRank(uint64(p.units), hundredPercent, n), 0
 	}
-	// h = units·(n − 1) / 10⁸, from 0.
-	hi, lo64 := bits.Mul64(uint64(p.units), uint64(n-1))
-	q, r := bits.Div64(hi, lo64, hundredPercent)
-	return int(q), r
-}
-
-// interpolate returns a + num/10⁸·(b − a), rounded to the nearest
-// nanosecond, halves up. It needs a ≤ b.
-func interpolate(a, b time.Duration, num uint64) time.Duration {
-	if num == 0 {
-		return a
-	}
-	hi, lo := bits.Mul64(uint64(b-a), num)
-	q, r := bits.Div64(hi, lo, hundredPercent)
-	if r >= hundredPercent-r {
-		q++
-	}
-	return a + time.Duration(q)
+	return order.Linear(uint64(p.units), hundredPercent, n)
 }
 
 // A sample holds the values a distribution is taken over without copying
@@ -213,27 +170,5 @@ func flat(xs []time.Duration) sample { return order.Flat(xs) }
 // percentiles computes the percentiles of a non-empty sample whose values
 // lie in [lo, hi].
 func percentiles(s sample, lo, hi time.Duration, m Method, ps []Percentile) []time.Duration {
-	ks := make([]int, 0, 2*len(ps))
-	for _, p := range ps {
-		k, num := m.position(p, s.N)
-		ks = append(ks, k)
-		if num != 0 {
-			ks = append(ks, k+1)
-		}
-	}
-	slices.Sort(ks)
-	ks = slices.Compact(ks)
-	vals := make([]time.Duration, len(ks))
-	order.Select(s, lo, hi, ks, vals)
-	at := func(k int) time.Duration { i, _ := slices.BinarySearch(ks, k); return vals[i] }
-	out := make([]time.Duration, len(ps))
-	for i, p := range ps {
-		k, num := m.position(p, s.N)
-		if num == 0 {
-			out[i] = at(k)
-		} else {
-			out[i] = interpolate(at(k), at(k+1), num)
-		}
-	}
-	return out
+	return order.Quantiles(s, lo, hi, len(ps), hundredPercent, func(i int) (int, uint64) { return m.position(ps[i], s.N) })
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/llmmetrics/llmmetrics/internal/order"
 )
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
@@ -328,7 +330,7 @@ func fromSorted(s []time.Duration, m Method, p Percentile) time.Duration {
 	if num == 0 {
 		return s[lo]
 	}
-	return interpolate(s[lo], s[lo+1], num)
+	return order.Interpolate(s[lo], s[lo+1], num, hundredPercent)
 }
 
 // percentilesOf returns the values of xs at each percentile, by method m,

@@ -9,10 +9,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/jsonobj"
+	"github.com/llmmetrics/llmmetrics/internal/texttable"
 )
 
 // This file renders a Summary for people (WriteTable) and for programs
@@ -20,6 +20,9 @@ import (
 // and windows become seconds.
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fmtMillis writes d in milliseconds with three decimals, as the tables do.
+func fmtMillis(d time.Duration) string { return fmt.Sprintf("%.3f", millis(d)) }
 
 // field and object build JSON objects whose keys keep their order.
 type (
@@ -260,7 +263,6 @@ func strataObject(st *Strata) object {
 func writeStrata(b *bytes.Buffer, st *Strata, ps []Percentile) {
 	lo, hi := ps[0], ps[len(ps)-1]
 	fmt.Fprintf(b, "\nlatency by %s length, over ok requests (%d measured requests that are not ok are in no stratum), ms:\n", st.By, st.Unstratified)
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var headline []Metric
 	head := []string{"  stratum", "n"}
 	for _, m := range catalogue {
@@ -269,23 +271,23 @@ func writeStrata(b *bytes.Buffer, st *Strata, ps []Percentile) {
 			head = append(head, m.Label+" "+lo.Key(), m.Label+" "+hi.Key())
 		}
 	}
-	fmt.Fprintf(tw, "%s\t\n", strings.Join(head, "\t"))
 	at := func(d *Distribution, p Percentile) string {
 		if d == nil {
 			return "—"
 		}
 		v, _ := d.At(p)
-		return fmt.Sprintf("%.3f", millis(v))
+		return fmtMillis(v)
 	}
+	rows := [][]string{head}
 	for _, x := range st.Strata {
-		cells := []string{x.String(), fmt.Sprint(x.Requests)}
+		cells := []string{"  " + x.String(), fmt.Sprint(x.Requests)}
 		for _, m := range headline {
 			d := m.Distribution(x.Summary)
 			cells = append(cells, at(d, lo), at(d, hi))
 		}
-		fmt.Fprintf(tw, "  %s\t\n", strings.Join(cells, "\t"))
+		rows = append(rows, cells)
 	}
-	tw.Flush()
+	texttable.Write(b, rows, false)
 }
 
 func workloadObject(wl *Workload) object {
@@ -516,30 +518,20 @@ func (s *Summary) writeLatencies(b *bytes.Buffer) {
 // writeLatencyTable writes the rows: names left-aligned by padding them
 // to one width, numbers right-aligned by the tabwriter.
 func writeLatencyTable(b *bytes.Buffer, rows []latencyRow, ps []Percentile) {
-	width := len("metric (ms)")
-	for _, r := range rows {
-		width = max(width, len(r.name))
-	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
+	head := []string{"metric (ms)", "n", "mean", "std", "min"}
 	for _, p := range ps {
 		head = append(head, p.Key())
 	}
-	head = append(head, "max", "")
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	table := [][]string{append(head, "max")}
 	for _, r := range rows {
 		d := r.d
-		cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
-		for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
-			cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
-		}
+		cells := []string{r.name, fmt.Sprint(d.N), fmtMillis(d.Mean), fmtMillis(d.Std), fmtMillis(d.Min)}
 		for _, p := range d.Points {
-			cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
+			cells = append(cells, fmtMillis(p.Value))
 		}
-		cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		table = append(table, append(cells, fmtMillis(d.Max)))
 	}
-	tw.Flush()
+	texttable.Write(b, table, true)
 }
 
 // writeITLBasis says what the pooled gaps are gaps between.
@@ -665,7 +657,7 @@ func writeHeader(b *bytes.Buffer, h *RunHeader) {
 			continue
 		}
 		fmt.Fprintf(b, "%s:", m.name)
-		for _, k := range sortedKeys(m.kv) {
+		for _, k := range slices.Sorted(maps.Keys(m.kv)) {
 			fmt.Fprintf(b, " %s=%s", k, m.kv[k])
 		}
 		b.WriteString("\n")
@@ -675,8 +667,6 @@ func writeHeader(b *bytes.Buffer, h *RunHeader) {
 	}
 	b.WriteString("\n")
 }
-
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func windowKind(w Window) string {
 	if w.Declared {

@@ -1,12 +1,11 @@
 package llmmetrics
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 
+	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
@@ -48,9 +47,7 @@ type RunEnd struct {
 const endKey = `"llmmetrics_end"`
 
 // isEnd reports whether a JSONL line is a run's end line.
-func isEnd(t []byte) bool {
-	return len(t) > 0 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(endKey))
-}
+func isEnd(t []byte) bool { return jsonline.Keyed(t, endKey) }
 
 // readEnd reads a run's end line into run, once.
 func readEnd(run *Run, t []byte, line int) *RecordError {
@@ -63,9 +60,7 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 	var e struct {
 		End *RunEnd `json:"llmmetrics_end"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
+	if err := jsonline.DecodeStrict(t, &e); err != nil {
 		return fail("%v", err)
 	}
 	if e.End == nil || (e.End.State != "completed" && e.End.State != "interrupted") {
@@ -76,24 +71,13 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 		if h.Load == nil {
 			h.Load = map[string]string{}
 		}
-		for k, v := range e.End.Load {
-			h.Load[k] = v
-		}
+		maps.Copy(h.Load, e.End.Load)
 	}
 	return nil
 }
 
 // WriteLine writes e as the last line of a JSONL file.
-func (e *RunEnd) WriteLine(w io.Writer) error {
-	b, err := json.Marshal(struct {
-		End *RunEnd `json:"llmmetrics_end"`
-	}{e})
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+func (e *RunEnd) WriteLine(w io.Writer) error { return jsonline.WriteKeyed(w, "llmmetrics_end", e) }
 
 // A Completeness says whether a run's file holds the whole run: State is
 // "completed", "interrupted" or "truncated" (the file stops before the end

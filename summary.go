@@ -387,7 +387,7 @@ func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r
 	var mo moments
 	xs.Each(func(seg []time.Duration) {
 		for _, x := range seg {
-			mo.add(x)
+			mo.Add(x)
 		}
 	})
 	d := describeSample(xs, mo, s.Method, s.Percentiles)
@@ -422,7 +422,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 		s.TTFT = nil
 		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
 	} else {
-		s.TTFT = s.describe(without(got.ttft, okAt), src, cat, streamed)
+		s.TTFT = s.describe(got.ttft.Without(okAt), src, cat, streamed)
 	}
 	if s.TPOT == nil {
 		return
@@ -435,7 +435,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 	}
 	w := got.weighted
 	w.gaps -= gaps // their decode time is 0
-	s.TPOT = &TPOTStats{Distribution: *s.describe(without(flat(got.tpots), tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
+	s.TPOT = &TPOTStats{Distribution: *s.describe(flat(got.tpots).Without(tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
 }
 
 // rates sets the throughput over the run's window, or says why it is
@@ -495,7 +495,7 @@ func nameRequests(d *Distribution, xs sample, src *source, cat []Category, membe
 	type named struct{ at, point int }
 	var want []named
 	for k := range d.Points {
-		if j := indexOf(xs, d.Points[k].Value); j >= 0 {
+		if j := xs.Index(d.Points[k].Value); j >= 0 {
 			want = append(want, named{j, k})
 		}
 	}
@@ -533,19 +533,6 @@ func nameRequests(d *Distribution, xs sample, src *source, cat []Category, membe
 			}
 		}
 	}
-}
-
-// indexOf returns the position of the first value v in a flat sample, or
-// −1.
-func indexOf(xs sample, v time.Duration) int {
-	at := 0
-	for _, seg := range xs.Segs {
-		if j := slices.Index(seg, v); j >= 0 {
-			return at + j
-		}
-		at += len(seg)
-	}
-	return -1
 }
 
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a

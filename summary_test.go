@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat"
 	"pgregory.net/rapid"
+
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 )
 
 // genRecord draws a record of any category; with bad set, it may also be
@@ -225,7 +227,7 @@ func TestIdentitiesProperty(t *testing.T) {
 		}
 		if len(r.Chunks) == r.CompletionTokens && r.CompletionTokens >= 2 {
 			tp, _ := r.TPOT()
-			if want := divRound(sum, int64(len(gaps))); tp != want {
+			if want := exact.DivRound(sum, int64(len(gaps))); tp != want {
 				t.Fatalf("TPOT %v ≠ mean gap %v", tp, want)
 			}
 			// E2E = TTFT + (n−1)·TPOT, up to TPOT's rounding.

@@ -3,6 +3,8 @@ package llmmetrics
 import (
 	"fmt"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 )
 
 // OutputTokenRate is a rate of output (completion) tokens per second.
@@ -46,42 +48,17 @@ func declaredWindow(length time.Duration) (Window, error) {
 	return Window{Length: length, Declared: true}, nil
 }
 
-// windowBuilder derives a window from the records it is shown.
-type windowBuilder struct {
-	start, end         time.Duration
-	haveStart, haveEnd bool
-}
-
-// offered notes the send time of an offered, valid record of any category.
-func (b *windowBuilder) offered(r *Record) {
-	if !b.haveStart || r.Sent < b.start {
-		b.start, b.haveStart = r.Sent, true
-	}
-}
-
-// text notes the end (send time plus last text arrival) of a record in
-// CategoryOK.
-func (b *windowBuilder) text(end time.Duration) {
-	if !b.haveEnd || end > b.end {
-		b.end, b.haveEnd = end, true
-	}
-}
-
-// merge takes in what another builder noted.
-func (b *windowBuilder) merge(o *windowBuilder) {
-	if o.haveStart && (!b.haveStart || o.start < b.start) {
-		b.start, b.haveStart = o.start, true
-	}
-	if o.haveEnd && (!b.haveEnd || o.end > b.end) {
-		b.end, b.haveEnd = o.end, true
-	}
-}
+// windowBuilder derives a window from the records it is shown: the send
+// times of the offered, valid records of any category are its starts
+// (AddStart), the ends (send time plus last text arrival) of the records
+// in CategoryOK its ends (AddEnd).
+type windowBuilder struct{ inflight.Span }
 
 func (b *windowBuilder) window() (Window, error) {
-	if !b.haveEnd {
+	if !b.HasEnd {
 		return Window{}, fmt.Errorf("%w: no ok request received text, so the window has no end; declare one with report --window or Options.Window", ErrInvalidWindow)
 	}
-	w := Window{Length: b.end - b.start, Start: b.start, End: b.end}
+	w := Window{Length: b.End - b.Start, Start: b.Start, End: b.End}
 	if w.Length <= 0 {
 		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one with report --window or Options.Window", ErrInvalidWindow, w.Length)
 	}

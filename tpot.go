@@ -32,7 +32,7 @@ func (r *Record) TPOT() (time.Duration, error) {
 
 // tpot assumes a valid record with n ≥ 2.
 func tpot(r *Record) time.Duration {
-	return divRound(decodeTime(r), int64(r.CompletionTokens-1))
+	return exact.DivRound(decodeTime(r), int64(r.CompletionTokens-1))
 }
 
 // decodeTime is the time from the first to the last text-bearing chunk: the
@@ -63,23 +63,6 @@ func (g *gapWeighted) merge(o *gapWeighted) {
 
 // mean assumes at least one request was added.
 func (g *gapWeighted) mean() time.Duration { return g.decode.DivRound(g.gaps) }
-
-// divRound returns d/m rounded to the nearest nanosecond, halves away from
-// zero. m must be positive.
-func divRound(d time.Duration, m int64) time.Duration {
-	q, rem := int64(d)/m, int64(d)%m
-	if rem < 0 {
-		rem = -rem
-	}
-	if rem >= m-rem { // 2·rem ≥ m without overflow
-		if d < 0 {
-			q--
-		} else {
-			q++
-		}
-	}
-	return time.Duration(q)
-}
 
 // UserTPS returns the output rate one user experienced, for n ≥ 2:
 //

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/plural"
+	"github.com/llmmetrics/llmmetrics/internal/warmup"
 )
 
 // A WarmupRule decides from the records themselves where a run's steady
@@ -48,8 +49,7 @@ func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
 	if rule.Window < 1 || rule.Windows < 1 || !(rule.Tolerance > 0) {
 		return WarmupCut{}, fmt.Errorf("%w: warm-up rule %+v", ErrInvalidWindow, rule)
 	}
-	type sample struct{ sent, ttft, tpot time.Duration }
-	var ss []sample
+	var ss []warmup.Sample
 	last := time.Duration(-1 << 63)
 	for i := range recs {
 		r := &recs[i]
@@ -57,47 +57,16 @@ func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
 		if r.Warmup || r.validate() != nil || r.Category() != CategoryOK || !hasTPOT(r) {
 			continue
 		}
-		ss = append(ss, sample{r.Sent, ttft(r), tpot(r)})
+		ss = append(ss, warmup.Sample{Sent: r.Sent, TTFT: ttft(r), TPOT: tpot(r)})
 	}
-	slices.SortStableFunc(ss, func(a, b sample) int { return int(min(max(a.sent-b.sent, -1), 1)) })
-	n := len(ss) / rule.Window
-	type medians struct{ ttft, tpot time.Duration }
-	ms := make([]medians, n)
-	for w := range n {
-		chunk := ss[w*rule.Window : (w+1)*rule.Window]
-		ttfts, tpots := make([]time.Duration, len(chunk)), make([]time.Duration, len(chunk))
-		for k, s := range chunk {
-			ttfts[k], tpots[k] = s.ttft, s.tpot
-		}
-		ms[w] = medians{lowerMedian(ttfts), lowerMedian(tpots)}
-	}
-	stable := func(a, b time.Duration) bool {
-		if a == 0 {
-			return b == 0
-		}
-		d := float64(b-a) / float64(a)
-		return d < rule.Tolerance && d > -rule.Tolerance
-	}
-	for start := 0; start+rule.Windows < n; start++ {
-		ok := true
-		for w := start + 1; w <= start+rule.Windows && ok; w++ {
-			ok = stable(ms[w-1].ttft, ms[w].ttft) && stable(ms[w-1].tpot, ms[w].tpot)
-		}
-		if ok {
-			return WarmupCut{Steady: true, Start: ss[start*rule.Window].sent,
-				Reason: fmt.Sprintf("the median TTFT and TPOT of windows %d to %d of %d requests each changed by less than %g%% (the specification's illustrative rule)",
-					start+1, start+rule.Windows+1, rule.Window, 100*rule.Tolerance)}, nil
-		}
+	start, n, steady := warmup.Steady(ss, rule.Window, rule.Windows, rule.Tolerance)
+	if steady {
+		return WarmupCut{Steady: true, Start: ss[start*rule.Window].Sent,
+			Reason: fmt.Sprintf("the median TTFT and TPOT of windows %d to %d of %d requests each changed by less than %g%% (the specification's illustrative rule)",
+				start+1, start+rule.Windows+1, rule.Window, 100*rule.Tolerance)}, nil
 	}
 	return WarmupCut{Start: last + 1, Reason: fmt.Sprintf("never steady: no %d consecutive windows of %d requests changed their medians by less than %g%% (%d windows read)",
 		rule.Windows+1, rule.Window, 100*rule.Tolerance, n)}, nil
-}
-
-// lowerMedian returns the lower median of xs (a real request's value),
-// which it sorts.
-func lowerMedian(xs []time.Duration) time.Duration {
-	slices.Sort(xs)
-	return xs[(len(xs)-1)/2]
 }
 
 // A WarmupSpec says which records of a run are warm-up, besides those its

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/inflight"
@@ -156,7 +155,7 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration, facts 
 	}
 	starts = inflight.InOrder(starts, list != nil)
 	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: sweep(starts, ends)}
-	w.Arrivals = arrivals(inflight.Gaps(starts, others, floatRoom(ends)))
+	w.Arrivals = arrivals(inflight.Gaps(starts, others, inflight.Room(ends)))
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -213,12 +212,6 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 		l.Histogram[i] = Bin{Lo: int(lo), Hi: int(lo + d.Width), Count: c}
 	}
 	return l
-}
-
-// floatRoom returns the memory of ds, which is free, as empty room for
-// as many float64s.
-func floatRoom(ds []time.Duration) []float64 {
-	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
 }
 
 // arrivals describes the gaps between consecutive sends, or returns nil

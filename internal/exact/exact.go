@@ -95,3 +95,20 @@ func (s Sum128) DivRound(n int64) time.Duration {
 	}
 	return time.Duration(q0)
 }
+
+// DivRound returns d/m rounded to the nearest nanosecond, halves away from
+// zero. m must be positive.
+func DivRound(d time.Duration, m int64) time.Duration {
+	q, rem := int64(d)/m, int64(d)%m
+	if rem < 0 {
+		rem = -rem
+	}
+	if rem >= m-rem { // 2·rem ≥ m without overflow
+		if d < 0 {
+			q--
+		} else {
+			q++
+		}
+	}
+	return time.Duration(q)
+}

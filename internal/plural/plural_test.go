@@ -12,3 +12,16 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+func TestOr(t *testing.T) {
+	for _, c := range []struct {
+		xs   []string
+		want string
+	}{
+		{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a or b"}, {[]string{"ttft", "tpot", "e2e", "max_gap"}, "ttft, tpot, e2e or max_gap"},
+	} {
+		if got := Or(c.xs); got != c.want {
+			t.Errorf("Or(%q) = %q; want %q", c.xs, got, c.want)
+		}
+	}
+}

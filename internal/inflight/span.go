@@ -1,0 +1,44 @@
+package inflight
+
+import (
+	"time"
+	"unsafe"
+)
+
+// A Span is the earliest of the times it is shown as starts and the latest
+// of those shown as ends, as a run's window runs from its first send to
+// its last text. Its zero value has seen neither.
+type Span struct {
+	Start, End       time.Duration
+	HasStart, HasEnd bool
+}
+
+// AddStart notes a start.
+func (s *Span) AddStart(t time.Duration) {
+	if !s.HasStart || t < s.Start {
+		s.Start, s.HasStart = t, true
+	}
+}
+
+// AddEnd notes an end.
+func (s *Span) AddEnd(t time.Duration) {
+	if !s.HasEnd || t > s.End {
+		s.End, s.HasEnd = t, true
+	}
+}
+
+// Merge takes in what another span noted.
+func (s *Span) Merge(o *Span) {
+	if o.HasStart {
+		s.AddStart(o.Start)
+	}
+	if o.HasEnd {
+		s.AddEnd(o.End)
+	}
+}
+
+// Room returns the memory of ds, which is free, as empty room for as many
+// float64s: the gaps (see Gaps) of sends whose ends ds held.
+func Room(ds []time.Duration) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
+}
