@@ -28,12 +28,12 @@ func nsToMS(x rat) rat { return quo(x, ri(1_000_000)) }
 
 // refRequest is what the reference knows of one measured request.
 type refRequest struct {
-	r          Request
-	category   string // ok, zero_token, failed, warmup
-	text       []time.Duration
-	n          int  // the usable token count
-	hasCount   bool // usage gave a count that fits the text chunks
-	hasTPOT    bool // hasCount and n ≥ 2
+	r        Request
+	category string // ok, zero_token, failed, warmup
+	text     []time.Duration
+	n        int  // the usable token count
+	hasCount bool // usage gave a count that fits the text chunks
+	hasTPOT  bool // hasCount and n ≥ 2
 	// unstreamed: n ≥ 2 tokens by a usable count in one text chunk. The
 	// text came at once, so the request has an E2E but no time to first
 	// token and no time per token (specification 000, the client

@@ -355,30 +355,8 @@ func record(x *row, arena *[]time.Duration) (llmmetrics.Record, *llmmetrics.Reco
 	if len(x.ChunkTokens) > 0 {
 		rec.ChunkTokens = append([]int32(nil), x.ChunkTokens...)
 	}
-	count := func(column string, v *int64) (int, *llmmetrics.RecordError) {
-		if v == nil {
-			return 0, nil
-		}
-		if *v < 0 {
-			return 0, fail(column, llmmetrics.ErrNegativeCount, "%d", *v)
-		}
-		if *v > llmmetrics.MaxCount {
-			return 0, fail(column, llmmetrics.ErrOutOfRange, "%d is above %d", *v, llmmetrics.MaxCount)
-		}
-		return int(*v), nil
-	}
-	var cerr *llmmetrics.RecordError
-	if rec.PromptTokens, cerr = count("prompt_tokens", x.PromptTokens); cerr != nil {
+	if cerr := counts(&rec, x); cerr != nil {
 		return rec, cerr
-	}
-	if rec.MaxTokens, cerr = count("max_tokens", x.MaxTokens); cerr != nil {
-		return rec, cerr
-	}
-	if rec.CompletionTokens, cerr = count("completion_tokens", x.CompletionTokens); cerr != nil {
-		return rec, cerr
-	}
-	if x.CompletionTokens == nil && rec.Status == llmmetrics.StatusOK {
-		rec.NoUsage = true // the server reported no count: n unknown, never guessed
 	}
 	if rec.Status == llmmetrics.StatusOK && (rec.CompletionTokens > 0 || rec.NoUsage) && len(rec.Chunks) == 0 {
 		for _, c := range []struct {
@@ -390,24 +368,65 @@ func record(x *row, arena *[]time.Duration) (llmmetrics.Record, *llmmetrics.Reco
 			}
 		}
 	}
-	if x.ScheduledNS != nil || x.WaitNS != nil || x.FirstAnswerNS != nil || x.ReasoningTokens != nil {
-		c := &llmmetrics.ClientSide{}
-		if x.WaitNS != nil {
-			c.Wait = time.Duration(*x.WaitNS)
-		}
-		if x.ScheduledNS != nil {
-			c.Scheduled, c.HasSchedule = time.Duration(*x.ScheduledNS), true
-		}
-		if x.FirstAnswerNS != nil {
-			c.FirstAnswer, c.HasAnswer = time.Duration(*x.FirstAnswerNS), true
-		}
-		if x.ReasoningTokens != nil {
-			if c.ReasoningTokens, cerr = count("reasoning_tokens", x.ReasoningTokens); cerr != nil {
-				return rec, cerr
-			}
-			c.HasReasoning = true
-		}
-		rec.Client = c
+	var cerr *llmmetrics.RecordError
+	rec.Client, cerr = client(x)
+	return rec, cerr
+}
+
+// count returns a count column's value: 0 when null, an error when
+// negative or above llmmetrics.MaxCount.
+func count(column string, v *int64) (int, *llmmetrics.RecordError) {
+	switch {
+	case v == nil:
+		return 0, nil
+	case *v < 0:
+		return 0, &llmmetrics.RecordError{Field: column, Err: fmt.Errorf("%w: %d", llmmetrics.ErrNegativeCount, *v)}
+	case *v > llmmetrics.MaxCount:
+		return 0, &llmmetrics.RecordError{Field: column, Err: fmt.Errorf("%w: %d is above %d", llmmetrics.ErrOutOfRange, *v, llmmetrics.MaxCount)}
 	}
-	return rec, nil
+	return int(*v), nil
+}
+
+// counts sets the record's token counts; an ok row without
+// completion_tokens has no usage (NoUsage), never a count of 0.
+func counts(rec *llmmetrics.Record, x *row) *llmmetrics.RecordError {
+	var cerr *llmmetrics.RecordError
+	if rec.PromptTokens, cerr = count("prompt_tokens", x.PromptTokens); cerr != nil {
+		return cerr
+	}
+	if rec.MaxTokens, cerr = count("max_tokens", x.MaxTokens); cerr != nil {
+		return cerr
+	}
+	if rec.CompletionTokens, cerr = count("completion_tokens", x.CompletionTokens); cerr != nil {
+		return cerr
+	}
+	if x.CompletionTokens == nil && rec.Status == llmmetrics.StatusOK {
+		rec.NoUsage = true // the server reported no count: n unknown, never guessed
+	}
+	return nil
+}
+
+// client returns the client's facts of a row, or nil when it has none.
+func client(x *row) (*llmmetrics.ClientSide, *llmmetrics.RecordError) {
+	if x.ScheduledNS == nil && x.WaitNS == nil && x.FirstAnswerNS == nil && x.ReasoningTokens == nil {
+		return nil, nil
+	}
+	c := &llmmetrics.ClientSide{}
+	if x.WaitNS != nil {
+		c.Wait = time.Duration(*x.WaitNS)
+	}
+	if x.ScheduledNS != nil {
+		c.Scheduled, c.HasSchedule = time.Duration(*x.ScheduledNS), true
+	}
+	if x.FirstAnswerNS != nil {
+		c.FirstAnswer, c.HasAnswer = time.Duration(*x.FirstAnswerNS), true
+	}
+	if x.ReasoningTokens != nil {
+		var cerr *llmmetrics.RecordError
+		if c.ReasoningTokens, cerr = count("reasoning_tokens", x.ReasoningTokens); cerr != nil {
+			return nil, cerr
+		}
+		c.HasReasoning = true
+	}
+	return c, nil
 }
