@@ -196,6 +196,10 @@ type File struct {
 	// Strategy is how the tool says it scheduled the requests, where it
 	// says ("constant at 4 requests/s"), for people; see Load.
 	Strategy string
+	// Sample is set when the file keeps only some of the run's requests
+	// (GuideLLM's request_samples): its Summary covers them all, its
+	// records only the sample. nil when the records are the whole run.
+	Sample *Sample
 	// Summary holds the figures the file itself reports, in file order.
 	Summary []Figure
 	// Notes says what the file cannot tell and which quirks were found, in
