@@ -48,4 +48,16 @@ func TestSampledFileRates(t *testing.T) {
 	assert.Contains(t, out, "llmmetrics (nearest-rank; SAMPLE of 2 of 5 requests)")
 	assert.Regexp(t, `ok requests +2\.0000 +4\.0000 +request_latency\.successful\.count`, out)
 	assert.Regexp(t, `E2E mean \(ms\) +\S+ +700\.0000 +request_latency\.successful\.mean`, out)
+
+	// diff and sweep take its figures as a run's: they warn.
+	q := filepath.Join(t.TempDir(), "benchmarks.json")
+	require.NoError(t, os.WriteFile(q, []byte(guidellmSampledFile), 0o644))
+	sampled := " keeps a sample of its requests, 2 of 5 requests (2 of 4 successful, 0 of 1 incomplete): its figures here are the sample's, and its rates count only those"
+	code, out, errs = runCLI(t, "", "diff", p, q)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: "+p+sampled)
+	assert.Contains(t, out, "WARNING: "+q+sampled)
+	code, out, errs = runCLI(t, "", "sweep", "--level", p+"=1", "--level", q+"=2", p, q)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: "+p+sampled)
 }
