@@ -72,7 +72,10 @@
 // puts them beside the tool's figures, row by row, with one sentence for
 // each difference in convention that applies to the file: percentile
 // method, weighting, clock boundaries, token or chunk counts, window,
-// failures, standard deviation.
+// failures, standard deviation. Of a file that keeps only a sample of its
+// requests (File.Sample), the tool's column holds the figures the file
+// states, over every request (Comparison.Stated), since the tool's formulas
+// applied to the sample would describe no run.
 //
 // Dialect options: DialectWith applies the choices a tool offers its user:
 // vLLM's percentiles (--metric-percentiles) and goodput limits (--goodput),
