@@ -22,6 +22,14 @@ type Comparison struct {
 	Rows    []ComparisonRow
 	Reasons []string // one sentence per difference in convention that applies to this file
 	Summary *llmmetrics.Summary
+	// Sample is set when the file keeps only some of its requests (see
+	// File.Sample): the llmmetrics column is recomputed from the sample,
+	// and the tool's column holds the figures the file states (Stated),
+	// which cover every request.
+	Sample *Sample
+	// Stated is true when the tool's column holds the file's own figures
+	// rather than the tool's formulas applied to the file's requests.
+	Stated bool
 }
 
 // A ComparisonRow is one metric in both conventions. A value that one side
@@ -128,7 +136,14 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 		width = max(width, len(r.Metric))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tllmmetrics (%s)\t%s\t%s key\t\n", width, "metric", c.Method, c.Tool, c.Tool)
+	ours, theirs := fmt.Sprintf("llmmetrics (%s)", c.Method), string(c.Tool)
+	if c.Sample != nil {
+		ours = fmt.Sprintf("llmmetrics (%s; SAMPLE of %s)", c.Method, c.Sample)
+	}
+	if c.Stated {
+		theirs += " (as the file states)"
+	}
+	fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s key\t\n", width, "metric", ours, theirs, c.Tool)
 	cell := func(v float64, ok bool) string {
 		if !ok {
 			return "—"
@@ -172,13 +187,30 @@ func (c *Comparison) MarshalJSON() ([]byte, error) {
 			rows[i].Tool = &c.Rows[i].Theirs
 		}
 	}
+	type sample struct {
+		Kept   int    `json:"kept"`
+		Of     int    `json:"of"`
+		Detail string `json:"detail"`
+	}
+	var smp *sample
+	if c.Sample != nil {
+		smp = &sample{c.Sample.Kept, c.Sample.Of, c.Sample.Detail}
+	}
+	column := ""
+	if c.Stated {
+		column = "stated by the file"
+	}
 	return json.Marshal(struct {
 		Tool    Tool     `json:"tool"`
 		Method  string   `json:"percentile_method"`
 		Rows    []row    `json:"rows"`
 		Reasons []string `json:"reasons"`
 		Notes   []string `json:"notes"`
-	}{c.Tool, c.Method.String(), rows, c.Reasons, c.Summary.Notes})
+		// Sample: the llmmetrics column is recomputed from kept of the
+		// file's requests; the tool's column is then stated by the file.
+		Sample     *sample `json:"llmmetrics_sample,omitempty"`
+		ToolColumn string  `json:"tool_column,omitempty"`
+	}{c.Tool, c.Method.String(), rows, c.Reasons, c.Summary.Notes, smp, column})
 }
 
 // gapCount is the number of gaps llmmetrics pooled.

@@ -367,3 +367,27 @@ func ExampleRead_inferencePerf() {
 	// true 0.0397
 	// true
 }
+
+// A GuideLLM file that keeps 2 of its 5 requests: its records are a
+// sample.
+func ExampleSample_String() {
+	f, err := formats.Read(strings.NewReader(guidellmSampled), formats.GuideLLM)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(f.Sample, "—", f.Sample.Detail)
+	// Output:
+	// 2 of 5 requests — 2 of 4 successful, 0 of 1 incomplete
+}
+
+// Rates over the window of a sampled file would count only the sample:
+// they are absent, with this reason.
+func ExampleSample_RatesAbsent() {
+	f, err := formats.Read(strings.NewReader(guidellmSampled), formats.GuideLLM)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(f.Sample.RatesAbsent())
+	// Output:
+	// the file keeps 2 of 5 requests as a sample: rates over the window would count only those
+}

@@ -72,7 +72,10 @@
 // puts them beside the tool's figures, row by row, with one sentence for
 // each difference in convention that applies to the file: percentile
 // method, weighting, clock boundaries, token or chunk counts, window,
-// failures, standard deviation.
+// failures, standard deviation. Of a file that keeps only a sample of its
+// requests (File.Sample), the tool's column holds the figures the file
+// states, over every request (Comparison.Stated), since the tool's formulas
+// applied to the sample would describe no run.
 //
 // Dialect options: DialectWith applies the choices a tool offers its user:
 // vLLM's percentiles (--metric-percentiles) and goodput limits (--goodput),
@@ -196,6 +199,10 @@ type File struct {
 	// Strategy is how the tool says it scheduled the requests, where it
 	// says ("constant at 4 requests/s"), for people; see Load.
 	Strategy string
+	// Sample is set when the file keeps only some of the run's requests
+	// (GuideLLM's request_samples): its Summary covers them all, its
+	// records only the sample. nil when the records are the whole run.
+	Sample *Sample
 	// Summary holds the figures the file itself reports, in file order.
 	Summary []Figure
 	// Notes says what the file cannot tell and which quirks were found, in

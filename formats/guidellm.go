@@ -106,6 +106,31 @@ type guidellmFile struct {
 	b       *guidellmBenchmark
 	all     []*guidellmRequest // successful, incomplete, errored
 	sampled string             // why the request lists do not hold every request, or ""
+	sample  *Sample            // how many they hold, nil for every request
+}
+
+// guidellmSample returns how many of a benchmark's requests its request
+// lists keep, where request_totals counts more in some group; nil when
+// they keep every request (or the file counts none).
+func guidellmSample(b *guidellmBenchmark) *Sample {
+	s := &Sample{}
+	var detail []string
+	for _, group := range guidellmGroups[:3] {
+		kept := len(b.Requests[group])
+		of := kept
+		if n, ok := b.Totals[group]; ok {
+			of = int(n)
+		}
+		s.Kept, s.Of = s.Kept+kept, s.Of+of
+		if of != kept {
+			detail = append(detail, fmt.Sprintf("%d of %d %s", kept, of, group))
+		}
+	}
+	if detail == nil {
+		return nil
+	}
+	s.Detail = strings.Join(detail, ", ")
+	return s
 }
 
 // ReadGuideLLM reads GuideLLM's benchmarks.json and returns its first
@@ -191,15 +216,10 @@ func guidellmBenchmarkFile(raw json.RawMessage, k, n int) (*File, error) {
 	if n > 1 {
 		f.Notes = append(f.Notes, fmt.Sprintf("The file holds %d benchmarks; this is benchmark %d (%s).", n, k+1, f.Strategy))
 	}
-	var kept []string
-	for _, group := range guidellmGroups[:3] {
-		if n, ok := b.Totals[group]; ok && int(n) != len(b.Requests[group]) {
-			kept = append(kept, fmt.Sprintf("%d of %d %s", len(b.Requests[group]), int(n), group))
-		}
-	}
-	if kept != nil {
-		g.sampled = "the file keeps a sample of its requests (" + strings.Join(kept, ", ") + "); its figures cover them all"
-		f.Notes = append(f.Notes, "The request lists are a sample: "+g.sampled+", so figures recomputed from the records describe the sample only.")
+	if f.Sample = guidellmSample(&b); f.Sample != nil {
+		g.sample = f.Sample
+		g.sampled = "the file keeps a sample of its requests (" + f.Sample.Detail + "); its figures cover them all"
+		f.Notes = append(f.Notes, "The request lists are a sample: "+g.sampled+", so figures recomputed from the records describe the sample only, and rates over the window are no figures of the run.")
 	}
 	if inc := b.Requests["incomplete"]; len(inc) > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d requests are incomplete: GuideLLM cancelled them at the benchmark's end (its words: %s). llmmetrics counts them apart, as unfinished at the run's end: not failed, not judged by an SLO, and in no latency or rate (their sends are among the arrivals).", len(inc), guidellmMessages(inc)))

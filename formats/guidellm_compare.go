@@ -7,16 +7,27 @@ import (
 )
 
 // compare fills a comparison of a GuideLLM benchmark: its successful group
-// beside llmmetrics' ok requests.
+// beside llmmetrics' ok requests. Of a file that keeps a sample of its
+// requests, GuideLLM's column is what the file states, over every request:
+// its formulas applied to the sample would be figures of no run.
 func (g *guidellmFile) compare(c *Comparison) error {
 	d, err := g.dialect()
 	if err != nil {
 		return err
 	}
+	if g.sample != nil {
+		d = g.stated()
+		c.Sample, c.Stated = g.sample, true
+	}
 	s := c.Summary
 	c.row("ok requests", float64(s.Requests.OK), true, d, "request_latency.successful.count")
 	keys := func(m string) (string, string, string, string) {
 		p := m + ".successful."
+		if c.Stated {
+			// The file states the median, not p50, which GuideLLM's
+			// formulas make the same figure.
+			return p + "mean", p + "std_dev", p + "median", p + "percentiles.p99"
+		}
 		return p + "mean", p + "std_dev", p + "percentiles.p50", p + "percentiles.p99"
 	}
 	m, sd, p50, p99 := keys("time_to_first_token_ms")
@@ -46,8 +57,19 @@ func (g *guidellmFile) compare(c *Comparison) error {
 	if n := len(g.b.Requests["incomplete"]); n > 0 {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("Incomplete: %d requests were cancelled by GuideLLM at the benchmark's end. GuideLLM summarizes them in their own group and in \"total\", where a missing TTFT counts as 0 ms; llmmetrics counts them apart, as unfinished at the run's end: in no latency or rate, not failed and not judged by an SLO.", n))
 	}
-	if g.sampled != "" {
-		c.Reasons = append(c.Reasons, "Sample: "+g.sampled+"; the llmmetrics column covers the sample only.")
+	if g.sample != nil {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("Sample: the file keeps %s (%s). The GuideLLM column is what the file states, over all %d requests; the llmmetrics column is recomputed from the %d kept, so the two columns describe different requests, and their difference is not one of convention.",
+			g.sample, g.sample.Detail, g.sample.Of, g.sample.Kept))
 	}
 	return nil
+}
+
+// stated is the benchmark's own figures, as its file states them, as a
+// dialect.
+func (g *guidellmFile) stated() *Dialect {
+	d := &Dialect{Tool: GuideLLM, Stated: true}
+	for _, f := range guidellmFigures(g.b) {
+		d.Figures = append(d.Figures, DialectFigure{Figure: f})
+	}
+	return d
 }

@@ -24,7 +24,9 @@ var diffCommand = &command{
 		"A change is printed as ~ when its p is not below --alpha. With n + n runs the smallest p is\n" +
 		"2 / C(2n, n) (3 + 3 runs: 0.1), so diff states the runs a side needed to reach --alpha (4 for\n" +
 		"0.05) when a side has fewer. Each difference between the sides' run headers (load, model, API,\n" +
-		"lengths, environment) is printed as a WARNING line. Each run's throughput window is the one\n" +
+		"lengths, environment) is printed as a WARNING line, as is each run whose file is not whole (INTERRUPTED,\n" +
+		"or TRUNCATED: killed before its end line) and each file that keeps a sample of its requests, since\n" +
+		"their figures are those of the part written. Each run's throughput window is the one\n" +
 		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
 		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
 		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
@@ -69,10 +71,11 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 	var warnings []string
 	for k, side := range files {
 		for _, name := range strings.Split(side, ",") {
-			run, foreign, several, err := diffRun(name, opt.Lenient)
+			run, foreign, several, warns, err := diffRun(name, opt.Lenient)
 			if err != nil {
 				return err
 			}
+			warnings = append(warnings, warns...)
 			anyForeign = anyForeign || foreign
 			if several > 1 {
 				warnings = append(warnings, fmt.Sprintf("%s holds %d benchmarks: diff takes the first; report --benchmark N reports each", name, several))
@@ -105,14 +108,25 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 // first benchmark of another tool's file, given a header that says what
 // the file states of its load (its tool and its rate or concurrency), so
 // that the sides' loads are compared as llmmetrics' headers are; foreign
-// says it was another tool's, and benchmarks how many the file holds.
-func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, benchmarks int, err error) {
+// says it was another tool's, and benchmarks how many the file holds;
+// warnings name a run that is not whole (interrupted, truncated) or a
+// file that keeps a sample of its requests (partial.go).
+func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, benchmarks int, warnings []string, err error) {
 	own, files, err := readRuns(name, lenient)
-	if err != nil || own != nil {
-		return own, false, 1, err
+	if err != nil {
+		return nil, false, 1, nil, err
+	}
+	if own != nil {
+		if w, ok := partialRun(name, own); ok {
+			warnings = append(warnings, w)
+		}
+		return own, false, 1, warnings, nil
 	}
 	if run, err = records(name, files[0]); err != nil {
-		return nil, true, len(files), err
+		return nil, true, len(files), nil, err
+	}
+	if w, ok := sampledRun(name, files[0]); ok {
+		warnings = append(warnings, w)
 	}
 	if run.Header == nil {
 		h := &llmmetrics.RunHeader{Tool: string(files[0].Tool) + " " + files[0].Layout, Load: map[string]string{}}
@@ -125,5 +139,5 @@ func diffRun(name string, lenient bool) (run *llmmetrics.Run, foreign bool, benc
 		}
 		run.Header = h
 	}
-	return run, true, len(files), nil
+	return run, true, len(files), warnings, nil
 }

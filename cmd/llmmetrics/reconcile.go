@@ -15,8 +15,11 @@ var reconcileCommand = &command{
 		"for the file's requests under llmmetrics' conventions, and the tool's figure for the same requests,\n" +
 		"recomputed from them with the tool's own formulas (its dialect), with the tool's key; under it, one\n" +
 		"line for each difference in convention that applies to the file (percentile method, weighting,\n" +
-		"clock boundaries, token or chunk counts, window, failures, standard deviation). It does not\n" +
-		"compare two runs. Requests that llmmetrics cannot accept are set aside and counted unless --strict.",
+		"clock boundaries, token or chunk counts, window, failures, standard deviation). Of a file that keeps\n" +
+		"only a sample of its requests (GuideLLM's request samples), the tool's column is what the file\n" +
+		"states, over every request, and llmmetrics' column, recomputed from the sample, is marked SAMPLE.\n" +
+		"It does not compare two runs. Requests that llmmetrics cannot accept are set aside and counted\n" +
+		"unless --strict.",
 	examples: []string{
 		"llmmetrics reconcile vllm-result.json",
 		"llmmetrics reconcile --from aiperf --method linear --json profile_export.jsonl",

@@ -374,6 +374,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		}
 		return inFile(name, err)
 	}
+	withoutSampleRates(s, file) // sample.go
 	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }

@@ -115,7 +115,9 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
 	}
-	if err := errors.Join(writeSearch(stdout, kind, s, out, probes.files, *f.json), probes.err); err != nil {
+	endInterrupted(out, s, in.By()) // searchend.go
+	stop := searchStop{by: in.By(), planned: probesPlanned(p)}
+	if err := errors.Join(writeSearch(stdout, kind, s, out, probes.files, stop, *f.json), probes.err); err != nil {
 		return err
 	}
 	return searchMeasured(out, in.By())
@@ -220,18 +222,24 @@ func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, e
 	return o, err
 }
 
-func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, asJSON bool) error {
+// writeSearch writes the probes and the bracket; a probe cut short is
+// written as such, with no attainment and no verdict (searchend.go).
+func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, stop searchStop, asJSON bool) error {
 	if asJSON {
 		type probe struct {
-			Level      float64 `json:"level"`
-			Attainment float64 `json:"attainment"`
-			Pass       bool    `json:"pass"`
-			Repeat     bool    `json:"repeat"`
-			File       string  `json:"file,omitempty"`
+			Level       float64  `json:"level"`
+			Attainment  *float64 `json:"attainment"`
+			Pass        *bool    `json:"pass"`
+			Repeat      bool     `json:"repeat"`
+			File        string   `json:"file,omitempty"`
+			Interrupted bool     `json:"interrupted,omitempty"`
 		}
 		var probes []probe
 		for i, pr := range out.Probes {
-			p := probe{pr.Level, pr.Attainment, pr.Pass, pr.Repeat, ""}
+			p := probe{pr.Level, &pr.Attainment, &pr.Pass, pr.Repeat, "", false}
+			if interruptedProbe(pr) {
+				p.Attainment, p.Pass, p.Interrupted = nil, nil, true
+			}
 			if files != nil {
 				p.File = files[i]
 			}
@@ -256,12 +264,13 @@ func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutc
 		if pr.Repeat {
 			note = " (repeat)"
 		}
+		if interruptedProbe(pr) {
+			fmt.Fprintf(w, "  %2d. %s%s\n", i+1, interruptedProbeLine(kind, pr, stop), note)
+			continue
+		}
 		fmt.Fprintf(w, "  %2d. %s %-8g attainment %.4g: %s the target%s\n", i+1, kind, pr.Level, pr.Attainment, verdict, note)
 	}
 	fmt.Fprintf(w, "\n%s\n", out.Reason)
-	if out.Interrupted {
-		fmt.Fprintln(w, "the search was interrupted: the bracket is from the probes run so far")
-	}
 	if len(files) > 0 {
 		fmt.Fprintf(w, "\nthe probes' records are in %s … %s; llmmetrics sweep --slo '%s' reports them per level\n", files[0], files[len(files)-1], sloFlag(s.SLO))
 	}

@@ -33,7 +33,9 @@ var sweepCommand = &command{
 		"beside its profile_export.jsonl. Each benchmark of a GuideLLM sweep file is a level of its own\n" +
 		"(FILE#N); those of another kind than most (the synchronous and throughput benchmarks of a rate\n" +
 		"sweep) are left out with a note. Each run's throughput window is the one report uses, and another\n" +
-		"tool's invalid requests are set aside and counted, as report does, unless --strict.\n" +
+		"tool's invalid requests are set aside and counted, as report does, unless --strict. A run whose file\n" +
+		"is not whole (INTERRUPTED, or TRUNCATED: killed before its end line), and a file that keeps a sample\n" +
+		"of its requests, is named in a WARNING line above the table: its figures are those of the part written.\n" +
 		"With --slo, the capacity is the highest level whose median attainment meets --target and the\n" +
 		"first that misses it, a bracket interpolated only between measured levels (DistServe's framing:\n" +
 		"the largest load at which the attainment goal holds).\n" +
@@ -85,7 +87,7 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runs, notes, anyForeign, err := gatherLevelRuns(files, given, opt.Lenient, *f.kind)
+	runs, notes, warnings, anyForeign, err := gatherLevelRuns(files, given, opt.Lenient, *f.kind)
 	if err != nil {
 		return err
 	}
@@ -108,9 +110,10 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if f.asJSON() {
+		sw.Warnings = append(warnings, sw.Warnings...)
 		return writeSweepJSON(stdout, sw, capacity)
 	}
-	return writeSweepTable(stdout, sw, capacity, len(runs), notes)
+	return writeSweepTable(stdout, sw, capacity, len(runs), notes, warnings)
 }
 
 // checkSweepArgs refuses the flags sweep cannot honour.
@@ -145,16 +148,15 @@ func givenLevels(levels []string) (map[string]float64, error) {
 }
 
 // gatherLevelRuns reads every file's runs with their levels, taking from
-// given the levels it uses; it says whether any run is another tool's.
-func gatherLevelRuns(files []string, given map[string]float64, lenient bool, kind string) ([]compare.LevelRun, []string, bool, error) {
-	var runs []compare.LevelRun
-	var notes []string
-	anyForeign := false
+// given the levels it uses; it says whether any run is another tool's,
+// and warns of each run that is not whole (interrupted, truncated) and
+// each file that keeps a sample of its requests (partial.go).
+func gatherLevelRuns(files []string, given map[string]float64, lenient bool, kind string) (runs []compare.LevelRun, notes, warnings []string, anyForeign bool, err error) {
 	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
 	for _, name := range files {
 		st, err := readStage(name)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, false, err
 		}
 		if st != nil {
 			runs, notes = addStage(runs, notes, stageAt, name, st, given, kind)
@@ -162,19 +164,22 @@ func gatherLevelRuns(files []string, given map[string]float64, lenient bool, kin
 		}
 		srcs, skipped, err := levelSources(name, lenient)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, false, err
 		}
 		notes = append(notes, skipped...)
 		for _, src := range srcs {
 			anyForeign = anyForeign || src.foreign
 			lr, err := levelRun(name, src, len(srcs), given, kind)
 			if err != nil {
-				return nil, nil, false, err
+				return nil, nil, nil, false, err
 			}
 			runs = append(runs, lr)
+			if src.warning != "" {
+				warnings = append(warnings, src.warning)
+			}
 		}
 	}
-	return runs, notes, anyForeign, nil
+	return runs, notes, warnings, anyForeign, nil
 }
 
 // addStage adds an inference-perf stage's report to its run: a stage's
@@ -263,10 +268,16 @@ func writeSweepJSON(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capac
 	return err
 }
 
-// writeSweepTable writes the sweep for people: the table, the notes and
-// the capacity.
-func writeSweepTable(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capacity, runs int, notes []string) error {
+// writeSweepTable writes the sweep for people: the warnings of partial
+// or sampled runs first, the table, the notes and the capacity.
+func writeSweepTable(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capacity, runs int, notes, warnings []string) error {
 	fmt.Fprintf(stdout, "llmmetrics sweep: %d runs\n\n", runs)
+	for _, w := range warnings {
+		fmt.Fprintf(stdout, "WARNING: %s\n", w)
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(stdout)
+	}
 	if err := sw.WriteTable(stdout); err != nil {
 		return err
 	}
@@ -292,7 +303,8 @@ type levelSource struct {
 	name    string
 	run     *llmmetrics.Run
 	load    *formats.Load
-	foreign bool // another tool's file
+	foreign bool   // another tool's file
+	warning string // why its figures are not a whole run's, or ""
 }
 
 // levelSources reads a file's runs for a sweep: its one run, or each
@@ -308,7 +320,8 @@ func levelSources(name string, lenient bool) ([]levelSource, []string, error) {
 		return nil, nil, err
 	}
 	if own != nil {
-		return []levelSource{{name: name, run: own}}, nil, nil
+		warning, _ := partialRun(name, own)
+		return []levelSource{{name: name, run: own, warning: warning}}, nil, nil
 	}
 	var srcs []levelSource
 	count := map[string]int{}
@@ -321,6 +334,7 @@ func levelSources(name string, lenient bool) ([]levelSource, []string, error) {
 		if len(files) > 1 {
 			src.name = fmt.Sprintf("%s#%d", name, file.Benchmark)
 		}
+		src.warning, _ = sampledRun(src.name, file)
 		if l, ok := file.LoadBeside(name); ok {
 			src.load = &l
 		}

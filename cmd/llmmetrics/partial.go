@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
+)
+
+// partialRun returns a warning naming a run whose file does not hold the
+// whole run — interrupted, or truncated (killed before its end line, or
+// cut inside a line) — as Run.Completeness says, for the commands that
+// compare runs (diff, sweep): they take each run's figures as a run's,
+// and a partial run's are only the part written. ok is false for a
+// complete run, or one whose file says nothing of its end.
+func partialRun(name string, run *llmmetrics.Run) (warning string, ok bool) {
+	if run == nil {
+		return "", false
+	}
+	c := run.Completeness()
+	if c == nil || c.State == "completed" {
+		return "", false
+	}
+	return fmt.Sprintf("%s is not a whole run: %s", name, c.Reason), true
+}
+
+// sampledRun returns a warning naming another tool's file that keeps only
+// a sample of its requests (formats.File.Sample): its figures are the
+// sample's, and its rates count only the kept requests.
+func sampledRun(name string, file *formats.File) (warning string, ok bool) {
+	if file.Sample == nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s keeps a sample of its requests, %s (%s): its figures here are the sample's, and its rates count only those", name, file.Sample, file.Sample.Detail), true
+}

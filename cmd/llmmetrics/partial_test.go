@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// partialRunFile writes a run at a closed-loop concurrency whose header
+// promises an end line: n ok records, then the end line given ("" for
+// none, as a SIGKILL leaves the file).
+func partialRunFile(t *testing.T, name string, concurrency, n int, end string) string {
+	lines := []string{fmt.Sprintf(`{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":"2025-01-01T00:00:00Z","ends":true,`+
+		`"load":{"loop":"closed","concurrency":"%d","requests":"5"}}}`, concurrency)}
+	for i := range n {
+		lines = append(lines, fmt.Sprintf(`{"id":"%d","status":"ok","sent_ns":%d,"chunk_arrivals_ns":[50000000,450000000],"prompt_tokens":3,"completion_tokens":2}`, i+1, int64(i)*500_000_000))
+	}
+	if end != "" {
+		lines = append(lines, end)
+	}
+	return writeLines(t, name, lines...)
+}
+
+// diff and sweep take each file's figures as a run's: a run that was
+// interrupted (its end line says so: 4 of 5 planned) or killed (its header
+// promised an end line the file lacks: TRUNCATED) is named, with its
+// state, in a WARNING line and in the JSON's warnings; a complete run is
+// not.
+func TestCompareNamesPartialRuns(t *testing.T) {
+	interrupted := partialRunFile(t, "interrupted.jsonl", 2, 4, `{"llmmetrics_end":{"state":"interrupted","by":"SIGTERM","planned":5,"written":4}}`)
+	killed := partialRunFile(t, "killed.jsonl", 4, 3, "")
+	whole := partialRunFile(t, "whole.jsonl", 1, 5, `{"llmmetrics_end":{"state":"completed","planned":5,"written":5}}`)
+	wantInterrupted := interrupted + " is not a whole run: INTERRUPTED by SIGTERM: 4 requests of 5 planned written; the figures cover only these"
+	wantKilled := killed + " is not a whole run: TRUNCATED: the file stops before the end line its header promised (records read: 3)"
+
+	code, out, errs := runCLI(t, "", "sweep", interrupted, killed, whole)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: "+wantInterrupted+"\n")
+	assert.Contains(t, out, "WARNING: "+wantKilled)
+	assert.NotContains(t, out, whole+" is not")
+
+	code, out, errs = runCLI(t, "", "sweep", "--json", interrupted, killed, whole)
+	require.Equal(t, 0, code, errs)
+	var sw struct {
+		Sweep struct {
+			Warnings []string `json:"warnings"`
+		} `json:"sweep"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
+	assert.Contains(t, sw.Sweep.Warnings, wantInterrupted)
+	assert.True(t, containsPrefix(sw.Sweep.Warnings, wantKilled), sw.Sweep.Warnings)
+
+	code, out, errs = runCLI(t, "", "diff", interrupted, killed+","+whole)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "WARNING: "+wantInterrupted+"\n")
+	assert.Contains(t, out, "WARNING: "+wantKilled)
+	assert.NotContains(t, out, whole+" is not")
+
+	code, out, errs = runCLI(t, "", "diff", "--json", interrupted, killed)
+	require.Equal(t, 0, code, errs)
+	var d struct {
+		Warnings []string `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d), out)
+	assert.Contains(t, d.Warnings, wantInterrupted)
+	assert.True(t, containsPrefix(d.Warnings, wantKilled), d.Warnings)
+}
+
+// containsPrefix says whether some string of ss begins with prefix.
+func containsPrefix(ss []string, prefix string) bool {
+	for _, s := range ss {
+		if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
