@@ -38,6 +38,7 @@ type runFlags struct {
 	breakdownFlags // --ttft-breakdown, --prompt-lengths, --settle (breakdown.go)
 	searchFlags    // --search, --search-from, --search-max, --target (search.go)
 	shardFlags     // --shard, --start-at (shard.go)
+	otlpFlags      // --otlp-endpoint, --otlp-protocol (otlp.go)
 }
 
 // list is a flag that may be given several times.
@@ -89,6 +90,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.breakdownFlags.define(fs)
 	f.searchFlags.define(fs)
 	f.shardFlags.define(fs)
+	f.otlpFlags.define(fs)
 	return fs, f
 }
 
