@@ -147,8 +147,8 @@ type otlpPush struct {
 	c     *otlpConfig
 	model string // the plan's, for results that do not say theirs
 	mp    *sdkmetric.MeterProvider
-	rec  *live.Recorder
-	warn *exportWarnings
+	rec   *live.Recorder
+	warn  *exportWarnings
 	// Spans: a TracerProvider with an OTLP span exporter (otlptracegrpc,
 	// otlptracehttp, by c.protocol, with OTEL_EXPORTER_OTLP_TRACES_* and
 	// OTEL_TRACES_EXPORTER honoured) is plugged in here once live has
