@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,9 @@ type otlpConfig struct {
 	setInterval bool
 	service     string // OTEL_SERVICE_NAME overrides it
 }
+
+// otlpStderr is where a push's warning goes (a test's buffer).
+var otlpStderr io.Writer = os.Stderr
 
 // errNoOTLPEndpoint is --otlp-protocol's error without an endpoint.
 var errNoOTLPEndpoint = errors.New("--otlp-protocol needs --otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")

@@ -120,7 +120,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		if err != nil {
 			return r.stopped("a failed --otlp-endpoint", err)
 		}
-		defer push.stop(os.Stderr) // the last push, also after a signal
+		defer push.stop(otlpStderr) // the last push, also after a signal
 		r.p.OnResult = push.onResult(r.p.OnResult)
 	}
 	if err := r.begin(); err != nil {
