@@ -3,7 +3,6 @@ package llmmetrics_test
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -31,25 +30,6 @@ func BenchmarkSummarize(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &slo}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkPercentiles measures the selection alone on one flat sample.
-func BenchmarkPercentiles(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	for _, n := range []int{1_000_000, 10_000_000} {
-		xs := make([]time.Duration, n)
-		for i := range xs {
-			xs[i] = 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
-		}
-		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := llmmetrics.Percentiles(xs, llmmetrics.NearestRank, llmmetrics.DefaultPercentiles...); err != nil {
 					b.Fatal(err)
 				}
 			}

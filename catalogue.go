@@ -165,6 +165,9 @@ func (m Metric) Distribution(s *Summary) *Distribution {
 // pooled gaps, the figures from the scheduled time) gives an error wrapping
 // ErrInvalidOption.
 func (m Metric) Value(r *Record) (time.Duration, error) {
+	if (m.id == idTTFT || m.id == idTPOT) && r.Validate() == nil && r.Status == StatusOK && r.unstreamed() {
+		return 0, fmt.Errorf("%w (%d tokens in one arrival)", ErrNotStreamed, r.CompletionTokens)
+	}
 	switch m.id {
 	case idTTFT:
 		return r.TTFT()

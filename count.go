@@ -93,6 +93,24 @@ func (u *Uncounted) add(s CountState) {
 	}
 }
 
+// why names the reasons of the uncounted requests, with their numbers
+// where there are several: "no usage", "2 no usage, 1 usage of zero".
+func (u Uncounted) why() string {
+	var why []string
+	for _, c := range [...]struct {
+		n    int
+		what string
+	}{{u.NoUsage, "no usage"}, {u.ZeroUsage, "usage of zero"}, {u.BelowChunks, "count below the chunks"}} {
+		switch {
+		case c.n == u.Total():
+			why = append(why, fmt.Sprintf("%d with %s", c.n, c.what))
+		case c.n > 0:
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return strings.Join(why, ", ")
+}
+
 // leftOut says, for the line of a report that counts ok ones, how many of
 // the ok requests the output rate leaves out and why, or "" when it
 // leaves out none: "; the output rate counts 86 of them, 3 left out

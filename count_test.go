@@ -95,12 +95,14 @@ func TestSummarizeUncounted(t *testing.T) {
 	assert.Equal(t, ms(40), s.TPOT.Mean)
 	assert.Equal(t, 0, s.TPOT.Excluded)
 	// Gaps: r1 40, 40; r2 40; r3 60; r4 40, 50: six, chunk basis (only r1
-	// has one chunk per token).
+	// has one chunk per token; whether r2, r3 and r4, without a usable
+	// count, had one is unknown, and none is known to have had more).
 	require.NotNil(t, s.ITL)
 	assert.Equal(t, 6, s.ITL.N)
 	assert.Equal(t, BasisChunk, s.ITL.Basis)
 	assert.Equal(t, 1, s.ITL.TokenBasis)
-	assert.Equal(t, 3, s.ITL.ChunkBasis)
+	assert.Equal(t, 0, s.ITL.ChunkBasis)
+	assert.Equal(t, 3, s.ITL.UnknownBasis)
 	assert.Equal(t, 4, s.MaxGap.N)
 	assert.Equal(t, ms(60), s.MaxGap.Max)
 	// Window: first send 0 → last text 20 + 260 = 280 ms. Output tokens
@@ -194,14 +196,14 @@ func TestUncountedProperties(t *testing.T) {
 		if a.Offered != a.OK+a.ZeroToken+a.Failed+a.Rejected+a.Warmup {
 			t.Fatalf("accounting: %+v", a)
 		}
-		if a.OK > 0 && s.TTFT.N != a.OK {
+		if a.OK > a.Unstreamed && s.TTFT.N != a.OK-a.Unstreamed {
 			t.Fatalf("%d ok requests, %d TTFT samples", a.OK, s.TTFT.N)
 		}
 		tpots := 0
 		if s.TPOT != nil {
 			tpots = s.TPOT.N
 		}
-		if tpots+a.OneToken+a.Uncounted.Total() != a.OK {
+		if tpots+a.OneToken+a.Uncounted.Total()+a.Unstreamed != a.OK {
 			t.Fatalf("%d TPOT + %d one-token + %d uncounted != %d ok", tpots, a.OneToken, a.Uncounted.Total(), a.OK)
 		}
 		if s.Throughput.OutputTokens != wantTokens {

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/csvline"
-	"github.com/llmmetrics/llmmetrics/internal/lineio"
+	"github.com/llmmetrics/llmmetrics/internal/csvrow"
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 )
 
 // The CSV format is the one the specification writes:
@@ -21,12 +22,9 @@ import (
 // with two optional columns, sent_ms (the send time in milliseconds since
 // the run's start; 0 when absent) and status (ok, error, timeout or
 // cancelled; ok when absent or empty), and a third this package adds,
-// message (a failed request's error text). Header names are matched exactly.
-// TTFT_ms and E2E_ms are empty on failed and zero-token rows.
-var (
-	csvRequired = []string{"request_id", "prompt_tokens", "completion_tokens", "TTFT_ms", "E2E_ms"}
-	csvOptional = []string{"sent_ms", "status", "message"}
-)
+// message (a failed request's error text). Header names are matched exactly
+// (see csvrow.Required and csvrow.Optional). TTFT_ms and E2E_ms are empty on
+// failed and zero-token rows.
 
 // ReadCSV reads a run from the CSV format, strictly; see
 // ReadOptions.ReadCSV.
@@ -125,7 +123,7 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 
 // readCSVRows reads rows with encoding/csv from r, whose first line is
 // line base+1 of the input, into run.
-func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int, run *Run) error {
+func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvrow.Columns, fields int, run *Run) error {
 	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
 	cr := csv.NewReader(lr)
 	return o.readCSVRowsFrom(cr, lr, base, 0, cols, fields, run)
@@ -134,7 +132,7 @@ func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvCols, fields int
 // readCSVRowsFrom reads the rows of cr (reading through lr) into run,
 // numbering its lines from base+1; lastLine is the line of cr on which the
 // last row read (the header) ended, 0 when none.
-func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvCols, fields int, run *Run) error {
+func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvrow.Columns, fields int, run *Run) error {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = fields
 	for {
@@ -177,71 +175,35 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 	}
 }
 
-// csvCols holds the position of each column in a row, -1 for an optional
-// column that is absent.
-type csvCols struct {
-	id, prompt, completion, ttft, e2e, sent, status, message int
-}
-
 // csvColumns checks a header and finds each column.
-func csvColumns(header []string) (csvCols, error) {
-	col := map[string]int{}
-	for i, h := range header {
-		if i == 0 {
-			h = strings.TrimPrefix(h, string(lineio.BOM))
-		}
-		if _, dup := col[h]; dup {
-			return csvCols{}, fmt.Errorf("%w: CSV header: column %q repeated", ErrSyntax, clip(h))
-		}
-		if !contains(csvRequired, h) && !contains(csvOptional, h) {
-			return csvCols{}, fmt.Errorf("%w: CSV header: unknown column %q (want %s, optionally %s)",
-				ErrSyntax, clip(h), strings.Join(csvRequired, ","), strings.Join(csvOptional, ","))
-		}
-		col[h] = i
+func csvColumns(header []string) (csvrow.Columns, error) {
+	cols, e := csvrow.ColumnsOf(header)
+	switch {
+	case e == nil:
+		return cols, nil
+	case e.Missing:
+		return cols, fmt.Errorf("%w: CSV header: %s", ErrMissingField, e.Detail)
 	}
-	for _, h := range csvRequired {
-		if _, ok := col[h]; !ok {
-			return csvCols{}, fmt.Errorf("%w: CSV header: required column %q is missing", ErrMissingField, h)
-		}
-	}
-	at := func(h string) int {
-		if i, ok := col[h]; ok {
-			return i
-		}
-		return -1
-	}
-	return csvCols{
-		id: at("request_id"), prompt: at("prompt_tokens"), completion: at("completion_tokens"),
-		ttft: at("TTFT_ms"), e2e: at("E2E_ms"), sent: at("sent_ms"), status: at("status"), message: at("message"),
-	}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return cols, fmt.Errorf("%w: CSV header: %s", ErrSyntax, e.Detail)
 }
 
 // csvRowRecord turns a row that cr read into a record, or into the error
 // of its first field that cannot be parsed, with the line (cr's line plus
 // base) and column of that field.
-func csvRowRecord(cr *csv.Reader, row []string, cols csvCols, base int) (Record, *RecordError) {
-	var f csvFields
+func csvRowRecord(cr *csv.Reader, row []string, cols csvrow.Columns, base int) (Record, *RecordError) {
+	var f csvrow.Fields
 	for i, s := range row {
 		f[i] = []byte(s)
 	}
 	var rec Record
 	if rerr := parseCSVRow(&f, cols, &rec); rerr != nil {
 		line, column := cr.FieldPos(rerr.Column)
-		rerr.Line, rerr.Column, rerr.ID = base+line, column, row[cols.id]
+		rerr.Line, rerr.Column, rerr.ID = base+line, column, row[cols.ID]
 		return Record{}, rerr
 	}
-	rec.ID = row[cols.id]
-	if cols.message >= 0 {
-		rec.Message = row[cols.message]
+	rec.ID = row[cols.ID]
+	if cols.Message >= 0 {
+		rec.Message = row[cols.Message]
 	}
 	return rec, nil
 }
@@ -252,57 +214,35 @@ func csvSyntaxError(line, column int, err error) *RecordError {
 	return &RecordError{Index: -1, Line: line, Column: column, Err: fmt.Errorf("%w: %w", ErrSyntax, err)}
 }
 
-// csvFields are the fields of a row, at the columns' positions: a row has
-// at most one field for each column the format knows.
-type csvFields [8][]byte
-
 // parseCSVRow parses one data row's fields into rec, a zero Record, all
-// but its id and message, which the caller sets. A field that cannot be
-// parsed is an error naming the field, with Column set to its position in
-// the row; the caller turns that into a line and column.
-func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
-	fail := func(at int, field string, err error) *RecordError {
-		return &RecordError{Index: -1, Column: at, Field: field, Err: err}
-	}
-	get := func(at int) []byte {
-		if at >= 0 {
-			return f[at]
-		}
+// but its id and message, which the caller sets (see csvrow.Parse). A
+// field that cannot be parsed is an error naming the field, with Column
+// set to its position in the row; the caller turns that into a line and
+// column.
+func parseCSVRow(f *csvrow.Fields, c csvrow.Columns, rec *Record) *RecordError {
+	var pr csvrow.Row
+	at, field, ok := csvrow.Parse(f, c, statusNames[:], &pr)
+	if ok {
+		setRow(rec, &pr)
 		return nil
 	}
 	var err error
-	if rec.Status, err = parseStatusBytes(get(c.status)); err != nil {
-		return fail(c.status, "status", err)
+	switch field {
+	case "status":
+		_, err = parseStatusBytes(f[at])
+	case "prompt_tokens", "completion_tokens":
+		_, err = parseCount(f[at])
+	default:
+		_, err = parseMillis(f[at])
 	}
-	if s := get(c.sent); len(s) > 0 {
-		if rec.Sent, err = parseMillisBytes(s); err != nil {
-			return fail(c.sent, "sent_ms", err)
-		}
-	}
-	ok := rec.Status == StatusOK
-	if s := get(c.prompt); len(s) > 0 || ok {
-		if rec.PromptTokens, err = parseCountBytes(s); err != nil {
-			return fail(c.prompt, "prompt_tokens", err)
-		}
-	}
-	// a failed row may leave its counts empty
-	if s := get(c.completion); len(s) > 0 || ok {
-		if rec.CompletionTokens, err = parseCountBytes(s); err != nil {
-			return fail(c.completion, "completion_tokens", err)
-		}
-	}
-	needTimes := ok && rec.CompletionTokens > 0
-	if s := get(c.ttft); len(s) > 0 || needTimes {
-		if rec.FirstText, err = parseMillisBytes(s); err != nil {
-			return fail(c.ttft, "TTFT_ms", err)
-		}
-	}
-	if s := get(c.e2e); len(s) > 0 || needTimes {
-		if rec.LastText, err = parseMillisBytes(s); err != nil {
-			return fail(c.e2e, "E2E_ms", err)
-		}
-	}
-	return nil
+	return &RecordError{Index: -1, Column: at, Field: field, Err: err}
+}
+
+// setRow sets the fields of rec that a CSV row gives, all but its id and
+// message, one by one.
+func setRow(rec *Record, r *csvrow.Row) {
+	rec.Status, rec.Sent, rec.FirstText, rec.LastText = Status(r.Status), r.Sent, r.First, r.Last
+	rec.PromptTokens, rec.CompletionTokens = r.Prompt, r.Completion
 }
 
 // WriteCSV writes records in the CSV format, with every column. Times are
@@ -314,7 +254,7 @@ func parseCSVRow(f *csvFields, c csvCols, rec *Record) *RecordError {
 // format cannot mark, is an error rather than a row read back as measured.
 func WriteCSV(w io.Writer, recs []Record) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(append([]string(nil), csvRequired...), csvOptional...)); err != nil {
+	if err := cw.Write(slices.Concat(csvrow.Required, csvrow.Optional)); err != nil {
 		return err
 	}
 	for i := range recs {
@@ -324,11 +264,11 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {
-			ttftMs, e2eMs = formatMillis(r.first()), formatMillis(r.last())
+			ttftMs, e2eMs = decimal.FormatMillis(int64(r.first())), decimal.FormatMillis(int64(r.last()))
 		}
 		row := []string{
 			r.ID, strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens), ttftMs, e2eMs,
-			formatMillis(r.Sent), r.Status.String(), r.Message,
+			decimal.FormatMillis(int64(r.Sent)), r.Status.String(), r.Message,
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -2,9 +2,8 @@ package llmmetrics
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
+
+	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
 // A Cut is a JSONL input that ends inside a line: its last line has no
@@ -34,7 +33,7 @@ func openLine(b *block) int {
 // line, the last of data, or nil when t is whole or not the beginning of
 // a JSON value.
 func cutOf(t, data []byte, line int) *Cut {
-	if !unfinished(t) {
+	if !jsonline.Unfinished(t) {
 		return nil
 	}
 	c := &Cut{Line: line, Bytes: len(data) - (bytes.LastIndexByte(data, '\n') + 1), Of: "record"}
@@ -45,12 +44,4 @@ func cutOf(t, data []byte, line int) *Cut {
 		c.Of = "header"
 	}
 	return c
-}
-
-// unfinished reports whether t is the beginning of a JSON value that the
-// input ends inside: no byte of it is wrong, but the value is not closed.
-func unfinished(t []byte) bool {
-	var v json.RawMessage
-	err := json.NewDecoder(bytes.NewReader(t)).Decode(&v)
-	return errors.Is(err, io.ErrUnexpectedEOF)
 }

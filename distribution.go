@@ -1,8 +1,6 @@
 package llmmetrics
 
 import (
-	"math"
-	"math/big"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/exact"
@@ -101,7 +99,7 @@ func describeSample(s sample, mo moments, m Method, ps []Percentile) Distributio
 	var vals []time.Duration
 	switch {
 	case mo.squared:
-		d.Std = stdOfSums(mo, d.Mean)
+		d.Std = exact.Deviation(mo.squares, mo.sum, mo.n, d.Mean)
 		vals = percentiles(s, d.Min, d.Max, m, ps)
 	case s.N >= parallelMin:
 		// A large sample's deviations are summed on another core while its
@@ -136,33 +134,6 @@ const parallelMin = 1 << 16
 // mean, in a pass of its own.
 func popStd(s sample, mean time.Duration) time.Duration {
 	var sq exact.Sum192
-	s.Each(func(seg []time.Duration) {
-		if s.Gaps {
-			for i := 1; i < len(seg); i++ {
-				sq.AddSquare(seg[i] - seg[i-1] - mean)
-			}
-		} else {
-			for _, x := range seg {
-				sq.AddSquare(x - mean)
-			}
-		}
-	})
-	return rootMean(sq.Big(), s.N)
-}
-
-// stdOfSums returns the population standard deviation of the sample whose
-// moments hold the sum of its squares: Σ(x − m)² = Σx² − 2m·Σx + N·m².
-func stdOfSums(mo moments, mean time.Duration) time.Duration {
-	m := big.NewInt(int64(mean))
-	ss := mo.squares.Big()
-	ss.Sub(ss, new(big.Int).Mul(new(big.Int).Lsh(m, 1), mo.sum.Big()))
-	ss.Add(ss, new(big.Int).Mul(big.NewInt(int64(mo.n)), new(big.Int).Mul(m, m)))
-	return rootMean(ss, mo.n)
-}
-
-// rootMean returns √(ss/n) rounded to the nanosecond, ss rounded to the
-// nearest float64 first.
-func rootMean(ss *big.Int, n int) time.Duration {
-	f, _ := new(big.Float).SetInt(ss).Float64()
-	return time.Duration(math.Round(math.Sqrt(f / float64(n))))
+	s.Each(func(seg []time.Duration) { sq.AddSquaresAbout(seg, mean, s.Gaps) })
+	return exact.RootMean(sq.Big(), s.N)
 }

@@ -234,7 +234,7 @@
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
 // [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
-// [ErrTooFewTokens], [ErrNoCount], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
+// [ErrTooFewTokens], [ErrNoCount], [ErrNotStreamed], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
 // [ErrInvalidOption].
 //
 // A problem with one record is a [*RecordError] that names the record (its

@@ -3,7 +3,6 @@ package llmmetrics
 import (
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
@@ -37,21 +36,15 @@ func (b *block) slots(n int) ([]Record, []int) {
 	return hugepage.Make[Record](0, n), hugepage.Make[int](0, n)
 }
 
-// rows are the records a reader fills, one slot for each line of its
-// input, when it knows the number of lines beforehand (a regular file):
-// each block's records are then written in place by the worker that parses
-// it, rather than copied when the blocks are joined. Slots of blank and
-// rejected lines are closed up as the blocks are taken.
-//
-// A reader that keeps a table (internal/table) has its rows' columns instead,
-// in tab, and takes no slots: a table's blocks keep their own rows, and
-// the slots of blank and rejected lines stay empty.
+// rows are where a reader's records go when it knows the number of lines
+// of its input beforehand: one slot a line (see blocks.Slots). A reader
+// that keeps a table (internal/table) has room in its rows' columns
+// instead, in tab, and takes no slots: a table's blocks keep their own
+// rows, and the slots of blank and rejected lines stay empty.
 type rows struct {
-	first int // the line of slot 0
-	recs  []Record
-	lines []int
-	fill  int          // slots taken: the records so far
-	tab   *table.Block // the columns of a table's rows, when recs is nil
+	*blocks.Slots[Record]
+	first int          // the line of tab's row 0
+	tab   *table.Block // the columns of a table's rows, when Slots is nil
 }
 
 // newRows returns slots for the given number of lines from line first, or
@@ -60,7 +53,7 @@ func newRows(first, lines int) *rows {
 	if lines <= 0 {
 		return nil
 	}
-	return &rows{first: first, recs: hugepage.Make[Record](lines, lines), lines: hugepage.Make[int](lines, lines)}
+	return &rows{Slots: blocks.NewSlots[Record](first, lines)}
 }
 
 // newTableRows returns room in columns for the rows of the given number
@@ -76,53 +69,15 @@ func newTableRows(first, lines int) *rows {
 // the slices (the file may have grown since its lines were counted).
 func (d *rows) window(b *block) {
 	b.at = -1
-	if d == nil {
-		return
-	}
-	at, n := b.FirstLine-d.first, b.Lines()
-	if d.tab != nil {
-		if at >= 0 && at+n <= len(d.tab.Status) && n > 0 {
+	switch {
+	case d == nil:
+	case d.tab != nil:
+		if at, n := b.FirstLine-d.first, b.Lines(); at >= 0 && at+n <= len(d.tab.Status) && n > 0 {
 			b.tab = d.tab.Window(at, n)
 		}
-		return
+	default:
+		b.recs, b.lines, b.at = d.Window(b.FirstLine, b.Lines())
 	}
-	if at < 0 || at+n > len(d.recs) || n == 0 {
-		return
-	}
-	b.recs, b.lines, b.at = d.recs[at:at:at+n], d.lines[at:at:at+n], at
-}
-
-// take adds a parsed block's records after those taken before, moving
-// them down over the slots of blank and rejected lines when they are not
-// there already. at is the slot of the block's window, -1 when it had none.
-func (d *rows) take(recs []Record, lines []int, at int) {
-	if len(recs) == 0 {
-		return
-	}
-	inWindow := at >= 0 && at < len(d.recs) && &recs[0] == &d.recs[at]
-	if inWindow && at == d.fill {
-		d.fill += len(recs)
-		return
-	}
-	if d.fill+len(recs) > len(d.recs) {
-		d.recs = slices.Grow(d.recs[:d.fill], len(recs))[:d.fill+len(recs)]
-		d.lines = slices.Grow(d.lines[:d.fill], len(recs))[:d.fill+len(recs)]
-	}
-	copy(d.recs[d.fill:], recs)
-	copy(d.lines[d.fill:], lines)
-	d.fill += len(recs)
-	if inWindow {
-		// What was moved down is cleared where it was not overwritten, so
-		// that no record is held twice.
-		clear(d.recs[max(at, d.fill) : at+len(recs)])
-	}
-}
-
-// done returns the records and their lines. The slots left over stay in
-// their capacity, so that rows read after a fence (see blocks.Split) are
-// appended in place.
-func (d *rows) done() ([]Record, []int) {
-	return d.recs[:d.fill], d.lines[:d.fill]
 }
 
 // lineItem is a line of a block that is not a record: a row set aside, or
@@ -176,9 +131,7 @@ type gatherEnd struct {
 // (in strict mode the first is the error that ends reading), and header
 // lines, given to header.
 func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run, header func(t []byte, line int) error) (gatherEnd, error) {
-	// Without slots, the blocks' records are joined once at the end:
-	// appending block by block would copy the records over and over as
-	// the slice grows.
+	// Without slots, the blocks' records are joined once at the end.
 	var parts [][]Record
 	var lines [][]int
 	var end gatherEnd
@@ -206,7 +159,7 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 		case pb.tab != nil:
 			run.tab.Add(pb.tab)
 		case dst != nil:
-			dst.take(pb.recs, pb.lines, pb.at)
+			dst.Take(pb.recs, pb.lines, pb.at)
 		default:
 			parts, lines = append(parts, pb.recs), append(lines, pb.lines)
 			n += len(pb.recs)
@@ -224,14 +177,9 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 	case run.tab != nil:
 		return end, nil
 	case dst != nil:
-		run.Records, run.Lines = dst.done()
+		run.Records, run.Lines = dst.Done()
 		return end, nil
 	}
-	run.Records, run.Lines = hugepage.Make[Record](0, n), hugepage.Make[int](0, n)
-	for i := range parts {
-		run.Records = append(run.Records, parts[i]...)
-		run.Lines = append(run.Lines, lines[i]...)
-		parts[i] = nil
-	}
+	run.Records, run.Lines = blocks.Join(parts, lines, n)
 	return end, nil
 }

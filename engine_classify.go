@@ -189,7 +189,7 @@ type recordGaps struct {
 // least two.
 func gapsOf(chunks []time.Duration) recordGaps {
 	var g recordGaps
-	g.lo, g.hi = gapStats(chunks, &g.sq)
+	g.lo, g.hi = exact.Gaps(chunks, &g.sq)
 	return g
 }
 

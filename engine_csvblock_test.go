@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -126,65 +124,4 @@ func TestCSVSplitLarge(t *testing.T) {
 	if fmt.Sprint(err) != fmt.Sprint(rerr) || !reflect.DeepEqual(fromFile.Records, ref.Records) || !slices.Equal(fromFile.Lines, ref.Lines) {
 		t.Fatalf("Read of a file: %d records, %v; encoding/csv %d, %v", len(fromFile.Records), err, len(ref.Records), rerr)
 	}
-}
-
-// The fast number parsers give exactly what parseMillis and parseCount
-// give, errors included.
-func TestParseFieldBytes(t *testing.T) {
-	for _, s := range []string{"", "0", "-0", "+0", "1", "99.406", "0.1", "0.000001", "0.0000005", "0.0000015",
-		"123456789012345", "1234567890123456", ".5", "5.", ".", "-", "+", "1.2.3", "1e3", "nan", "Inf",
-		"9223372036854.775807", "2305843009213.693952", "-2305843009213.693952", "2305843009213.693953",
-		"0x10", "1_000", " 1", "1 ", "999999999999999", "0.123456789012345"} {
-		want, werr := parseMillis(s)
-		got, gerr := parseMillisBytes([]byte(s))
-		if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Errorf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
-		}
-	}
-	// Around the bound of the whole-nanosecond path, 2⁵¹ ns = 2251799813.685248 ms, and at every number of
-	// decimals: random decimals give what strconv gives.
-	for _, s := range []string{"2251799813.685247", "2251799813.685248", "-2251799813.685248", "2251799813.68525",
-		"2251799813.6852479", "225179981368.5248", "0.000000", "000.5", "-0.000001"} {
-		want, werr := parseMillis(s)
-		if got, gerr := parseMillisBytes([]byte(s)); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Errorf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
-		}
-	}
-	rng := rand.New(rand.NewPCG(7, 7))
-	for range 200_000 {
-		digits := strconv.FormatUint(rng.Uint64()>>rng.IntN(64), 10)
-		if len(digits) > 15 {
-			digits = digits[:1+rng.IntN(15)]
-		}
-		at := rng.IntN(len(digits) + 1)
-		s := digits[:at] + "." + digits[at:]
-		if rng.IntN(2) == 0 {
-			s = "-" + s
-		}
-		want, werr := parseMillis(s)
-		if got, gerr := parseMillisBytes([]byte(s)); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Fatalf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", s, got, gerr, want, werr)
-		}
-	}
-	for _, s := range []string{"", "0", "-0", "+7", "-1", "123456789", "1234567890", "2147483647", "2147483648",
-		"-2147483648", "-2147483649", "00000000001", "1.0", "x", "-", "+", " 1"} {
-		want, werr := parseCount(s)
-		got, gerr := parseCountBytes([]byte(s))
-		if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Errorf("parseCountBytes(%q) = %v, %v; parseCount gives %v, %v", s, got, gerr, want, werr)
-		}
-	}
-}
-
-// parseMillisBytes gives what parseMillis gives, on any field.
-func FuzzParseMillis(f *testing.F) {
-	for _, s := range []string{"99.406", "2251799813.685248", "-0.000001", "1e3", "0.0000005", "nan", "+.5", "1.", ".", "", "-", "1.2.3", "1..2", "12a", "007.50"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want, werr := parseMillis(string(b))
-		if got, gerr := parseMillisBytes(b); got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Fatalf("parseMillisBytes(%q) = %v, %v; parseMillis gives %v, %v", b, got, gerr, want, werr)
-		}
-	})
 }

@@ -140,23 +140,11 @@ type samples struct {
 	ttfts, e2es, tpots, maxGaps []time.Duration
 	ttft, e2e, gaps             sample
 	sampleCounts
-	releases []func()
-}
-
-// list returns a list of n samples, mapped apart from Go's heap, and
-// keeps the function that gives its memory back for release.
-func (s *samples) list(n int) []time.Duration {
-	l, release := hugepage.Map[time.Duration](n)
-	s.releases = append(s.releases, release)
-	return l
+	lists hugepage.Lists
 }
 
 // release gives back the memory of the lists.
-func (s *samples) release() {
-	for _, r := range s.releases {
-		r()
-	}
-}
+func (s *samples) release() { s.lists.Release() }
 
 // sampleCounts are what is counted beside the samples, which a run of
 // records adds to the others'.
@@ -188,7 +176,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 			return nil
 		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
-	s.tpots, s.maxGaps = s.list(all.nTPOT), s.list(all.nMaxGap)
+	s.tpots, s.maxGaps = hugepage.MapIn[time.Duration](&s.lists, all.nTPOT), hugepage.MapIn[time.Duration](&s.lists, all.nMaxGap)
 	s.inPlace(src, cat, all.a.OK)
 	runs := parts.Split(src.len())
 	found := make([]sampleCounts, len(runs))
@@ -236,7 +224,7 @@ func (s *samples) inPlace(src *source, cat []Category, ok int) {
 			return
 		}
 	}
-	s.ttfts, s.e2es = s.list(ok), s.list(ok)
+	s.ttfts, s.e2es = hugepage.MapIn[time.Duration](&s.lists, ok), hugepage.MapIn[time.Duration](&s.lists, ok)
 	s.ttft, s.e2e = flat(s.ttfts), flat(s.e2es)
 }
 

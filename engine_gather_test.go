@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/exact"
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 )
 
@@ -199,7 +200,7 @@ func TestStdExact(t *testing.T) {
 			chunks = append(chunks, chunks[len(chunks)-1]+x)
 		}
 		mo := moments{squared: true}
-		lo, hi := gapStats(chunks, &mo.squares)
+		lo, hi := exact.Gaps(chunks, &mo.squares)
 		mo.addMany(len(xs), lo, hi, chunks[len(chunks)-1])
 		g := describeSample(sample{Segs: [][]time.Duration{chunks}, Gaps: true, N: len(xs)}, mo, NearestRank, nil)
 		if g.Std != d.Std || g.Mean != d.Mean || g.Min != d.Min || g.Max != d.Max {

@@ -1,75 +1,65 @@
 package llmmetrics
 
 import (
-	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/csvrow"
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 )
 
-// parseMillis parses a decimal number of milliseconds into a duration,
-// rounded to the nearest nanosecond. Unlike strconv.ParseFloat it refuses
-// NaN, infinities, hexadecimal floats and underscores (ErrNonFinite or
-// ErrSyntax), and values whose nanoseconds do not fit in a Duration.
-func parseMillis(s string) (time.Duration, error) {
-	if s == "" {
+// The fields of the CSV format are read by internal/decimal; these turn
+// what it could not read into the root's errors.
+
+// The bounds of internal/csvrow are the root's (the index is 0 only when
+// they are equal).
+var _ = [1]int{}[csvrow.MaxTime-maxTime]
+
+// parseMillis parses a field of a decimal number of milliseconds into a
+// duration, rounded to the nearest nanosecond (see decimal.Millis). An
+// empty field is ErrMissingField; NaN or an infinity ErrNonFinite; a value
+// whose nanoseconds do not fit in a Duration ErrOutOfRange; anything else
+// that is not a decimal number (hexadecimal, underscores) ErrSyntax.
+func parseMillis(b []byte) (time.Duration, error) {
+	ns, why := decimal.Millis(b, maxTime)
+	switch why {
+	case decimal.OK:
+		return time.Duration(ns), nil
+	case decimal.Missing:
 		return 0, ErrMissingField
+	case decimal.NonFinite:
+		return 0, fmt.Errorf("%w: %q", ErrNonFinite, b)
+	case decimal.Range:
+		return 0, fmt.Errorf("%w: %q ms is further than %v from its boundary", ErrOutOfRange, b, time.Duration(maxTime))
 	}
-	if strings.ContainsFunc(s, func(c rune) bool {
-		return !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
-	}) {
-		low := strings.ToLower(s)
-		if strings.Contains(low, "nan") || strings.Contains(low, "inf") {
-			return 0, fmt.Errorf("%w: %q", ErrNonFinite, s)
+	return 0, fmt.Errorf("%w: %q is not a decimal number", ErrSyntax, b)
+}
+
+// parseCount parses a field of a token count: a decimal integer, possibly
+// negative (validation rejects negatives, naming the field).
+func parseCount(b []byte) (int, error) {
+	n, why := decimal.Int32(b)
+	switch why {
+	case decimal.OK:
+		return n, nil
+	case decimal.Missing:
+		return 0, ErrMissingField
+	case decimal.Range:
+		return 0, fmt.Errorf("%w: %q is outside [%d, %d]", ErrOutOfRange, b, -maxCount, maxCount)
+	}
+	return 0, fmt.Errorf("%w: %q is not a whole number", ErrSyntax, b)
+}
+
+// parseStatusBytes reads a status name, as Status.String writes it; the
+// empty name is StatusOK.
+func parseStatusBytes(b []byte) (Status, error) {
+	for i, n := range statusNames {
+		if string(b) == n {
+			return Status(i), nil
 		}
-		return 0, fmt.Errorf("%w: %q is not a decimal number", ErrSyntax, s)
 	}
-	ms, err := strconv.ParseFloat(s, 64)
-	if errors.Is(err, strconv.ErrRange) || math.IsInf(ms, 0) {
-		return 0, fmt.Errorf("%w: %q ms is further than %v from its boundary", ErrOutOfRange, s, time.Duration(maxTime))
+	if len(b) == 0 {
+		return StatusOK, nil
 	}
-	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a decimal number", ErrSyntax, s)
-	}
-	ns := math.Round(ms * 1e6)
-	if math.Abs(ns) > maxTime {
-		return 0, fmt.Errorf("%w: %q ms is further than %v from its boundary", ErrOutOfRange, s, time.Duration(maxTime))
-	}
-	return time.Duration(ns), nil
-}
-
-// formatMillis writes d in milliseconds, exactly: as many decimals as its
-// nanoseconds need, none when it is whole.
-func formatMillis(d time.Duration) string {
-	neg := d < 0
-	u := uint64(d)
-	if neg {
-		u = -u
-	}
-	s := strconv.FormatUint(u/1e6, 10)
-	if f := u % 1e6; f != 0 {
-		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-// parseCount parses a token count: a decimal integer, possibly negative
-// (validation rejects negatives, naming the field).
-func parseCount(s string) (int, error) {
-	if s == "" {
-		return 0, ErrMissingField
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%w: %q is outside [%d, %d]", ErrOutOfRange, s, -maxCount, maxCount)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a whole number", ErrSyntax, s)
-	}
-	return int(n), nil
+	return 0, fmt.Errorf("%w: %q (want ok, error, timeout or cancelled)", ErrBadStatus, b)
 }

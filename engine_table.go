@@ -50,17 +50,11 @@ func decodeRows(t *table.Table, base int, w []Record, ids bool) {
 // order, decoded with its id and message. Only the status column is read
 // for the others.
 func eachFailedRow(t *table.Table, f func(Record)) {
-	base := 0
-	for _, b := range t.Blocks {
-		for k, st := range b.Status[:b.Len()] {
-			if Status(st) != StatusOK {
-				var r [1]Record
-				decodeRows(t, base+k, r[:], withIDs)
-				f(r[0])
-			}
-		}
-		base += b.Len()
-	}
+	t.EachBut(uint8(StatusOK), func(i int) {
+		var r [1]Record
+		decodeRows(t, i, r[:], withIDs)
+		f(r[0])
+	})
 }
 
 // CategoryOK must be zero for table.OKColumns, which takes the rows whose

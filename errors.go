@@ -38,6 +38,11 @@ var (
 	// no usage, a usage of zero, or a count below its chunks (see
 	// CountState).
 	ErrNoCount = errors.New("llmmetrics: no usable output token count")
+	// ErrNotStreamed is returned by Metric.Value for the TTFT or TPOT of
+	// an answer whose two or more tokens came at once (one JSON body, or
+	// one chunk holding them all): its first text is its last, so it has
+	// no time to first token or per token (see Accounting.Unstreamed).
+	ErrNotStreamed = errors.New("llmmetrics: the answer's text came at once, not streamed")
 	// ErrDuplicateID means two records share an id.
 	ErrDuplicateID = errors.New("llmmetrics: duplicate record id")
 	// ErrMissingField means a field that the record needs is absent.

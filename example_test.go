@@ -160,27 +160,28 @@ func ExampleStatus_String() {
 	// Output: timeout
 }
 
-func ExampleParseStatus() {
-	s, err := llmmetrics.ParseStatus("cancelled")
+func ExampleStatus_UnmarshalText() {
+	var s llmmetrics.Status
+	err := s.UnmarshalText([]byte("cancelled"))
 	fmt.Println(s, err)
-	_, err = llmmetrics.ParseStatus("done")
+	err = s.UnmarshalText([]byte("done"))
 	fmt.Println(err)
 	// Output:
 	// cancelled <nil>
 	// llmmetrics: unknown status: "done" (want ok, error, timeout or cancelled)
 }
 
-func ExamplePercentiles() {
+func ExampleDescribe_percentiles() {
 	// Of 1,000 sorted values the p50 is the 500th and the p99 the 990th.
 	xs := make([]time.Duration, 1000)
 	for i := range xs {
 		xs[i] = time.Duration(1000-i) * time.Millisecond
 	}
 	ps := []llmmetrics.Percentile{llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(99)}
-	nr, _ := llmmetrics.Percentiles(xs, llmmetrics.NearestRank, ps...)
-	lin, _ := llmmetrics.Percentiles(xs, llmmetrics.Linear, ps...)
-	fmt.Println(nr, lin)
-	// Output: [500ms 990ms] [500.5ms 990.01ms]
+	nr, _ := llmmetrics.Describe(xs, llmmetrics.NearestRank, ps...)
+	lin, _ := llmmetrics.Describe(xs, llmmetrics.Linear, ps...)
+	fmt.Println(nr.Points[0].Value, nr.Points[1].Value, lin.Points[0].Value, lin.Points[1].Value)
+	// Output: 500ms 990ms 500.5ms 990.01ms
 }
 
 func ExampleDescribe() {
@@ -203,8 +204,9 @@ func ExampleDistribution_At() {
 	// false
 }
 
-func ExampleParseMethod() {
-	m, err := llmmetrics.ParseMethod("linear")
+func ExampleMethod_UnmarshalText() {
+	var m llmmetrics.Method
+	err := m.UnmarshalText([]byte("linear"))
 	fmt.Println(m, err)
 	// Output: linear <nil>
 }
@@ -231,8 +233,9 @@ func ExampleMustPercentile() {
 	// Output: p99.9
 }
 
-func ExampleParsePercentile() {
-	p, err := llmmetrics.ParsePercentile("p99.99")
+func ExamplePercentile_UnmarshalText() {
+	var p llmmetrics.Percentile
+	err := p.UnmarshalText([]byte("p99.99"))
 	fmt.Println(p.Float(), p.Key(), err)
 	// Output: 99.99 p99.99 <nil>
 }
@@ -366,7 +369,7 @@ func ExampleRun_Summarize() {
 	// Output:
 	// true
 	// true
-	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Unfinished:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0}}
+	// {Offered:2 OK:1 ZeroToken:0 Failed:0 Rejected:1 Warmup:0 Preflight:0 Unfinished:0 Errors:0 Timeouts:0 Cancelled:0 OneToken:0 Uncounted:{NoUsage:0 ZeroUsage:0 BelowChunks:0} Unstreamed:0}
 }
 
 func ExampleRun_Err() {
@@ -704,6 +707,19 @@ func ExampleUncounted_Total() {
 	u := s.Requests.Uncounted
 	fmt.Println(s.Requests.OK, u.Total(), u.NoUsage, u.BelowChunks, s.TTFT.N)
 	// Output: 3 2 1 1 3
+}
+
+func ExampleThroughput_LowerBound() {
+	// Of two ok requests over one second, one reported no usage: the 10
+	// tokens of the other are a lower bound of what the server sent.
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: 100 * time.Millisecond, LastText: time.Second, CompletionTokens: 10},
+		{ID: "b", Sent: 0, FirstText: 100 * time.Millisecond, LastText: 900 * time.Millisecond, NoUsage: true},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	t := s.Throughput
+	fmt.Println(t.LowerBound(), t.CountedRequests, t.Requests, t.OutputTokensPerSecond)
+	// Output: true 1 2 10
 }
 
 func ExampleSamples() {

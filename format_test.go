@@ -8,6 +8,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -263,9 +264,9 @@ func TestFormatMillis(t *testing.T) {
 		0: "0", 1: "0.000001", ms(36.25): "36.25", -ms(1.5): "-1.5", 265 * time.Millisecond: "265",
 		time.Duration(1<<63 - 1): "9223372036854.775807",
 	} {
-		assert.Equal(t, want, formatMillis(d))
+		assert.Equal(t, want, decimal.FormatMillis(int64(d)))
 		if d < 1<<53 { // beyond 2⁵³ ns a float64 cannot hold every nanosecond
-			back, err := parseMillis(want)
+			back, err := parseMillis([]byte(want))
 			require.NoError(t, err)
 			assert.Equal(t, d, back, want)
 		}

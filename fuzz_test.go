@@ -164,7 +164,10 @@ func FuzzRecord(f *testing.F) {
 		}
 		ttft, _ := r.TTFT()
 		e2e, _ := r.E2E()
-		if ttft > e2e || s.TTFT.Max != ttft {
+		if r.unstreamed() != (s.TTFT == nil) {
+			t.Fatalf("unstreamed %v, TTFT %v", r.unstreamed(), s.TTFT)
+		}
+		if ttft > e2e || s.TTFT != nil && s.TTFT.Max != ttft {
 			t.Fatalf("TTFT %v, E2E %v", ttft, e2e)
 		}
 		if gaps, err := r.AppendGaps(nil); err == nil {
@@ -186,14 +189,14 @@ func FuzzPercentile(f *testing.F) {
 		f.Add(s, int64(5), int64(-3), int64(1<<40))
 	}
 	f.Fuzz(func(t *testing.T, s string, a, b, c int64) {
-		p, err := ParsePercentile(s)
+		p, err := parsePercentile(s)
 		if err != nil {
 			return
 		}
 		if p.Float() < 0 || p.Float() > 100 {
 			t.Fatalf("%q parsed to %v", s, p)
 		}
-		if q, err := ParsePercentile(p.String()); err != nil || q != p {
+		if q, err := parsePercentile(p.String()); err != nil || q != p {
 			t.Fatalf("%q → %v does not parse back", s, p)
 		}
 		if !strings.HasPrefix(p.Key(), "p") {
@@ -201,7 +204,7 @@ func FuzzPercentile(f *testing.F) {
 		}
 		xs := []time.Duration{time.Duration(a), time.Duration(b), time.Duration(c)}
 		for _, m := range []Method{NearestRank, Linear} {
-			v, err := Percentiles(xs, m, p)
+			v, err := percentilesOf(xs, m, p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -283,10 +283,10 @@ func TestRunSummarizeCountsUnlisted(t *testing.T) {
 }
 
 func TestParseMillisRange(t *testing.T) {
-	_, err := parseMillis("1e308")
+	_, err := parseMillis([]byte("1e308"))
 	assert.ErrorIs(t, err, ErrOutOfRange)
-	_, err = parseMillis(fmt.Sprint(math.MaxInt64))
+	_, err = parseMillis([]byte(fmt.Sprint(math.MaxInt64)))
 	assert.ErrorIs(t, err, ErrOutOfRange)
-	_, err = parseCount("2147483648")
+	_, err = parseCount([]byte("2147483648"))
 	assert.ErrorIs(t, err, ErrOutOfRange)
 }

@@ -2,7 +2,6 @@ package llmmetrics
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/exact"
@@ -69,34 +68,6 @@ func appendGaps(dst []time.Duration, r *Record) []time.Duration {
 	return dst
 }
 
-// gapStats returns the smallest and largest gap of chunks, which must hold
-// at least two arrivals, and adds the square of each gap to sq: one pass
-// for the pooled gaps' range and spread. The squares are summed in one
-// machine word, which is exact when no sum can pass 2⁶⁴ (every gap below
-// 2³² ns, about 4 s, and their count times the largest square below 2⁶⁴);
-// otherwise they are summed again in 192 bits.
-func gapStats(chunks []time.Duration, sq *exact.Sum192) (lo, hi time.Duration) {
-	lo = chunks[1] - chunks[0]
-	hi = lo
-	var w uint64
-	for i := 1; i < len(chunks); i++ {
-		g := chunks[i] - chunks[i-1]
-		lo = min(lo, g)
-		hi = max(hi, g)
-		w += uint64(g) * uint64(g)
-	}
-	if h := uint64(hi); lo >= 0 && h < 1<<32 {
-		if over, _ := bits.Mul64(h*h, uint64(len(chunks)-1)); over == 0 {
-			sq.AddWord(w)
-			return lo, hi
-		}
-	}
-	for i := 1; i < len(chunks); i++ {
-		sq.AddSquare(chunks[i] - chunks[i-1])
-	}
-	return lo, hi
-}
-
 // MaxGap returns the request's largest gap between text-bearing chunks, its
 // worst stall, which a mean TPOT hides. It returns ErrNoChunks for a record
 // without chunk arrivals and ErrNoSamples for one with a single chunk.
@@ -113,7 +84,7 @@ func (r *Record) MaxGap() (time.Duration, error) {
 // maxGap assumes at least two chunks.
 func maxGap(r *Record) time.Duration {
 	var sq exact.Sum192
-	_, hi := gapStats(r.Chunks, &sq)
+	_, hi := exact.Gaps(r.Chunks, &sq)
 	return hi
 }
 

@@ -1,85 +1,19 @@
 package llmmetrics
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
-	"github.com/llmmetrics/llmmetrics/internal/hugepage"
+	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
-// The JSONL format holds one request per line as a JSON object. Times are
-// integers of nanoseconds, with the unit in each key:
-//
-//	{"id":"r1","status":"ok","sent_ns":0,
-//	 "chunk_arrivals_ns":[120000000,155000000,192000000,228000000,265000000],
-//	 "chunk_tokens":[1,1,1,1,1],
-//	 "prompt_tokens":512,"completion_tokens":5,"max_tokens":5}
-//
-// Keys (all optional except as noted):
-//
-//	id                  the request's id
-//	status              ok, error, timeout or cancelled; ok when absent
-//	message             a failed request's error text
-//	sent_ns             send time, from the run's epoch; 0 when absent
-//	first_text_ns       first text-bearing chunk, from sent_ns
-//	last_text_ns        last text-bearing chunk, from sent_ns
-//	chunk_arrivals_ns   every text-bearing chunk, from sent_ns, in order
-//	chunk_tokens        tokens carried by each chunk, where the server says
-//	prompt_tokens       prompt tokens from usage; absent (0) when unknown
-//	completion_tokens   output tokens n from usage; absent when the server
-//	                    reported none (Record.NoUsage: n unknown, never 0),
-//	                    and in a failed record when no count came
-//	max_tokens          the requested max_tokens
-//	warmup              true for a request sent during the warm-up
-//	preflight           true for a request sent before the load to check
-//	                    the endpoint or size the prompts (Record.Preflight;
-//	                    it implies warmup)
-//	scheduled_ns        when the request was due, from the run's epoch (open loop)
-//	wait_ns             the client's own wait before the request was written
-//	first_answer_ns     the first non-reasoning text chunk, from sent_ns
-//	reasoning_tokens    reasoning tokens among the completion tokens, from usage
-//
-// A load generator may write a first line describing the run,
-// {"llmmetrics_run": {...}} (see RunHeader), and a last line saying how it
-// ended, {"llmmetrics_end": {...}} (see RunEnd); the reader keeps them in
-// Run.Header and Run.End. The end line is the file's last: a line after
-// it (blank lines aside) is an error, in strict and lenient mode alike.
-//
-// A last line without a newline that is the unfinished beginning of a JSON
-// object (the writer was killed mid-write, or its disk filled) is not read
-// as a record nor as an error: Run.Cut says where the input ends, and the
-// summary's Completeness says TRUNCATED, in strict and lenient mode alike.
-// Any other malformed line, the last one included, stays an error.
-//
-// An ok record with n ≥ 1, or without completion_tokens, needs
-// chunk_arrivals_ns, or first_text_ns and last_text_ns. Unknown keys are an error, so a misspelt key is never
-// silently ignored.
-type jsonRecord struct {
-	ID               string  `json:"id"`
-	Status           string  `json:"status,omitempty"`
-	Message          string  `json:"message,omitempty"`
-	SentNS           int64   `json:"sent_ns"`
-	FirstTextNS      *int64  `json:"first_text_ns,omitempty"`
-	LastTextNS       *int64  `json:"last_text_ns,omitempty"`
-	ChunkArrivalsNS  []int64 `json:"chunk_arrivals_ns,omitempty"`
-	ChunkTokens      []int32 `json:"chunk_tokens,omitempty"`
-	PromptTokens     int     `json:"prompt_tokens,omitempty"`
-	CompletionTokens *int    `json:"completion_tokens,omitempty"`
-	MaxTokens        int     `json:"max_tokens,omitempty"`
-	Warmup           bool    `json:"warmup,omitempty"`
-	Preflight        bool    `json:"preflight,omitempty"`
-	ScheduledNS      *int64  `json:"scheduled_ns,omitempty"`
-	WaitNS           *int64  `json:"wait_ns,omitempty"`
-	FirstAnswerNS    *int64  `json:"first_answer_ns,omitempty"`
-	ReasoningTokens  *int    `json:"reasoning_tokens,omitempty"`
-}
+// The JSONL format holds one request per line as a JSON object, its keys
+// those the README lists; internal/jsonline reads and writes a line (its
+// package documentation states every key and rule).
 
 // maxLine bounds one JSONL line or CSV row, so that a file with no newline
 // cannot take all memory. It is a variable so that tests can lower it.
@@ -97,7 +31,13 @@ func ReadJSONL(r io.Reader) (*Run, error) { return ReadOptions{}.ReadJSONL(r) }
 func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	lines, commas := o.counts(r)
 	dst := newRows(1, lines)
-	room := newArrivalRoom(lines, commas)
+	// Room for the chunk arrivals of every block: a block takes its
+	// commas and one, at most the room's length together, the same memory
+	// the blocks' own arenas would take.
+	var room *blocks.Room[time.Duration]
+	if lines > 0 && commas >= 0 {
+		room = blocks.NewRoom[time.Duration](lines + commas)
+	}
 	next, stop := parseBlocks(r, 1, nil, dst, func(b block) parsedBlock { return parseJSONLBlock(b, room) })
 	defer stop()
 	run := &Run{}
@@ -162,13 +102,13 @@ func afterEnd(line, end int) error {
 
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk
 // arrivals in one arena, taken from room when it has enough.
-func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
+func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
 	pb := parsedBlock{err: b.Err}
 	// One arena for the block, sized by its commas: at least one a number
 	// in the arrays, so that one slab usually holds them all.
-	arena := room.take(bytes.Count(b.Data, []byte{','}) + 1)
+	arena := room.Take(bytes.Count(b.Data, []byte{','}) + 1)
 	pb.recs, pb.lines = b.slots(b.Lines())
-	p := &lineParser{arena: &arena}
+	p := &jsonline.Parser{Status: parseStatus, Arena: &arena}
 	open := openLine(&b)
 	pb.lastLine = blocks.Lines(b.Data, b.FirstLine, func(t []byte, line, lead int) {
 		if line == open {
@@ -181,8 +121,7 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 			pb.items = append(pb.items, lineItem{line: line, header: t})
 			return
 		}
-		*p = lineParser{b: t, arena: &arena}
-		rec, rerr := p.object()
+		rec, rerr := record(p.Parse(t))
 		if rerr != nil {
 			rerr.ID, rerr.Line = rec.ID, line
 			if rerr.Column > 0 {
@@ -196,40 +135,6 @@ func parseJSONLBlock(b block, room *arrivalRoom) parsedBlock {
 	return pb
 }
 
-// An arrivalRoom is memory for every chunk arrival of a file, made at once
-// in huge pages when the file's commas were counted, from which each block
-// takes the arena its records' arrivals go into, in whatever order the
-// blocks are parsed. A block's own arena (as a reader of a stream makes)
-// would be far less than a huge page: its memory would be asked of the
-// system 4 KiB at a time, and the first touch of 200 MB of arrivals took a
-// sixth of a large file's reading so.
-type arrivalRoom struct {
-	buf  []time.Duration
-	used atomic.Int64
-}
-
-// newArrivalRoom returns room for the arrivals of a file of the given
-// numbers of lines and commas, or nil when they are unknown. Every block
-// takes its commas and one, at most the room's length together: the same
-// memory the blocks' own arenas would take.
-func newArrivalRoom(lines, commas int) *arrivalRoom {
-	if lines <= 0 || commas < 0 {
-		return nil
-	}
-	return &arrivalRoom{buf: hugepage.Make[time.Duration](lines+commas, lines+commas)}
-}
-
-// take returns an empty arena with room for n arrivals: from the room
-// while it lasts, or else of its own. r may be nil.
-func (r *arrivalRoom) take(n int) []time.Duration {
-	if r != nil {
-		if end := r.used.Add(int64(n)); end <= int64(len(r.buf)) {
-			return r.buf[end-int64(n) : end-int64(n) : end]
-		}
-	}
-	return hugepage.Make[time.Duration](0, n)
-}
-
 // WriteJSONL writes records in the JSONL format, one object a line. Reading
 // the output back with ReadJSONL gives equal records (a preflight record
 // reads back with Warmup set, as it is always written). A count that is
@@ -237,62 +142,28 @@ func (r *arrivalRoom) take(n int) []time.Duration {
 // record without usage (NoUsage) or of a failed record that got none, and
 // prompt_tokens of 0.
 func WriteJSONL(w io.Writer, recs []Record) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	jw := jsonline.NewWriter(w)
 	for i := range recs {
 		r := &recs[i]
 		n := r.CompletionTokens
-		jr := jsonRecord{
-			ID:               r.ID,
-			Status:           r.Status.String(),
-			Message:          r.Message,
-			SentNS:           int64(r.Sent),
-			ChunkTokens:      r.ChunkTokens,
-			PromptTokens:     r.PromptTokens,
-			CompletionTokens: &n,
-			MaxTokens:        r.MaxTokens,
-		}
-		if r.NoUsage || r.Status != StatusOK && n == 0 {
-			// No count: an ok record's reads back as NoUsage, a failed
-			// record's as no count (a failed request rarely gets usage,
-			// and an unknown count is never written as 0).
-			jr.CompletionTokens = nil
-		}
-		if len(r.Chunks) > 0 {
-			jr.ChunkArrivalsNS = make([]int64, len(r.Chunks))
-			for k, c := range r.Chunks {
-				jr.ChunkArrivalsNS[k] = int64(c)
-			}
-		}
 		// The text times are written when they hold something the chunks
 		// do not say, so that a round trip gives equal records.
 		needed := len(r.Chunks) == 0 && r.Status == StatusOK && (n > 0 || r.NoUsage)
-		if first := int64(r.FirstText); first != 0 || needed {
-			jr.FirstTextNS = &first
+		l := jsonline.Line{
+			ID: r.ID, Message: r.Message, Sent: r.Sent, Chunks: r.Chunks, ChunkTokens: r.ChunkTokens,
+			First: r.FirstText, HasFirst: r.FirstText != 0 || needed, Last: r.LastText, HasLast: r.LastText != 0 || needed,
+			Prompt: r.PromptTokens, MaxTokens: r.MaxTokens, Warmup: r.Warmup || r.Preflight, Preflight: r.Preflight,
+			// No count: an ok record's reads back as NoUsage, a failed
+			// record's as no count (a failed request rarely gets usage, and
+			// an unknown count is never written as 0).
+			Completion: n, HasCompletion: !r.NoUsage && (r.Status == StatusOK || n != 0),
 		}
-		if last := int64(r.LastText); last != 0 || needed {
-			jr.LastTextNS = &last
+		if r.Client != nil {
+			l.HasClient, l.Client = true, jsonline.Client(*r.Client)
 		}
-		jr.Warmup, jr.Preflight = r.Warmup || r.Preflight, r.Preflight
-		if c := r.Client; c != nil {
-			wait := int64(c.Wait)
-			jr.WaitNS = &wait
-			if c.HasSchedule {
-				at := int64(c.Scheduled)
-				jr.ScheduledNS = &at
-			}
-			if c.HasAnswer {
-				at := int64(c.FirstAnswer)
-				jr.FirstAnswerNS = &at
-			}
-			if c.HasReasoning {
-				n := c.ReasoningTokens
-				jr.ReasoningTokens = &n
-			}
-		}
-		if err := enc.Encode(&jr); err != nil {
+		if err := jw.Write(&l, r.Status.String()); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	return jw.Flush()
 }

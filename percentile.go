@@ -40,14 +40,15 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// ParseMethod parses a method name as written by String.
-func ParseMethod(name string) (Method, error) {
+// UnmarshalText sets m to the method named text, as String writes it.
+func (m *Method) UnmarshalText(text []byte) error {
 	for i, n := range methodNames {
-		if n == name {
-			return Method(i), nil
+		if n == string(text) {
+			*m = Method(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("%w: %q (want nearest-rank or linear)", ErrMethod, name)
+	return fmt.Errorf("%w: %q (want nearest-rank or linear)", ErrMethod, text)
 }
 
 func (m Method) valid() error {
@@ -89,7 +90,7 @@ func NewPercentile(p float64) (Percentile, error) {
 	if math.IsNaN(p) || math.IsInf(p, 0) {
 		return Percentile{}, fmt.Errorf("%w: %v", ErrPercentile, p)
 	}
-	return ParsePercentile(strconv.FormatFloat(p, 'f', -1, 64))
+	return parsePercentile(strconv.FormatFloat(p, 'f', -1, 64))
 }
 
 // MustPercentile is like NewPercentile but panics on a bad value. It is meant
@@ -102,9 +103,18 @@ func MustPercentile(p float64) Percentile {
 	return q
 }
 
-// ParsePercentile parses a decimal percentile such as "99" or "99.9", with an
-// optional leading "p". It returns ErrPercentile for anything else.
-func ParsePercentile(s string) (Percentile, error) {
+// UnmarshalText sets p to the decimal percentile text, such as "99" or
+// "99.9", with an optional leading "p". It returns ErrPercentile for
+// anything else, and leaves p as it was.
+func (p *Percentile) UnmarshalText(text []byte) error {
+	q, err := parsePercentile(string(text))
+	if err == nil {
+		*p = q
+	}
+	return err
+}
+
+func parsePercentile(s string) (Percentile, error) {
 	bad := func() (Percentile, error) {
 		return Percentile{}, fmt.Errorf("%w: %q (want a decimal in [0, 100] with at most %d places)", ErrPercentile, s, percentDecimals)
 	}
@@ -132,7 +142,7 @@ func ParsePercentile(s string) (Percentile, error) {
 func ParsePercentiles(list string) ([]Percentile, error) {
 	var ps []Percentile
 	for _, f := range strings.Split(list, ",") {
-		p, err := ParsePercentile(strings.TrimSpace(f))
+		p, err := parsePercentile(strings.TrimSpace(f))
 		if err != nil {
 			return nil, err
 		}
@@ -190,18 +200,6 @@ func interpolate(a, b time.Duration, num uint64) time.Duration {
 		q++
 	}
 	return a + time.Duration(q)
-}
-
-// Percentiles returns the values of xs at each percentile, by method m. The
-// caller's slice is not modified. It returns ErrNoSamples for an empty xs.
-func Percentiles(xs []time.Duration, m Method, ps ...Percentile) ([]time.Duration, error) {
-	if err := m.valid(); err != nil {
-		return nil, err
-	}
-	if len(xs) == 0 {
-		return nil, ErrNoSamples
-	}
-	return percentiles(flat(xs), slices.Min(xs), slices.Max(xs), m, ps), nil
 }
 
 // A sample holds the values a distribution is taken over without copying

@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -51,7 +52,7 @@ func TestPercentileVectors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Percentiles(c.xs, c.m, ps...)
+			got, err := percentilesOf(c.xs, c.m, ps...)
 			require.NoError(t, err)
 			// In milliseconds every expected value is a whole number of
 			// nanoseconds, so the comparison is exact.
@@ -65,7 +66,7 @@ func TestPercentileVectors(t *testing.T) {
 func TestNearestRankPublished(t *testing.T) {
 	check := func(xs []float64, p float64, want float64) {
 		t.Helper()
-		got, err := Percentiles(durations(xs...), NearestRank, MustPercentile(p))
+		got, err := percentilesOf(durations(xs...), NearestRank, MustPercentile(p))
 		require.NoError(t, err)
 		assert.Equal(t, ms(want), got[0], "p%v of %v", p, xs)
 	}
@@ -81,7 +82,7 @@ func TestNearestRankPublished(t *testing.T) {
 	check(a, 75, 15)
 	check([]float64{3, 6, 7, 8, 8, 9, 10, 13, 15, 16, 20}, 50, 9)
 	// Type 7, the 40th percentile of {15,20,35,40,50} is 29 (Wikipedia/NIST, C = 1).
-	got, err := Percentiles(durations(s...), Linear, MustPercentile(40))
+	got, err := percentilesOf(durations(s...), Linear, MustPercentile(40))
 	require.NoError(t, err)
 	assert.Equal(t, ms(29), got[0])
 }
@@ -99,7 +100,7 @@ func TestNearestRankExact(t *testing.T) {
 		for i := range xs {
 			xs[i] = time.Duration(c.n - i) // reversed 1..n, so value = rank
 		}
-		got, err := Percentiles(xs, NearestRank, MustPercentile(c.p))
+		got, err := percentilesOf(xs, NearestRank, MustPercentile(c.p))
 		require.NoError(t, err)
 		assert.Equal(t, time.Duration(c.rank), got[0], "n=%d p=%v", c.n, c.p)
 	}
@@ -112,53 +113,53 @@ func TestSeedRanksOfThousand(t *testing.T) {
 	for i := range xs {
 		xs[(i*7919)%1000] = ms(float64(i + 1)) // a permutation of 1..1000 ms
 	}
-	got, err := Percentiles(xs, NearestRank, pcts(50, 99)...)
+	got, err := percentilesOf(xs, NearestRank, pcts(50, 99)...)
 	require.NoError(t, err)
 	assert.Equal(t, durations(500, 990), got)
 	// Type 7 for comparison: h = 999·0.5 = 499.5 → 500.5; h = 999·0.99 = 989.01 → 990.01.
-	got, err = Percentiles(xs, Linear, pcts(50, 99)...)
+	got, err = percentilesOf(xs, Linear, pcts(50, 99)...)
 	require.NoError(t, err)
 	assert.Equal(t, durations(500.5, 990.01), got)
 }
 
 func TestPercentileEdges(t *testing.T) {
-	_, err := Percentiles(nil, NearestRank, MustPercentile(50))
+	_, err := percentilesOf(nil, NearestRank, MustPercentile(50))
 	assert.ErrorIs(t, err, ErrNoSamples)
 	_, err = Describe([]time.Duration{}, Linear, MustPercentile(50))
 	assert.ErrorIs(t, err, ErrNoSamples)
-	_, err = Percentiles(durations(1), Method(9), MustPercentile(50))
+	_, err = percentilesOf(durations(1), Method(9), MustPercentile(50))
 	assert.ErrorIs(t, err, ErrMethod)
 
 	one := durations(7)
 	for _, m := range []Method{NearestRank, Linear} {
-		got, err := Percentiles(one, m, pcts(0, 50, 100)...)
+		got, err := percentilesOf(one, m, pcts(0, 50, 100)...)
 		require.NoError(t, err)
 		assert.Equal(t, durations(7, 7, 7), got, "one sample, %v", m)
 	}
 	two := durations(10, 20)
-	got, err := Percentiles(two, NearestRank, pcts(0, 50, 50.000001, 100)...)
+	got, err := percentilesOf(two, NearestRank, pcts(0, 50, 50.000001, 100)...)
 	require.NoError(t, err)
 	assert.Equal(t, durations(10, 10, 20, 20), got) // ⌈0.5·2⌉ = 1; ⌈1.00000002⌉ = 2
-	got, err = Percentiles(two, Linear, pcts(0, 25, 50, 100)...)
+	got, err = percentilesOf(two, Linear, pcts(0, 25, 50, 100)...)
 	require.NoError(t, err)
 	assert.Equal(t, durations(10, 12.5, 15, 20), got)
 	ties := durations(5, 5, 5, 5)
-	got, err = Percentiles(ties, Linear, pcts(0, 33.3, 99.9)...)
+	got, err = percentilesOf(ties, Linear, pcts(0, 33.3, 99.9)...)
 	require.NoError(t, err)
 	assert.Equal(t, durations(5, 5, 5), got)
 }
 
-func TestParsePercentile(t *testing.T) {
+func TestPercentileUnmarshalText(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want string
 	}{{"50", "p50"}, {"99.9", "p99.9"}, {"p99.99", "p99.99"}, {"0", "p0"}, {"100", "p100"}, {"100.000000", "p100"}, {"7.250", "p7.25"}} {
-		p, err := ParsePercentile(c.in)
+		p, err := parsePercentile(c.in)
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.want, p.Key())
 	}
 	for _, bad := range []string{"", "-1", "100.5", "101", "1e2", "NaN", "50.", ".5", "5,0", "1.0000001", " 50", "0x10"} {
-		_, err := ParsePercentile(bad)
+		_, err := parsePercentile(bad)
 		assert.ErrorIs(t, err, ErrPercentile, "%q", bad)
 	}
 	for _, bad := range []float64{-0.5, 100.01, nan(), inf()} {
@@ -173,7 +174,7 @@ func TestParsePercentile(t *testing.T) {
 func TestPercentilesDoNotMutate(t *testing.T) {
 	xs := durations(9, 1, 8, 2, 7, 3)
 	orig := slices.Clone(xs)
-	_, err := Percentiles(xs, Linear, pcts(10, 50, 90)...)
+	_, err := percentilesOf(xs, Linear, pcts(10, 50, 90)...)
 	require.NoError(t, err)
 	_, err = Describe(xs, NearestRank, pcts(50)...)
 	require.NoError(t, err)
@@ -233,7 +234,7 @@ func TestPercentileProperties(t *testing.T) {
 		m := rapid.SampledFrom([]Method{NearestRank, Linear}).Draw(t, "m")
 		orig := slices.Clone(xs)
 
-		got, err := Percentiles(xs, m, ps...)
+		got, err := percentilesOf(xs, m, ps...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,12 +260,12 @@ func TestPercentileProperties(t *testing.T) {
 		}
 		shuffled := slices.Clone(xs)
 		rapid.Permutation(shuffled).Draw(t, "perm")
-		again, _ := Percentiles(shuffled, m, ps...)
+		again, _ := percentilesOf(shuffled, m, ps...)
 		if !slices.Equal(got, again) {
 			t.Fatal("not permutation-invariant")
 		}
 		if m == NearestRank {
-			doubled, _ := Percentiles(append(slices.Clone(xs), xs...), m, ps...)
+			doubled, _ := percentilesOf(append(slices.Clone(xs), xs...), m, ps...)
 			if !slices.Equal(got, doubled) {
 				t.Fatal("nearest-rank changed when the sample was duplicated")
 			}
@@ -274,11 +275,13 @@ func TestPercentileProperties(t *testing.T) {
 
 func TestMethodNames(t *testing.T) {
 	for _, m := range []Method{NearestRank, Linear} {
-		back, err := ParseMethod(m.String())
-		require.NoError(t, err)
+		var back Method
+		require.NoError(t, back.UnmarshalText([]byte(m.String())))
 		assert.Equal(t, m, back)
 	}
-	_, err := ParseMethod("type7")
+	back := Linear
+	err := back.UnmarshalText([]byte("type7"))
+	assert.Equal(t, Linear, back, "a bad name leaves the method as it was")
 	assert.True(t, errors.Is(err, ErrMethod))
 }
 
@@ -307,7 +310,7 @@ func TestSelectLarge(t *testing.T) {
 			sorted := slices.Clone(xs)
 			slices.Sort(sorted)
 			for _, m := range []Method{NearestRank, Linear} {
-				got, err := Percentiles(xs, m, ps...)
+				got, err := percentilesOf(xs, m, ps...)
 				require.NoError(t, err)
 				for i, p := range ps {
 					require.Equal(t, fromSorted(sorted, m, p), got[i], "n=%d %s %v %v", n, shape, m, p)
@@ -326,4 +329,35 @@ func fromSorted(s []time.Duration, m Method, p Percentile) time.Duration {
 		return s[lo]
 	}
 	return interpolate(s[lo], s[lo+1], num)
+}
+
+// percentilesOf returns the values of xs at each percentile, by method m,
+// as Describe's points give them.
+func percentilesOf(xs []time.Duration, m Method, ps ...Percentile) ([]time.Duration, error) {
+	d, err := Describe(xs, m, ps...)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]time.Duration, len(d.Points))
+	for i, pt := range d.Points {
+		vals[i] = pt.Value
+	}
+	return vals, nil
+}
+
+// BenchmarkPercentiles measures the selection alone on one flat sample.
+func BenchmarkPercentiles(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{1_000_000, 10_000_000} {
+		xs := make([]time.Duration, n)
+		for i := range xs {
+			xs[i] = 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
+		}
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				percentiles(flat(xs), slices.Min(xs), slices.Max(xs), NearestRank, DefaultPercentiles)
+			}
+		})
+	}
 }

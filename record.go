@@ -47,18 +47,14 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
 
-// ParseStatus parses a status name as written by String. The empty string is
-// StatusOK.
-func ParseStatus(name string) (Status, error) {
-	if name == "" {
-		return StatusOK, nil
+// UnmarshalText sets s to the status named text, as String writes it. The
+// empty text is StatusOK.
+func (s *Status) UnmarshalText(text []byte) error {
+	st, err := parseStatusBytes(text)
+	if err == nil {
+		*s = st
 	}
-	for i, n := range statusNames {
-		if n == name {
-			return Status(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: %q (want ok, error, timeout or cancelled)", ErrBadStatus, name)
+	return err
 }
 
 // A Record is one request as a client observed it.

@@ -33,31 +33,9 @@ type (
 // with no data are left out and explained under "absent".
 func (s *Summary) MarshalJSON() ([]byte, error) {
 	a := s.Requests
-	req := object{
-		{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
-		{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
-		{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
-	}
-	if a.Preflight > 0 {
-		// Written only when there are some, as no_count: a category of its
-		// own, so that offered is the sum of ok, zero_token, failed,
-		// rejected, warmup and preflight.
-		req = append(req, field{"preflight", a.Preflight})
-	}
-	if a.Unfinished > 0 {
-		// Written only when there are some, as preflight.
-		req = append(req, field{"unfinished", a.Unfinished})
-	}
-	if u := a.Uncounted; u.Total() > 0 {
-		// Written only when there are some, so that the output of a run
-		// whose every request was counted is as it was.
-		req = append(req, field{"no_count", object{
-			{"total", u.Total()}, {"no_usage", u.NoUsage}, {"zero_usage", u.ZeroUsage}, {"below_chunks", u.BelowChunks},
-		}})
-	}
 	o := object{
 		{"percentile_method", s.Method.String()},
-		{"requests", req},
+		{"requests", requestsObject(a)},
 	}
 	for _, m := range catalogue {
 		if d := m.Distribution(s); d != nil && !m.Client {
@@ -65,63 +43,14 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		}
 	}
 	if c := s.Client; c != nil {
-		co := object{}
-		for _, d := range []struct {
-			key string
-			d   *Distribution
-		}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
-			if d.d != nil {
-				co = append(co, field{d.key, distObject(d.d, nil)})
-			}
-		}
-		for _, m := range catalogue {
-			if d := m.Distribution(s); d != nil && m.Client {
-				co = append(co, field{m.jsonKey(), distObject(d, nil)})
-			}
-		}
-		co = append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
-		o = append(o, field{"client", co})
+		o = append(o, field{"client", s.clientObject(c)})
 	}
 	if t := s.Throughput; t != nil {
-		th := object{
-			{"window_s", t.Window.Length.Seconds()},
-			{"window_declared", t.Window.Declared},
-			{"output_tokens_per_s", float64(t.OutputTokensPerSecond)},
-		}
-		if t.PromptTokens > 0 { // otherwise absent, and said so under "absent"
-			th = append(th, field{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)})
-		}
-		th = append(th, object{
-			{"requests_per_s", float64(t.RequestsPerSecond)},
-			{"output_tokens", t.OutputTokens},
-			{"prompt_tokens", t.PromptTokens},
-			{"requests", t.Requests},
-		}...)
-		o = append(o, field{"throughput", th})
+		_, noOutput := s.Absent["output_tokens_per_s"]
+		o = append(o, field{"throughput", throughputObject(t, noOutput)})
 	}
 	if g := s.Goodput; g != nil {
-		slo, failed := object{}, object{}
-		for i, l := range g.SLO.limits() {
-			if l.limit > 0 {
-				slo = append(slo, field{l.name + "_ms", millis(l.limit)})
-			}
-			failed = append(failed, field{l.name, g.failed()[i]})
-		}
-		cmp := "inclusive"
-		if g.SLO.Strict {
-			cmp = "strict"
-		}
-		slo = append(slo, field{"comparison", cmp})
-		gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
-		if g.WindowErr == nil {
-			gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
-		}
-		gp = append(gp,
-			field{"slo", slo},
-			field{"tpot_not_applicable", g.TPOTNotApplicable},
-			field{"failed_limit", failed},
-		)
-		o = append(o, field{"goodput", gp})
+		o = append(o, field{"goodput", goodputObject(g)})
 	}
 	if len(s.Rejected) > 0 {
 		rej := make([]object, len(s.Rejected))
@@ -149,29 +78,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"warmup_cut", object{{"steady", c.Steady}, {"start_ms", millis(c.Start)}, {"reason", c.Reason}}})
 	}
 	if c := s.Completeness; c != nil {
-		// A count the file does not give is left out, with its reason
-		// under "absent", never written as 0.
-		co := object{{"state", c.State}}
-		if c.By != "" {
-			co = append(co, field{"by", c.By})
-		}
-		if _, gone := c.Absent["planned"]; !gone && c.Planned > 0 {
-			co = append(co, field{"planned", c.Planned})
-		}
-		if _, gone := c.Absent["written"]; !gone {
-			co = append(co, field{"written", c.Written})
-		}
-		co = append(co, field{"read", c.Read})
-		if c.Reason != "" {
-			co = append(co, field{"reason", c.Reason})
-		}
-		if len(c.Absent) > 0 {
-			co = append(co, field{"absent", c.Absent})
-		}
-		if cut := c.Cut; cut != nil {
-			co = append(co, field{"cut", object{{"line", cut.Line}, {"bytes", cut.Bytes}, {"of", cut.Of}, {"after", cut.After}}})
-		}
-		o = append(o, field{"completeness", co})
+		o = append(o, field{"completeness", completenessObject(c)})
 	}
 	if s.Header != nil {
 		o = append(o, field{"run", s.Header})
@@ -179,6 +86,136 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		o = append(o, field{"environment", "not recorded (the records carry no run header)"})
 	}
 	return json.Marshal(o)
+}
+
+// requestsObject is the accounting in JSON.
+func requestsObject(a Accounting) object {
+	req := object{
+		{"offered", a.Offered}, {"ok", a.OK}, {"failed", a.Failed}, {"zero_token", a.ZeroToken},
+		{"one_token", a.OneToken}, {"rejected", a.Rejected}, {"warmup", a.Warmup},
+		{"errors", a.Errors}, {"timeouts", a.Timeouts}, {"cancelled", a.Cancelled},
+	}
+	if a.Preflight > 0 {
+		// Written only when there are some, as no_count: a category of its
+		// own, so that offered is the sum of ok, zero_token, failed,
+		// rejected, warmup and preflight.
+		req = append(req, field{"preflight", a.Preflight})
+	}
+	if a.Unfinished > 0 {
+		// Written only when there are some, as preflight.
+		req = append(req, field{"unfinished", a.Unfinished})
+	}
+	if u := a.Uncounted; u.Total() > 0 {
+		// Written only when there are some, so that the output of a run
+		// whose every request was counted is as it was.
+		req = append(req, field{"no_count", object{
+			{"total", u.Total()}, {"no_usage", u.NoUsage}, {"zero_usage", u.ZeroUsage}, {"below_chunks", u.BelowChunks},
+		}})
+	}
+	if a.Unstreamed > 0 {
+		// Written only when there are some, as no_count.
+		req = append(req, field{"unstreamed", a.Unstreamed})
+	}
+	return req
+}
+
+// clientObject is the client-side distributions in JSON.
+func (s *Summary) clientObject(c *ClientStats) object {
+	co := object{}
+	for _, d := range []struct {
+		key string
+		d   *Distribution
+	}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
+		if d.d != nil {
+			co = append(co, field{d.key, distObject(d.d, nil)})
+		}
+	}
+	for _, m := range catalogue {
+		if d := m.Distribution(s); d != nil && m.Client {
+			co = append(co, field{m.jsonKey(), distObject(d, nil)})
+		}
+	}
+	return append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
+}
+
+// throughputObject is the throughput in JSON. An output rate no request
+// has a count for (noOutput) is left out with its tokens, and said so
+// under "absent"; one that leaves some out is marked a lower bound, with
+// the requests it counts.
+func throughputObject(t *Throughput, noOutput bool) object {
+	th := object{
+		{"window_s", t.Window.Length.Seconds()},
+		{"window_declared", t.Window.Declared},
+	}
+	if !noOutput {
+		th = append(th, field{"output_tokens_per_s", float64(t.OutputTokensPerSecond)})
+	}
+	if t.LowerBound() {
+		th = append(th, field{"output_tokens_lower_bound", true}, field{"output_tokens_requests", t.CountedRequests})
+	}
+	if t.PromptTokens > 0 { // otherwise absent, and said so under "absent"
+		th = append(th, field{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)})
+	}
+	th = append(th, field{"requests_per_s", float64(t.RequestsPerSecond)})
+	if !noOutput {
+		th = append(th, field{"output_tokens", t.OutputTokens})
+	}
+	return append(th, object{
+		{"prompt_tokens", t.PromptTokens},
+		{"requests", t.Requests},
+	}...)
+}
+
+// goodputObject is the goodput in JSON.
+func goodputObject(g *Goodput) object {
+	slo, failed := object{}, object{}
+	for i, l := range g.SLO.limits() {
+		if l.limit > 0 {
+			slo = append(slo, field{l.name + "_ms", millis(l.limit)})
+		}
+		failed = append(failed, field{l.name, g.failed()[i]})
+	}
+	cmp := "inclusive"
+	if g.SLO.Strict {
+		cmp = "strict"
+	}
+	slo = append(slo, field{"comparison", cmp})
+	gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
+	if g.WindowErr == nil {
+		gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
+	}
+	return append(gp,
+		field{"slo", slo},
+		field{"tpot_not_applicable", g.TPOTNotApplicable},
+		field{"failed_limit", failed},
+	)
+}
+
+// completenessObject is the completeness in JSON. A count the file does
+// not give is left out, with its reason under "absent", never written as
+// 0.
+func completenessObject(c *Completeness) object {
+	co := object{{"state", c.State}}
+	if c.By != "" {
+		co = append(co, field{"by", c.By})
+	}
+	if _, gone := c.Absent["planned"]; !gone && c.Planned > 0 {
+		co = append(co, field{"planned", c.Planned})
+	}
+	if _, gone := c.Absent["written"]; !gone {
+		co = append(co, field{"written", c.Written})
+	}
+	co = append(co, field{"read", c.Read})
+	if c.Reason != "" {
+		co = append(co, field{"reason", c.Reason})
+	}
+	if len(c.Absent) > 0 {
+		co = append(co, field{"absent", c.Absent})
+	}
+	if cut := c.Cut; cut != nil {
+		co = append(co, field{"cut", object{{"line", cut.Line}, {"bytes", cut.Bytes}, {"of", cut.Of}, {"after", cut.After}}})
+	}
+	return co
 }
 
 // namedLengths is a length distribution of a workload and its name.
@@ -287,13 +324,17 @@ func (s *Summary) jsonDetail(m Metric) object {
 			{"excluded_one_token", s.TPOT.Excluded},
 		}
 	case m.id == idITL && s.ITL != nil:
-		return object{
+		o := object{
 			{"weighting", m.Weighting},
 			{"basis", s.ITL.Basis.String()},
 			{"token_basis_requests", s.ITL.TokenBasis},
 			{"chunk_basis_requests", s.ITL.ChunkBasis},
-			{"no_chunk_requests", s.ITL.NoChunks},
 		}
+		if s.ITL.UnknownBasis > 0 {
+			// Written only when there are some, as no_count.
+			o = append(o, field{"unknown_basis_requests", s.ITL.UnknownBasis})
+		}
+		return append(o, field{"no_chunk_requests", s.ITL.NoChunks})
 	}
 	return nil
 }
@@ -332,25 +373,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	} else {
 		b.WriteString("environment: not recorded (the records carry no run header)\n\n")
 	}
-	fmt.Fprintf(&b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected", a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
-	switch {
-	case a.Warmup > 0 && a.Preflight > 0:
-		fmt.Fprintf(&b, " + %d warm-up + %d preflight (not measured)", a.Warmup, a.Preflight)
-	case a.Warmup > 0:
-		fmt.Fprintf(&b, " + %d warm-up (not measured)", a.Warmup)
-	case a.Preflight > 0:
-		fmt.Fprintf(&b, " + %d preflight (not measured)", a.Preflight)
-	}
-	if a.Unfinished > 0 {
-		fmt.Fprintf(&b, " + %d unfinished at the run's end (not measured, not failed)", a.Unfinished)
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
-		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
-	if u := a.Uncounted; u.Total() > 0 {
-		fmt.Fprintf(&b, "          no token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
-			u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks)
-	}
+	writeRequests(&b, a)
 	switch c := s.Warmup; {
 	case c == nil:
 	case !c.Steady && a.Warmup == 0:
@@ -362,140 +385,20 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if wl := s.Workload; wl != nil {
 		writeWorkload(&b, wl)
 	}
-
-	type row struct {
-		name string
-		d    *Distribution
-	}
-	var rows []row
-	for _, m := range catalogue {
-		if d := m.Distribution(s); d != nil && !m.Client {
-			label := m.Label
-			if m.id == idITL {
-				label += " (" + s.ITL.Basis.String() + " gaps)"
-			}
-			rows = append(rows, row{label, d})
-		}
-	}
-	if c := s.Client; c != nil {
-		for _, r := range []row{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
-			if r.d != nil {
-				rows = append(rows, r)
-			}
-		}
-		for _, m := range catalogue {
-			if d := m.Distribution(s); d != nil && m.Client {
-				rows = append(rows, row{m.Label, d})
-			}
-		}
-	}
-	if len(rows) == 0 {
-		// No table of nothing: one line says why.
-		why := "no measured request ended ok"
-		if a.measured() == 0 {
-			why = a.nothingMeasured()
-		}
-		fmt.Fprintf(&b, "latencies: none, %s\n", why)
-	} else {
-		// Names are left-aligned by padding them to one width; numbers
-		// are right-aligned by the tabwriter.
-		width := len("metric (ms)")
-		for _, r := range rows {
-			width = max(width, len(r.name))
-		}
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
-		for _, p := range s.Percentiles {
-			head = append(head, p.Key())
-		}
-		head = append(head, "max", "")
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for _, r := range rows {
-			d := r.d
-			cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
-			for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
-				cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
-			}
-			for _, p := range d.Points {
-				cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
-			}
-			cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
-		}
-		tw.Flush()
-
-		fmt.Fprintf(&b, "\npercentiles: %s", s.Method)
-		if s.Method == NearestRank {
-			b.WriteString(" (value at rank ⌈p·N/100⌉, a real request)")
-		} else {
-			b.WriteString(" (Hyndman–Fan type 7, as numpy and vLLM)")
-		}
-		b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
-		if s.TPOT != nil {
-			fmt.Fprintf(&b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded\n",
-				millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
-		}
-		if it := s.ITL; it != nil {
-			fmt.Fprintf(&b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
-				it.TokenBasis+it.ChunkBasis, it.TokenBasis, it.ChunkBasis)
-			if it.ChunkBasis > 0 {
-				b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
-			}
-			if it.NoChunks > 0 {
-				fmt.Fprintf(&b, "; %d without chunk arrivals", it.NoChunks)
-			}
-			b.WriteString("\n")
-		}
-	}
+	s.writeLatencies(&b)
 	if c := s.Client; c != nil && c.TTFTFromScheduled != nil {
 		b.WriteString("from sched.: TTFT and E2E from each request's scheduled time, not its send (lateness and wait included: coordinated omission corrected, as wrk2)\n")
 	}
 	if t := s.Throughput; t != nil {
-		fmt.Fprintf(&b, "\nthroughput over %.3f s (%s), counting %d ok requests%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests, a.Uncounted.leftOut(t.Requests))
-		fmt.Fprintf(&b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
-		if t.PromptTokens > 0 {
-			fmt.Fprintf(&b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
-		} else {
-			b.WriteString("  prompt  absent: no ok record carries a prompt token count\n")
-		}
-		fmt.Fprintf(&b, "  requests  %.3f /s\n", float64(t.RequestsPerSecond))
+		writeThroughput(&b, t, a, s.Absent["output_tokens_per_s"])
 	}
 	if g := s.Goodput; g != nil {
-		fmt.Fprintf(&b, "\ngoodput against SLO %s, judged jointly per request:\n", g.SLO)
-		fmt.Fprintf(&b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator",
-			g.Good, g.Offered, 100*g.Attainment)
-		if a.Unfinished > 0 {
-			fmt.Fprintf(&b, "; the %d unfinished at the run's end are not judged", a.Unfinished)
-		}
-		b.WriteString(")\n")
-		if g.WindowErr == nil {
-			fmt.Fprintf(&b, "  goodput     %.3f good requests/s over %.3f s\n", float64(g.RequestsPerSecond), g.Window.Length.Seconds())
-		} else {
-			fmt.Fprintf(&b, "  goodput     absent: %v\n", g.WindowErr)
-		}
-		var failing []string
-		for i, l := range g.SLO.limits() {
-			failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
-		}
-		fmt.Fprintf(&b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
+		writeGoodput(&b, g, a)
 	}
 	if st := s.Strata; st != nil {
 		writeStrata(&b, st, s.Percentiles)
 	}
-	var absent []string
-	keys := make([]string, 0, len(catalogue)+7)
-	for _, m := range catalogue {
-		keys = append(keys, m.Key)
-	}
-	for _, k := range append(keys, "throughput", "prompt_tokens_per_s",
-		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
-		if why, ok := s.Absent[k]; ok {
-			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))
-		}
-	}
-	if len(absent) > 0 {
-		b.WriteString("\nabsent:" + strings.Join(absent, "") + "\n")
-	}
+	s.writeAbsent(&b)
 	for i, e := range s.Rejected {
 		if i == 0 {
 			b.WriteString("\nrejected:\n")
@@ -513,6 +416,208 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeRequests writes the accounting: where every offered record ended.
+func writeRequests(b *bytes.Buffer, a Accounting) {
+	fmt.Fprintf(b, "requests: %d offered = %d ok + %d zero-token + %d failed + %d rejected", a.Offered, a.OK, a.ZeroToken, a.Failed, a.Rejected)
+	switch {
+	case a.Warmup > 0 && a.Preflight > 0:
+		fmt.Fprintf(b, " + %d warm-up + %d preflight (not measured)", a.Warmup, a.Preflight)
+	case a.Warmup > 0:
+		fmt.Fprintf(b, " + %d warm-up (not measured)", a.Warmup)
+	case a.Preflight > 0:
+		fmt.Fprintf(b, " + %d preflight (not measured)", a.Preflight)
+	}
+	if a.Unfinished > 0 {
+		fmt.Fprintf(b, " + %d unfinished at the run's end (not measured, not failed)", a.Unfinished)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
+		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
+	if u := a.Uncounted; u.Total() > 0 {
+		fmt.Fprintf(b, "          no token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
+			u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks)
+	}
+	if a.Unstreamed > 0 {
+		fmt.Fprintf(b, "          not streamed: %d ok requests whose text came at once (one JSON body or one chunk): in E2E and the token rates; not in TTFT or TPOT\n", a.Unstreamed)
+	}
+}
+
+// A latencyRow is a row of the latency table: a label and its
+// distribution.
+type latencyRow struct {
+	name string
+	d    *Distribution
+}
+
+// latencyRows selects the rows of the latency table: the catalogue's
+// distributions the summary has, then the client's.
+func (s *Summary) latencyRows() []latencyRow {
+	var rows []latencyRow
+	for _, m := range catalogue {
+		if d := m.Distribution(s); d != nil && !m.Client {
+			label := m.Label
+			if m.id == idITL {
+				label += " (" + s.ITL.Basis.String() + " gaps)"
+			}
+			rows = append(rows, latencyRow{label, d})
+		}
+	}
+	if c := s.Client; c != nil {
+		for _, r := range []latencyRow{{"first answer", c.FirstAnswer}, {"client wait", c.Wait}, {"lateness", c.Lateness}} {
+			if r.d != nil {
+				rows = append(rows, r)
+			}
+		}
+		for _, m := range catalogue {
+			if d := m.Distribution(s); d != nil && m.Client {
+				rows = append(rows, latencyRow{m.Label, d})
+			}
+		}
+	}
+	return rows
+}
+
+// writeLatencies writes the latency table and how its figures were
+// taken, or one line saying why there is none.
+func (s *Summary) writeLatencies(b *bytes.Buffer) {
+	rows := s.latencyRows()
+	if len(rows) == 0 {
+		// No table of nothing: one line says why.
+		why := "no measured request ended ok"
+		if s.Requests.measured() == 0 {
+			why = s.Requests.nothingMeasured()
+		}
+		fmt.Fprintf(b, "latencies: none, %s\n", why)
+		return
+	}
+	writeLatencyTable(b, rows, s.Percentiles)
+	fmt.Fprintf(b, "\npercentiles: %s", s.Method)
+	if s.Method == NearestRank {
+		b.WriteString(" (value at rank ⌈p·N/100⌉, a real request)")
+	} else {
+		b.WriteString(" (Hyndman–Fan type 7, as numpy and vLLM)")
+	}
+	b.WriteString("; mean of TTFT/TPOT/E2E is request-weighted; std is the population std\n")
+	if s.TPOT != nil {
+		fmt.Fprintf(b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded",
+			millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
+		if n := s.Requests.Unstreamed; n > 0 {
+			fmt.Fprintf(b, ", and %d not streamed", n)
+		}
+		b.WriteString("\n")
+	}
+	if it := s.ITL; it != nil {
+		writeITLBasis(b, it)
+	}
+}
+
+// writeLatencyTable writes the rows: names left-aligned by padding them
+// to one width, numbers right-aligned by the tabwriter.
+func writeLatencyTable(b *bytes.Buffer, rows []latencyRow, ps []Percentile) {
+	width := len("metric (ms)")
+	for _, r := range rows {
+		width = max(width, len(r.name))
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{fmt.Sprintf("%-*s", width, "metric (ms)"), "n", "mean", "std", "min"}
+	for _, p := range ps {
+		head = append(head, p.Key())
+	}
+	head = append(head, "max", "")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		d := r.d
+		cells := []string{fmt.Sprintf("%-*s", width, r.name), fmt.Sprint(d.N)}
+		for _, v := range []time.Duration{d.Mean, d.Std, d.Min} {
+			cells = append(cells, fmt.Sprintf("%.3f", millis(v)))
+		}
+		for _, p := range d.Points {
+			cells = append(cells, fmt.Sprintf("%.3f", millis(p.Value)))
+		}
+		cells = append(cells, fmt.Sprintf("%.3f", millis(d.Max)), "")
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// writeITLBasis says what the pooled gaps are gaps between.
+func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
+	fmt.Fprintf(b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
+		it.TokenBasis+it.ChunkBasis+it.UnknownBasis, it.TokenBasis, it.ChunkBasis)
+	if it.UnknownBasis > 0 {
+		fmt.Fprintf(b, ", %d unknown (no token count)", it.UnknownBasis)
+	}
+	if it.ChunkBasis+it.UnknownBasis > 0 {
+		b.WriteString(" (their gaps are chunk gaps: the per-token gap distribution is unknown)")
+	}
+	if it.NoChunks > 0 {
+		fmt.Fprintf(b, "; %d without chunk arrivals", it.NoChunks)
+	}
+	b.WriteString("\n")
+}
+
+// writeThroughput writes the window and the rates; noOutput, when not
+// "", says why the output rate is absent.
+func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting, noOutput string) {
+	fmt.Fprintf(b, "\nthroughput over %.3f s (%s), counting %d ok requests%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests, a.Uncounted.leftOut(t.Requests))
+	switch {
+	case noOutput != "":
+		fmt.Fprintf(b, "  output  absent: %s\n", noOutput)
+	case t.LowerBound():
+		fmt.Fprintf(b, "  output  ≥%.3f tokens/s (≥%d tokens), a LOWER BOUND: it counts %d of the %d ok requests, the others have no token count\n",
+			float64(t.OutputTokensPerSecond), t.OutputTokens, t.CountedRequests, t.Requests)
+	default:
+		fmt.Fprintf(b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
+	}
+	if t.PromptTokens > 0 {
+		fmt.Fprintf(b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
+	} else {
+		b.WriteString("  prompt  absent: no ok record carries a prompt token count\n")
+	}
+	fmt.Fprintf(b, "  requests  %.3f /s\n", float64(t.RequestsPerSecond))
+}
+
+// writeGoodput writes the attainment, the goodput rate and the failing
+// limits.
+func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
+	fmt.Fprintf(b, "\ngoodput against SLO %s, judged jointly per request:\n", g.SLO)
+	fmt.Fprintf(b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator",
+		g.Good, g.Offered, 100*g.Attainment)
+	if a.Unfinished > 0 {
+		fmt.Fprintf(b, "; the %d unfinished at the run's end are not judged", a.Unfinished)
+	}
+	b.WriteString(")\n")
+	if g.WindowErr == nil {
+		fmt.Fprintf(b, "  goodput     %.3f good requests/s over %.3f s\n", float64(g.RequestsPerSecond), g.Window.Length.Seconds())
+	} else {
+		fmt.Fprintf(b, "  goodput     absent: %v\n", g.WindowErr)
+	}
+	var failing []string
+	for i, l := range g.SLO.limits() {
+		failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
+	}
+	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
+}
+
+// writeAbsent writes the absent figures with their reasons, in the
+// catalogue's order and then the others'.
+func (s *Summary) writeAbsent(b *bytes.Buffer) {
+	var absent []string
+	keys := make([]string, 0, len(catalogue)+8)
+	for _, m := range catalogue {
+		keys = append(keys, m.Key)
+	}
+	for _, k := range append(keys, "throughput", "output_tokens_per_s", "prompt_tokens_per_s",
+		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
+		if why, ok := s.Absent[k]; ok {
+			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))
+		}
+	}
+	if len(absent) > 0 {
+		b.WriteString("\nabsent:" + strings.Join(absent, "") + "\n")
+	}
 }
 
 // writeWorkload writes the workload description, before the latencies.

@@ -74,6 +74,12 @@ type Accounting struct {
 	// token rates and the TPOT limit (see CountState). They are among OK,
 	// and not among OneToken.
 	Uncounted Uncounted
+	// Unstreamed counts the ok requests whose two or more tokens came at
+	// once (a reply that was not streamed, or one chunk holding them
+	// all): samples of E2E, counted in the token rates, left out of TTFT
+	// and TPOT, whose values for them would be E2E and 0. They are among
+	// OK.
+	Unstreamed int
 }
 
 // measured is the number of valid measured records: every offered one
@@ -112,12 +118,18 @@ type TPOTStats struct {
 // chunk per token (TokenBasis of them); otherwise the gaps are chunk gaps,
 // and the per-token gap distribution of the ChunkBasis requests is unknown.
 // NoChunks counts ok requests without chunk arrivals, which add no gaps.
+//
+// UnknownBasis counts the requests with chunk arrivals but no usable
+// token count: whether their chunks carried one token each is unknown,
+// so they are neither TokenBasis nor ChunkBasis, and Basis is
+// BasisChunk.
 type ITLStats struct {
 	Distribution
-	Basis      Basis
-	TokenBasis int
-	ChunkBasis int
-	NoChunks   int
+	Basis        Basis
+	TokenBasis   int
+	ChunkBasis   int
+	UnknownBasis int
+	NoChunks     int
 }
 
 // A Summary holds every client-side metric of a run. A section is nil when
@@ -198,6 +210,91 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 // that read set aside (its Rejected and Unlisted; its records are not
 // read).
 func summarize(src *source, read *Run, opt Options) (*Summary, error) {
+	ps, err := checkOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	if src.len()+read.RejectedCount() == 0 {
+		return nil, ErrNoRecords
+	}
+
+	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
+	if opt.Warmup != nil || opt.Stratify != nil {
+		// Both read the records as a slice.
+		src = src.asSlice()
+	}
+	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
+		return nil, err
+	}
+	classes := classifyPooling(src, true)
+	// Deferred first, this runs last: after the workload, which takes
+	// spare, is done.
+	defer classes.release()
+	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
+	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
+	for _, e := range bad.Rejected {
+		all.Reject(e)
+	}
+	all.Unlisted += bad.Unlisted
+	if all.RejectedCount() > 0 && !opt.Lenient {
+		return nil, joinRecordErrors(all.Rejected, all.Unlisted, nil)
+	}
+	s.Rejected = all.Rejected
+
+	// Count, and size the samples.
+	counted, each := tallyAll(src, cat, classes.each)
+	a := &s.Requests
+	*a = counted.a
+	a.Offered = src.len() + read.RejectedCount()
+	a.Rejected = all.RejectedCount()
+
+	// The workload and the client's figures are described on another core
+	// while the latencies are gathered here.
+	var absent map[string]string
+	var facts okFacts
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		s.Workload, absent = describeWorkload(src, cat, spare, &facts)
+		s.Client = clientStats(src, cat, opt, ps)
+	}()
+	defer func() { <-sideDone }() // an early return still waits for it
+
+	got, at, err := gatherAll(src, cat, pooled, counted, each, opt.SLO)
+	if err != nil {
+		return nil, src.recordError(at, "chunks", err)
+	}
+	s.describeAll(src, cat, pooled, got, opt)
+	<-sideDone
+	s.leaveOut(src, cat, got, &facts, opt)
+	judged := got.slo
+	got.release()
+	for k, v := range absent {
+		s.Absent[k] = v
+	}
+	if opt.NoSendTimes && s.Workload != nil {
+		// Sends all at 0 would read as one burst, every request in flight.
+		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
+		s.Absent["workload.arrivals"] = "the records carry no send times"
+		s.Absent["workload.concurrency"] = "the records carry no send times"
+	}
+
+	w, werr := s.rates(counted, opt)
+	if opt.SLO != nil {
+		s.goodput(judged, w, werr, *opt.SLO)
+	}
+	if opt.Stratify != nil {
+		st, err := stratify(src.recs, cat, *opt.Stratify, opt)
+		if err != nil {
+			return nil, err
+		}
+		s.Strata = st
+	}
+	return s, nil
+}
+
+// checkOptions checks opt and returns the percentiles it asks for.
+func checkOptions(opt Options) ([]Percentile, error) {
 	if err := opt.Method.valid(); err != nil {
 		return nil, err
 	}
@@ -223,75 +320,19 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	if src.len()+read.RejectedCount() == 0 {
-		return nil, ErrNoRecords
-	}
+	return ps, nil
+}
 
-	s := &Summary{Method: opt.Method, Percentiles: ps, Absent: map[string]string{}, Notes: opt.Notes}
-	if opt.Warmup != nil || opt.Stratify != nil {
-		// Both read the records as a slice.
-		src = src.asSlice()
-	}
-	var err error
-	if src.recs, s.Warmup, err = opt.Warmup.mark(src.recs); err != nil {
-		return nil, err
-	}
-	classes := classifyPooling(src, true)
-	// Deferred first, this runs last: after the workload, which takes
-	// spare, is done.
-	defer classes.release()
-	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
-	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
-	for _, e := range bad.Rejected {
-		all.Reject(e)
-	}
-	all.Unlisted += bad.Unlisted
-	if all.RejectedCount() > 0 && !opt.Lenient {
-		return nil, joinRecordErrors(all.Rejected, all.Unlisted, nil)
-	}
-	s.Rejected = all.Rejected
-
-	// Count, and size the samples.
-	counted, each := tallyAll(src, cat, classes.each)
-	a := &s.Requests
-	*a = counted.a
-	a.Offered = src.len() + read.RejectedCount()
-	a.Rejected = all.RejectedCount()
-	wb, outTokens, promptTokens := counted.wb, counted.outTokens, counted.promptTokens
-
-	// The workload and the client's figures are described on another core
-	// while the latencies are gathered here.
-	var absent map[string]string
-	sideDone := make(chan struct{})
-	go func() {
-		defer close(sideDone)
-		s.Workload, absent = describeWorkload(src, cat, spare)
-		s.Client = clientStats(src, cat, opt, ps)
-	}()
-	defer func() { <-sideDone }() // an early return still waits for it
-
-	got, at, err := gatherAll(src, cat, pooled, counted, each, opt.SLO)
-	if err != nil {
-		return nil, src.recordError(at, "chunks", err)
-	}
+// describeAll describes the gathered samples: TTFT, E2E, TPOT, the pooled
+// gaps and the largest gaps, at once on the cores, or says why each is
+// absent.
+func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, got *samples, opt Options) {
+	a, ps := &s.Requests, s.Percentiles
 	tpots, maxGaps, gaps := got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
-	slo := got.slo
 
-	// describe summarizes one sample of per-request values, naming the
-	// request at each nearest-rank percentile.
 	describe := func(xs sample, member func(r *Record) bool) *Distribution {
-		var mo moments
-		xs.Each(func(seg []time.Duration) {
-			for _, x := range seg {
-				mo.add(x)
-			}
-		})
-		d := describeSample(xs, mo, opt.Method, ps)
-		if opt.Method == NearestRank {
-			nameRequests(&d, xs, src, cat, member)
-		}
-		return &d
+		return s.describe(xs, src, cat, member)
 	}
 	var anyOK func(*Record) bool // nil: every ok record
 	// The distributions are taken at once, the cores sharing them.
@@ -331,25 +372,76 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	wg.Wait()
-	got.release()
 	if gaps.N > 0 {
 		if itl.ChunkBasis > 0 {
 			itl.Basis = BasisChunk
 		}
 		s.ITL = &itl
 	}
+}
 
-	<-sideDone
-	for k, v := range absent {
-		s.Absent[k] = v
+// describe summarizes one sample of per-request values, naming the
+// request at each nearest-rank percentile: xs holds one sample for each
+// ok record for which member is true (nil: every ok record).
+func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r *Record) bool) *Distribution {
+	var mo moments
+	xs.Each(func(seg []time.Duration) {
+		for _, x := range seg {
+			mo.add(x)
+		}
+	})
+	d := describeSample(xs, mo, s.Method, s.Percentiles)
+	if s.Method == NearestRank {
+		nameRequests(&d, xs, src, cat, member)
 	}
-	if opt.NoSendTimes && s.Workload != nil {
-		// Sends all at 0 would read as one burst, every request in flight.
-		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
-		s.Absent["workload.arrivals"] = "the records carry no send times"
-		s.Absent["workload.concurrency"] = "the records carry no send times"
-	}
+	return &d
+}
 
+// leaveOut takes what the ok records' facts show out of the figures
+// describeAll made: the unstreamed answers out of TTFT and TPOT, and the
+// requests without a count out of the gaps' basis.
+func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts, opt Options) {
+	if it := s.ITL; it != nil && f.noCountChunks > 0 {
+		it.ChunkBasis -= f.noCountChunks
+		it.UnknownBasis = f.noCountChunks
+	}
+	n := len(f.unstreamed)
+	if n == 0 {
+		return
+	}
+	a := &s.Requests
+	a.Unstreamed = n
+	okAt, tpotAt := make([]int, n), make([]int, n)
+	gaps := int64(0)
+	for i, u := range f.unstreamed {
+		okAt[i], tpotAt[i] = u.ok, u.tpot
+		gaps += int64(u.gaps)
+	}
+	const why = "its text came at once (not streamed), so it has no time to first token or per token"
+	if n == a.OK {
+		s.TTFT = nil
+		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
+	} else {
+		s.TTFT = s.describe(without(got.ttft, okAt), src, cat, streamed)
+	}
+	if s.TPOT == nil {
+		return
+	}
+	if n == s.TPOT.N {
+		s.TPOT = nil
+		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count that were streamed (%d one-token requests, %d without a usable count, %d whose text came at once)",
+			a.OneToken, a.Uncounted.Total(), n)
+		return
+	}
+	w := got.weighted
+	w.gaps -= gaps // their decode time is 0
+	s.TPOT = &TPOTStats{Distribution: *s.describe(without(flat(got.tpots), tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
+}
+
+// rates sets the throughput over the run's window, or says why it is
+// absent, and returns the window and why there is none.
+func (s *Summary) rates(counted tally, opt Options) (Window, error) {
+	a := &s.Requests
 	var w Window
 	var werr error
 	switch {
@@ -358,39 +450,38 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	case opt.NoSendTimes:
 		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one with report --window or Options.Window", ErrInvalidWindow)
 	default:
-		w, werr = wb.window()
+		w, werr = counted.wb.window()
 	}
 	if werr == nil {
-		t := throughput(w, a.OK, outTokens, promptTokens)
+		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.outTokens, counted.promptTokens)
 		s.Throughput = &t
-		if promptTokens == 0 {
+		if counted.promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
+		}
+		if a.OK > 0 && t.CountedRequests == 0 {
+			s.Absent["output_tokens_per_s"] = "no ok request has an output token count (" + a.Uncounted.why() + ")"
 		}
 	} else if a.measured() == 0 && opt.Window == 0 {
 		s.Absent["throughput"] = a.nothingMeasured()
 	} else {
 		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
 	}
-	if opt.SLO != nil {
-		// Warm-up, preflight and unfinished requests are counted, never
-		// measured: they are not judged.
-		if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
-			g := slo.finish(*opt.SLO, measured, w, werr)
-			s.Goodput = &g
-		} else if a.Unfinished > 0 {
-			s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
-		} else {
-			s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
-		}
+	return w, werr
+}
+
+// goodput judges the measured requests against slo. Warm-up, preflight
+// and unfinished requests are counted, never measured: they are not
+// judged.
+func (s *Summary) goodput(judged goodputCounter, w Window, werr error, slo SLO) {
+	a := &s.Requests
+	if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
+		g := judged.finish(slo, measured, w, werr)
+		s.Goodput = &g
+	} else if a.Unfinished > 0 {
+		s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
+	} else {
+		s.Absent["goodput"] = "every request was warm-up or preflight: none was judged"
 	}
-	if opt.Stratify != nil {
-		st, err := stratify(src.recs, cat, *opt.Stratify, opt)
-		if err != nil {
-			return nil, err
-		}
-		s.Strata = st
-	}
-	return s, nil
 }
 
 // nameRequests sets each point's ID to the id of the first request, in

@@ -139,7 +139,7 @@ func TestSummarizeProperties(t *testing.T) {
 		if s.Throughput != nil && float64(g.RequestsPerSecond) > float64(s.Throughput.RequestsPerSecond) {
 			t.Fatal("goodput above request throughput")
 		}
-		if s.TPOT != nil && s.TPOT.N+s.TPOT.Excluded != a.OK {
+		if s.TPOT != nil && s.TPOT.N+s.TPOT.Excluded+a.Unstreamed != a.OK {
 			t.Fatal("TPOT samples and exclusions do not cover the ok requests")
 		}
 

@@ -94,10 +94,21 @@ func (b *windowBuilder) window() (Window, error) {
 type Throughput struct {
 	Window       Window
 	Requests     int   // ok requests
-	OutputTokens int64 // Σ completion tokens of ok requests
+	OutputTokens int64 // Σ completion tokens of the ok requests with a usable count
 	PromptTokens int64 // Σ prompt tokens of ok requests
+	// CountedRequests are the ok requests whose output token count is
+	// known (Record.CountState is CountKnown): OutputTokens is their sum.
+	// When it is below Requests, OutputTokens and OutputTokensPerSecond
+	// cover only those and are lower bounds (LowerBound); when it is 0 and
+	// Requests is not, the output rate is no figure at all:
+	// Summary.Absent["output_tokens_per_s"] says why, and the outputs
+	// leave it out.
+	CountedRequests int
 
-	OutputTokensPerSecond OutputTokenRate // OutputTokens / Window.Length
+	// OutputTokensPerSecond is OutputTokens / Window.Length: a lower
+	// bound when LowerBound says so, and not a figure when
+	// Summary.Absent["output_tokens_per_s"] is set.
+	OutputTokensPerSecond OutputTokenRate
 	// PromptTokensPerSecond is PromptTokens / Window.Length. When no ok
 	// record carries a prompt token count it is 0 and not a figure:
 	// Summary.Absent["prompt_tokens_per_s"] says so, and the outputs leave
@@ -106,12 +117,20 @@ type Throughput struct {
 	RequestsPerSecond     RequestRate // Requests / Window.Length
 }
 
-// throughput computes the rates of the counted totals over w.
-func throughput(w Window, requests int, output, prompt int64) Throughput {
+// LowerBound reports whether the output token figures leave out ok
+// requests without a usable count, and so are lower bounds.
+func (t *Throughput) LowerBound() bool {
+	return t.CountedRequests > 0 && t.CountedRequests < t.Requests
+}
+
+// throughput computes the rates of the counted totals over w; counted of
+// the requests have a known output count.
+func throughput(w Window, requests, counted int, output, prompt int64) Throughput {
 	s := w.Length.Seconds()
 	return Throughput{
 		Window:                w,
 		Requests:              requests,
+		CountedRequests:       counted,
 		OutputTokens:          output,
 		PromptTokens:          prompt,
 		OutputTokensPerSecond: OutputTokenRate(float64(output) / s),

@@ -1,6 +1,7 @@
 package llmmetrics
 
 import (
+	"fmt"
 	"math"
 	"time"
 	"unsafe"
@@ -82,7 +83,13 @@ type EarlyStop struct {
 // two merged, in the ends' memory once concurrency is done with it: for a
 // run of millions of requests, a list of gaps of its own would be 40 MB
 // more memory to take.
-func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Workload, map[string]string) {
+//
+// It notes in facts, when not nil, what the summary needs to know of the
+// ok records (see okFacts).
+func describeWorkload(src *source, cat []Category, spare []time.Duration, facts *okFacts) (*Workload, map[string]string) {
+	if facts == nil {
+		facts = &okFacts{}
+	}
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
 	n := src.len()
@@ -118,6 +125,7 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 					others = append(others, r.Sent)
 				}
 			case CategoryOK:
+				facts.see(r)
 				counted := r.counted()
 				if counted {
 					outputs.add(r.CompletionTokens)
@@ -154,6 +162,9 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	}
 	if w.Output == nil {
 		absent["workload.output"] = "no ok request"
+		if facts.ok > 0 {
+			absent["workload.output"] = fmt.Sprintf("none of the %d ok requests has an output token count", facts.ok)
+		}
 	}
 	if w.Arrivals == nil {
 		absent["workload.arrivals"] = "fewer than three measured requests"
@@ -164,6 +175,8 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration) (*Work
 	if es.Known > 0 {
 		es.Rate = float64(es.Early) / float64(es.Known)
 		w.EarlyStop = &es
+	} else if facts.noCountMax > 0 {
+		absent["workload.early_stop"] = fmt.Sprintf("%d ok requests say their max_tokens, but none of them has an output token count to compare it with", facts.noCountMax)
 	} else {
 		absent["workload.early_stop"] = "no ok request says its max_tokens"
 	}

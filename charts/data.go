@@ -37,21 +37,23 @@ type Series struct {
 // Samples returns the per-request values of a latency metric (by its key,
 // of a metric of llmmetrics.Metrics with a value per request) of the ok
 // requests of recs, in input order: TPOT only for requests of two or more
-// tokens, the largest gap only for requests of two or more chunks.
-// Warm-up and invalid records are left out, and so is every record for a
-// key the charts do not draw.
+// tokens, the largest gap only for requests of two or more chunks, TTFT
+// and TPOT only for answers that were streamed. The requests are those
+// llmmetrics.Samples keeps, as Summarize counts them: warm-up and invalid
+// records, and those that repeat an earlier id, are left out, and so is
+// every record for a key the charts do not draw.
 func Samples(recs []llmmetrics.Record, metric string) []time.Duration {
 	m, ok := chartMetric(metric)
 	if !ok {
 		return nil
 	}
+	oks, err := llmmetrics.Samples(recs, llmmetrics.Options{})
+	if err != nil {
+		return nil // no warm-up cut asked: never
+	}
 	var out []time.Duration
-	for i := range recs {
-		r := &recs[i]
-		if r.Category() != llmmetrics.CategoryOK || r.Validate() != nil {
-			continue
-		}
-		if v, err := m.Value(r); err == nil {
+	for i := range oks {
+		if v, err := m.Value(&oks[i]); err == nil {
 			out = append(out, v)
 		}
 	}

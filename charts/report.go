@@ -245,7 +245,16 @@ func throughputSection(s *llmmetrics.Summary, cs []Chart) Section {
 	}
 	tab := Table{Caption: fmt.Sprintf("Over %.3f s (%s), counting %d ok requests", t.Window.Length.Seconds(), kind, t.Requests),
 		Head: []string{"rate", "per second", "count"}}
-	tab.Rows = append(tab.Rows, []Cell{{Text: "output tokens"}, {Text: f3(float64(t.OutputTokensPerSecond))}, {Text: strconv.FormatInt(t.OutputTokens, 10)}})
+	noOutput, absent := s.Absent["output_tokens_per_s"]
+	switch {
+	case absent:
+		sec.Paragraphs = append(sec.Paragraphs, "Output tokens/s: absent, "+noOutput+".")
+	case t.LowerBound():
+		tab.Rows = append(tab.Rows, []Cell{{Text: fmt.Sprintf("output tokens (a lower bound: %d of %d ok requests counted)", t.CountedRequests, t.Requests)},
+			{Text: "≥" + f3(float64(t.OutputTokensPerSecond))}, {Text: "≥" + strconv.FormatInt(t.OutputTokens, 10)}})
+	default:
+		tab.Rows = append(tab.Rows, []Cell{{Text: "output tokens"}, {Text: f3(float64(t.OutputTokensPerSecond))}, {Text: strconv.FormatInt(t.OutputTokens, 10)}})
+	}
 	if t.PromptTokens > 0 {
 		tab.Rows = append(tab.Rows, []Cell{{Text: "prompt tokens (never add to output)"}, {Text: f3(float64(t.PromptTokensPerSecond))}, {Text: strconv.FormatInt(t.PromptTokens, 10)}})
 	}

@@ -1,6 +1,10 @@
 package compare
 
-import "github.com/llmmetrics/llmmetrics"
+import (
+	"fmt"
+
+	"github.com/llmmetrics/llmmetrics"
+)
 
 // A runFigure is a figure a run has once (not per request): a rate, the
 // attainment, the error rate. The gate, the two-run comparison and the
@@ -9,6 +13,9 @@ type runFigure struct {
 	name, unit string
 	// value returns the figure, or why the summary has none.
 	value func(s *llmmetrics.Summary) (v float64, absent string)
+	// lower, when not nil, says why the summary's figure is only a lower
+	// bound of the true one, or "" when it is the figure itself.
+	lower func(s *llmmetrics.Summary) string
 }
 
 var runFigures = []runFigure{
@@ -16,8 +23,11 @@ var runFigures = []runFigure{
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
+		if why, absent := s.Absent["output_tokens_per_s"]; absent {
+			return 0, why
+		}
 		return float64(s.Throughput.OutputTokensPerSecond), ""
-	}},
+	}, outputLowerBound},
 	{"prompt_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
@@ -26,25 +36,34 @@ var runFigures = []runFigure{
 			return 0, "no ok record carries a prompt token count"
 		}
 		return float64(s.Throughput.PromptTokensPerSecond), ""
-	}},
+	}, nil},
 	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
 		return float64(s.Throughput.RequestsPerSecond), ""
-	}},
+	}, nil},
 	{"attainment", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Goodput == nil {
 			return 0, "attainment needs an SLO"
 		}
 		return s.Goodput.Attainment, ""
-	}},
+	}, nil},
 	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Requests.Offered == 0 {
 			return 0, "no request offered"
 		}
 		return float64(s.Requests.Failed) / float64(s.Requests.Offered), ""
-	}},
+	}, nil},
+}
+
+// outputLowerBound says why a summary's output rate is a lower bound:
+// some of its ok requests have no output token count.
+func outputLowerBound(s *llmmetrics.Summary) string {
+	if t := s.Throughput; t != nil && t.LowerBound() {
+		return fmt.Sprintf("it is a lower bound, counting the output tokens of %d of the %d ok requests (the others have no token count)", t.CountedRequests, t.Requests)
+	}
+	return ""
 }
 
 // runFigureNamed returns the run figure of a name.
@@ -88,5 +107,5 @@ func percentileFigure(m llmmetrics.Metric, p llmmetrics.Percentile) runFigure {
 			return 0, p.Key() + " was not computed"
 		}
 		return millis(v), ""
-	}}
+	}, nil}
 }

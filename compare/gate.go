@@ -63,7 +63,8 @@ func ParseCondition(s string) (Condition, error) {
 		switch {
 		case c.Stat == "mean" || c.Stat == "min" || c.Stat == "max":
 		case strings.HasPrefix(c.Stat, "p"):
-			if _, err := llmmetrics.ParsePercentile(c.Stat[1:]); err != nil {
+			var p llmmetrics.Percentile
+			if err := p.UnmarshalText([]byte(c.Stat[1:])); err != nil {
 				return bad(err.Error())
 			}
 		default:
@@ -92,22 +93,55 @@ func ParseCondition(s string) (Condition, error) {
 // the figure it read, formatted. A figure the summary does not have (no ok
 // request, no SLO for attainment, a percentile not computed) is an error
 // wrapping ErrInvalidOption: a gate never passes on a missing figure.
+//
+// A figure that is only a lower bound of the true one (an output rate
+// that leaves out ok requests without a token count) decides a condition
+// only where every value at or above it would: "output_tokens_per_s<100"
+// passes on a bound of 120 and cannot be judged on a bound of 80.
 func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
 	v, value, err := c.read(s)
 	if err != nil {
 		return false, "", err
 	}
-	switch c.Op {
-	case ">":
-		failed = v > c.Limit
-	case ">=":
-		failed = v >= c.Limit
-	case "<":
-		failed = v < c.Limit
-	case "<=":
-		failed = v <= c.Limit
+	failed = c.crosses(v)
+	if why := c.lowerBound(s); why != "" {
+		// Above the bound the figure only grows: a condition against high
+		// values that the bound crosses is crossed; one against low values
+		// that the bound meets is met; any other is undecided.
+		high := c.Op == ">" || c.Op == ">="
+		if high != failed {
+			return false, "", &AbsentError{Condition: c.Text, Reason: fmt.Sprintf("%s is %s", value, why)}
+		}
+		value = "≥" + value
 	}
 	return failed, value, nil
+}
+
+// crosses reports whether v crosses the condition's limit.
+func (c Condition) crosses(v float64) bool {
+	switch c.Op {
+	case ">":
+		return v > c.Limit
+	case ">=":
+		return v >= c.Limit
+	case "<":
+		return v < c.Limit
+	case "<=":
+		return v <= c.Limit
+	}
+	return false
+}
+
+// lowerBound says why the condition's figure is a lower bound in s, or
+// "" when it is not.
+func (c Condition) lowerBound(s *llmmetrics.Summary) string {
+	if c.Stat != "" {
+		return ""
+	}
+	if f, _ := runFigureNamed(c.Metric); f.lower != nil {
+		return f.lower(s)
+	}
+	return ""
 }
 
 // An AbsentError is a condition whose figure the run does not have (no ok
@@ -156,7 +190,8 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	case "max":
 		v = d.Max
 	default:
-		p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
+		var p llmmetrics.Percentile
+		p.UnmarshalText([]byte(c.Stat[1:])) // checked when the condition was parsed
 		var ok bool
 		if v, ok = d.At(p); !ok {
 			return missing(fmt.Sprintf("%s was not computed (add it to the percentiles)", c.Stat))

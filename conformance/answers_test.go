@@ -16,7 +16,7 @@ func TestReadAnswersNonFinite(t *testing.T) {
 	// json.dumps({"case": "trap-all-failed", "figures": {...}}) for a tool
 	// that takes numpy's mean of nothing.
 	in := `{"case": "trap-all-failed", "figures": {"ttft_ms.mean": NaN, "ttft_ms.p50": Infinity, "ttft_ms.p99": -Infinity, "ttft_ms.n": 0}}
-{"case": "edge-zero-decode-time", "figures": {"request.burst.user_tps": Infinity, "request.burst.tpot_ms": 0.0}}
+{"case": "edge-zero-decode-time", "figures": {"request.burst.user_tps": Infinity, "request.burst.tpot_ms": null}}
 `
 	answers, err := ReadAnswers(strings.NewReader(in))
 	if err != nil {

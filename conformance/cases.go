@@ -869,13 +869,15 @@ func handCases() []Case {
 	})
 	add(Case{
 		ID:         "edge-zero-decode-time",
-		Trap:       "All tokens in one chunk: a User TPS of infinity (or a division error) instead of an absent rate.",
-		Section:    sw + "§2.4 (User TPS = (n − 1)/(E2E − TTFT), which has no value when E2E = TTFT)",
-		Arithmetic: "one chunk of 3 tokens at 100 ms: TPOT 0/2 = 0 ms, User TPS 2/0 absent, no gap",
+		Trap:       "All tokens in one chunk: a TTFT that is the whole answer's time and a TPOT of 0 (or a User TPS of infinity) instead of figures absent for an answer that was not streamed.",
+		Section:    sw + "§2.4 (User TPS = (n − 1)/(E2E − TTFT), which has no value when E2E = TTFT), and the client boundary of lesson 000 (a response delivered whole cannot reveal TTFT)",
+		Arithmetic: "one chunk of 3 tokens at 100 ms: the text came at once, so E2E 100 ms; TTFT, TPOT and User TPS absent; no gap",
 		Options:    nearest(50),
 		Requests:   reqs(req("burst", 0).textTokens(100, 3).usage(3)),
 		Expected: figs{
-			"request.burst.tpot_ms":    v(0),
+			"request.burst.e2e_ms":     v(100),
+			"request.burst.ttft_ms":    none,
+			"request.burst.tpot_ms":    none,
 			"request.burst.user_tps":   none,
 			"request.burst.max_gap_ms": none,
 			"itl_ms.n":                 v(0),

@@ -124,7 +124,7 @@ func ExampleCheckAnswers() {
 	//     specification: Serving Workloads §2.2 ITL and TPOT
 	//     arithmetic: 5 tokens, first 100, last 300: TPOT 200/4 = 50 (not 200/5 = 40)
 	// agree         edge-ties (3 of 4 figures given)
-	// conformance 2: 1 agree, 1 differ or refused, 0 not answered or compared, of 2 cases
+	// conformance 3: 1 agree, 1 differ or refused, 0 not answered or compared, of 2 cases
 	// 1 differ
 }
 

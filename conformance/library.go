@@ -14,8 +14,8 @@ import (
 // wait before the send, and the server's counts. An ok request without usage has
 // NoUsage set (CompletionTokens 0, n unknown).
 func (r *Request) Record() (llmmetrics.Record, error) {
-	st, err := llmmetrics.ParseStatus(r.Status)
-	if err != nil {
+	var st llmmetrics.Status
+	if err := st.UnmarshalText([]byte(r.Status)); err != nil {
 		return llmmetrics.Record{}, fmt.Errorf("request %s: %w", r.ID, err)
 	}
 	rec := llmmetrics.Record{ID: r.ID, Status: st, Message: r.Message, Warmup: r.Warmup, Sent: r.Sent, MaxTokens: r.MaxTokens}
@@ -61,8 +61,8 @@ func (c *Case) Records() ([]llmmetrics.Record, error) {
 
 // LibraryOptions returns a case's options as the library's.
 func (o Options) LibraryOptions() (llmmetrics.Options, error) {
-	m, err := llmmetrics.ParseMethod(o.Method)
-	if err != nil {
+	var m llmmetrics.Method
+	if err := m.UnmarshalText([]byte(o.Method)); err != nil {
 		return llmmetrics.Options{}, err
 	}
 	opt := llmmetrics.Options{Method: m, Window: o.Window}

@@ -13,6 +13,7 @@ import (
 var caseDigests = map[string]string{
 	"1": "a6c49d017abc31403ba34ea7f036a82238d6fc1c9517f5d5e7454db1b4b77cb3",
 	"2": "1729df7e607b9e677f426c1168482f35e23bc6e86c06679f0c464f505a126228",
+	"3": "2f66e6a31902d4d016a580e569929578c82654a0ae9b305231deb29fd442f6bd",
 }
 
 func casesDigest(t *testing.T) string {

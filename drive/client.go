@@ -188,7 +188,7 @@ func (b *watchedBody) Close() error {
 // its body (see keepAliveTransport). A dropped connection is otherwise a
 // failure, with its reason.
 func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
-	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.Extra)
+	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.extra(maxTokens))
 	if err != nil {
 		return nil, err
 	}

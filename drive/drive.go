@@ -65,6 +65,27 @@ type Plan struct {
 	Rate       float64
 	Burstiness float64
 	Seed       uint64
+	// Arrivals, when set, draws the open loop's arrivals from ON-OFF or
+	// Pareto instead of gamma; Rate is then its MeanRate.
+	Arrivals Arrivals
+	// Replay, when set, is the measured part's every request, in order of
+	// Scheduled (a replayed trace): request k is sent at the measured
+	// part's start plus Replay[k-1].Scheduled, with its MaxTokens and a
+	// prompt of its PromptTokens made by Sizing. Requests is then
+	// len(Replay), Rate its mean rate, and there is no warm-up.
+	Replay []Request
+	// Sizing, when set, makes each request's prompt as it is sent: one of
+	// PromptTokensEach[k mod its length] tokens for request k (its
+	// Replay row's PromptTokens in a replay), in place of Prompts.
+	Sizing           *Sizing
+	PromptTokensEach []int
+	// ExactOutput asks each request for exactly its max_tokens where the
+	// API has a way: ignore_eos, and min_tokens equal to max_tokens, for
+	// chat and completions (vLLM honours both; SGLang and llama.cpp's
+	// server ignore_eos), unless Extra gives them (ExactFields says which
+	// are sent). A server that stops early anyway shows in the summary's
+	// early stops, never as a different workload.
+	ExactOutput bool
 
 	Warmup Warmup
 
@@ -177,8 +198,10 @@ func Check(p Plan) error {
 	switch {
 	case err != nil || !u.IsAbs():
 		return fmt.Errorf("drive: --url %q is not an absolute URL", p.URL)
-	case len(p.Prompts) == 0:
+	case len(p.Prompts) == 0 && p.Sizing == nil:
 		return errors.New("drive: no prompts")
+	case p.Sizing != nil && len(p.PromptTokensEach) == 0 && len(p.Replay) == 0:
+		return errors.New("drive: a Sizing without the prompt lengths to make")
 	case (p.Requests > 0) == (p.Duration > 0):
 		return errors.New("drive: give either a number of requests or a duration")
 	case p.Requests < 0 || p.Duration < 0 || p.Concurrency < 0 || p.Rate < 0 || p.MaxTokens < 0:
@@ -187,10 +210,17 @@ func Check(p Plan) error {
 		return fmt.Errorf("drive: rate %v and burstiness %v: want finite, non-negative numbers", p.Rate, p.Burstiness)
 	case p.Rate == 0 && p.Concurrency == 0:
 		return errors.New("drive: give a concurrency (closed loop) or a rate (open loop)")
+	case p.Arrivals.Process != "" && p.Rate != p.Arrivals.MeanRate():
+		return fmt.Errorf("drive: the rate of arrivals %s is %v, not %v", p.Arrivals, p.Arrivals.MeanRate(), p.Rate)
 	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):
 		return errors.New("drive: give one warm-up: a count, a duration or auto")
 	}
-	return nil
+	if p.Arrivals.Process != "" {
+		if err := p.Arrivals.check(); err != nil {
+			return err
+		}
+	}
+	return checkReplay(p)
 }
 
 // runner runs one plan.
@@ -198,7 +228,7 @@ type runner struct {
 	p        Plan
 	obs      *observe.Observer
 	path     string
-	arrivals *arrivals
+	arrivals gaps
 	slots    chan struct{} // nil: no cap
 
 	hard context.Context // the requests' context: ends with the grace period
@@ -222,7 +252,7 @@ func newRunner(p Plan) (*runner, error) {
 	u, _ := url.Parse(p.URL)
 	r := &runner{p: p, obs: &observe.Observer{Client: NewClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
 	if p.Rate > 0 {
-		a, err := newArrivals(p.Rate, p.Burstiness, p.Seed)
+		a, err := newGaps(p)
 		if err != nil {
 			return nil, err
 		}
@@ -333,6 +363,7 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 	var next time.Duration // the open loop's next arrival, from the epoch
 	if r.arrivals != nil {
 		next = began.Sub(r.obs.Epoch)
+		r.arrivals.restart()
 	}
 	sent := 0
 	for i := 0; count == 0 || i < count; i++ {
@@ -459,11 +490,8 @@ func (r *runner) reserve() *observe.Result {
 func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
-	maxTokens := r.p.MaxTokens
-	if each := r.p.MaxTokensEach; len(each) > 0 {
-		maxTokens = each[(n-1)%len(each)]
-	}
-	*res = *send(r.hard, r.obs, r.p, r.path, r.p.Prompts[(n-1)%len(r.p.Prompts)], maxTokens, id, warm)
+	prompt, maxTokens := r.p.request(n)
+	*res = *send(r.hard, r.obs, r.p, r.path, prompt, maxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to

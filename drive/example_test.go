@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"time"
 
@@ -288,4 +289,129 @@ func ExampleHandshakeError_Timeout() {
 	// Output:
 	// the server answered the TLS handshake in plain HTTP: it speaks HTTP, not HTTPS
 	// true false
+}
+
+func ExampleParseArrivals() {
+	a, err := drive.ParseArrivals("onoff:on=2s,off=8s,rate=40")
+	fmt.Println(a.On, a.Off, a.Rate, err)
+	_, err = drive.ParseArrivals("pareto:alpha=0.9,rate=20")
+	fmt.Println(err)
+	// Output:
+	// 2s 8s 40 <nil>
+	// drive: arrivals pareto:alpha=0.9,rate=20: alpha must exceed 1 (at 1 or below the mean gap is infinite, and no rate can be kept)
+}
+
+// ON-OFF's mean rate is its rate while ON times the share of time ON.
+func ExampleArrivals_MeanRate() {
+	a := drive.Arrivals{Process: "onoff", Rate: 40, On: 2e9, Off: 8e9}
+	fmt.Println(a.MeanRate())
+	// Output: 8
+}
+
+func ExampleArrivals_String() {
+	fmt.Println(drive.Arrivals{Process: "pareto", Alpha: 1.5, Rate: 20})
+	// Output: pareto:alpha=1.5,rate=20
+}
+
+// Schedule lists what a plan would send, without a server: here three
+// ON-OFF arrivals, all in the first 100 ms of each second.
+func ExampleSchedule() {
+	a, _ := drive.ParseArrivals("onoff:on=100ms,off=900ms,rate=20")
+	p := drive.Plan{URL: "http://127.0.0.1:8000/v1/chat/completions", Requests: 3, Arrivals: a, Rate: a.MeanRate(),
+		MaxTokens: 64, PromptTokensEach: []int{512}, Seed: 1}
+	reqs, _, err := drive.Schedule(p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range reqs {
+		fmt.Println(r.Scheduled%1e9 < 1e8, r.PromptTokens, r.MaxTokens)
+	}
+	// Output:
+	// true 512 64
+	// true 512 64
+	// true 512 64
+}
+
+func ExampleSizePrompts() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	sz, preflight, _, err := drive.SizePrompts(context.Background(), p, 50, 2000)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(preflight), sz.Tokens(1200))
+	// Output: 2 1200
+}
+
+// Prompt makes request n's prompt when it is sent; the server of these
+// examples counts words + 3.
+func ExampleSizing_Prompt() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	sz, _, _, _ := drive.SizePrompts(context.Background(), p, 50, 100)
+	one, two := sz.Prompt(1, 75), sz.Prompt(2, 75)
+	fmt.Println(len(strings.Fields(one))+3, one[:8] != two[:8])
+	// Output: 75 true
+}
+
+// Tokens is the count the server gives the prompt made for a length: the
+// nearest whole words come.
+func ExampleSizing_Tokens() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	sz, _, _, _ := drive.SizePrompts(context.Background(), p, 10, 100)
+	fmt.Println(sz.Tokens(10), sz.Tokens(99))
+	// Output: 10 99
+}
+
+// The server of these examples counts words + 3: a word and the salt, 5.
+func ExampleSizing_Smallest() {
+	srv := server()
+	defer srv.Close()
+	p := drive.Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	sz, _, _, _ := drive.SizePrompts(context.Background(), p, 2, 100)
+	fmt.Println(sz.Smallest(), sz.Tokens(2))
+	// Output: 5 5
+}
+
+// Chat and completions can be asked for exactly max_tokens; a field given
+// in Extra is the caller's.
+func ExamplePlan_ExactFields() {
+	p := drive.Plan{API: observe.Chat, ExactOutput: true}
+	fmt.Println(p.ExactFields())
+	p.Extra = map[string]json.RawMessage{"ignore_eos": json.RawMessage("false")}
+	fmt.Println(p.ExactFields())
+	p.API = observe.Ollama
+	fmt.Println(p.ExactFields())
+	// Output:
+	// [ignore_eos min_tokens]
+	// [min_tokens]
+	// []
+}
+
+func ExampleWritePlan() {
+	reqs := []drive.Request{
+		{Scheduled: 0, HasSchedule: true, PromptTokens: 1020, MaxTokens: 129, Source: "conv.csv:2"},
+		{Scheduled: 52e6, HasSchedule: true, PromptTokens: 3180, MaxTokens: 8, PrefixBlocks: []int{0, 1}},
+	}
+	drive.WritePlan(os.Stdout, &drive.PlanHeader{Load: map[string]string{"loop": "open"}}, reqs)
+	// Output:
+	// {"llmmetrics_plan":{"load":{"loop":"open"}}}
+	// {"id":"1","scheduled_ns":0,"prompt_tokens":1020,"max_tokens":129,"source":"conv.csv:2"}
+	// {"id":"2","scheduled_ns":52000000,"prompt_tokens":3180,"max_tokens":8,"prefix_blocks":[0,1]}
+}
+
+func ExampleReadPlan() {
+	in := `{"llmmetrics_plan":{"load":{"loop":"closed"}}}
+{"id":"1","prompt_tokens":512,"max_tokens":64}
+{"id":"2","prompt_tokens":512,"max_tokens":64,"warmup":true}
+`
+	h, reqs, err := drive.ReadPlan(strings.NewReader(in))
+	fmt.Println(h.Load["loop"], len(reqs), reqs[1].Warmup, reqs[0].HasSchedule, err)
+	// Output: closed 2 true false <nil>
 }

@@ -61,6 +61,15 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 	if err != nil {
 		return nil, preflight, "", err
 	}
+	note = sizingNote(sz, lo, hi)
+	for _, n := range lengths {
+		prompts = append(prompts, synthetic(rng.Uint64(), sz.words(n)))
+	}
+	return prompts, preflight, note, nil
+}
+
+// sizingNote says how prompts of lo to hi tokens are sized by sz.
+func sizingNote(sz sizing, lo, hi int) (note string) {
 	asked, words, counts := fmt.Sprint(lo), plural.Of(sz.words(lo), "word"), fmt.Sprint(sz.tokens(sz.words(lo)))
 	if hi > lo {
 		asked = fmt.Sprintf("%d to %d", lo, hi)
@@ -76,10 +85,7 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 	default:
 		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %s words each", asked)
 	}
-	for _, n := range lengths {
-		prompts = append(prompts, synthetic(rng.Uint64(), sz.words(n)))
-	}
-	return prompts, preflight, note, nil
+	return note
 }
 
 // sizing is the server's count of a synthetic prompt's tokens as a

@@ -55,13 +55,18 @@ const MaxLabelLength = 128
 // UTF-8 (each invalid byte sequence replaced by U+FFFD) of at most
 // MaxLabelLength bytes. A value already so is returned as it is, without
 // allocating.
-func cleanLabel(s string) string {
-	if len(s) <= MaxLabelLength && utf8.ValidString(s) {
+func cleanLabel(s string) string { return capText(s, MaxLabelLength) }
+
+// capText returns s as valid UTF-8 (each invalid byte sequence replaced by
+// U+FFFD) of at most n bytes, cut at a character boundary. A text already
+// so is returned as it is, without allocating.
+func capText(s string, n int) string {
+	if len(s) <= n && utf8.ValidString(s) {
 		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) > MaxLabelLength {
-		cut := MaxLabelLength
+	if len(s) > n {
+		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}

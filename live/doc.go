@@ -114,6 +114,27 @@
 // their keys must be those KeyOf gives the requests' results (see
 // Declare).
 //
+// # Traces
+//
+// NewTracer is the OpenTelemetry observe.Tracer: with it, each call
+// through an observe.Transport gets one CLIENT span of the GenAI
+// conventions (v1.41.0), named "{gen_ai.operation.name}
+// {gen_ai.request.model}", from its start to the end of its response or
+// its failure, and the request sent carries its W3C traceparent, so that
+// the server's own spans join the trace:
+//
+//	t := rec.Transport(base)
+//	t.Tracer = live.NewTracer(tp, live.TraceOptions{})
+//
+// The Transport's OnResultContext then records the call's metrics with the
+// span's context, so that their exemplars name it. NewSpanSink makes the
+// same span after the fact, at the request's own times, from a finished
+// observe.Result (the driver's) or any llmmetrics.Record with its label
+// set (a file's). SpanSink lists the attributes. The span is built once,
+// from the Result, when the call ends: it adds nothing a chunk. The
+// tracer, Meter and a ChunkProducer's default scope declare the
+// conventions' schema URL (SchemaURL).
+//
 // # A fleet
 //
 // Each replica exports its own series; Prometheus sums them:

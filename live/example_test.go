@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 const ms = time.Millisecond
@@ -199,7 +201,7 @@ func ExamplePrometheusSink_Observe() {
 
 func ExampleNewOTelSink() {
 	provider := sdkmetric.NewMeterProvider()
-	_, err := live.NewOTelSink(provider.Meter("gateway"), live.OTelOptions{})
+	_, err := live.NewOTelSink(live.Meter(provider), live.OTelOptions{})
 	fmt.Println(err)
 	// Output: <nil>
 }
@@ -428,4 +430,105 @@ func ExampleChunkProducer_Produce() {
 		}
 	}
 	// Output: github.com/llmmetrics/llmmetrics/live 2 [0 2 0]
+}
+
+func ExampleMeter() {
+	reader := sdkmetric.NewManualReader()
+	// The meter declares live's scope and the conventions' schema URL.
+	sink, _ := live.NewOTelSink(live.Meter(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))), live.OTelOptions{})
+	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, E2E: 300 * ms})
+	var rm metricdata.ResourceMetrics
+	reader.Collect(context.Background(), &rm)
+	fmt.Println(rm.ScopeMetrics[0].Scope.Name, rm.ScopeMetrics[0].Scope.SchemaURL)
+	// Output: github.com/llmmetrics/llmmetrics/live https://opentelemetry.io/schemas/1.41.0
+}
+
+// ExampleNewTracer traces a service's calls: one span a call, of the
+// GenAI conventions, and its traceparent on the request sent.
+func ExampleNewTracer() {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println("the server joins the trace:", len(r.Header.Get("Traceparent")) == 55)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"id\":\"chatcmpl-1\",\"model\":\"m\",\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n",
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	defer upstream.Close()
+
+	exporter := tracetest.NewInMemoryExporter() // otlptracegrpc.New(ctx), in a service
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
+	client := &http.Client{Transport: &observe.Transport{Tracer: live.NewTracer(tp, live.TraceOptions{})}}
+	resp, _ := client.Post(upstream.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	s := exporter.GetSpans()[0]
+	fmt.Println(s.Name, s.SpanKind)
+	for _, kv := range s.Attributes {
+		if strings.HasPrefix(string(kv.Key), "gen_ai.usage") || kv.Key == "gen_ai.response.id" {
+			fmt.Println(kv.Key, kv.Value.Emit())
+		}
+	}
+	// Output:
+	// the server joins the trace: true
+	// chat m client
+	// gen_ai.response.id chatcmpl-1
+	// gen_ai.usage.input_tokens 5
+	// gen_ai.usage.output_tokens 1
+}
+
+// ExampleTracer_Start wires a Tracer under a Recorder's Transport: the
+// call's metrics are recorded with the span's context, so that their
+// exemplars name it.
+func ExampleTracer_Start() {
+	tp := sdktrace.NewTracerProvider()
+	rec, _ := live.NewRecorder(live.Options{})
+	t := rec.Transport(nil)
+	t.Tracer = live.NewTracer(tp, live.TraceOptions{})
+	fmt.Println(t.Tracer != nil)
+	// Output: true
+}
+
+// ExampleNewSpanSink makes the spans of records read from a file, at
+// their own times: the run header's start is their epoch.
+func ExampleNewSpanSink() {
+	exporter := tracetest.NewInMemoryExporter()
+	epoch := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	sink := live.NewSpanSink(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), live.SpanOptions{Epoch: epoch})
+	r := request("a", 100*ms, 5)
+	r.Sent = time.Second
+	sink.Record(context.Background(), key, r)
+	s := exporter.GetSpans()[0]
+	fmt.Println(s.Name, s.StartTime.Format("15:04:05.000"), s.EndTime.Format("15:04:05.000"))
+	// Output: chat m 10:00:01.000 10:00:01.180
+}
+
+func ExampleSpanSink_Record() {
+	exporter := tracetest.NewInMemoryExporter()
+	sink := live.NewSpanSink(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), live.SpanOptions{})
+	failed := &llmmetrics.Record{ID: "b", Status: llmmetrics.StatusTimeout, Message: "context deadline exceeded"}
+	sink.Record(context.Background(), key, failed)
+	s := exporter.GetSpans()[0]
+	fmt.Println(s.Status.Code, s.Status.Description)
+	fmt.Println(s.Events[0].Name)
+	// Output:
+	// Error context deadline exceeded
+	// gen_ai.client.operation.exception
+}
+
+// ExampleSpanSink_Result makes the spans of the driver's results, or of a
+// Transport's (its OnResultContext), after the fact.
+func ExampleSpanSink_Result() {
+	exporter := tracetest.NewInMemoryExporter()
+	sink := live.NewSpanSink(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), live.SpanOptions{})
+	r := &observe.Result{Operation: "chat", Provider: "openai", RequestModel: "m", HTTPStatus: 429,
+		Started: time.Now(), Duration: 20 * ms}
+	r.Record.Status, r.Record.Message = llmmetrics.StatusError, "HTTP 429: rate limited"
+	sink.Result(context.Background(), r)
+	s := exporter.GetSpans()[0]
+	for _, kv := range s.Attributes {
+		if kv.Key == "error.type" {
+			fmt.Println(s.Name, kv.Value.Emit(), s.EndTime.Sub(s.StartTime))
+		}
+	}
+	// Output: chat m 429 20ms
 }

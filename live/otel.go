@@ -67,7 +67,8 @@ type OTelOptions struct {
 	Chunks  *ChunkProducer
 }
 
-// NewOTelSink creates the instruments with meter. With opt.Chunks, the
+// NewOTelSink creates the instruments with meter: Meter(provider) gives
+// live's, which declares the conventions' schema URL. With opt.Chunks, the
 // chunk gaps go to it, not to an instrument of meter's; it returns
 // ErrProducerTaken when another sink has it.
 func NewOTelSink(meter metric.Meter, opt OTelOptions) (*OTelSink, error) {

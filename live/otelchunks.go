@@ -31,11 +31,12 @@ import (
 //	chunks := new(live.ChunkProducer)
 //	reader := sdkmetric.NewPeriodicReader(exporter, sdkmetric.WithProducer(chunks))
 //	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-//	sink, err := live.NewOTelSink(provider.Meter("gateway"), live.OTelOptions{Chunks: chunks})
+//	sink, err := live.NewOTelSink(live.Meter(provider), live.OTelOptions{Chunks: chunks})
 //
 // A ChunkProducer serves one sink. Its data points are cumulative
 // whatever the reader's temporality, and carry the instrumentation scope
-// Scope (live's import path when zero); the SDK applies no view to them.
+// Scope (when zero, live's: ScopeName, with the conventions' SchemaURL);
+// the SDK applies no view to them.
 // Registered on no reader, its histogram is exported nowhere: when no
 // reader has collected it UnreadAfter after its first gap, it says so once
 // through the OpenTelemetry error handler (otel.Handle, which logs by
@@ -208,7 +209,7 @@ func (p *ChunkProducer) Produce(context.Context) ([]metricdata.ScopeMetrics, err
 	}
 	scope := p.Scope
 	if scope.Name == "" {
-		scope.Name = "github.com/llmmetrics/llmmetrics/live"
+		scope.Name, scope.SchemaURL = ScopeName, SchemaURL
 	}
 	return []metricdata.ScopeMetrics{{
 		Scope: scope,

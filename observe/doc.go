@@ -81,5 +81,18 @@
 // attributes need, so that the live package labels it with no glue: the
 // request's model (read from its JSON body), the response's model, the
 // operation, the provider, the server's address and port, the HTTP status
-// and whether usage came.
+// and whether usage came; and what the conventions' inference span adds:
+// the response's id and finish reason, the request's output limit
+// (Record.MaxTokens) and whether it asked for a stream.
+//
+// # Traces
+//
+// A Transport with a Tracer traces every call it observes: the Tracer
+// starts a span as the call begins, adds its context to the headers of
+// the request sent (a W3C traceparent, so that the server's own spans
+// join the trace) and ends it with the finished Result. observe defines
+// the hook and depends on the standard library alone; the live module's
+// NewTracer is the OpenTelemetry Tracer, with every attribute of the
+// GenAI conventions' inference span. A traced call costs nothing more a
+// chunk: the span is built once, from the Result.
 package observe

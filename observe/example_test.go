@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -108,6 +109,32 @@ func ExampleTransport_RoundTrip() {
 	r := <-results
 	fmt.Println(strings.Count(string(body), "data: "), r.Record.ID, r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
 	// Output: 6 1 ok 2 2
+}
+
+// logTracer is a Tracer of its own: it marks the request it sends and
+// prints each call as it ends. The live module's NewTracer is
+// OpenTelemetry's.
+type logTracer struct{}
+
+func (logTracer) Start(ctx context.Context, h http.Header, r *observe.Result) (context.Context, func(*observe.Result)) {
+	h.Set("X-Request-Trace", "t1") // on the request sent, not on the caller's
+	fmt.Println("start:", r.Operation, r.RequestModel, r.Record.MaxTokens, r.RequestStream)
+	return ctx, func(r *observe.Result) {
+		fmt.Println("end:", r.Record.Status, len(r.Record.Chunks), r.Record.CompletionTokens)
+	}
+}
+
+func ExampleTracer() {
+	srv := chatServer()
+	defer srv.Close()
+	client := &http.Client{Transport: &observe.Transport{Tracer: logTracer{}}}
+	resp, _ := client.Post(srv.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","stream":true,"max_tokens":64}`))
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// Output:
+	// start: chat m 64 true
+	// end: ok 2 2
 }
 
 func ExampleWriteJSONL() {

@@ -67,6 +67,14 @@ type Result struct {
 	Operation, Provider         string
 	ServerAddress               string
 	ServerPort                  int
+	// ResponseID is the id the response gave itself ("chatcmpl-…", the
+	// Responses API's response.id), "" where it gave none (Ollama, TGI).
+	ResponseID string
+	// RequestStream says whether the request asked for a stream (its
+	// body's "stream": true; Ollama's default; TGI's /generate_stream),
+	// where its body was read (StreamKnown). Record.MaxTokens is its
+	// output limit where it gave one.
+	RequestStream, StreamKnown bool
 
 	// ErrorType and ErrorCode are the server's own type and code of the
 	// error that failed the request (in its body or inside its stream),
@@ -163,7 +171,7 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 		client = http.DefaultClient
 	}
 	res := newResult(api, id, o.now())
-	res.describe(req, api, "", requestModel(req))
+	res.describe(req, api, "", requestFactsOf(req, api))
 	st := &sendTrace{now: o.now}
 	ctx := httptrace.WithClientTrace(req.Context(), st.hooks())
 	resp, err := client.Do(req.WithContext(ctx))
@@ -283,6 +291,7 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	if s.model != "" {
 		r.ResponseModel = s.model
 	}
+	r.ResponseID = s.id
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}

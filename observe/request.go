@@ -13,12 +13,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // describe fills what the conventions' attributes need from the request:
 // operation, provider (the given one, or the wire API's), the server's
-// address and port, and the model asked for.
-func (r *Result) describe(req *http.Request, api API, provider, model string) {
+// address and port, and what its body said (the model asked for, the
+// output limit, whether it asked for a stream).
+func (r *Result) describe(req *http.Request, api API, provider string, f requestFacts) {
 	r.Operation = operationOf(api, req.URL.Path)
 	r.Provider = provider
 	if r.Provider == "" {
@@ -32,7 +35,9 @@ func (r *Result) describe(req *http.Request, api API, provider, model string) {
 	} else {
 		r.ServerPort = 80
 	}
-	r.RequestModel = model
+	r.RequestModel = f.model
+	r.Record.MaxTokens = f.maxTokens
+	r.RequestStream, r.StreamKnown = f.stream, f.streamKnown
 }
 
 // operationOf returns the gen_ai.operation.name of a call.
@@ -83,6 +88,61 @@ func peekBody(body io.ReadCloser) (b []byte, rest io.ReadCloser, ok bool, err er
 	return b, nil, true, body.Close()
 }
 
+// requestFacts are what a request says of itself that the record and the
+// conventions' attributes take: the model, the output limit (0 when not
+// given) and whether it asked for a stream (streamKnown false when its
+// body was not read).
+type requestFacts struct {
+	model               string
+	maxTokens           int
+	stream, streamKnown bool
+}
+
+// factsOf reads a call's JSON request body (nil when it was not read):
+// its "model"; its output limit, "max_tokens", or
+// "max_completion_tokens" (chat), "max_output_tokens" (Responses),
+// options.num_predict (Ollama), parameters.max_new_tokens (TGI); and its
+// "stream", which Ollama takes as true when absent. TGI's
+// /generate_stream always streams.
+func factsOf(api API, body []byte) requestFacts {
+	var f requestFacts
+	if api == TGI {
+		f.stream, f.streamKnown = true, true
+	}
+	if body == nil {
+		return f
+	}
+	f.model = modelOf(body)
+	limit := func(v []byte) {
+		if n, ok := wholeNumber(v); ok && n > 0 && f.maxTokens == 0 {
+			f.maxTokens = int(min(n, llmmetrics.MaxCount))
+		}
+	}
+	switch api {
+	case Chat, Completions:
+		limit(field(body, "max_completion_tokens"))
+		limit(field(body, "max_tokens"))
+	case Responses:
+		limit(field(body, "max_output_tokens"))
+	case Ollama:
+		limit(field(field(body, "options"), "num_predict"))
+	case TGI:
+		limit(field(field(body, "parameters"), "max_new_tokens"))
+		return f
+	}
+	switch s := string(field(body, "stream")); {
+	case s == "true":
+		f.stream, f.streamKnown = true, true
+	case s == "false":
+		f.streamKnown = true
+	case api == Ollama && s == "":
+		f.stream, f.streamKnown = true, true // Ollama streams unless told not to
+	case len(body) > 0 && body[0] == '{':
+		f.streamKnown = true // no "stream": not streamed
+	}
+	return f
+}
+
 // modelOf returns the "model" of a JSON request body, or "".
 func modelOf(body []byte) string {
 	v := field(body, "model")
@@ -96,22 +156,22 @@ func modelOf(body []byte) string {
 	return ""
 }
 
-// requestModel returns the model of a request whose body can be read
-// again (GetBody, as http.NewRequest sets for in-memory bodies), without
-// consuming the body that will be sent.
-func requestModel(req *http.Request) string {
+// requestFacts returns what a request whose body can be read again
+// (GetBody, as http.NewRequest sets for in-memory bodies) says of itself,
+// without consuming the body that will be sent.
+func requestFactsOf(req *http.Request, api API) requestFacts {
 	if req.GetBody == nil {
-		return ""
+		return factsOf(api, nil)
 	}
 	rc, err := req.GetBody()
 	if err != nil {
-		return ""
+		return factsOf(api, nil)
 	}
 	b, _, ok, err := peekBody(rc)
 	if !ok || err != nil {
-		return ""
+		return factsOf(api, nil)
 	}
-	return modelOf(b)
+	return factsOf(api, b)
 }
 
 // decoded returns the body of a response as text, undoing a gzip or

@@ -27,6 +27,7 @@ type stream struct {
 	errMsg             string // an error the stream reported
 	errType, errCode   string // the server's type and code of that error
 	model              string // the model the response named
+	id                 string // the id the response gave itself
 	events             int    // events framed
 	timings            []byte // the server's timings object, copied
 	timingsSource      string
@@ -171,6 +172,8 @@ func (s *stream) openAIMember(data, k, v []byte) {
 	switch string(k) {
 	case "model":
 		s.setModel(v)
+	case "id":
+		s.setID(v)
 	case "error":
 		if !isNull(v) {
 			s.fail(data)
@@ -270,11 +273,14 @@ func (s *stream) responses(e event) {
 			s.text(e.at, false)
 		}
 	case "response.created", "response.in_progress":
-		s.setModel(field(field(e.data, "response"), "model"))
+		resp := field(e.data, "response")
+		s.setModel(field(resp, "model"))
+		s.setID(field(resp, "id"))
 	case "response.completed", "response.incomplete":
 		s.finished = true
 		resp := field(e.data, "response")
 		s.setModel(field(resp, "model"))
+		s.setID(field(resp, "id"))
 		s.finish = strings.TrimPrefix(typ, "response.")
 		if u := field(resp, "usage"); !isNull(u) {
 			if n, ok := wholeNumber(field(u, "output_tokens")); ok {
@@ -403,6 +409,15 @@ func (s *stream) setModel(v []byte) {
 	if s.model == "" {
 		if m, ok := stringValue(v); ok {
 			s.model = m
+		}
+	}
+}
+
+// setID keeps the first id the response gave itself.
+func (s *stream) setID(v []byte) {
+	if s.id == "" {
+		if id, ok := stringValue(v); ok {
+			s.id = id
 		}
 	}
 }

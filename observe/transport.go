@@ -57,6 +57,11 @@ type Transport struct {
 	// request's context (for a gauge of calls in flight: every OnStart is
 	// followed by one finished Result).
 	OnStart func(context.Context)
+	// Tracer, when set, traces every observed call (see Tracer): its
+	// context, with the call's span, goes on the request sent and to
+	// OnStart and OnResultContext. A Transport with a Tracer observes its
+	// calls even without OnResult.
+	Tracer Tracer
 	// Epoch is the zero of Record.Sent; the zero Epoch means the time of
 	// the first call.
 	Epoch time.Time
@@ -103,7 +108,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	api, known := APIOf(req.URL.Path)
-	if !known || t.OnResult == nil && t.OnResultContext == nil {
+	if !known || t.OnResult == nil && t.OnResultContext == nil && t.Tracer == nil {
 		return base.RoundTrip(req)
 	}
 	t.once.Do(func() {
@@ -118,10 +123,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res := newResult(api, id, t.now())
 	st := &sendTrace{now: t.now}
 	ctx := req.Context()
+	body, facts, err := t.readBody(req, api)
+	res.describe(req, api, t.Provider, facts)
+	header := req.Header
+	var endTrace func(*Result)
+	if t.Tracer != nil {
+		header = ownHeader(req.Header)
+		ctx, endTrace = startTrace(t.Tracer, ctx, header, res)
+	}
 	if t.OnStart != nil {
 		t.OnStart(ctx)
 	}
 	done := func(r *Result) {
+		if endTrace != nil {
+			endTrace(r)
+		}
 		if t.OnResult != nil {
 			t.OnResult(r)
 		}
@@ -129,15 +145,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.OnResultContext(ctx, r)
 		}
 	}
-	out := req.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
-	model, err := t.prepareBody(out, api)
-	res.describe(req, api, t.Provider, model)
 	if err != nil {
 		st.settle(res, t.Epoch)
 		res.failed(ctx, err)
 		done(res)
 		return nil, err
 	}
+	out := req.WithContext(httptrace.WithClientTrace(ctx, st.hooks()))
+	out.Header = header
+	body.setOn(out)
 	resp, err := base.RoundTrip(out)
 	wrote := st.settle(res, t.Epoch)
 	ended := func(r *Result) {
@@ -163,28 +179,46 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// prepareBody reads the body of out (a copy of the caller's request) for
-// its model, asks for usage when the Transport should, and sets the body
-// to be sent. A body too long to read is sent as it is.
-func (t *Transport) prepareBody(out *http.Request, api API) (string, error) {
-	if out.Body == nil || out.Body == http.NoBody {
-		return "", nil
+// sentBody is the body a call sends: the caller's, unread (none, or one
+// too long to read: rest), or the bytes read (b, read true).
+type sentBody struct {
+	rest io.ReadCloser
+	b    []byte
+	read bool
+}
+
+// readBody reads the body of req for what it says of the call (its
+// model, its output limit, whether it streams), asks for usage when the
+// Transport should, and returns the body to send. A body too long to read
+// is sent as it is.
+func (t *Transport) readBody(req *http.Request, api API) (sentBody, requestFacts, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return sentBody{}, factsOf(api, nil), nil
 	}
-	b, rest, ok, err := peekBody(out.Body)
+	b, rest, ok, err := peekBody(req.Body)
 	if err != nil {
-		return "", fmt.Errorf("observe: reading the request body: %w", err)
+		return sentBody{}, factsOf(api, nil), fmt.Errorf("observe: reading the request body: %w", err)
 	}
 	if !ok {
-		out.Body = rest
-		return "", nil
+		return sentBody{rest: rest}, factsOf(api, nil), nil
 	}
 	if t.IncludeUsage && (api == Chat || api == Completions) {
 		b = withUsage(b)
 	}
-	out.Body = io.NopCloser(bytes.NewReader(b))
-	out.ContentLength = int64(len(b))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	return modelOf(b), nil
+	return sentBody{b: b, read: true}, factsOf(api, b), nil
+}
+
+// setOn sets the body on out, a copy of the caller's request.
+func (sb sentBody) setOn(out *http.Request) {
+	switch {
+	case sb.read:
+		b := sb.b
+		out.Body = io.NopCloser(bytes.NewReader(b))
+		out.ContentLength = int64(len(b))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	case sb.rest != nil:
+		out.Body = sb.rest
+	}
 }
 
 // observedBody passes a response body to its reader and frames the bytes

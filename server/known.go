@@ -17,8 +17,16 @@ type KnownOutput struct {
 	ServerRequests float64 // Σ Δ request_success over the window
 	ClientRequests int     // the client's records that got a response (ok and zero-token)
 	Failed         int     // the client's failed records
-	Agree          bool
-	Causes         []string
+	// Uncounted counts the client's ok records without a usable token
+	// count (llmmetrics.Record.CountState), left out of ClientTokens:
+	// their tokens are unknown, never 0. With any, ClientTokens is a lower
+	// bound, and Unknown says why the check cannot tell whether the two
+	// agree, unless the server counted fewer tokens than the client's
+	// known ones.
+	Uncounted int
+	Unknown   string
+	Agree     bool
+	Causes    []string
 }
 
 // CheckKnownOutput compares the window's output-token counter delta (vLLM's
@@ -55,7 +63,15 @@ func CheckKnownOutput(w *Window, recs []llmmetrics.Record) (KnownOutput, error) 
 			continue
 		}
 		k.ClientRequests++
+		if r.CountState() != llmmetrics.CountKnown {
+			k.Uncounted++
+			continue
+		}
 		k.ClientTokens += int64(r.CompletionTokens)
+	}
+	if k.Uncounted > 0 && k.ServerTokens >= float64(k.ClientTokens) {
+		k.Unknown = fmt.Sprintf("%d of the client's %d answers carry no token count (no usage, or one the chunks contradict): their tokens are unknown, so the two totals cannot be compared", k.Uncounted, k.ClientRequests)
+		return k, nil
 	}
 	k.Agree = k.ServerTokens == float64(k.ClientTokens)
 	if k.Agree {
@@ -76,7 +92,9 @@ func CheckKnownOutput(w *Window, recs []llmmetrics.Record) (KnownOutput, error) 
 			"the second scrape came before every request finished, or the first after some had started generating",
 			"a stop sequence fired and the client counted tokens the server did not report, or the counts come from another tokenizer")
 	}
-	if k.ServerRequests != float64(k.ClientRequests+k.Failed) {
+	if len(w.Finished) > 0 && k.ServerRequests != float64(k.ClientRequests+k.Failed) {
+		// Only a server that exports a finished-request counter says how
+		// many it finished: llama.cpp's does not.
 		k.Causes = append(k.Causes, fmt.Sprintf("the server finished %v requests in the window, the client sent %d", k.ServerRequests, k.ClientRequests+k.Failed))
 	}
 	k.Causes = append(k.Causes, "a rate was taken instead of a delta somewhere in the pipeline (this check uses deltas)")

@@ -103,6 +103,12 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		out["known_output"] = kv{"server_generation_tokens": k.ServerTokens, "client_completion_tokens": k.ClientTokens,
 			"server_finished_requests": k.ServerRequests, "client_requests": k.ClientRequests, "client_failed": k.Failed,
 			"agree": k.Agree, "candidate_causes": k.Causes}
+		if k.Uncounted > 0 {
+			out["known_output"].(kv)["client_uncounted"] = k.Uncounted
+		}
+		if k.Unknown != "" {
+			out["known_output"].(kv)["unknown"] = k.Unknown
+		}
 	}
 	return json.Marshal(out)
 }
@@ -258,8 +264,14 @@ func (r *Report) WriteTable(out io.Writer) error {
 		writeDecomposition(&b, d)
 	}
 	if k := r.Known; k != nil {
-		fmt.Fprintf(&b, "\nknown-output check: server generation_tokens %g, client completion tokens %d: ", k.ServerTokens, k.ClientTokens)
-		if k.Agree {
+		fmt.Fprintf(&b, "\nknown-output check: server generation_tokens %g, client completion tokens %d", k.ServerTokens, k.ClientTokens)
+		if k.Uncounted > 0 {
+			fmt.Fprintf(&b, " over the %d of %d answers with a count", k.ClientRequests-k.Uncounted, k.ClientRequests)
+		}
+		b.WriteString(": ")
+		if k.Unknown != "" {
+			fmt.Fprintf(&b, "cannot be checked: %s\n", k.Unknown)
+		} else if k.Agree {
 			b.WriteString("they agree\n")
 		} else {
 			b.WriteString("they DISAGREE; candidate causes:\n")

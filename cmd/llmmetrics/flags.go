@@ -51,7 +51,7 @@ func (a *analysis) asJSON() bool { return *a.json }
 func (a *analysis) options(fs *flag.FlagSet) (llmmetrics.Options, error) {
 	var opt llmmetrics.Options
 	var err error
-	if opt.Method, err = llmmetrics.ParseMethod(*a.method); err != nil {
+	if err = opt.Method.UnmarshalText([]byte(*a.method)); err != nil {
 		return opt, usageError("method", err)
 	}
 	if *a.percentiles != "" {

@@ -50,7 +50,8 @@ func (g *gate) parse(opt *llmmetrics.Options) error {
 			return fmt.Errorf("%w: --fail-if %q needs --slo", errUsage, text)
 		}
 		if strings.HasPrefix(c.Stat, "p") {
-			p, _ := llmmetrics.ParsePercentile(c.Stat[1:])
+			var p llmmetrics.Percentile
+			p.UnmarshalText([]byte(c.Stat[1:]))
 			if opt.Percentiles == nil {
 				opt.Percentiles = slices.Clone(llmmetrics.DefaultPercentiles)
 			}

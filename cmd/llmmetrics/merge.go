@@ -108,10 +108,10 @@ func checkMerge(runs []namedRun) ([]string, error) {
 		}
 	}
 	var warnings []string
-	first, last := sent[0].run.Header.Start, sent[0].run.Header.Start
+	first, last := loadStart(sent[0]), loadStart(sent[0])
 	for _, r := range sent {
-		first = minTime(first, r.run.Header.Start)
-		last = maxTime(last, r.run.Header.Start)
+		first = minTime(first, loadStart(r))
+		last = maxTime(last, loadStart(r))
 	}
 	if length := end.to.Sub(ws[0].from); length > 0 && last.Sub(first) > length/100 {
 		warnings = append(warnings, fmt.Sprintf("WARNING: the files' starts differ by %v, more than 1%% of the merged window (%v): the machines did not start together, and the window's ends include the difference.", last.Sub(first), length))
@@ -202,6 +202,23 @@ func windowOf(r namedRun) (wallWindow, bool) {
 	}
 	start := r.run.Header.Start
 	return wallWindow{name: r.name, from: start.Add(lo), to: start.Add(hi)}, true
+}
+
+// loadStart is when a file's load began on the wall clock: its first send
+// after its preflight requests, the instant --start-at sets, or else its
+// header's start. The header's start is the process's, before its test
+// request: in a Kubernetes Job the pods' differ by seconds.
+func loadStart(r namedRun) time.Time {
+	first := time.Duration(-1)
+	for i := range r.run.Records {
+		if rec := &r.run.Records[i]; !rec.Preflight && (first < 0 || rec.Sent < first) {
+			first = rec.Sent
+		}
+	}
+	if first < 0 {
+		return r.run.Header.Start
+	}
+	return r.run.Header.Start.Add(first)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -147,6 +147,10 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer closeIn()
+	in, head := formats.Peek(in)
+	if isPlan(head) { // a dry run's plan (dryrun.go)
+		return reportPlan(stdout, in, name)
+	}
 
 	tool := f.tool
 	if tool == "" && dialect != "" {

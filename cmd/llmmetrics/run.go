@@ -26,6 +26,10 @@ var runCommand = &command{
 		"                 (--prompt-tokens N[±P%] | --prompts FILE) [--max-tokens N[±P%]] [--body JSON] [--header 'Name: value']\n" +
 		"                 [--timeout 10m] [--stall 2m] [--grace 10s] [--max-error-rate F] [--fail-if COND] [--fail-below F]\n" +
 		"                 [--scrape URL/metrics] [--out FILE [--force]] [--timings FILE] [--env k=v] [--env-file FILE] [--gpu-telemetry] [--json]\n" +
+		"                 [--arrivals onoff:on=2s,off=8s,rate=40 | --arrivals pareto:alpha=1.5,rate=20] [--dry-run]\n" +
+		"  llmmetrics run --replay FILE [--replay-format auto|azure|mooncake|burstgpt|llmmetrics] [--speed X] [--replay-from D]\n" +
+		"                 [--replay-to D] [--replay-rows N] [--scale-tokens F] [--cap-prompt-tokens N] [--cap-output-tokens N]\n" +
+		"                 [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
@@ -70,7 +74,9 @@ var runCommand = &command{
 		"them) finds the run crossing a condition, 1 when a condition's figure is absent (it cannot be judged).\n" +
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
-		"part. docs/run.md has the whole story.\n\n" +
+		"part. --replay sends a trace's rows at their times with their lengths, --arrivals draws bursty arrivals, and\n" +
+		"--dry-run writes the plan without sending anything ('report plan.jsonl' describes it). docs/run.md has the\n" +
+		"whole story.\n\n" +
 		searchAbout + "\n\n" + breakdownAbout,
 	examples: []string{
 		"llmmetrics run --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --concurrency 8 --prompt-tokens 512 --max-tokens 128 --out run.jsonl",
@@ -79,6 +85,8 @@ var runCommand = &command{
 		"llmmetrics run --url http://127.0.0.1:8080/v1/chat/completions --model tiny --requests 50 --concurrency 2 --prompt-tokens 64 --max-tokens 32 --scrape http://127.0.0.1:8080/metrics --body '{\"ignore_eos\":true}'",
 		"llmmetrics run --search concurrency --slo ttft=500ms,tpot=50ms --target 0.9 --url http://127.0.0.1:8000/v1/chat/completions --model m --requests 200 --prompt-tokens 512 --max-tokens 128 --out probe.jsonl",
 		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
+		"llmmetrics run --replay AzureLLMInferenceTrace_conv.csv --replay-from 10m --replay-to 20m --speed 2 --cap-prompt-tokens 4096 --url http://127.0.0.1:8000 --model m --out replay.jsonl",
+		"llmmetrics run --dry-run --arrivals onoff:on=2s,off=8s,rate=40 --requests 500 --prompt-tokens 512 --max-tokens 128 --out plan.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
 }
@@ -97,6 +105,11 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	if err := f.checkModes(fs); err != nil {
 		return err
+	}
+	if err := f.checkReplay(fs); err != nil { // replay.go
+		return err
+	} else if *f.dryRun {
+		return runDryRun(fs, f, stdout) // dryrun.go
 	}
 	otlp, err := f.otlpFlags.config(os.Getenv, "llmmetrics") // otlp.go
 	if err != nil {
@@ -148,8 +161,8 @@ func (f *runFlags) checkModes(fs *flag.FlagSet) error {
 	})
 	breakdown, search := *f.ttftBreakdown, *f.search != ""
 	switch {
-	case (breakdown || search) && (flagSet(fs, "shard") || flagSet(fs, "start-at")): // shard.go
-		return fmt.Errorf("%w: --shard and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
+	case (breakdown || search) && (flagSet(fs, "shard") || flagSet(fs, "shards") || flagSet(fs, "start-at")): // shard.go
+		return fmt.Errorf("%w: --shard, --shards and --start-at belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case breakdown && search:
 		return fmt.Errorf("%w: --ttft-breakdown and --search are two different runs", errUsage)
 	case breakdown && len(searchOnly) > 0:
@@ -220,6 +233,7 @@ func planLoad(fs *flag.FlagSet, f *runFlags, stdout io.Writer) (*loadRun, error)
 	if f.endpointNote != "" {
 		r.notes = append(r.notes, f.endpointNote+".")
 	}
+	r.notes = append(r.notes, f.replayNotes()...) // replay.go
 	return r, nil
 }
 
@@ -270,6 +284,9 @@ func (r *loadRun) begin() error {
 // request.
 func (r *loadRun) preflightRequests() error {
 	f, ctx := r.f, r.in.ctx
+	if f.replaying() {
+		return r.sizeReplay() // replay.go
+	}
 	if *f.promptTokens <= 0 {
 		if _, err := drive.TestRequest(ctx, r.p); err != nil {
 			return r.stopped("a failed test request", err)

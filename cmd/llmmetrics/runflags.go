@@ -38,6 +38,7 @@ type runFlags struct {
 	breakdownFlags // --ttft-breakdown, --prompt-lengths, --settle (breakdown.go)
 	searchFlags    // --search, --search-from, --search-max, --target (search.go)
 	shardFlags     // --shard, --start-at (shard.go)
+	replayFlags    // --replay…, --arrivals, --dry-run (replay.go)
 	otlpFlags      // --otlp-endpoint, --otlp-protocol (otlp.go)
 }
 
@@ -90,13 +91,14 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.breakdownFlags.define(fs)
 	f.searchFlags.define(fs)
 	f.shardFlags.define(fs)
+	f.replayFlags.define(fs)
 	f.otlpFlags.define(fs)
 	return fs, f
 }
 
 // inputs are the files a run reads, by flag, which no output may be.
 func (f *runFlags) inputs() map[string]string {
-	return map[string]string{"--prompts": *f.prompts, "--env-file": *f.envFile}
+	return map[string]string{"--prompts": *f.prompts, "--env-file": *f.envFile, "--replay": *f.replay}
 }
 
 // plan turns the flags into a drive plan and report options.
@@ -123,6 +125,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			return p, opt, fmt.Errorf("%w: --warmup %q: want a count, a duration or auto", errUsage, w)
 		}
 	}
+	if err := f.applyReplay(&p); err != nil { // replay.go
+		return p, opt, err
+	}
 	if *f.maxErrorRate > 1 {
 		return p, opt, valueError(fmt.Sprintf("--max-error-rate %g: want a fraction in (0, 1]", *f.maxErrorRate))
 	}
@@ -133,7 +138,7 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		}
 		p.MaxTokensEach = f.maxLen.draw(n, *f.seed, 11)
 	}
-	if (*f.promptTokens > 0) == (*f.prompts != "") {
+	if !f.replaying() && (*f.promptTokens > 0) == (*f.prompts != "") {
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)
 	}
 	if *f.prompts != "" {
@@ -153,7 +158,7 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 			p.MaxTokensEach = each
 		}
 	}
-	if opt.Method, err = llmmetrics.ParseMethod(*f.method); err != nil {
+	if err = opt.Method.UnmarshalText([]byte(*f.method)); err != nil {
 		return p, opt, usageError("method", err)
 	}
 	if opt.Percentiles, err = llmmetrics.ParsePercentiles(*f.percentiles); err != nil {

@@ -96,6 +96,7 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	if f.endpointNote != "" { // the notes say it in full; the target is in the header
 		load["endpoint"] = "appended to the base URL"
 	}
+	f.replayLoad(p, load) // replay.go
 	return load
 }
 

@@ -159,11 +159,11 @@ func (c *loadCheck) checkOpen(load map[string]string, m []*llmmetrics.Record, s 
 		c.late = true
 	}
 	if cs := s.Client; cs != nil && cs.Lateness != nil {
-		p99, _ := llmmetrics.Percentiles(lateness(m), opt.Method, llmmetrics.MustPercentile(99))
-		if len(p99) == 1 {
-			c.LatenessP99MS = ms(p99[0])
-			if p99[0] > time.Second {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: lateness p99 is %v: requests were sent well after their scheduled time; the TTFT and E2E from the scheduled time (from sched.) include it", p99[0].Round(time.Millisecond)))
+		if d, err := llmmetrics.Describe(lateness(m), opt.Method, llmmetrics.MustPercentile(99)); err == nil {
+			p99 := d.Points[0].Value
+			c.LatenessP99MS = ms(p99)
+			if p99 > time.Second {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: lateness p99 is %v: requests were sent well after their scheduled time; the TTFT and E2E from the scheduled time (from sched.) include it", p99.Round(time.Millisecond)))
 				c.late = true
 			}
 		}

@@ -1,8 +1,9 @@
 package main
 
 // This file holds run's shards: --shard i/N sends the i-th share of a plan
-// that one machine cannot send alone, and --start-at makes the shards start
-// together; report --merge joins their files into one run (see merge.go).
+// that one machine cannot send alone, --shard auto takes i from a
+// Kubernetes Indexed Job, and --start-at makes the shards start together;
+// report --merge joins their files into one run (see merge.go).
 
 import (
 	"context"
@@ -12,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,13 +23,24 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
-// shardFlags are run's --shard and --start-at.
+// shardFlags are run's --shard, --shards and --start-at.
 type shardFlags struct {
 	shard, startAt *string
+	shards         *int
 }
 
+// The variables of --shard auto: Kubernetes sets indexVar in each pod of
+// an Indexed Job (completionMode: Indexed), from 0 to completions-1, but
+// no variable for the completions themselves, which the Job's manifest
+// repeats in shardsVar (or the command in --shards).
+const (
+	indexVar  = "JOB_COMPLETION_INDEX"
+	shardsVar = "LLMMETRICS_SHARDS"
+)
+
 func (s *shardFlags) define(fs *flag.FlagSet) {
-	s.shard = fs.String("shard", "", "send share `i/N` of the plan (rate, concurrency and requests divided by N, ids prefixed, one plan id), for report --merge to join")
+	s.shard = fs.String("shard", "", "send share `i/N` of the plan (rate, concurrency and requests divided by N, ids prefixed, one plan id), for report --merge to join; auto: i is $"+indexVar+" + 1, as a Kubernetes Indexed Job sets it, and N is --shards or $"+shardsVar)
+	s.shards = fs.Int("shards", 0, "with --shard auto: the number of shards `N`, the Indexed Job's completions (default $"+shardsVar+")")
 	s.startAt = fs.String("start-at", "", "wait until this wall-clock `time` (RFC 3339, e.g. 2026-12-01T15:00:00Z) before sending, so that shards start together")
 }
 
@@ -63,17 +76,28 @@ func (s *shardFlags) apply(fs *flag.FlagSet, p *drive.Plan) (share, error) {
 		}
 		sh.startAt = t
 	}
+	if flagSet(fs, "shards") && *s.shard != "auto" {
+		return sh, valueError(fmt.Sprintf("--shards %d belongs to --shard auto (with --shard i/N, N is in i/N)", *s.shards))
+	}
 	if *s.shard == "" {
 		return sh, nil
 	}
+	name := *s.shard
 	i, n, ok := parseShard(*s.shard)
+	if *s.shard == "auto" {
+		var err error
+		if i, n, err = autoShard(*s.shards, flagSet(fs, "shards"), os.LookupEnv); err != nil {
+			return sh, err
+		}
+		name, ok = fmt.Sprintf("auto (%d/%d)", i, n), true
+	}
 	if !ok {
-		return sh, fmt.Errorf("%w: --shard %q: want i/N with 1 ≤ i ≤ N", errUsage, *s.shard)
+		return sh, fmt.Errorf("%w: --shard %q: want i/N with 1 ≤ i ≤ N, or auto", errUsage, *s.shard)
 	}
 	sh.i, sh.n = i, n
 	sh.plan = planID(fs, *p, n)
 	if c := p.Concurrency; c > 0 && c < n {
-		return sh, fmt.Errorf("%w: --shard %s: --concurrency %d cannot be shared by %d shards, each of which needs a request in flight: give --concurrency %d or more, or fewer shards", errUsage, *s.shard, c, n, n)
+		return sh, fmt.Errorf("%w: --shard %s: --concurrency %d cannot be shared by %d shards, each of which needs a request in flight: give --concurrency %d or more, or fewer shards", errUsage, name, c, n, n)
 	}
 	divide := func(total int) int {
 		part := total / n
@@ -98,6 +122,45 @@ func parseShard(v string) (i, n int, ok bool) {
 		return 0, 0, false
 	}
 	return i, n, true
+}
+
+// autoShard is --shard auto's i/N: i is indexVar + 1 (the index is
+// 0-based), N is --shards when given, else shardsVar; both given must
+// agree. Each mistake is one line that names the variable.
+func autoShard(shards int, given bool, lookup func(string) (string, bool)) (i, n int, err error) {
+	v, ok := lookup(indexVar)
+	if !ok || v == "" {
+		return 0, 0, valueError("--shard auto: " + indexVar + " is not set: Kubernetes sets it in each pod of an Indexed Job (completionMode: Indexed); elsewhere give --shard i/N")
+	}
+	index, err := strconv.Atoi(v)
+	if err != nil || index < 0 {
+		return 0, 0, valueError(fmt.Sprintf("--shard auto: %s %q: want a whole number from 0, the pod's completion index", indexVar, v))
+	}
+	env, set := lookup(shardsVar)
+	set = set && env != ""
+	from := "--shards"
+	switch {
+	case set:
+		m, err := strconv.Atoi(env)
+		if err != nil || m < 1 {
+			return 0, 0, valueError(fmt.Sprintf("--shard auto: %s %q: want the number of shards, a whole number from 1 (the Job's completions)", shardsVar, env))
+		}
+		if given && m != shards {
+			return 0, 0, valueError(fmt.Sprintf("--shard auto: --shards %d and %s=%d differ: give the number of shards once", shards, shardsVar, m))
+		}
+		n, from = m, shardsVar
+	case given:
+		n = shards
+	default:
+		return 0, 0, valueError("--shard auto: the number of shards is not given: give --shards N or set " + shardsVar + " to the Indexed Job's completions (Kubernetes sets no variable for them)")
+	}
+	if n < 1 {
+		return 0, 0, valueError(fmt.Sprintf("--shard auto: --shards %d: want the number of shards, a whole number from 1 (the Job's completions)", n))
+	}
+	if index >= n {
+		return 0, 0, valueError(fmt.Sprintf("--shard auto: %s %d is outside 0…%d, the indexes of %d shards (%s): give the Job's completions and %s the same number", indexVar, index, n-1, n, from, from))
+	}
+	return index + 1, n, nil
 }
 
 // planFlags are the flags that define a plan's load, whose values its id

@@ -59,7 +59,7 @@ func TestShareOfPlan(t *testing.T) {
 	}
 	code, _, errs := runCLI(t, "", "run", "--url", "http://h/x", "--requests", "3", "--prompt-tokens", "8", "--search", "concurrency", "--slo", "ttft=1s", "--shard", "1/2")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "--shard and --start-at belong to a plain run")
+	assert.Contains(t, errs, "--shard, --shards and --start-at belong to a plain run")
 	past := share{startAt: time.Now().Add(-time.Minute)}
 	assert.ErrorIs(t, past.wait(t.Context()), errUsage)
 }

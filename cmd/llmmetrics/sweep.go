@@ -78,100 +78,19 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := distinctRuns(files); err != nil {
+	if err := checkSweepArgs(fs, f, files); err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%w: sweep needs the files of the runs", errUsage)
+	given, err := givenLevels(f.levels)
+	if err != nil {
+		return err
 	}
-	if f.tool != "" || flagSet(fs, "window") {
-		return fmt.Errorf("%w: sweep reads each file's own format and derives each run's window", errUsage)
+	runs, notes, anyForeign, err := gatherLevelRuns(files, given, opt.Lenient, *f.kind)
+	if err != nil {
+		return err
 	}
-	if *f.kind != "concurrency" && *f.kind != "rate" {
-		return fmt.Errorf("%w: --kind %q: want concurrency or rate", errUsage, *f.kind)
-	}
-	given := map[string]float64{}
-	for _, l := range f.levels {
-		name, v, ok := strings.Cut(l, "=")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || !(x >= 0) {
-			return fmt.Errorf("%w: --level %q: want FILE=VALUE", errUsage, l)
-		}
-		given[name] = x
-	}
-	var runs []compare.LevelRun
-	var notes []string
-	anyForeign := false
-	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
-	for _, name := range files {
-		st, err := readStage(name)
-		if err != nil {
-			return err
-		}
-		if st != nil {
-			// A stage's client and server reports are one run.
-			key := formats.StageName(name)
-			i, seen := stageAt[key]
-			if !seen {
-				i = len(runs)
-				stageAt[key] = i
-				runs = append(runs, compare.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
-			}
-			lr := &runs[i]
-			for _, n := range st.Notes {
-				if !slices.Contains(notes, n) {
-					notes = append(notes, n)
-				}
-			}
-			for k, v := range st.Figures {
-				lr.Figures[k] = v
-			}
-			if st.RequestedRate > 0 {
-				lr.Level = st.RequestedRate
-			}
-			if v, ok := given[name]; ok {
-				lr.Kind, lr.Level = *f.kind, v
-				delete(given, name)
-			}
-			continue
-		}
-		srcs, skipped, err := levelSources(name, opt.Lenient)
-		if err != nil {
-			return err
-		}
-		notes = append(notes, skipped...)
-		for _, src := range srcs {
-			anyForeign = anyForeign || src.foreign
-			lr := compare.LevelRun{Name: src.name, Run: src.run}
-			if lr.Figures, err = serverFigures(name, src.run.Header); err != nil {
-				return err
-			}
-			v, isGiven := given[name]
-			switch {
-			case isGiven && len(srcs) > 1:
-				return fmt.Errorf("%w: --level %s: the file holds %d benchmarks, each with its own level", errUsage, name, len(srcs))
-			case isGiven:
-				lr.Kind, lr.Level = *f.kind, v
-				delete(given, name)
-			default:
-				var ok bool
-				if lr.Kind, lr.Level, ok = compare.LevelOf(src.run); !ok {
-					if src.load == nil {
-						return fmt.Errorf("%w: %s states no level (no run header, and the file gives no rate or concurrency): give --level %s=VALUE", errUsage, src.name, name)
-					}
-					lr.Kind, lr.Level = src.load.Kind, src.load.Level
-				}
-			}
-			runs = append(runs, lr)
-		}
-	}
-	for _, r := range runs {
-		if r.Level < 0 {
-			return fmt.Errorf("%w: the inference-perf stage %s has no requested rate (only its server report was given): give --level", errUsage, r.Name)
-		}
-	}
-	for name := range given {
-		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
+	if err := checkLevels(runs, given); err != nil {
+		return err
 	}
 	sw, err := compare.SweepRuns(runs, lenientFor(opt, anyForeign, *f.strict))
 	if err != nil {
@@ -189,19 +108,165 @@ func sweepReport(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if f.asJSON() {
-		b, err := sw.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		if capacity != nil {
-			b = []byte(fmt.Sprintf(`{"sweep":%s,"capacity":{"target":%g,"reason":%q%s}}`, b, capacity.Target, capacity.Reason, capacityFields(capacity)))
-		} else {
-			b = []byte(fmt.Sprintf(`{"sweep":%s}`, b))
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return writeSweepJSON(stdout, sw, capacity)
+	}
+	return writeSweepTable(stdout, sw, capacity, len(runs), notes)
+}
+
+// checkSweepArgs refuses the flags sweep cannot honour.
+func checkSweepArgs(fs *flag.FlagSet, f *sweepFlags, files []string) error {
+	if err := distinctRuns(files); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "llmmetrics sweep: %d runs\n\n", len(runs))
+	if len(files) == 0 {
+		return fmt.Errorf("%w: sweep needs the files of the runs", errUsage)
+	}
+	if f.tool != "" || flagSet(fs, "window") {
+		return fmt.Errorf("%w: sweep reads each file's own format and derives each run's window", errUsage)
+	}
+	if *f.kind != "concurrency" && *f.kind != "rate" {
+		return fmt.Errorf("%w: --kind %q: want concurrency or rate", errUsage, *f.kind)
+	}
+	return nil
+}
+
+// givenLevels parses the --level FILE=VALUE flags.
+func givenLevels(levels []string) (map[string]float64, error) {
+	given := map[string]float64{}
+	for _, l := range levels {
+		name, v, ok := strings.Cut(l, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(x >= 0) {
+			return nil, fmt.Errorf("%w: --level %q: want FILE=VALUE", errUsage, l)
+		}
+		given[name] = x
+	}
+	return given, nil
+}
+
+// gatherLevelRuns reads every file's runs with their levels, taking from
+// given the levels it uses; it says whether any run is another tool's.
+func gatherLevelRuns(files []string, given map[string]float64, lenient bool, kind string) ([]compare.LevelRun, []string, bool, error) {
+	var runs []compare.LevelRun
+	var notes []string
+	anyForeign := false
+	stageAt := map[string]int{} // an inference-perf stage's run, by stage name
+	for _, name := range files {
+		st, err := readStage(name)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if st != nil {
+			runs, notes = addStage(runs, notes, stageAt, name, st, given, kind)
+			continue
+		}
+		srcs, skipped, err := levelSources(name, lenient)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		notes = append(notes, skipped...)
+		for _, src := range srcs {
+			anyForeign = anyForeign || src.foreign
+			lr, err := levelRun(name, src, len(srcs), given, kind)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			runs = append(runs, lr)
+		}
+	}
+	return runs, notes, anyForeign, nil
+}
+
+// addStage adds an inference-perf stage's report to its run: a stage's
+// client and server reports are one run.
+func addStage(runs []compare.LevelRun, notes []string, stageAt map[string]int, name string, st *formats.Stage, given map[string]float64, kind string) ([]compare.LevelRun, []string) {
+	key := formats.StageName(name)
+	i, seen := stageAt[key]
+	if !seen {
+		i = len(runs)
+		stageAt[key] = i
+		runs = append(runs, compare.LevelRun{Name: key, Kind: "rate", Level: -1, Figures: map[string]float64{}})
+	}
+	lr := &runs[i]
+	for _, n := range st.Notes {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	for k, v := range st.Figures {
+		lr.Figures[k] = v
+	}
+	if st.RequestedRate > 0 {
+		lr.Level = st.RequestedRate
+	}
+	if v, ok := given[name]; ok {
+		lr.Kind, lr.Level = kind, v
+		delete(given, name)
+	}
+	return runs, notes
+}
+
+// levelRun is the run of one source of file name, one of n, at its
+// given level or the one it states.
+func levelRun(name string, src levelSource, n int, given map[string]float64, kind string) (compare.LevelRun, error) {
+	lr := compare.LevelRun{Name: src.name, Run: src.run}
+	var err error
+	if lr.Figures, err = serverFigures(name, src.run.Header); err != nil {
+		return lr, err
+	}
+	v, isGiven := given[name]
+	switch {
+	case isGiven && n > 1:
+		return lr, fmt.Errorf("%w: --level %s: the file holds %d benchmarks, each with its own level", errUsage, name, n)
+	case isGiven:
+		lr.Kind, lr.Level = kind, v
+		delete(given, name)
+	default:
+		var ok bool
+		if lr.Kind, lr.Level, ok = compare.LevelOf(src.run); !ok {
+			if src.load == nil {
+				return lr, fmt.Errorf("%w: %s states no level (no run header, and the file gives no rate or concurrency): give --level %s=VALUE", errUsage, src.name, name)
+			}
+			lr.Kind, lr.Level = src.load.Kind, src.load.Level
+		}
+	}
+	return lr, nil
+}
+
+// checkLevels refuses a stage without a level and a --level that named
+// no file.
+func checkLevels(runs []compare.LevelRun, given map[string]float64) error {
+	for _, r := range runs {
+		if r.Level < 0 {
+			return fmt.Errorf("%w: the inference-perf stage %s has no requested rate (only its server report was given): give --level", errUsage, r.Name)
+		}
+	}
+	for name := range given {
+		return fmt.Errorf("%w: --level names %s, which is not among the files", errUsage, name)
+	}
+	return nil
+}
+
+// writeSweepJSON writes the sweep, and its capacity where there is one,
+// as one JSON object.
+func writeSweepJSON(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capacity) error {
+	b, err := sw.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if capacity != nil {
+		b = []byte(fmt.Sprintf(`{"sweep":%s,"capacity":{"target":%g,"reason":%q%s}}`, b, capacity.Target, capacity.Reason, capacityFields(capacity)))
+	} else {
+		b = []byte(fmt.Sprintf(`{"sweep":%s}`, b))
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
+// writeSweepTable writes the sweep for people: the table, the notes and
+// the capacity.
+func writeSweepTable(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capacity, runs int, notes []string) error {
+	fmt.Fprintf(stdout, "llmmetrics sweep: %d runs\n\n", runs)
 	if err := sw.WriteTable(stdout); err != nil {
 		return err
 	}

@@ -146,3 +146,23 @@ func Map[T Plain](n int) (s []T, release func()) {
 	}
 	return unsafe.Slice((*T)(p), n), release
 }
+
+// Lists are lists mapped apart from Go's heap (see Map), whose memory is
+// given back together. The zero value is ready.
+type Lists []func()
+
+// MapIn returns a list of n zeros of T, mapped (see Map), whose memory l
+// gives back.
+func MapIn[T Plain](l *Lists, n int) []T {
+	s, release := Map[T](n)
+	*l = append(*l, release)
+	return s
+}
+
+// Release gives back the memory of every list of l, which must not be
+// used after it.
+func (l Lists) Release() {
+	for _, r := range l {
+		r()
+	}
+}

@@ -272,3 +272,17 @@ func (t *Table) Line(i int) int {
 	b, k := t.block(i)
 	return b.Line(k)
 }
+
+// EachBut calls f with the index of each row whose status is not status,
+// in order, reading the status column alone.
+func (t *Table) EachBut(status uint8, f func(i int)) {
+	base := 0
+	for _, b := range t.Blocks {
+		for k, st := range b.Status[:b.Len()] {
+			if st != status {
+				f(base + k)
+			}
+		}
+		base += b.Len()
+	}
+}

@@ -1,0 +1,132 @@
+package llmmetrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// noUsageRun is 20 ok requests without usage (the OpenAI default without
+// include_usage), each asking max_tokens 32, with two chunks 40 ms apart;
+// half, when counted is set, report 5 output tokens instead.
+func noUsageRun(counted bool) []Record {
+	recs := make([]Record, 20)
+	for i := range recs {
+		recs[i] = Record{ID: string(rune('a' + i)), Sent: ms(float64(i * 10)), Chunks: durations(100, 140), NoUsage: true, MaxTokens: 32}
+		if counted && i%2 == 0 {
+			recs[i].NoUsage, recs[i].CompletionTokens = false, 5
+		}
+	}
+	return recs
+}
+
+// writeBoth returns the summary's text and its JSON, decoded.
+func writeBoth(t *testing.T, s *Summary) (string, map[string]any) {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, s.WriteTable(&b))
+	raw, err := s.MarshalJSON()
+	require.NoError(t, err)
+	var j map[string]any
+	require.NoError(t, json.Unmarshal(raw, &j))
+	return b.String(), j
+}
+
+// With no ok answer carrying a count, the output rate is absent with its
+// reason, never 0, and the sentences about the ok requests say what the
+// records hold: 20 say their max_tokens, none has a count.
+func TestOutputRateAbsentWithoutUsage(t *testing.T) {
+	s, err := Summarize(noUsageRun(false), Options{Window: time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, "no ok request has an output token count (20 with no usage)", s.Absent["output_tokens_per_s"])
+	text, j := writeBoth(t, s)
+	assert.Contains(t, text, "  output  absent: no ok request has an output token count (20 with no usage)\n")
+	assert.NotContains(t, text, "0.000 tokens/s (0 tokens)")
+	th := j["throughput"].(map[string]any)
+	assert.NotContains(t, th, "output_tokens_per_s")
+	assert.NotContains(t, th, "output_tokens")
+	assert.Contains(t, j["absent"], "output_tokens_per_s")
+
+	// The gaps' basis of requests without a count is unknown, not "did
+	// not": 0 known to have one chunk per token, 0 known not to.
+	assert.Contains(t, text, "pooled over 20 requests with chunk arrivals: 0 had one chunk per token, 0 did not, 20 unknown (no token count)")
+	assert.Equal(t, "20 ok requests say their max_tokens, but none of them has an output token count to compare it with", s.Absent["workload.early_stop"])
+	assert.Equal(t, "none of the 20 ok requests has an output token count", s.Absent["workload.output"])
+}
+
+// With half the answers counted, the output rate is kept and marked a
+// lower bound over the 10 it counts: 10 × 5 tokens over 1 s = 50 /s.
+func TestOutputRateLowerBound(t *testing.T) {
+	s, err := Summarize(noUsageRun(true), Options{Window: time.Second})
+	require.NoError(t, err)
+	require.NotNil(t, s.Throughput)
+	assert.NotContains(t, s.Absent, "output_tokens_per_s")
+	assert.True(t, s.Throughput.LowerBound())
+	assert.Equal(t, 10, s.Throughput.CountedRequests)
+	assert.Equal(t, OutputTokenRate(50), s.Throughput.OutputTokensPerSecond)
+	text, j := writeBoth(t, s)
+	assert.Contains(t, text, "  output  ≥50.000 tokens/s (≥50 tokens), a LOWER BOUND: it counts 10 of the 20 ok requests")
+	th := j["throughput"].(map[string]any)
+	assert.Equal(t, true, th["output_tokens_lower_bound"])
+	assert.Equal(t, 10.0, th["output_tokens_requests"])
+	assert.Equal(t, 50.0, th["output_tokens_per_s"])
+
+	// Every answer counted: no mark.
+	recs := noUsageRun(true)
+	for i := range recs {
+		recs[i].NoUsage, recs[i].CompletionTokens = false, 5
+	}
+	s, err = Summarize(recs, Options{Window: time.Second})
+	require.NoError(t, err)
+	assert.False(t, s.Throughput.LowerBound())
+	_, j = writeBoth(t, s)
+	assert.NotContains(t, j["throughput"], "output_tokens_lower_bound")
+}
+
+// An answer whose text came at once keeps its E2E and leaves TTFT and
+// TPOT, counted apart: a streamed one (3 tokens at 100, 140, 180 ms), one
+// chunk of 101 tokens at 500 ms, and a JSON body of 20 tokens at 300 ms
+// (no chunk arrivals, first text = last text).
+func TestUnstreamedAnswers(t *testing.T) {
+	recs := []Record{
+		{ID: "s", Sent: 0, Chunks: durations(100, 140, 180), CompletionTokens: 3},
+		{ID: "one", Sent: 0, Chunks: durations(500), CompletionTokens: 101},
+		{ID: "json", Sent: 0, FirstText: ms(300), LastText: ms(300), CompletionTokens: 20},
+	}
+	s, err := Summarize(recs, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Requests.Unstreamed)
+	require.NotNil(t, s.TTFT)
+	assert.Equal(t, 1, s.TTFT.N)
+	assert.Equal(t, ms(100), s.TTFT.Max)
+	assert.Equal(t, "s", s.TTFT.Points[0].ID)
+	assert.Equal(t, 3, s.E2E.N)
+	assert.Equal(t, ms(500), s.E2E.Max)
+	// TPOT of s alone: (180 − 100) / 2 = 40 ms, and its gap-weighted mean
+	// too (the others' 120 gaps of 0 ms are not in it).
+	require.NotNil(t, s.TPOT)
+	assert.Equal(t, 1, s.TPOT.N)
+	assert.Equal(t, ms(40), s.TPOT.Min)
+	assert.Equal(t, ms(40), s.TPOT.GapWeightedMean)
+	// Their tokens count: 3 + 101 + 20.
+	assert.Equal(t, int64(124), s.Throughput.OutputTokens)
+	text, j := writeBoth(t, s)
+	assert.Contains(t, text, "not streamed: 2 ok requests whose text came at once")
+	assert.Equal(t, 2.0, j["requests"].(map[string]any)["unstreamed"])
+
+	// Only unstreamed answers: TTFT and TPOT are absent, with the reason.
+	s, err = Summarize(recs[1:], Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.TTFT)
+	assert.Nil(t, s.TPOT)
+	assert.Contains(t, s.Absent[keyTTFT], "not streamed")
+	assert.Contains(t, s.Absent[keyTPOT], "2 whose text came at once")
+	assert.Equal(t, 2, s.E2E.N)
+	text, _ = writeBoth(t, s)
+	assert.False(t, strings.Contains(text, "TPOT 0.000"), text)
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/drive/trace"
+)
+
+// replayFlags are run's flags of a replayed trace, of bursty arrivals and
+// of the dry run.
+type replayFlags struct {
+	replay, replayFormat, arrivals *string
+	speed, scaleTokens             *float64
+	replayFrom, replayTo           *time.Duration
+	replayRows, capPrompt, capOut  *int
+	dryRun                         *bool
+
+	replayed *trace.Replay // the window sent, once applied
+	format   trace.Format  // the trace's format, once read
+}
+
+func (r *replayFlags) define(fs *flag.FlagSet) {
+	r.arrivals = fs.String("arrivals", "", "open loop: bursty arrivals instead of --rate's Poisson or gamma: `onoff:on=2s,off=8s,rate=40` (Poisson at rate during each ON window, none in OFF, from the start of the warm-up and of the measured part; mean rate·on/(on+off)) or pareto:alpha=1.5,rate=20 (Pareto gaps of tail index alpha > 1 and mean 1/rate); seeded by --seed, recorded in the header")
+	r.replay = fs.String("replay", "", "replay a trace `file`: one request per row at its time from the window's first row (divided by --speed), with a synthetic prompt of its prompt length and its output length as max_tokens, enforced where the API allows (ignore_eos and min_tokens for chat and completions, said in the header); instead of --requests, --duration, --rate, --prompt-tokens, --prompts, --max-tokens and --warmup")
+	r.replayFormat = fs.String("replay-format", "auto", "the --replay file's `format`: auto (from its first line), azure (TIMESTAMP,ContextTokens,GeneratedTokens), mooncake (JSON lines of timestamp ms, input_length, output_length, hash_ids), burstgpt (Timestamp, Request tokens, Response tokens) or llmmetrics (a run file: the send times and usage of its ok requests)")
+	r.speed = fs.Float64("speed", 1, "with --replay: time scaled by 1/`X` (2 replays twice as fast)")
+	r.replayFrom = fs.Duration("replay-from", 0, "with --replay: the window's start, a `duration` into the trace (its rows at or after it)")
+	r.replayTo = fs.Duration("replay-to", 0, "with --replay: the window's end, a `duration` into the trace (its rows before it; 0: to the end)")
+	r.replayRows = fs.Int("replay-rows", 0, "with --replay: at most the window's first `N` rows (0: all)")
+	r.scaleTokens = fs.Float64("scale-tokens", 1, "with --replay: every prompt and output length multiplied by `F`, rounded, at least 1")
+	r.capPrompt = fs.Int("cap-prompt-tokens", 0, "with --replay: prompts longer than `N` tokens sent at N (after --scale-tokens), each capped row counted and said (0: none)")
+	r.capOut = fs.Int("cap-output-tokens", 0, "with --replay: outputs longer than `N` tokens asked at N (after --scale-tokens), each capped row counted and said (0: none)")
+	r.dryRun = fs.Bool("dry-run", false, "send nothing: write the plan (each request's scheduled offset, prompt tokens targeted, max_tokens, prefix blocks, group, session and turn) to --out, or to standard output, and describe it; 'llmmetrics report plan.jsonl' describes it again")
+}
+
+// replaying says whether the run replays a trace.
+func (r *replayFlags) replaying() bool { return *r.replay != "" }
+
+// checkReplay refuses the flags of a replay or of a dry run given where
+// they do not belong, before anything is read or sent.
+func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
+	var only []string
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens":
+			only = append(only, "--"+fl.Name)
+		}
+	})
+	other := *f.ttftBreakdown || *f.search != ""
+	switch {
+	case other && (*f.dryRun || f.replaying() || *f.arrivals != ""):
+		return fmt.Errorf("%w: --dry-run, --replay and --arrivals belong to a plain run, not to --search or --ttft-breakdown", errUsage)
+	case !f.replaying() && len(only) > 0:
+		return fmt.Errorf("%w: %s belong to --replay", errUsage, strings.Join(only, ", "))
+	case f.replaying() && (flagSet(fs, "shard") || flagSet(fs, "start-at")):
+		return fmt.Errorf("%w: a replay is sent by one machine: --shard and --start-at are not for it", errUsage)
+	}
+	if f.replaying() {
+		var not []string
+		for _, n := range []string{"requests", "duration", "rate", "burstiness", "arrivals", "prompt-tokens", "prompts", "max-tokens", "warmup"} {
+			if flagSet(fs, n) {
+				not = append(not, "--"+n)
+			}
+		}
+		if len(not) > 0 {
+			return fmt.Errorf("%w: --replay takes the requests, their times and their lengths from the trace: leave out %s", errUsage, strings.Join(not, ", "))
+		}
+	}
+	if *f.arrivals != "" && (flagSet(fs, "rate") || flagSet(fs, "burstiness")) {
+		return fmt.Errorf("%w: --arrivals gives the rate and the shape of the arrivals: leave out --rate and --burstiness", errUsage)
+	}
+	return nil
+}
+
+// applyReplay sets the plan's load from --arrivals, or from the --replay
+// trace (read whole, its window cut: a bad trace is one line naming the
+// file, the line and the field, status 2, before anything is sent).
+func (f *runFlags) applyReplay(p *drive.Plan) error {
+	if *f.arrivals != "" {
+		a, err := drive.ParseArrivals(*f.arrivals)
+		if err != nil {
+			return usageError("arrivals", err)
+		}
+		p.Arrivals, p.Rate, p.Burstiness = a, a.MeanRate(), 0
+	}
+	if !f.replaying() {
+		return nil
+	}
+	format, err := trace.ParseFormat(*f.replayFormat)
+	if err != nil {
+		return usageError("replay-format", err)
+	}
+	tr, err := trace.Read(*f.replay, format)
+	if err != nil {
+		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	r, err := tr.Replay(trace.Options{From: *f.replayFrom, To: *f.replayTo, Rows: *f.replayRows, Speed: *f.speed,
+		ScaleTokens: *f.scaleTokens, MaxPrompt: *f.capPrompt, MaxOutput: *f.capOut})
+	if err != nil {
+		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	f.replayed, f.format = r, tr.Format
+	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
+	return nil
+}
+
+// replayLoad adds the arrivals or the replay to a header's load.
+func (f *runFlags) replayLoad(p drive.Plan, load map[string]string) {
+	if p.Arrivals.Process != "" {
+		load["arrivals"], load["seed"] = p.Arrivals.String(), fmt.Sprint(p.Seed)
+		delete(load, "burstiness")
+	}
+	r := f.replayed
+	if r == nil || len(p.Replay) == 0 {
+		return
+	}
+	delete(load, "burstiness")
+	load["replay"], load["replay_format"], load["speed"] = *f.replay, string(f.format), fmt.Sprint(r.Speed)
+	load["replay_window"] = fmt.Sprintf("%v to %v of the trace, %d rows (lines %s to %s)", r.First, r.First+r.Span, len(r.Requests),
+		line(p.Replay[0].Source), line(p.Replay[len(p.Replay)-1].Source))
+	if *f.scaleTokens != 1 {
+		load["scale_tokens"] = fmt.Sprint(*f.scaleTokens)
+	}
+	if *f.capPrompt > 0 {
+		load["cap_prompt_tokens"] = fmt.Sprintf("%d (%d rows capped)", *f.capPrompt, r.CappedPrompt)
+	}
+	if *f.capOut > 0 {
+		load["cap_output_tokens"] = fmt.Sprintf("%d (%d rows capped)", *f.capOut, r.CappedOutput)
+	}
+	lo, hi := lengthRange(p.Replay, func(q drive.Request) int { return q.PromptTokens })
+	load["prompt_tokens"] = fmt.Sprintf("each row's, %d to %d", lo, hi)
+	lo, hi = lengthRange(p.Replay, func(q drive.Request) int { return q.MaxTokens })
+	load["max_tokens"] = fmt.Sprintf("each row's output length, %d to %d", lo, hi)
+	load["output_length"] = outputEnforced(p)
+}
+
+// line is the line of a row's source, file:line.
+func line(source string) string { return source[strings.LastIndexByte(source, ':')+1:] }
+
+// outputEnforced says how the trace's output lengths are asked of the
+// server.
+func outputEnforced(p drive.Plan) string {
+	fields := p.ExactFields()
+	if len(fields) == 0 {
+		return fmt.Sprintf("max_tokens only: the %s API has no field that forbids an early stop (or --body gives it); a server that stops early shows as early stops", p.API)
+	}
+	return fmt.Sprintf("max_tokens with %s = the same length (vLLM honours ignore_eos and min_tokens, SGLang and llama.cpp's server ignore_eos); a server that stops early shows as early stops", strings.Join(fields, " and "))
+}
+
+// lengthRange returns the least and the greatest of a length over reqs.
+func lengthRange(reqs []drive.Request, of func(drive.Request) int) (lo, hi int) {
+	lo, hi = of(reqs[0]), of(reqs[0])
+	for _, q := range reqs[1:] {
+		lo, hi = min(lo, of(q)), max(hi, of(q))
+	}
+	return lo, hi
+}
+
+// replayNotes say what of the trace is replayed, and what was capped.
+func (f *runFlags) replayNotes() []string {
+	r := f.replayed
+	if r == nil {
+		return nil
+	}
+	n := len(r.Requests)
+	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths as the trace gives them.",
+		n, *f.replay, f.format, r.First, r.Speed)}
+	if r.Capped > 0 {
+		var what []string
+		if r.CappedPrompt > 0 {
+			what = append(what, fmt.Sprintf("%d prompts at %d tokens (--cap-prompt-tokens)", r.CappedPrompt, *f.capPrompt))
+		}
+		if r.CappedOutput > 0 {
+			what = append(what, fmt.Sprintf("%d outputs at %d tokens (--cap-output-tokens)", r.CappedOutput, *f.capOut))
+		}
+		notes = append(notes, fmt.Sprintf("%d of %d trace rows capped: %s.", r.Capped, n, strings.Join(what, ", ")))
+	}
+	return notes
+}
+
+// sizeReplay sizes the replay's prompts with the preflight requests, the
+// prompts themselves made as each request is sent.
+func (r *loadRun) sizeReplay() error {
+	lo, hi := lengthRange(r.p.Replay, func(q drive.Request) int { return q.PromptTokens })
+	sz, _, note, err := drive.SizePrompts(r.in.ctx, r.p, lo, hi)
+	if err != nil {
+		var short *drive.TooShortError
+		if errors.As(err, &short) {
+			r.notes = append(r.notes, "The run stopped after sizing its prompts: "+strings.TrimPrefix(err.Error(), "drive: ")+".")
+			return r.stopped("trace prompts below the smallest prompt", err)
+		}
+		return r.stopped("a failed sizing request", err)
+	}
+	r.p.Sizing = sz
+	r.notes = append(r.notes, note+".")
+	if small := sz.Smallest(); lo < small {
+		raised := 0
+		for _, q := range r.p.Replay {
+			if q.PromptTokens < small {
+				raised++
+			}
+		}
+		r.notes = append(r.notes, fmt.Sprintf("%d of %d trace rows ask a prompt shorter than the smallest this server allows, %d tokens (one word, the chat template and the salt): sent at %d.",
+			raised, len(r.p.Replay), small, small))
+	}
+	return nil
+}
+
+// plannedPromptLengths returns the prompt lengths a dry run plans for
+// --prompt-tokens: drawn as the run draws them, or the one length.
+func (f *runFlags) plannedPromptLengths(p drive.Plan) []int {
+	if *f.promptTokens <= 0 || len(p.Replay) > 0 {
+		return nil
+	}
+	if f.promptLen.spread == 0 {
+		return []int{*f.promptTokens}
+	}
+	n := 1000
+	if p.Requests > 0 {
+		n = p.Requests + p.Warmup.Requests
+	}
+	return f.promptLen.draw(n, *f.seed, 13)
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bodyRecorder stands in front of a server and keeps every request body
+// it passes on (POSTs only: it answers no GET).
+func bodyRecorder(t *testing.T, to string) (*httptest.Server, func() []map[string]any) {
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		mu.Lock()
+		bodies = append(bodies, m)
+		mu.Unlock()
+		resp, err := http.Post(to+r.URL.Path, "application/json", bytes.NewReader(b))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []map[string]any { mu.Lock(); defer mu.Unlock(); return slices.Clone(bodies) }
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+// readRecords reads a run file's records by id.
+func readRecords(t *testing.T, path string) (*llmmetrics.Run, map[string]llmmetrics.Record) {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	run, err := llmmetrics.ReadJSONL(bytes.NewReader(b))
+	require.NoError(t, err)
+	byID := map[string]llmmetrics.Record{}
+	for _, r := range run.Records {
+		byID[r.ID] = r
+	}
+	return run, byID
+}
+
+// A replayed Mooncake trace sends one request per row at its offset from
+// the first row, divided by --speed, to the nanosecond on the run's clock
+// (each record's Client.Scheduled minus the first's), with a prompt the
+// server counts as the row's input length and the row's output length as
+// max_tokens and min_tokens, with ignore_eos. The server of fakeLlama
+// counts 20 tokens of template plus one a word, the salt a word: its
+// shortest prompt is 22 tokens, and the row asking 10 is sent at 22, said.
+func TestReplayRun(t *testing.T) {
+	llama, _ := fakeLlama(t)
+	srv, bodies := bodyRecorder(t, llama.URL)
+	tr := writeFile(t, "trace.jsonl", `{"timestamp": 1000, "input_length": 30, "output_length": 3, "hash_ids": [0]}
+{"timestamp": 1100, "input_length": 64, "output_length": 5, "hash_ids": [0]}
+{"timestamp": 1100, "input_length": 10, "output_length": 1, "hash_ids": [1]}
+{"timestamp": 1240, "input_length": 100, "output_length": 8, "hash_ids": [0]}
+`)
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny",
+		"--replay", tr, "--speed", "2", "--out", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "early stop: 0 of 4")
+	run, recs := readRecords(t, out)
+	// Offsets 0, 100, 100, 240 ms in the trace; at speed 2: 0, 50, 50, 120.
+	want := []struct {
+		id                string
+		at                time.Duration
+		prompt, maxTokens int
+	}{{"1", 0, 30, 3}, {"2", 50 * time.Millisecond, 64, 5}, {"3", 50 * time.Millisecond, 22, 1}, {"4", 120 * time.Millisecond, 100, 8}}
+	base := recs["1"].Client.Scheduled
+	for _, w := range want {
+		r := recs[w.id]
+		require.True(t, r.Client.HasSchedule, w.id)
+		assert.Equal(t, w.at, r.Client.Scheduled-base, w.id)
+		assert.Equal(t, w.prompt, r.PromptTokens, w.id)
+		assert.Equal(t, w.maxTokens, r.MaxTokens, w.id)
+		assert.Equal(t, w.maxTokens, r.CompletionTokens, w.id)
+	}
+	load := run.Header.Load
+	assert.Equal(t, "mooncake", load["replay_format"])
+	assert.Equal(t, "2", load["speed"])
+	assert.Contains(t, load["output_length"], "ignore_eos and min_tokens")
+	assert.Contains(t, strings.Join(run.End.Notes, " "), "1 of 4 trace rows ask a prompt shorter than the smallest this server allows, 22 tokens")
+	// Two sizing requests, then the four rows, each asking exactly its
+	// length.
+	bs := bodies()
+	require.Len(t, bs, 6)
+	for _, b := range bs[2:] {
+		assert.Equal(t, true, b["ignore_eos"])
+		assert.Equal(t, b["max_tokens"], b["min_tokens"])
+	}
+}
+
+// The own format's round trip: a run file replayed as a plan keeps every
+// ok request's send time (from the first) and its usage.
+func TestReplayOwnRoundTrip(t *testing.T) {
+	llama, _ := fakeLlama(t)
+	dir := t.TempDir()
+	runFile, planFile := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "plan.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--url", llama.URL+"/v1/chat/completions", "--model", "tiny",
+		"--requests", "20", "--rate", "200", "--prompt-tokens", "40±40%", "--max-tokens", "6±50%", "--warmup", "3", "--out", runFile)
+	require.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "", "run", "--dry-run", "--replay", runFile, "--out", planFile)
+	require.Equal(t, 0, code, errs)
+
+	run, _ := readRecords(t, runFile)
+	var sent []llmmetrics.Record
+	for _, r := range run.Records {
+		if r.Status == llmmetrics.StatusOK && !r.Preflight {
+			sent = append(sent, r)
+		}
+	}
+	slices.SortStableFunc(sent, func(a, b llmmetrics.Record) int { return int(a.Sent - b.Sent) })
+	require.Len(t, sent, 23, "3 warm-up and 20 measured, all ok")
+	f, err := os.Open(planFile)
+	require.NoError(t, err)
+	defer f.Close()
+	h, reqs, err := drive.ReadPlan(f)
+	require.NoError(t, err)
+	assert.Equal(t, "llmmetrics", h.Load["replay_format"])
+	require.Len(t, reqs, len(sent))
+	for i, r := range sent {
+		q := reqs[i]
+		assert.Equal(t, r.Sent-sent[0].Sent, q.Scheduled, "row %d", i)
+		assert.Equal(t, r.PromptTokens, q.PromptTokens, "row %d", i)
+		assert.Equal(t, r.CompletionTokens, q.MaxTokens, "row %d", i)
+	}
+}
+
+// A bad trace is one line naming the file, the line and the field, status
+// 2, and nothing is sent.
+func TestReplayBadInput(t *testing.T) {
+	srv, served := fakeLlama(t)
+	az := "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+	for _, c := range []struct {
+		name, text string
+		args       []string
+		want       string
+	}{
+		{"unsorted.csv", az + "2023-11-16 18:17:04.5,10,10\r\n2023-11-16 18:17:04.1,10,10", nil, `unsorted.csv:3: TIMESTAMP "2023-11-16 18:17:04.1": earlier than the row before it`},
+		{"negative.jsonl", `{"timestamp": -5, "input_length": 10, "output_length": 3}` + "\n", nil, `negative.jsonl:1: timestamp "-5": negative`},
+		{"missing.csv", "TIMESTAMP,ContextTokens\r\n2023-11-16 18:17:04.5,10\r\n", nil, "missing.csv:1: column GeneratedTokens: missing"},
+		{"nan.csv", az + "2023-11-16 18:17:04.5,ten,10\r\n", nil, `nan.csv:2: ContextTokens "ten": not a number`},
+		{"zero.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 0}` + "\n", nil, `zero.jsonl:1: output_length "0": a length of zero`},
+		{"window.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--replay-from", "1m"}, "window.jsonl: window 1m0s to the end: no row in it"},
+	} {
+		path := writeFile(t, c.name, c.text)
+		args := append([]string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--replay", path}, c.args...)
+		code, _, errs := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, c.name)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "%s: one line: %q", c.name, errs)
+		assert.Contains(t, errs, c.want, c.name)
+	}
+	assert.Zero(t, served.Load(), "nothing is sent")
+}
+
+// Flags that do not go together are refused, status 2.
+func TestReplayFlagConflicts(t *testing.T) {
+	tr := writeFile(t, "t.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}`+"\n")
+	for _, args := range [][]string{
+		{"--replay", tr, "--requests", "5"},
+		{"--replay", tr, "--prompt-tokens", "50"},
+		{"--replay", tr, "--warmup", "2"},
+		{"--speed", "2", "--requests", "5", "--concurrency", "1", "--prompt-tokens", "50"},
+		{"--arrivals", "pareto:alpha=1.5,rate=20", "--rate", "5", "--requests", "5", "--prompt-tokens", "50"},
+		{"--arrivals", "pareto:alpha=0.5,rate=20", "--requests", "5", "--prompt-tokens", "50"},
+		{"--dry-run", "--search", "concurrency", "--slo", "ttft=1s", "--requests", "5", "--prompt-tokens", "50"},
+		{"--dry-run", "--duration", "1m", "--concurrency", "2", "--prompt-tokens", "50"},
+		{"--replay", tr, "--replay-format", "splitwise"},
+	} {
+		code, _, errs := runCLI(t, "", append([]string{"run", "--dry-run", "--model", "m"}, args...)...)
+		assert.Equal(t, 2, code, "%v: %s", args, errs)
+	}
+}
+
+// A dry run needs no server: ON-OFF's plan puts nothing in the OFF
+// windows, the arrivals and the seed are in its header, and report
+// describes the file.
+func TestDryRunArrivals(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--dry-run", "--arrivals", "onoff:on=2s,off=8s,rate=40", "--requests", "300",
+		"--prompt-tokens", "512±25%", "--max-tokens", "128", "--seed", "9", "--out", plan)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "PLAN "+plan+" (nothing sent): 300 requests")
+	f, err := os.Open(plan)
+	require.NoError(t, err)
+	defer f.Close()
+	h, reqs, err := drive.ReadPlan(f)
+	require.NoError(t, err)
+	assert.Equal(t, "onoff:on=2s,off=8s,rate=40", h.Load["arrivals"])
+	assert.Equal(t, "9", h.Load["seed"])
+	assert.Equal(t, "8", h.Load["rate_per_s"], "40 a second for 2 s of every 10")
+	require.Len(t, reqs, 300)
+	for _, q := range reqs {
+		assert.Less(t, q.Scheduled%(10*time.Second), 2*time.Second)
+		assert.InDelta(t, 512, q.PromptTokens, 128)
+		assert.Equal(t, 128, q.MaxTokens)
+	}
+	code, again, errs := runCLI(t, "", "report", plan)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, stdout, again)
+	// Without --out, the plan is the output.
+	code, stdout, errs = runCLI(t, "", "run", "--dry-run", "--arrivals", "pareto:alpha=1.5,rate=20", "--requests", "3", "--concurrency", "2", "--prompt-tokens", "64")
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(stdout, drive.PlanPrefix), stdout)
+	assert.Equal(t, 4, strings.Count(stdout, "\n"))
+}
+
+// help run documents every flag of a replay, of the arrivals and of the
+// dry run.
+func TestHelpRunReplayFlags(t *testing.T) {
+	code, stdout, _ := runCLI(t, "", "help", "run")
+	require.Equal(t, 0, code)
+	doc, err := os.ReadFile("../../docs/run.md")
+	require.NoError(t, err)
+	for _, fl := range []string{"arrivals", "replay", "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens", "dry-run"} {
+		assert.Contains(t, stdout, "-"+fl, fl)
+		assert.True(t, strings.Contains(string(doc), "--"+fl), "docs/run.md names --%s", fl)
+	}
+}

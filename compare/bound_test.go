@@ -1,0 +1,79 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// usageRun is 20 ok requests over a declared second, each with two chunks;
+// the first counted of them report 5 output tokens, the others no usage.
+func usageRun(t *testing.T, counted int) *llmmetrics.Summary {
+	t.Helper()
+	recs := make([]llmmetrics.Record, 20)
+	for i := range recs {
+		recs[i] = llmmetrics.Record{ID: fmt.Sprint(i), Chunks: []time.Duration{100 * time.Millisecond, 140 * time.Millisecond}, NoUsage: i >= counted}
+		if i < counted {
+			recs[i].CompletionTokens = 5
+		}
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{Window: time.Second})
+	require.NoError(t, err)
+	return s
+}
+
+// A condition on an output rate no answer has a count for cannot be
+// judged: it is an AbsentError, never a crossing of "(it is 0)".
+func TestGateOutputRateAbsent(t *testing.T) {
+	s := usageRun(t, 0)
+	c, err := ParseCondition("output_tokens_per_s<100")
+	require.NoError(t, err)
+	_, _, err = c.Check(s)
+	var ae *AbsentError
+	require.True(t, errors.As(err, &ae), "%v", err)
+	assert.Contains(t, err.Error(), "cannot be judged: no ok request has an output token count")
+}
+
+// An output rate over 10 of 20 answers (10 × 5 tokens over 1 s = 50 /s)
+// is a lower bound: the true rate is 50 or more. It decides a condition
+// only where every rate from 50 up would.
+func TestGateOutputRateLowerBound(t *testing.T) {
+	s := usageRun(t, 10)
+	for _, tc := range []struct {
+		cond    string
+		decided bool
+		failed  bool
+	}{
+		{"output_tokens_per_s<40", true, false}, // ≥ 50 is never below 40
+		{"output_tokens_per_s<100", false, false},
+		{"output_tokens_per_s>40", true, true}, // ≥ 50 is above 40
+		{"output_tokens_per_s>=100", false, false},
+	} {
+		c, err := ParseCondition(tc.cond)
+		require.NoError(t, err)
+		failed, value, err := c.Check(s)
+		if !tc.decided {
+			var ae *AbsentError
+			require.True(t, errors.As(err, &ae), "%s: %v", tc.cond, err)
+			assert.Contains(t, err.Error(), "lower bound", tc.cond)
+			continue
+		}
+		require.NoError(t, err, tc.cond)
+		assert.Equal(t, tc.failed, failed, tc.cond)
+		assert.Equal(t, "≥50", value, tc.cond)
+	}
+}
+
+// A diff of two runs without counts leaves the output rate out, with the
+// reason, rather than comparing two zeros.
+func TestDiffOutputRateAbsent(t *testing.T) {
+	f, _ := runFigureNamed("output_tokens_per_s")
+	_, why := f.values([]*llmmetrics.Summary{usageRun(t, 0), usageRun(t, 0)})
+	assert.Equal(t, "no ok request has an output token count (20 with no usage)", why)
+}

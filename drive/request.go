@@ -1,0 +1,32 @@
+package drive
+
+import "time"
+
+// A Request is one request of a plan, before it is sent: a row of a
+// replayed trace (Plan.Replay), or of the plan that Schedule returns and a
+// dry run writes (WritePlan).
+type Request struct {
+	Warmup bool
+	// Scheduled is when the request is due, from the start of its part of
+	// the run (the warm-up, the measured part); an open loop's, so
+	// HasSchedule is false in a closed loop. Sent, its record's
+	// Client.Scheduled is the part's start on the run's clock plus this.
+	Scheduled   time.Duration
+	HasSchedule bool
+	// PromptTokens is the prompt length targeted, as the server counts
+	// tokens (a synthetic prompt, sized at send time); 0 when the prompt is
+	// given text (--prompts).
+	PromptTokens int
+	MaxTokens    int // the output length asked; 0: none sent
+	// PrefixBlocks are the prompt's prefix-cache blocks as a trace gives
+	// them (Mooncake's hash_ids, of 512 tokens each: equal ids, equal
+	// blocks). Kept for the plan; prompts do not share them yet.
+	PrefixBlocks []int
+	// Group, Session and Turn place the request in a shared-prefix group
+	// and in a conversation's turns; empty when the workload has none.
+	Group   string
+	Session string
+	Turn    int
+	// Source is where the request came from: a trace's file and line.
+	Source string
+}

@@ -1,0 +1,65 @@
+package drive
+
+import (
+	"errors"
+	"time"
+)
+
+// Schedule returns the requests Run would send for p, in order, without
+// sending anything: each one's due time (an open loop's, drawn from the
+// same seeded process as Run draws it, from the start of its part of the
+// run), the prompt length it targets and its max_tokens. A warm-up of a
+// count or of a duration is in it, marked; an automatic warm-up ends when
+// the server's answers settle, so it is left out and note says so. A plan
+// needs no prompts here (the lengths targeted are PromptTokensEach, or a
+// Replay's), and no server. A closed loop of a Duration sends as many
+// requests as the server answers: it has no schedule to list.
+func Schedule(p Plan) (reqs []Request, note string, err error) {
+	probe := p
+	if len(probe.Prompts) == 0 && probe.Sizing == nil {
+		probe.Prompts = []string{""}
+	}
+	if err := Check(probe); err != nil {
+		return nil, "", err
+	}
+	if p.Rate == 0 && p.Duration > 0 || p.Rate == 0 && p.Warmup.Duration > 0 {
+		return nil, "", errors.New("drive: a closed loop of a duration sends as many requests as the server answers: give a number of requests to plan it")
+	}
+	if len(p.Replay) > 0 {
+		return append([]Request(nil), p.Replay...), "", nil
+	}
+	var g gaps
+	if p.Rate > 0 {
+		if g, err = newGaps(p); err != nil {
+			return nil, "", err
+		}
+	}
+	n := 0
+	part := func(count int, dur time.Duration, warm bool) {
+		if g != nil {
+			g.restart()
+		}
+		var at time.Duration
+		for i := 0; count == 0 || i < count; i++ {
+			r := Request{Warmup: warm}
+			if g != nil {
+				at += g.next()
+				if dur > 0 && at > dur {
+					break
+				}
+				r.Scheduled, r.HasSchedule = at, true
+			}
+			n++
+			r.PromptTokens, r.MaxTokens = p.lengths(n)
+			reqs = append(reqs, r)
+		}
+	}
+	switch w := p.Warmup; {
+	case w.Auto:
+		note = "the automatic warm-up ends when the server's answers settle: it is not in the plan, and the measured arrivals, drawn after its own, come later in the seeded draw than planned here"
+	case w.Requests > 0 || w.Duration > 0:
+		part(w.Requests, w.Duration, true)
+	}
+	part(p.Requests, p.Duration, false)
+	return reqs, note, nil
+}

@@ -1,0 +1,48 @@
+package trace
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// readRun reads a run file of llmmetrics: each ok request that was not a
+// preflight request (the warm-up's included: it was sent) becomes a row
+// at its send time, with the prompt and completion tokens of its usage.
+// The file is written as requests end; the rows are put in send order.
+func readRun(r io.Reader, b *builder) error {
+	run, err := llmmetrics.ReadJSONL(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.t.File, err)
+	}
+	type sent struct {
+		rec  *llmmetrics.Record
+		line int
+	}
+	var ok []sent
+	for i := range run.Records {
+		rec := &run.Records[i]
+		if rec.Status == llmmetrics.StatusOK && !rec.Preflight {
+			ok = append(ok, sent{rec, run.Lines[i]})
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b sent) int { return cmp.Compare(a.rec.Sent, b.rec.Sent) })
+	for _, s := range ok {
+		rec := s.rec
+		row := Row{At: rec.Sent, Prompt: rec.PromptTokens, Output: rec.CompletionTokens, Line: s.line}
+		if rec.NoUsage {
+			return &Error{File: b.t.File, Line: s.line, Field: "completion_tokens", Err: fmt.Errorf("%w: the server gave no usage", ErrMissing)}
+		}
+		at := field{"sent_ns", strconv.FormatInt(int64(rec.Sent), 10)}
+		pt := field{"prompt_tokens", strconv.Itoa(rec.PromptTokens)}
+		ct := field{"completion_tokens", strconv.Itoa(rec.CompletionTokens)}
+		if err := b.add(row, at, pt, ct); err != nil {
+			return err
+		}
+	}
+	return nil
+}

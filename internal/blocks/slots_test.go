@@ -1,0 +1,45 @@
+package blocks
+
+import (
+	"slices"
+	"testing"
+)
+
+// Blocks' items written in their windows are closed up over the slots of
+// lines that gave none, and a block without a window is copied in.
+func TestSlots(t *testing.T) {
+	d := NewSlots[string](3, 6) // lines 3 … 8
+	if NewSlots[string](1, 0) != nil {
+		t.Fatal("slots for no lines")
+	}
+	a, al, at := d.Window(3, 3)
+	a, al = append(a, "x", "y"), append(al, 3, 5) // line 4 was blank
+	d.Take(a, al, at)
+	b, bl, bt := d.Window(6, 3)
+	b, bl = append(b, "z"), append(bl, 7)
+	d.Take(b, bl, bt)
+	if _, _, at := d.Window(8, 2); at != -1 {
+		t.Fatal("a window past the slots")
+	}
+	d.Take([]string{"w"}, []int{9}, -1) // the file grew
+	items, lines := d.Done()
+	if !slices.Equal(items, []string{"x", "y", "z", "w"}) || !slices.Equal(lines, []int{3, 5, 7, 9}) {
+		t.Fatalf("Done = %q, %v", items, lines)
+	}
+	if rest := d.items[len(items):cap(d.items)]; slices.ContainsFunc(rest, func(s string) bool { return s != "" }) {
+		t.Errorf("items held twice: %q", rest)
+	}
+}
+
+// A room gives arenas while it lasts, then arenas of their own.
+func TestRoom(t *testing.T) {
+	r := NewRoom[int](5)
+	a, b := r.Take(3), r.Take(3)
+	if cap(a) != 3 || len(a) != 0 || &r.buf[0] != &a[:1][0] || cap(b) != 3 {
+		t.Fatalf("arenas %d %d", cap(a), cap(b))
+	}
+	var none *Room[int]
+	if c := none.Take(2); cap(c) != 2 {
+		t.Fatalf("a nil room's arena: %d", cap(c))
+	}
+}
