@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +17,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
 // The push's configuration from the flags and the standard variables.
 func TestOTLPConfig(t *testing.T) {
+	on := func(protocol string) otlpSignal {
+		return otlpSignal{on: true, protocol: protocol, timeout: otlpTimeout, setTimeout: true}
+	}
+	both := func(endpoint, protocol string) *otlpConfig {
+		return &otlpConfig{endpoint: endpoint, metrics: on(protocol), traces: on(protocol), setInterval: true}
+	}
+	const h, g = "http/protobuf", "grpc"
 	for _, c := range []struct {
 		name               string
 		endpoint, protocol string
@@ -29,23 +40,28 @@ func TestOTLPConfig(t *testing.T) {
 		err                string
 	}{
 		{name: "none"},
-		{name: "flag", endpoint: "http://127.0.0.1:4318",
-			want: &otlpConfig{endpoint: "http://127.0.0.1:4318", protocol: "http/protobuf", timeout: otlpTimeout, setTimeout: true, setInterval: true}},
-		{name: "flag grpc", endpoint: "http://127.0.0.1:4317", protocol: "grpc",
-			want: &otlpConfig{endpoint: "http://127.0.0.1:4317", protocol: "grpc", timeout: otlpTimeout, setTimeout: true, setInterval: true}},
+		{name: "flag", endpoint: "http://127.0.0.1:4318", want: both("http://127.0.0.1:4318", h)},
+		{name: "flag grpc", endpoint: "http://127.0.0.1:4317", protocol: "grpc", want: both("http://127.0.0.1:4317", g)},
+		{name: "flag http", endpoint: "http://127.0.0.1:4318", protocol: "http", want: both("http://127.0.0.1:4318", h)},
 		{name: "env endpoint and protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
-			want: &otlpConfig{protocol: "grpc", timeout: otlpTimeout, setTimeout: true, setInterval: true}},
-		{name: "signal's protocol first", env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://c:4318/v1/metrics",
+			want: both("", g)},
+		{name: "a signal's own endpoint and protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://c:4318/v1/metrics",
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/protobuf"},
-			want: &otlpConfig{protocol: "http/protobuf", timeout: otlpTimeout, setTimeout: true, setInterval: true}},
+			want: &otlpConfig{metrics: on(h), setInterval: true}},
+		{name: "traces alone", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"},
+			want: &otlpConfig{traces: on(g), setInterval: true}},
 		{name: "flag over env", endpoint: "http://127.0.0.1:4317", protocol: "grpc", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
-			want: &otlpConfig{endpoint: "http://127.0.0.1:4317", protocol: "grpc", timeout: otlpTimeout, setTimeout: true, setInterval: true}},
+			want: both("http://127.0.0.1:4317", g)},
 		// OTEL_EXPORTER_OTLP_TIMEOUT is in milliseconds; the exporter
 		// reads it, and the final flush waits as long.
-		{name: "env timeout and interval", endpoint: "http://h:1", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "1500", "OTEL_METRIC_EXPORT_INTERVAL": "1000"},
-			want: &otlpConfig{endpoint: "http://h:1", protocol: "http/protobuf", timeout: 1500 * time.Millisecond}},
-		{name: "disabled", endpoint: "http://h:1", env: map[string]string{"OTEL_SDK_DISABLED": "true"}},
-		{name: "no metrics exporter", endpoint: "http://h:1", env: map[string]string{"OTEL_METRICS_EXPORTER": "none"}},
+		{name: "env timeout and interval", endpoint: "http://h:1", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "1500",
+			"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "700", "OTEL_METRIC_EXPORT_INTERVAL": "1000"},
+			want: &otlpConfig{endpoint: "http://h:1", metrics: otlpSignal{on: true, protocol: h, timeout: 1500 * time.Millisecond},
+				traces: otlpSignal{on: true, protocol: h, timeout: 700 * time.Millisecond}}},
+		{name: "disabled", endpoint: "http://h:1", protocol: "grpc", env: map[string]string{"OTEL_SDK_DISABLED": "true"}},
+		{name: "no metrics exporter", endpoint: "http://h:1", env: map[string]string{"OTEL_METRICS_EXPORTER": "none"},
+			want: &otlpConfig{endpoint: "http://h:1", traces: on(h), setInterval: true}},
+		{name: "no exporters", endpoint: "http://h:1", env: map[string]string{"OTEL_METRICS_EXPORTER": "none", "OTEL_TRACES_EXPORTER": "none"}},
 		{name: "protocol alone", protocol: "grpc", err: "--otlp-protocol needs --otlp-endpoint"},
 		{name: "bad protocol", endpoint: "http://h:1", protocol: "thrift", err: `--otlp-protocol "thrift": want grpc or http`},
 		{name: "json", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
@@ -98,34 +114,61 @@ func TestOTLPRefused(t *testing.T) {
 			require.Equal(t, 0, code, errs)
 			assert.Contains(t, stdout, "TTFT")
 			assert.GreaterOrEqual(t, served.Load(), int64(6))
+			// One line, counting the last push of the metrics and of
+			// the spans, and any export made while the run went on.
 			assert.Equal(t, 1, strings.Count(warnings.String(), "\n"), warnings.String())
-			assert.Contains(t, warnings.String(), "warning: 1 OTLP export(s) to http://127.0.0.1:")
+			m := regexp.MustCompile(`^llmmetrics: warning: (\d+) OTLP export\(s\) to http://127\.0\.0\.1:\d+ failed and were dropped`).FindStringSubmatch(warnings.String())
+			require.NotNil(t, m, warnings.String())
+			n, _ := strconv.Atoi(m[1])
+			assert.GreaterOrEqual(t, n, 2, "the metrics' and the spans' last pushes")
 			assert.Contains(t, warnings.String(), "connection refused")
 		})
 	}
 }
 
-// otlpReceiver is an OTLP/HTTP metrics endpoint that keeps what it is
-// sent.
+// otlpReceiver is an OTLP/HTTP endpoint of metrics and traces that keeps
+// what it is sent.
 type otlpReceiver struct {
-	mu   sync.Mutex
-	reqs []*colmetrics.ExportMetricsServiceRequest
+	mu    sync.Mutex
+	reqs  []*colmetrics.ExportMetricsServiceRequest
+	spans []*tracepb.Span
 }
 
 func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/metrics" || r.Header.Get("Content-Type") != "application/x-protobuf" {
-		http.Error(w, "not OTLP/HTTP metrics", http.StatusNotFound)
+	if r.Header.Get("Content-Type") != "application/x-protobuf" {
+		http.Error(w, "not OTLP/HTTP", http.StatusUnsupportedMediaType)
 		return
 	}
 	b, _ := io.ReadAll(r.Body)
-	req := &colmetrics.ExportMetricsServiceRequest{}
-	if err := proto.Unmarshal(b, req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch r.URL.Path {
+	case "/v1/metrics":
+		req := &colmetrics.ExportMetricsServiceRequest{}
+		if err := proto.Unmarshal(b, req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		o.reqs = append(o.reqs, req)
+	case "/v1/traces":
+		req := &coltrace.ExportTraceServiceRequest{}
+		if err := proto.Unmarshal(b, req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				if ss.SchemaUrl != "https://opentelemetry.io/schemas/1.41.0" {
+					http.Error(w, "schema "+ss.SchemaUrl, http.StatusBadRequest)
+					return
+				}
+				o.spans = append(o.spans, ss.Spans...)
+			}
+		}
+	default:
+		http.NotFound(w, r)
 		return
 	}
-	o.mu.Lock()
-	o.reqs = append(o.reqs, req)
-	o.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(nil)
 }
@@ -183,6 +226,28 @@ func TestOTLPPush(t *testing.T) {
 	assert.GreaterOrEqual(t, requests["warmup"], int64(2+1), "the warm-up and at least one sizing request")
 	assert.Equal(t, uint64(12), durations)
 	assert.Equal(t, int64(12*8), outputTokens)
+
+	// A span a request: the 12, the 2 warm-up and the sizing requests,
+	// as many as the metrics counted.
+	var offered int64
+	for _, n := range requests {
+		offered += n
+	}
+	assert.Len(t, rcv.spans, int(offered))
+	var spanTokens int64
+	for _, sp := range rcv.spans {
+		assert.Equal(t, "chat tiny", sp.Name)
+		for _, kv := range sp.Attributes {
+			if kv.Key == "gen_ai.usage.output_tokens" && !hasAttr(sp.Attributes, "llmmetrics.outcome", "warmup") {
+				spanTokens += kv.Value.GetIntValue()
+			}
+		}
+	}
+	assert.Equal(t, int64(12*8), spanTokens)
+}
+
+func hasAttr(kvs []*common.KeyValue, key, value string) bool {
+	return attr(kvs, key) == value
 }
 
 func attr(kvs []*common.KeyValue, key string) string {

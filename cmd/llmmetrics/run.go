@@ -129,7 +129,7 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	defer r.close()
 	if otlp != nil {
-		push, err := startOTLP(r.in.ctx, otlp, r.p.Model, r.opt.SLO)
+		push, err := startOTLP(r.in.ctx, otlp, r.p.Model, r.p.Epoch, r.opt.SLO)
 		if err != nil {
 			return r.stopped("a failed --otlp-endpoint", err)
 		}

@@ -169,7 +169,9 @@ func newGateway(c config) (*gateway, error) {
 		if push, err = startOTLP(context.Background(), c.otlp); err != nil {
 			return nil, err
 		}
-		sinks = append(sinks, push.sink)
+		if push.sink != nil {
+			sinks = append(sinks, push.sink)
+		}
 	}
 	rec, err := live.NewRecorder(live.Options{SLO: c.slo, Sinks: sinks})
 	if err != nil {
@@ -186,6 +188,9 @@ func newGateway(c config) (*gateway, error) {
 	base.DisableKeepAlives = true
 	transport := rec.Transport(base)
 	transport.IncludeUsage = c.includeUsage
+	if push != nil && push.tracer != nil {
+		transport.Tracer = push.tracer
+	}
 	if len(c.models) > 0 {
 		record := transport.OnResultContext
 		var once sync.Map // declared model → reported

@@ -15,9 +15,11 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
@@ -25,7 +27,9 @@ import (
 // --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT) says where to: the
 // same recorder feeds its Collector and an OTelSink on a MeterProvider
 // whose PeriodicReader exports every 10 s (OTEL_METRIC_EXPORT_INTERVAL),
-// and once more as the gateway stops on SIGINT, SIGTERM or SIGHUP.
+// and once more as the gateway stops on SIGINT, SIGTERM or SIGHUP. Each
+// call gets a span of the GenAI conventions (live.Tracer), whose trace
+// the upstream's request carries (traceparent), pushed in batches.
 // Exports that fail are dropped, retried never (the metrics are
 // cumulative: the next export carries them), time out after 3 s
 // (OTEL_EXPORTER_OTLP_TIMEOUT), and are logged once, then counted.
@@ -37,129 +41,201 @@ const (
 
 // otlpConfig is an OTLP push as the flags and the environment say it.
 type otlpConfig struct {
-	endpoint    string // the flag's base URL; "": the exporters read OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT
-	protocol    string // grpc or http/protobuf
-	timeout     time.Duration
-	setTimeout  bool // no variable set the timeout: the exporter is given it
-	setInterval bool // OTEL_METRIC_EXPORT_INTERVAL is unset
+	endpoint        string // the flag's base URL; "": the exporters read OTEL_EXPORTER_OTLP_[SIGNAL_]ENDPOINT
+	metrics, traces otlpSignal
+	setInterval     bool // OTEL_METRIC_EXPORT_INTERVAL is unset
+}
+
+// otlpSignal is the push of one signal, metrics or traces.
+type otlpSignal struct {
+	on         bool
+	protocol   string // grpc or http/protobuf
+	timeout    time.Duration
+	setTimeout bool // no variable set the timeout: the exporter is given it
 }
 
 // otlpOf returns the push --otlp-endpoint and --otlp-protocol and the
 // variables getenv reads ask for, nil for none.
 func otlpOf(endpoint, protocol string, getenv func(string) string) (*otlpConfig, error) {
-	c := &otlpConfig{endpoint: endpoint}
+	c := &otlpConfig{endpoint: endpoint, setInterval: getenv("OTEL_METRIC_EXPORT_INTERVAL") == ""}
 	if endpoint != "" {
 		u, err := url.Parse(endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--otlp-endpoint %q: want a URL such as http://127.0.0.1:4317", endpoint)
 		}
 	}
-	on := endpoint != "" || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
-	switch {
-	case !on && protocol != "":
-		return nil, errors.New("--otlp-protocol needs --otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
-	case !on, strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true"), getenv("OTEL_METRICS_EXPORTER") == "none":
-		return nil, nil
+	var err error
+	if c.metrics, err = signalOf("METRICS", endpoint, protocol, getenv); err != nil {
+		return nil, err
 	}
+	if c.traces, err = signalOf("TRACES", endpoint, protocol, getenv); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.metrics.on || c.traces.on:
+		return c, nil
+	case endpoint == "" && protocol != "":
+		return nil, errors.New("--otlp-protocol needs --otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	return nil, nil
+}
+
+// signalOf returns the push of a signal (METRICS, TRACES).
+func signalOf(signal, endpoint, protocol string, getenv func(string) string) (otlpSignal, error) {
+	var s otlpSignal
+	if endpoint == "" && getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") == "" ||
+		strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_"+signal+"_EXPORTER") == "none" {
+		return s, nil
+	}
+	s.on = true
 	from := "--otlp-protocol"
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if protocol == "" {
 			protocol, from = getenv(v), v
 		}
 	}
 	switch protocol {
 	case "grpc":
-		c.protocol = "grpc"
+		s.protocol = "grpc"
 	case "", "http", "http/protobuf":
-		c.protocol = "http/protobuf"
+		s.protocol = "http/protobuf"
 	default:
-		return nil, fmt.Errorf("%s %q: want grpc or http (http/protobuf)", from, protocol)
+		return s, fmt.Errorf("%s %q: want grpc or http (http/protobuf)", from, protocol)
 	}
-	c.timeout, c.setTimeout = otlpTimeout, true
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"} {
-		if ms, err := strconv.Atoi(getenv(v)); err == nil && ms > 0 && c.setTimeout {
-			c.timeout, c.setTimeout = time.Duration(ms)*time.Millisecond, false
+	s.timeout, s.setTimeout = otlpTimeout, true
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_" + signal + "_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"} {
+		if ms, err := strconv.Atoi(getenv(v)); err == nil && ms > 0 && s.setTimeout {
+			s.timeout, s.setTimeout = time.Duration(ms)*time.Millisecond, false
 		}
 	}
-	c.setInterval = getenv("OTEL_METRIC_EXPORT_INTERVAL") == ""
-	return c, nil
+	return s, nil
+}
+
+// signalURL returns the OTLP/HTTP URL of a signal under the base URL.
+func (c *otlpConfig) signalURL(signal string) string {
+	u, _ := url.Parse(c.endpoint) // checked by otlpOf
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/" + signal
+	return u.String()
 }
 
 // metricExporter returns the OTLP metric exporter of the protocol.
 func (c *otlpConfig) metricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
-	if c.protocol == "grpc" {
+	s := c.metrics
+	if s.protocol == "grpc" {
 		opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false})}
 		if c.endpoint != "" {
 			opts = append(opts, otlpmetricgrpc.WithEndpointURL(c.endpoint))
 		}
-		if c.setTimeout {
-			opts = append(opts, otlpmetricgrpc.WithTimeout(c.timeout))
+		if s.setTimeout {
+			opts = append(opts, otlpmetricgrpc.WithTimeout(s.timeout))
 		}
 		return otlpmetricgrpc.New(ctx, opts...)
 	}
 	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false})}
 	if c.endpoint != "" {
-		u, _ := url.Parse(c.endpoint) // checked by otlpOf
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/metrics"
-		opts = append(opts, otlpmetrichttp.WithEndpointURL(u.String()))
+		opts = append(opts, otlpmetrichttp.WithEndpointURL(c.signalURL("metrics")))
 	}
-	if c.setTimeout {
-		opts = append(opts, otlpmetrichttp.WithTimeout(c.timeout))
+	if s.setTimeout {
+		opts = append(opts, otlpmetrichttp.WithTimeout(s.timeout))
 	}
 	return otlpmetrichttp.New(ctx, opts...)
 }
 
-// An otlpPush is the gateway's MeterProvider and the OTelSink that
-// records into it.
+// spanExporter returns the OTLP span exporter of the protocol.
+func (c *otlpConfig) spanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	s := c.traces
+	if s.protocol == "grpc" {
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
+		if c.endpoint != "" {
+			opts = append(opts, otlptracegrpc.WithEndpointURL(c.endpoint))
+		}
+		if s.setTimeout {
+			opts = append(opts, otlptracegrpc.WithTimeout(s.timeout))
+		}
+		return otlptracegrpc.New(ctx, opts...)
+	}
+	opts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
+	if c.endpoint != "" {
+		opts = append(opts, otlptracehttp.WithEndpointURL(c.signalURL("traces")))
+	}
+	if s.setTimeout {
+		opts = append(opts, otlptracehttp.WithTimeout(s.timeout))
+	}
+	return otlptracehttp.New(ctx, opts...)
+}
+
+// An otlpPush is the gateway's MeterProvider with the OTelSink that
+// records into it, and its TracerProvider with the Tracer that makes a
+// span of each call and carries its trace to the upstream (traceparent).
 type otlpPush struct {
-	c    *otlpConfig
-	mp   *sdkmetric.MeterProvider
-	sink *live.OTelSink
-	warn *exportWarnings
-	// Spans: a TracerProvider with an OTLP span exporter (otlptracegrpc,
-	// otlptracehttp) is plugged in here once live has its observe.Tracer
-	// (issue #33, point 2): tp *sdktrace.TracerProvider, set as the
-	// Transport's Tracer in newGateway, shut down in stop before mp.
+	c      *otlpConfig
+	mp     *sdkmetric.MeterProvider
+	sink   *live.OTelSink // nil: no metrics pushed
+	tp     *sdktrace.TracerProvider
+	tracer *live.Tracer // nil: no spans pushed
+	warn   *exportWarnings
 }
 
 // startOTLP starts the push c describes.
 func startOTLP(ctx context.Context, c *otlpConfig) (*otlpPush, error) {
 	p := &otlpPush{c: c, warn: &exportWarnings{}}
-	exp, err := c.metricExporter(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("--otlp-endpoint: %w", err)
-	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName("llmmetrics-gateway")), // OTEL_SERVICE_NAME overrides it
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil {
 		p.warn.Handle(err) // a malformed OTEL_RESOURCE_ATTRIBUTES: the rest is kept
 	}
-	var ropts []sdkmetric.PeriodicReaderOption
-	if c.setInterval {
-		ropts = append(ropts, sdkmetric.WithInterval(otlpInterval))
+	if c.traces.on {
+		exp, err := c.spanExporter(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+		p.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(exp))
+		p.tracer = live.NewTracer(p.tp, live.TraceOptions{})
 	}
-	p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
-		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, ropts...)))
+	if c.metrics.on {
+		exp, err := c.metricExporter(ctx)
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+		var ropts []sdkmetric.PeriodicReaderOption
+		if c.setInterval {
+			ropts = append(ropts, sdkmetric.WithInterval(otlpInterval))
+		}
+		p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, ropts...)))
+		if p.sink, err = live.NewOTelSink(live.Meter(p.mp), live.OTelOptions{}); err != nil {
+			p.stop()
+			return nil, err
+		}
+	}
 	otel.SetErrorHandler(p.warn)
-	meter := p.mp.Meter("github.com/llmmetrics/llmmetrics/live", metric.WithSchemaURL(semconv.SchemaURL))
-	if p.sink, err = live.NewOTelSink(meter, live.OTelOptions{}); err != nil {
-		p.mp.Shutdown(ctx)
-		return nil, err
-	}
 	return p, nil
 }
 
-// stop pushes what is left, within the exporters' timeout, and logs how
-// many exports failed.
+// stop pushes what is left, the spans and the metrics at once, each
+// within its exporter's timeout, and logs how many exports failed.
 func (p *otlpPush) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), p.c.timeout)
-	defer cancel()
-	if err := p.mp.Shutdown(ctx); err != nil {
-		p.warn.Handle(err)
+	var wg sync.WaitGroup
+	shutdown := func(timeout time.Duration, f func(context.Context) error) {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			if err := f(ctx); err != nil {
+				p.warn.Handle(err)
+			}
+		})
 	}
-	if n := p.warn.count(); n > 0 {
-		log.Printf("gateway: warning: %d OTLP export(s) failed and were dropped", n)
+	if p.tp != nil {
+		shutdown(p.c.traces.timeout, p.tp.Shutdown)
+	}
+	if p.mp != nil {
+		shutdown(p.c.metrics.timeout, p.mp.Shutdown)
+	}
+	wg.Wait()
+	if n := p.warn.count(); n > 1 {
+		log.Printf("gateway: warning: %d OTLP exports failed and were dropped in all", n)
 	}
 }
 
