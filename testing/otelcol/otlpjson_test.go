@@ -16,6 +16,14 @@ import (
 // protocol's JSON mapping: 64-bit integers as strings, names in
 // lowerCamelCase).
 type exportLine struct {
+	ResourceSpans []struct {
+		Resource   resource `json:"resource"`
+		ScopeSpans []struct {
+			Scope     scope  `json:"scope"`
+			SchemaURL string `json:"schemaUrl"`
+			Spans     []span `json:"spans"`
+		} `json:"scopeSpans"`
+	} `json:"resourceSpans"`
 	ResourceMetrics []struct {
 		Resource     resource `json:"resource"`
 		ScopeMetrics []struct {
@@ -54,9 +62,52 @@ type point struct {
 type keyValue struct {
 	Key   string `json:"key"`
 	Value struct {
-		StringValue *string `json:"stringValue"`
-		IntValue    *string `json:"intValue"`
+		StringValue *string  `json:"stringValue"`
+		IntValue    *string  `json:"intValue"`
+		DoubleValue *float64 `json:"doubleValue"`
 	} `json:"value"`
+}
+
+// A span as the file has it, with the resource's service and the scope's
+// schema beside it.
+type span struct {
+	TraceID    string     `json:"traceId"`
+	SpanID     string     `json:"spanId"`
+	Name       string     `json:"name"`
+	Kind       int        `json:"kind"`
+	Attributes []keyValue `json:"attributes"`
+	service    string
+	schema     string
+}
+
+// double returns a key's double value.
+func double(kvs []keyValue, key string) (float64, bool) {
+	for _, kv := range kvs {
+		if kv.Key == key && kv.Value.DoubleValue != nil {
+			return *kv.Value.DoubleValue, true
+		}
+	}
+	return 0, false
+}
+
+// readSpans reads every span of the collector's file.
+func readSpans(t *testing.T, path string) []span {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []span
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var line exportLine
+		require.NoError(t, json.Unmarshal([]byte(l), &line))
+		for _, rs := range line.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					sp.service, sp.schema = str(rs.Resource.Attributes, "service.name"), ss.SchemaURL
+					out = append(out, sp)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // str is a key's value, as text.
