@@ -74,7 +74,7 @@ func readRuns(name string, lenient bool) (own *llmmetrics.Run, files []*formats.
 		return nil, nil, inFile(name, err)
 	}
 	if tool == "" {
-		run, _, err := llmmetrics.ReadOptions{Lenient: lenient}.Read(in)
+		run, err := readRun(in, lenient) // parquet.go
 		if err != nil && !(lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 			return nil, nil, inFile(name, withLenientHint(err))
 		}

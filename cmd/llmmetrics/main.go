@@ -13,10 +13,11 @@
 //	llmmetrics reconcile [flags] [FILE]   another tool's figures beside llmmetrics', with the reasons they differ
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
 //	llmmetrics conformance export|check   the cases other tools test their metrics against
+//	llmmetrics convert [flags] IN OUT     a run's records between JSONL, CSV and Parquet
 //	llmmetrics version                    the version of this build
 //	llmmetrics help [COMMAND]             a command's flags, defaults and examples
 //
-// FILE is a CSV or JSONL file of per-request records (see the package
+// FILE is a CSV, JSONL or Parquet file of per-request records (see the package
 // documentation of github.com/llmmetrics/llmmetrics), or another tool's
 // result file; without it, or when it is "-", the command reads standard
 // input. The format is detected from the content.
@@ -61,10 +62,11 @@ func init() {
 	reconcileCommand.run = reconcile
 	serverCommand.run = serverReport
 	versionCommand.run = printVersion
-	runCommand.run = runLoad
+	runCommand.run = parquetOut(runLoad) // parquet.go: --out x.parquet
+	convertCommand.run = convertRun
 	diffCommand.run = diffRuns
 	sweepCommand.run = sweepReport
-	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, versionCommand}
+	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, convertCommand, versionCommand}
 }
 
 func lookup(name string) *command {

@@ -114,6 +114,18 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	return fs, f
 }
 
+// reportMerge checks report --merge's files and options, then reports the
+// files as one run.
+func (f *reportFlags) reportMerge(w io.Writer, files []string, opt llmmetrics.Options) error {
+	if len(files) < 2 {
+		return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
+	}
+	if f.tool != "" || *f.dialect != "" {
+		return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
+	}
+	return reportMerged(w, files, opt, f)
+}
+
 func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs, f := newReportFlags()
 	opt, files, err := f.analysis.parseFiles(fs, args, 0)
@@ -130,13 +142,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
 	}
 	if *f.merge {
-		if len(files) < 2 {
-			return fmt.Errorf("%w: --merge joins the files of one run taken by several machines: give two or more", errUsage)
-		}
-		if f.tool != "" || *f.dialect != "" {
-			return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
-		}
-		return reportMerged(stdout, files, opt, f)
+		return f.reportMerge(stdout, files, opt)
 	}
 	dialect, err := parseTool("dialect", *f.dialect)
 	if err != nil {
@@ -226,7 +232,7 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 // pictures or the spectrum want them. A JSONL file is read as Records in any case (the reader holds them so), and they are kept for
 // the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
-	in, jsonl := isJSONL(in)
+	in, jsonl := isJSONLOrParquet(in) // parquet.go
 	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() {
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
@@ -236,7 +242,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		f.errs = summarizedSet(&failed, s)
 		return f.writeSummary(w, name, s, nil)
 	}
-	run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+	run, err := readRun(in, opt.Lenient) // parquet.go
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 		return inFile(name, withLenientHint(err))
 	}

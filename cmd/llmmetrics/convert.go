@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/parquet"
+)
+
+var convertCommand = &command{
+	name:     "convert",
+	synopsis: "llmmetrics convert [--force] IN OUT",
+	about: "Convert writes a run's records in another of llmmetrics' formats: JSONL, CSV or Parquet. IN's format\n" +
+		"is told by its content (Parquet by its magic bytes PAR1), OUT's by its extension: .jsonl, .csv or\n" +
+		".parquet. IN - reads standard input. The records are read strictly: an invalid one is an error.\n" +
+		"JSONL and Parquet hold every record, the run header and the end line: JSONL → Parquet → JSONL gives\n" +
+		"the same bytes. Parquet adds, per request, the columns ttft_ns, e2e_ns, tpot_ns, max_gap_ns and\n" +
+		"outcome, for notebooks (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
+		"only: no chunk arrivals, no header or end line, and no warm-up record (an error).",
+	examples: []string{
+		"llmmetrics convert run.jsonl run.parquet",
+		"llmmetrics convert run.parquet run.jsonl",
+		"llmmetrics convert --force run.csv run.parquet",
+	},
+	flags: func() *flag.FlagSet { fs, _ := newConvertFlags(); return fs },
+}
+
+func newConvertFlags() (*flag.FlagSet, *bool) {
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	force := fs.Bool("force", false, "overwrite OUT when it exists")
+	return fs, force
+}
+
+// convertRun is the convert command.
+func convertRun(args []string, stdin io.Reader, _ io.Writer) error {
+	fs, force := newConvertFlags()
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 2 {
+		return fmt.Errorf("%w: convert takes IN and OUT, %d file(s) given", errUsage, len(files))
+	}
+	in, out := files[0], files[1]
+	if _, err := outputFormat(out); err != nil {
+		return err
+	}
+	if in != "-" && samePath(in, out) {
+		return valueError(fmt.Sprintf("convert: OUT %s is IN: it would be overwritten", out))
+	}
+	if _, err := os.Stat(out); err == nil && !*force {
+		return valueError(fmt.Sprintf("convert: %s exists; --force overwrites it", out))
+	}
+	r, name, closeIn, err := open([]string{in}, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	return convertReader(r, name, out, nil)
+}
+
+// convertFile converts the file in to the file out, the run first given
+// to edit when it is not nil.
+func convertFile(in, out string, edit func(*llmmetrics.Run)) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return convertReader(f, in, out, edit)
+}
+
+// convertReader reads a run from r, named name, and writes it to the file
+// out in the format its extension names, the run first given to edit when
+// it is not nil. A write that fails removes out.
+func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) error {
+	format, err := outputFormat(out)
+	if err != nil {
+		return err
+	}
+	run, err := readRun(r, false)
+	if err != nil {
+		return inFile(name, withLenientHint(err))
+	}
+	if edit != nil {
+		edit(run)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	switch format {
+	case "parquet":
+		err = parquet.Write(bw, run)
+	case "csv":
+		err = llmmetrics.WriteCSV(bw, run.Records)
+	default:
+		err = writeJSONLRun(bw, run)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out)
+		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))
+	}
+	return nil
+}
+
+// outputFormat returns the format an output file's extension names.
+func outputFormat(out string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(out)); ext {
+	case ".parquet", ".csv", ".jsonl":
+		return ext[1:], nil
+	default:
+		return "", valueError(fmt.Sprintf("convert: OUT %s: name it .jsonl, .csv or .parquet, the format to write", out))
+	}
+}
+
+// writeJSONLRun writes a run as llmmetrics' JSONL: its header line, its
+// records and its end line, as the run command wrote them.
+func writeJSONLRun(w io.Writer, run *llmmetrics.Run) error {
+	if h := run.Header; h != nil {
+		if err := headerAsWritten(h, run.End).WriteLine(w); err != nil {
+			return err
+		}
+	}
+	if err := llmmetrics.WriteJSONL(w, run.Records); err != nil {
+		return err
+	}
+	if run.End != nil {
+		return run.End.WriteLine(w)
+	}
+	return nil
+}
+
+// headerAsWritten returns a run header as its writer wrote it: a reader
+// adds the end line's load facts to the header's Load, and they are the
+// end line's to say (the parquet package's Write does the same).
+func headerAsWritten(h *llmmetrics.RunHeader, e *llmmetrics.RunEnd) *llmmetrics.RunHeader {
+	if e == nil || len(e.Load) == 0 || len(h.Load) == 0 {
+		return h
+	}
+	c := *h
+	c.Load = maps.Clone(h.Load)
+	for k, v := range e.Load {
+		if c.Load[k] == v {
+			delete(c.Load, k)
+		}
+	}
+	if len(c.Load) == 0 {
+		c.Load = nil
+	}
+	return &c
+}
