@@ -258,3 +258,14 @@ func attr(kvs []*common.KeyValue, key string) string {
 	}
 	return ""
 }
+
+// The push belongs to a plain run: --search and --ttft-breakdown refuse
+// it before anything is sent.
+func TestOTLPPlainRunOnly(t *testing.T) {
+	for _, mode := range [][]string{{"--search", "concurrency", "--slo", "ttft=1s", "--requests", "4", "--prompt-tokens", "64"}, {"--ttft-breakdown"}} {
+		args := append([]string{"run", "--url", "http://127.0.0.1:1/v1/chat/completions", "--model", "m", "--otlp-endpoint", "http://127.0.0.1:4318"}, mode...)
+		code, _, errs := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, errs)
+		assert.Contains(t, errs, "--otlp-endpoint belongs to a plain run")
+	}
+}
