@@ -14,13 +14,15 @@ import (
 	"golang.org/x/mod/zip"
 )
 
-// The repository's four modules, with their directories from here. They
-// are tagged together: vX.Y.Z for the library, server/vX.Y.Z,
-// charts/vX.Y.Z and cmd/llmmetrics/vX.Y.Z for the nested modules.
+// The command's modules, with their directories from here. They are
+// tagged together: vX.Y.Z for the library, server/vX.Y.Z, charts/vX.Y.Z,
+// live/vX.Y.Z, parquet/vX.Y.Z and cmd/llmmetrics/vX.Y.Z for the nested
+// modules.
 var published = []struct{ path, dir string }{
 	{"github.com/llmmetrics/llmmetrics", "../.."},
 	{"github.com/llmmetrics/llmmetrics/server", "../../server"},
 	{"github.com/llmmetrics/llmmetrics/charts", "../../charts"},
+	{"github.com/llmmetrics/llmmetrics/live", "../../live"},
 	{"github.com/llmmetrics/llmmetrics/parquet", "../../parquet"},
 	{"github.com/llmmetrics/llmmetrics/cmd/llmmetrics", "."},
 }

@@ -111,7 +111,13 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	} else if *f.dryRun {
 		return runDryRun(fs, f, stdout) // dryrun.go
 	}
+	otlp, err := f.otlpFlags.config(os.Getenv, "llmmetrics") // otlp.go
+	if err != nil {
+		return err
+	}
 	switch {
+	case otlp != nil && *f.otlpEndpoint != "" && (*f.ttftBreakdown || *f.search != ""):
+		return fmt.Errorf("%w: --otlp-endpoint belongs to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case *f.ttftBreakdown:
 		return runBreakdown(fs, f, stdout) // breakdown.go
 	case *f.search != "":
@@ -122,6 +128,14 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer r.close()
+	if otlp != nil {
+		push, err := startOTLP(r.in.ctx, otlp, r.p.Model, r.p.Epoch, r.opt.SLO)
+		if err != nil {
+			return r.stopped("a failed --otlp-endpoint", err)
+		}
+		defer push.stop(otlpStderr) // the last push, also after a signal
+		r.p.OnResult = push.onResult(r.p.OnResult)
+	}
 	if err := r.begin(); err != nil {
 		return err
 	}

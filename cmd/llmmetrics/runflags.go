@@ -39,6 +39,7 @@ type runFlags struct {
 	searchFlags    // --search, --search-from, --search-max, --target (search.go)
 	shardFlags     // --shard, --start-at (shard.go)
 	replayFlags    // --replay…, --arrivals, --dry-run (replay.go)
+	otlpFlags      // --otlp-endpoint, --otlp-protocol (otlp.go)
 }
 
 // list is a flag that may be given several times.
@@ -91,6 +92,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.searchFlags.define(fs)
 	f.shardFlags.define(fs)
 	f.replayFlags.define(fs)
+	f.otlpFlags.define(fs)
 	return fs, f
 }
 

@@ -22,6 +22,12 @@
 // that name (llama-server -a NAME, vLLM --served-model-name NAME). The
 // gateway logs, once, a declared model answered under another name.
 //
+// With --otlp-endpoint URL [--otlp-protocol grpc|http] (or the standard
+// OTEL_EXPORTER_OTLP_* variables, with OTEL_SERVICE_NAME) it also pushes
+// the same metrics to an OpenTelemetry collector, every 10 s and as it
+// stops on a signal (otlp.go); a collector that cannot be reached is
+// logged once and never slows the traffic.
+//
 // It opens a connection per upstream call: llama.cpp's server closes
 // every connection after its streamed response, and a POST sent on one it
 // has just closed fails with an EOF that net/http does not retry.
@@ -38,10 +44,13 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/live"
@@ -63,7 +72,21 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("gateway: %s → %s, metrics at /metrics", c.listen, c.upstream)
-	log.Fatal(http.ListenAndServe(c.listen, g))
+	srv := &http.Server{Addr: c.listen, Handler: g}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the gateway at once
+		// The calls in flight get 10 s to end, then the last push.
+		wait, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(wait)
+	}()
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		g.close()
+		log.Fatal(err)
+	}
+	g.close()
 }
 
 // config is what the flags say.
@@ -72,6 +95,7 @@ type config struct {
 	models           []string
 	includeUsage     bool
 	slo              *llmmetrics.SLO
+	otlp             *otlpConfig // nil: no push (otlp.go)
 }
 
 // parseFlags parses the command's arguments, writing any error and the
@@ -85,7 +109,14 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	models := fs.String("models", "", "comma-separated model names whose series exist from the start")
 	fs.BoolVar(&c.includeUsage, "include-usage", false, "ask for usage on streams whose client did not")
 	slo := fs.String("slo", "", "judge requests for goodput against limits such as ttft=1s,tpot=50ms")
+	otlpEndpoint := fs.String("otlp-endpoint", "", "push the metrics to an OpenTelemetry collector at this base URL (http://127.0.0.1:4317 for grpc, :4318 for http); default OTEL_EXPORTER_OTLP_ENDPOINT")
+	otlpProtocol := fs.String("otlp-protocol", "", "the OTLP protocol, grpc or http; default OTEL_EXPORTER_OTLP_PROTOCOL, else http")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var err error
+	if c.otlp, err = otlpOf(*otlpEndpoint, *otlpProtocol, os.Getenv); err != nil {
+		fmt.Fprintln(out, err)
 		return c, err
 	}
 	for _, m := range strings.Split(*models, ",") {
@@ -109,8 +140,16 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 // /metrics.
 type gateway struct {
 	http.Handler
-	rec *live.Recorder
-	reg *prometheus.Registry
+	rec  *live.Recorder
+	reg  *prometheus.Registry
+	push *otlpPush // nil without one
+}
+
+// close ends the gateway's OTLP push, pushing what is left.
+func (g *gateway) close() {
+	if g.push != nil {
+		g.push.stop()
+	}
 }
 
 func newGateway(c config) (*gateway, error) {
@@ -124,7 +163,17 @@ func newGateway(c config) (*gateway, error) {
 		base.Path = strings.TrimSuffix(p, "/v1")
 		return nil, fmt.Errorf("--upstream %s: give the server's base URL without /v1 (%s): the clients' paths carry it", c.upstream, base.String())
 	}
-	rec, err := live.NewRecorder(live.Options{SLO: c.slo})
+	var push *otlpPush
+	var sinks []live.Sink
+	if c.otlp != nil {
+		if push, err = startOTLP(context.Background(), c.otlp); err != nil {
+			return nil, err
+		}
+		if push.sink != nil {
+			sinks = append(sinks, push.sink)
+		}
+	}
+	rec, err := live.NewRecorder(live.Options{SLO: c.slo, Sinks: sinks})
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +188,9 @@ func newGateway(c config) (*gateway, error) {
 	base.DisableKeepAlives = true
 	transport := rec.Transport(base)
 	transport.IncludeUsage = c.includeUsage
+	if push != nil && push.tracer != nil {
+		transport.Tracer = push.tracer
+	}
 	if len(c.models) > 0 {
 		record := transport.OnResultContext
 		var once sync.Map // declared model → reported
@@ -162,7 +214,7 @@ func newGateway(c config) (*gateway, error) {
 	for _, m := range c.models {
 		rec.Declare(chatKeys(target, m)...)
 	}
-	return &gateway{Handler: mux, rec: rec, reg: reg}, nil
+	return &gateway{Handler: mux, rec: rec, reg: reg, push: push}, nil
 }
 
 // chatKeys returns the label sets the chat calls of model get at the
