@@ -453,7 +453,7 @@ func (s *Summary) rates(counted tally, opt Options) (Window, error) {
 		w, werr = counted.wb.window()
 	}
 	if werr == nil {
-		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.outTokens, counted.promptTokens)
+		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.nPrompt, counted.outTokens, counted.promptTokens)
 		s.Throughput = &t
 		if counted.promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"
