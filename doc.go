@@ -234,7 +234,7 @@
 // [ErrNoRecords], [ErrNoSamples], [ErrNonFinite], [ErrNegativeDuration],
 // [ErrNonMonotonic], [ErrTimeOrder], [ErrChunkMismatch], [ErrNegativeCount],
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
-// [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
+// [ErrBadStatus], [ErrSyntax], [ErrAfterEnd], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
 // [ErrTooFewTokens], [ErrNoCount], [ErrNotStreamed], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
 // [ErrInvalidOption].

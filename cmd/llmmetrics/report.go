@@ -237,21 +237,21 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
 		if err != nil {
-			return inFile(name, withLenientHint(err))
+			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		f.errs = summarizedSet(&failed, s)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, err := readRun(in, opt.Lenient) // parquet.go
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-		return inFile(name, withLenientHint(err))
+		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	s, err := run.Summarize(opt)
 	if errors.Is(err, llmmetrics.ErrNoRecords) && run.End != nil {
 		return inFile(name, noRecordsOf(run.End))
 	}
 	if err != nil {
-		return inFile(name, withLenientHint(err))
+		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	f.errs = newErrorSet(run.Records)
 	if jsonl {
@@ -302,7 +302,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
 		closeIn()
 		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-			return inFile(name, withLenientHint(err))
+			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		runs = append(runs, run)
 		named = append(named, namedRun{name, run})
@@ -321,7 +321,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
-		return withLenientHint(err)
+		return withLenientHint(err, opt.Lenient)
 	}
 	nameTruncated(s.Completeness, named) // merge.go
 	f.errs = newErrorSet(merged.Records)
