@@ -448,7 +448,7 @@ func (s *Summary) rates(counted tally, opt Options) (Window, error) {
 	case opt.Window > 0:
 		w, werr = declaredWindow(opt.Window)
 	case opt.NoSendTimes:
-		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one with report --window or Options.Window", ErrInvalidWindow)
+		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one (report --window; Options.Window in Go)", ErrInvalidWindow)
 	default:
 		w, werr = counted.wb.window()
 	}

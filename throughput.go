@@ -79,11 +79,11 @@ func (b *windowBuilder) merge(o *windowBuilder) {
 
 func (b *windowBuilder) window() (Window, error) {
 	if !b.haveEnd {
-		return Window{}, fmt.Errorf("%w: no ok request received text, so the window has no end; declare one with report --window or Options.Window", ErrInvalidWindow)
+		return Window{}, fmt.Errorf("%w: no ok request received text, so the window has no end; declare one (report --window; Options.Window in Go)", ErrInvalidWindow)
 	}
 	w := Window{Length: b.end - b.start, Start: b.start, End: b.end}
 	if w.Length <= 0 {
-		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one with report --window or Options.Window", ErrInvalidWindow, w.Length)
+		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one (report --window; Options.Window in Go)", ErrInvalidWindow, w.Length)
 	}
 	return w, nil
 }
