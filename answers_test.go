@@ -118,6 +118,11 @@ func TestUnstreamedAnswers(t *testing.T) {
 	text, j := writeBoth(t, s)
 	assert.Contains(t, text, "not streamed: 2 ok requests whose text came at once")
 	assert.Equal(t, 2.0, j["requests"].(map[string]any)["unstreamed"])
+	// TTFT and TPOT say in JSON why they leave the two out.
+	absent := j["absent"].(map[string]any)
+	assert.Equal(t, "2 of the 3 ok requests left out: their text came at once (not streamed), so they have no time to first token", absent["ttft_unstreamed"])
+	assert.Equal(t, "2 of the 3 ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", absent["tpot_unstreamed"])
+	assert.NotContains(t, text, "ttft_unstreamed", "the text says it in its own line")
 
 	// Only unstreamed answers: TTFT and TPOT are absent, with the reason.
 	s, err = Summarize(recs[1:], Options{})
@@ -126,6 +131,8 @@ func TestUnstreamedAnswers(t *testing.T) {
 	assert.Nil(t, s.TPOT)
 	assert.Contains(t, s.Absent[keyTTFT], "not streamed")
 	assert.Contains(t, s.Absent[keyTPOT], "2 whose text came at once")
+	assert.NotContains(t, s.Absent, "ttft_unstreamed", "TTFT is absent as a whole")
+	assert.NotContains(t, s.Absent, "tpot_unstreamed")
 	assert.Equal(t, 2, s.E2E.N)
 	text, _ = writeBoth(t, s)
 	assert.False(t, strings.Contains(text, "TPOT 0.000"), text)

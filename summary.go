@@ -133,7 +133,10 @@ type ITLStats struct {
 }
 
 // A Summary holds every client-side metric of a run. A section is nil when
-// the run has no data for it; Absent says why.
+// the run has no data for it; Absent says why. Absent["ttft_unstreamed"]
+// and Absent["tpot_unstreamed"] say why TTFT and TPOT, though present,
+// leave out some ok requests: their text came at once (see
+// Accounting.Unstreamed).
 type Summary struct {
 	Method      Method
 	Percentiles []Percentile
@@ -423,6 +426,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
 	} else {
 		s.TTFT = s.describe(without(got.ttft, okAt), src, cat, streamed)
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
 	if s.TPOT == nil {
 		return
@@ -433,6 +437,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 			a.OneToken, a.Uncounted.Total(), n)
 		return
 	}
+	s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, s.TPOT.N)
 	w := got.weighted
 	w.gaps -= gaps // their decode time is 0
 	s.TPOT = &TPOTStats{Distribution: *s.describe(without(flat(got.tpots), tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
