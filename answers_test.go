@@ -118,6 +118,11 @@ func TestUnstreamedAnswers(t *testing.T) {
 	text, j := writeBoth(t, s)
 	assert.Contains(t, text, "not streamed: 2 ok requests whose text came at once")
 	assert.Equal(t, 2.0, j["requests"].(map[string]any)["unstreamed"])
+	// TTFT and TPOT say in JSON why they leave the two out.
+	absent := j["absent"].(map[string]any)
+	assert.Equal(t, "2 of the 3 ok requests left out: their text came at once (not streamed), so they have no time to first token", absent["ttft_unstreamed"])
+	assert.Equal(t, "2 of the 3 ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", absent["tpot_unstreamed"])
+	assert.NotContains(t, text, "ttft_unstreamed", "the text says it in its own line")
 
 	// Only unstreamed answers: TTFT and TPOT are absent, with the reason.
 	s, err = Summarize(recs[1:], Options{})
@@ -126,7 +131,47 @@ func TestUnstreamedAnswers(t *testing.T) {
 	assert.Nil(t, s.TPOT)
 	assert.Contains(t, s.Absent[keyTTFT], "not streamed")
 	assert.Contains(t, s.Absent[keyTPOT], "2 whose text came at once")
+	assert.NotContains(t, s.Absent, "ttft_unstreamed", "TTFT is absent as a whole")
+	assert.NotContains(t, s.Absent, "tpot_unstreamed")
 	assert.Equal(t, 2, s.E2E.N)
 	text, _ = writeBoth(t, s)
 	assert.False(t, strings.Contains(text, "TPOT 0.000"), text)
+}
+
+// With 10 of 20 ok answers carrying a prompt count of 65 (the others
+// none), the prompt rate is kept and marked a lower bound over the 10:
+// 10 × 65 tokens over 1 s = 650 /s.
+func TestPromptRateLowerBound(t *testing.T) {
+	recs := noUsageRun(false)
+	for i := range recs {
+		recs[i].NoUsage, recs[i].CompletionTokens = false, 5
+		if i%2 == 0 {
+			recs[i].PromptTokens = 65
+		}
+	}
+	s, err := Summarize(recs, Options{Window: time.Second})
+	require.NoError(t, err)
+	require.NotNil(t, s.Throughput)
+	assert.True(t, s.Throughput.PromptLowerBound())
+	assert.False(t, s.Throughput.LowerBound())
+	assert.Equal(t, 10, s.Throughput.PromptCountedRequests)
+	assert.Equal(t, PromptTokenRate(650), s.Throughput.PromptTokensPerSecond)
+	text, j := writeBoth(t, s)
+	assert.Contains(t, text, "  prompt  ≥650.000 tokens/s (≥650 tokens), a LOWER BOUND: it counts 10 of the 20 ok requests, the others have no prompt token count")
+	th := j["throughput"].(map[string]any)
+	assert.Equal(t, true, th["prompt_tokens_lower_bound"])
+	assert.Equal(t, 10.0, th["prompt_tokens_requests"])
+	assert.Equal(t, 650.0, th["prompt_tokens_per_s"])
+	assert.NotContains(t, th, "output_tokens_lower_bound")
+
+	// Every answer counted: no mark.
+	for i := range recs {
+		recs[i].PromptTokens = 65
+	}
+	s, err = Summarize(recs, Options{Window: time.Second})
+	require.NoError(t, err)
+	assert.False(t, s.Throughput.PromptLowerBound())
+	text, j = writeBoth(t, s)
+	assert.Contains(t, text, "  prompt  1300.000 tokens/s (1300 tokens), a separate figure")
+	assert.NotContains(t, j["throughput"], "prompt_tokens_lower_bound")
 }

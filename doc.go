@@ -70,6 +70,8 @@
 // ([Options.Window]) or derived from the run, from the first send of any
 // offered request to the last text chunk of any request; the report always
 // says which, and a window of zero length is an error ([ErrInvalidWindow]).
+// A token rate that leaves out ok requests without a count is marked a
+// lower bound ([Throughput.LowerBound], [Throughput.PromptLowerBound]).
 //
 // Goodput (goodput.go). An [SLO] sets limits on TTFT, TPOT, E2E and the
 // largest gap, any subset; each request is judged on all of them jointly. A
@@ -232,7 +234,7 @@
 // [ErrNoRecords], [ErrNoSamples], [ErrNonFinite], [ErrNegativeDuration],
 // [ErrNonMonotonic], [ErrTimeOrder], [ErrChunkMismatch], [ErrNegativeCount],
 // [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
-// [ErrBadStatus], [ErrSyntax], [ErrPercentile], [ErrMethod],
+// [ErrBadStatus], [ErrSyntax], [ErrAfterEnd], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
 // [ErrTooFewTokens], [ErrNoCount], [ErrNotStreamed], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
 // [ErrInvalidOption].

@@ -22,6 +22,7 @@ type tally struct {
 	wb                      windowBuilder
 	outTokens, promptTokens int64
 	nTPOT, nGaps, nMaxGap   int
+	nPrompt                 int // ok records with a prompt token count
 }
 
 // count tallies records [lo, hi) of src.
@@ -65,6 +66,9 @@ func (t *tally) one(r *Record, c Category) {
 		a.OK++
 		t.wb.AddEnd(r.Sent + r.last())
 		t.promptTokens += int64(r.PromptTokens)
+		if r.PromptTokens > 0 {
+			t.nPrompt++
+		}
 		switch {
 		case !r.counted():
 			a.Uncounted.add(r.CountState())
@@ -105,6 +109,7 @@ func (t *tally) add(u *tally) {
 	t.nTPOT += u.nTPOT
 	t.nGaps += u.nGaps
 	t.nMaxGap += u.nMaxGap
+	t.nPrompt += u.nPrompt
 }
 
 // tallyAll tallies the records in runs, one per core, and returns the

@@ -90,6 +90,10 @@ var (
 	// ErrNoChunks means a metric needs per-chunk arrival times and the
 	// record has none. It wraps ErrMissingField.
 	ErrNoChunks = fmt.Errorf("%w: no chunk arrivals", ErrMissingField)
+	// ErrAfterEnd means a JSONL file goes on after its run's end line,
+	// which must be its last (two runs appended to one file, say): reading
+	// leniently does not set such text aside. It wraps ErrSyntax.
+	ErrAfterEnd = fmt.Errorf("%w: text after the run's end line", ErrSyntax)
 )
 
 // A RecordError reports a problem with one record: which record (its index

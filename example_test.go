@@ -722,6 +722,19 @@ func ExampleThroughput_LowerBound() {
 	// Output: true 1 2 10
 }
 
+func ExampleThroughput_PromptLowerBound() {
+	// Of two ok requests over one second, one carries no prompt token
+	// count: the 40 prompt tokens of the other are a lower bound.
+	recs := []llmmetrics.Record{
+		{ID: "a", Sent: 0, FirstText: 100 * time.Millisecond, LastText: time.Second, PromptTokens: 40, CompletionTokens: 10},
+		{ID: "b", Sent: 0, FirstText: 100 * time.Millisecond, LastText: 900 * time.Millisecond, CompletionTokens: 10},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	t := s.Throughput
+	fmt.Println(t.PromptLowerBound(), t.PromptCountedRequests, t.Requests, t.PromptTokensPerSecond)
+	// Output: true 1 2 40
+}
+
 func ExampleSamples() {
 	// Of four records, one failed, one was sent in the first second (the
 	// warm-up asked for) and one repeats an id: one sample is left.

@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -55,7 +56,7 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, pastEnd(err, endLine)
 	}
 	if end.err != nil {
 		return nil, fmt.Errorf("llmmetrics: reading JSONL line %d: %w", end.line, end.err)
@@ -97,7 +98,18 @@ func linesAfter(run *Run, end int) int {
 
 // afterEnd is the error of a line found after the run's end line.
 func afterEnd(line, end int) error {
-	return &RecordError{Index: -1, Line: line, Err: fmt.Errorf("%w: text after the run's end line (line %d), which is the file's last", ErrSyntax, end)}
+	return &RecordError{Index: -1, Line: line, Err: fmt.Errorf("%w (line %d), which must be the file's last", ErrAfterEnd, end)}
+}
+
+// pastEnd returns err, or, when it is about a line after the end line
+// numbered end (one that cannot be read as a record, say), the error of
+// text after the end line: what is wrong is that the line is there.
+func pastEnd(err error, end int) error {
+	var re *RecordError
+	if end > 0 && errors.As(err, &re) && re.Line > end {
+		return afterEnd(re.Line, end)
+	}
+	return err
 }
 
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk

@@ -144,7 +144,7 @@ func (s *Summary) clientObject(c *ClientStats) object {
 // throughputObject is the throughput in JSON. An output rate no request
 // has a count for (noOutput) is left out with its tokens, and said so
 // under "absent"; one that leaves some out is marked a lower bound, with
-// the requests it counts.
+// the requests it counts, and so is a prompt rate that leaves some out.
 func throughputObject(t *Throughput, noOutput bool) object {
 	th := object{
 		{"window_s", t.Window.Length.Seconds()},
@@ -158,6 +158,9 @@ func throughputObject(t *Throughput, noOutput bool) object {
 	}
 	if t.PromptTokens > 0 { // otherwise absent, and said so under "absent"
 		th = append(th, field{"prompt_tokens_per_s", float64(t.PromptTokensPerSecond)})
+	}
+	if t.PromptLowerBound() {
+		th = append(th, field{"prompt_tokens_lower_bound", true}, field{"prompt_tokens_requests", t.PromptCountedRequests})
 	}
 	th = append(th, field{"requests_per_s", float64(t.RequestsPerSecond)})
 	if !noOutput {
@@ -563,9 +566,13 @@ func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting, noOutput stri
 	default:
 		fmt.Fprintf(b, "  output  %.3f tokens/s (%d tokens)\n", float64(t.OutputTokensPerSecond), t.OutputTokens)
 	}
-	if t.PromptTokens > 0 {
+	switch {
+	case t.PromptLowerBound():
+		fmt.Fprintf(b, "  prompt  ≥%.3f tokens/s (≥%d tokens), a LOWER BOUND: it counts %d of the %d ok requests, the others have no prompt token count; a separate figure: never add the two\n",
+			float64(t.PromptTokensPerSecond), t.PromptTokens, t.PromptCountedRequests, t.Requests)
+	case t.PromptTokens > 0:
 		fmt.Fprintf(b, "  prompt  %.3f tokens/s (%d tokens), a separate figure: never add the two\n", float64(t.PromptTokensPerSecond), t.PromptTokens)
-	} else {
+	default:
 		b.WriteString("  prompt  absent: no ok record carries a prompt token count\n")
 	}
 	fmt.Fprintf(b, "  requests  %.3f /s\n", float64(t.RequestsPerSecond))

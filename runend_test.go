@@ -122,9 +122,10 @@ func TestNoWholeRecordTruncated(t *testing.T) {
 	assert.EqualError(t, err, "llmmetrics: no records")
 }
 
-// The end line is the file's last: a record, a row set aside, a header or
-// an unfinished line after it is an error, strictly and leniently, naming
-// the line (issue #30, point 5); blank lines after it are not.
+// The end line is the file's last: a record, a row set aside (or, read
+// strictly, a row that is not JSON at all), a header or an unfinished
+// line after it is an error, strictly and leniently, naming the end line
+// (issue #30, point 5); blank lines after it are not.
 func TestTextAfterEndLine(t *testing.T) {
 	head := `{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z","ends":true}}` + "\n"
 	rec := `{"id":"1","sent_ns":0,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
@@ -132,6 +133,7 @@ func TestTextAfterEndLine(t *testing.T) {
 	for _, c := range []struct{ name, after string }{
 		{"a record", `{"id":"2","sent_ns":1,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"},
 		{"a bad row", `{"id":"2","sent_ns":"x"}` + "\n"},
+		{"plain text", "garbage text\n"},
 		{"a header", head},
 		{"a second run", head + rec + end},
 		{"an unfinished line", `{"id":"2","se`},
@@ -140,10 +142,9 @@ func TestTextAfterEndLine(t *testing.T) {
 		for _, lenient := range []bool{false, true} {
 			_, err := ReadOptions{Lenient: lenient}.ReadJSONL(strings.NewReader(head + rec + end + c.after))
 			require.Error(t, err, "%s, lenient %v", c.name, lenient)
-			if c.name != "a bad row" || lenient { // strictly, the row's own error comes first
-				assert.Contains(t, err.Error(), "text after the run's end line (line 3)", c.name)
-			}
+			assert.Contains(t, err.Error(), "text after the run's end line (line 3)", c.name)
 			assert.ErrorIs(t, err, ErrSyntax, c.name)
+			assert.ErrorIs(t, err, ErrAfterEnd, c.name)
 		}
 	}
 	run, err := ReadJSONL(strings.NewReader(head + rec + end + "\n\n"))

@@ -133,7 +133,10 @@ type ITLStats struct {
 }
 
 // A Summary holds every client-side metric of a run. A section is nil when
-// the run has no data for it; Absent says why.
+// the run has no data for it; Absent says why. Absent["ttft_unstreamed"]
+// and Absent["tpot_unstreamed"] say why TTFT and TPOT, though present,
+// leave out some ok requests: their text came at once (see
+// Accounting.Unstreamed).
 type Summary struct {
 	Method      Method
 	Percentiles []Percentile
@@ -423,6 +426,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
 	} else {
 		s.TTFT = s.describe(got.ttft.Without(okAt), src, cat, streamed)
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
 	if s.TPOT == nil {
 		return
@@ -433,6 +437,7 @@ func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts
 			a.OneToken, a.Uncounted.Total(), n)
 		return
 	}
+	s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, s.TPOT.N)
 	w := got.weighted
 	w.gaps -= gaps // their decode time is 0
 	s.TPOT = &TPOTStats{Distribution: *s.describe(flat(got.tpots).Without(tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
@@ -448,12 +453,12 @@ func (s *Summary) rates(counted tally, opt Options) (Window, error) {
 	case opt.Window > 0:
 		w, werr = declaredWindow(opt.Window)
 	case opt.NoSendTimes:
-		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one with report --window or Options.Window", ErrInvalidWindow)
+		werr = fmt.Errorf("%w: the records carry no send times, so no window can be derived; declare one (report --window; Options.Window in Go)", ErrInvalidWindow)
 	default:
 		w, werr = counted.wb.window()
 	}
 	if werr == nil {
-		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.outTokens, counted.promptTokens)
+		t := throughput(w, a.OK, a.OK-a.Uncounted.Total(), counted.nPrompt, counted.outTokens, counted.promptTokens)
 		s.Throughput = &t
 		if counted.promptTokens == 0 {
 			s.Absent["prompt_tokens_per_s"] = "no ok record carries a prompt token count"

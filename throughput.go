@@ -56,11 +56,11 @@ type windowBuilder struct{ inflight.Span }
 
 func (b *windowBuilder) window() (Window, error) {
 	if !b.HasEnd {
-		return Window{}, fmt.Errorf("%w: no ok request received text, so the window has no end; declare one with report --window or Options.Window", ErrInvalidWindow)
+		return Window{}, fmt.Errorf("%w: no ok request received text, so the window has no end; declare one (report --window; Options.Window in Go)", ErrInvalidWindow)
 	}
 	w := Window{Length: b.End - b.Start, Start: b.Start, End: b.End}
 	if w.Length <= 0 {
-		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one with report --window or Options.Window", ErrInvalidWindow, w.Length)
+		return Window{}, fmt.Errorf("%w: the first send and the last text chunk are %v apart; declare one (report --window; Options.Window in Go)", ErrInvalidWindow, w.Length)
 	}
 	return w, nil
 }
@@ -81,15 +81,20 @@ type Throughput struct {
 	// Summary.Absent["output_tokens_per_s"] says why, and the outputs
 	// leave it out.
 	CountedRequests int
+	// PromptCountedRequests are the ok requests that carry a prompt token
+	// count (Record.PromptTokens above 0): PromptTokens is their sum.
+	// When it is above 0 and below Requests, the prompt figures are lower
+	// bounds (PromptLowerBound).
+	PromptCountedRequests int
 
 	// OutputTokensPerSecond is OutputTokens / Window.Length: a lower
 	// bound when LowerBound says so, and not a figure when
 	// Summary.Absent["output_tokens_per_s"] is set.
 	OutputTokensPerSecond OutputTokenRate
-	// PromptTokensPerSecond is PromptTokens / Window.Length. When no ok
-	// record carries a prompt token count it is 0 and not a figure:
-	// Summary.Absent["prompt_tokens_per_s"] says so, and the outputs leave
-	// it out.
+	// PromptTokensPerSecond is PromptTokens / Window.Length: a lower bound
+	// when PromptLowerBound says so. When no ok record carries a prompt
+	// token count it is 0 and not a figure: Summary.Absent
+	// ["prompt_tokens_per_s"] says so, and the outputs leave it out.
 	PromptTokensPerSecond PromptTokenRate
 	RequestsPerSecond     RequestRate // Requests / Window.Length
 }
@@ -100,14 +105,21 @@ func (t *Throughput) LowerBound() bool {
 	return t.CountedRequests > 0 && t.CountedRequests < t.Requests
 }
 
+// PromptLowerBound reports whether the prompt token figures leave out ok
+// requests without a prompt token count, and so are lower bounds.
+func (t *Throughput) PromptLowerBound() bool {
+	return t.PromptCountedRequests > 0 && t.PromptCountedRequests < t.Requests
+}
+
 // throughput computes the rates of the counted totals over w; counted of
-// the requests have a known output count.
-func throughput(w Window, requests, counted int, output, prompt int64) Throughput {
+// the requests have a known output count, promptCounted a prompt count.
+func throughput(w Window, requests, counted, promptCounted int, output, prompt int64) Throughput {
 	s := w.Length.Seconds()
 	return Throughput{
 		Window:                w,
 		Requests:              requests,
 		CountedRequests:       counted,
+		PromptCountedRequests: promptCounted,
 		OutputTokens:          output,
 		PromptTokens:          prompt,
 		OutputTokensPerSecond: OutputTokenRate(float64(output) / s),

@@ -262,3 +262,17 @@ func TestSweepPageLowerBound(t *testing.T) {
 		t.Errorf("the request rate's cell should read 2, unmarked: %q", cells)
 	}
 }
+
+// A prompt rate over 1 of 2 ok requests (100 tokens over 1 s) is shown
+// as a lower bound, as the output rate is.
+func TestThroughputPromptLowerBound(t *testing.T) {
+	a, b := rec("a", 0, 100*time.Millisecond, 140*time.Millisecond), rec("b", 0, 100*time.Millisecond, 140*time.Millisecond)
+	a.PromptTokens = 100
+	s, err := llmmetrics.Summarize([]llmmetrics.Record{a, b}, llmmetrics.Options{Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := throughputSection(s, nil).Tables[0].Rows
+	want := []Cell{{Text: "prompt tokens (never add to output; a lower bound: 1 of 2 ok requests counted)"}, {Text: "≥100.000"}, {Text: "≥100"}}
+	assert.Contains(t, rows, want)
+}

@@ -255,7 +255,11 @@ func throughputSection(s *llmmetrics.Summary, cs []Chart) Section {
 	default:
 		tab.Rows = append(tab.Rows, []Cell{{Text: "output tokens"}, {Text: f3(float64(t.OutputTokensPerSecond))}, {Text: strconv.FormatInt(t.OutputTokens, 10)}})
 	}
-	if t.PromptTokens > 0 {
+	switch {
+	case t.PromptLowerBound():
+		tab.Rows = append(tab.Rows, []Cell{{Text: fmt.Sprintf("prompt tokens (never add to output; a lower bound: %d of %d ok requests counted)", t.PromptCountedRequests, t.Requests)},
+			{Text: "≥" + f3(float64(t.PromptTokensPerSecond))}, {Text: "≥" + strconv.FormatInt(t.PromptTokens, 10)}})
+	case t.PromptTokens > 0:
 		tab.Rows = append(tab.Rows, []Cell{{Text: "prompt tokens (never add to output)"}, {Text: f3(float64(t.PromptTokensPerSecond))}, {Text: strconv.FormatInt(t.PromptTokens, 10)}})
 	}
 	tab.Rows = append(tab.Rows, []Cell{{Text: "requests"}, {Text: f3(float64(t.RequestsPerSecond))}, {Text: itoa(t.Requests)}})

@@ -151,3 +151,49 @@ func TestDiffSweepLowerBoundCounts(t *testing.T) {
 	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+100 ±0\s+≥65 ±15`, table.String())
 	assert.Contains(t, table.String(), "at concurrency 2 (2 of 2 runs); the change of a lower bound is not a change of the rate\n")
 }
+
+// The gate's message on an undecided lower bound reads as a sentence:
+// 10 × 5 tokens over 1 s = 50 /s counted, of 20 ok requests.
+func TestGateLowerBoundMessage(t *testing.T) {
+	c, err := ParseCondition("output_tokens_per_s<100")
+	require.NoError(t, err)
+	_, _, err = c.Check(usageRun(t, 10))
+	require.Error(t, err)
+	assert.Equal(t, `condition "output_tokens_per_s<100" cannot be judged: ≥50 is a lower bound (it counts the output tokens of 10 of the 20 ok requests; the others have no token count)`, err.Error())
+}
+
+// A prompt rate over 10 of 20 ok requests (10 × 65 tokens over 1 s =
+// 650 /s) is a lower bound, judged as the output rate's is.
+func TestGatePromptRateLowerBound(t *testing.T) {
+	recs := make([]llmmetrics.Record, 20)
+	for i := range recs {
+		recs[i] = llmmetrics.Record{ID: fmt.Sprint(i), Chunks: []time.Duration{100 * time.Millisecond, 140 * time.Millisecond}, CompletionTokens: 5}
+		if i < 10 {
+			recs[i].PromptTokens = 65
+		}
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{Window: time.Second})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		cond            string
+		decided, failed bool
+	}{
+		{"prompt_tokens_per_s<5000", false, false}, // ≥ 650 may be below 5000 or not
+		{"prompt_tokens_per_s<600", true, false},   // ≥ 650 is never below 600
+		{"prompt_tokens_per_s>600", true, true},
+		{"prompt_tokens_per_s>=5000", false, false},
+	} {
+		c, err := ParseCondition(tc.cond)
+		require.NoError(t, err)
+		failed, value, err := c.Check(s)
+		if !tc.decided {
+			var ae *AbsentError
+			require.True(t, errors.As(err, &ae), "%s: %v", tc.cond, err)
+			assert.Contains(t, err.Error(), "cannot be judged: ≥650 is a lower bound (it counts the prompt tokens of 10 of the 20 ok requests; the others have no prompt token count)", tc.cond)
+			continue
+		}
+		require.NoError(t, err, tc.cond)
+		assert.Equal(t, tc.failed, failed, tc.cond)
+		assert.Equal(t, "≥650", value, tc.cond)
+	}
+}

@@ -15,7 +15,8 @@ type runFigure struct {
 	// value returns the figure, or why the summary has none.
 	value func(s *llmmetrics.Summary) (v float64, absent string)
 	// lower, when not nil, says why the summary's figure is only a lower
-	// bound of the true one, or "" when it is the figure itself.
+	// bound of the true one ("it counts … of the … ok requests"), or ""
+	// when it is the figure itself.
 	lower func(s *llmmetrics.Summary) string
 }
 
@@ -37,7 +38,7 @@ var runFigures = []runFigure{
 			return 0, "no ok record carries a prompt token count"
 		}
 		return float64(s.Throughput.PromptTokensPerSecond), ""
-	}, nil},
+	}, promptLowerBound},
 	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
@@ -62,7 +63,16 @@ var runFigures = []runFigure{
 // some of its ok requests have no output token count.
 func outputLowerBound(s *llmmetrics.Summary) string {
 	if t := s.Throughput; t != nil && t.LowerBound() {
-		return fmt.Sprintf("it is a lower bound, counting the output tokens of %d of the %d ok requests (the others have no token count)", t.CountedRequests, t.Requests)
+		return fmt.Sprintf("it counts the output tokens of %d of the %d ok requests; the others have no token count", t.CountedRequests, t.Requests)
+	}
+	return ""
+}
+
+// promptLowerBound says why a summary's prompt rate is a lower bound:
+// some of its ok requests carry no prompt token count.
+func promptLowerBound(s *llmmetrics.Summary) string {
+	if t := s.Throughput; t != nil && t.PromptLowerBound() {
+		return fmt.Sprintf("it counts the prompt tokens of %d of the %d ok requests; the others have no prompt token count", t.PromptCountedRequests, t.Requests)
 	}
 	return ""
 }

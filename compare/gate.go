@@ -94,8 +94,8 @@ func ParseCondition(s string) (Condition, error) {
 // request, no SLO for attainment, a percentile not computed) is an error
 // wrapping ErrInvalidOption: a gate never passes on a missing figure.
 //
-// A figure that is only a lower bound of the true one (an output rate
-// that leaves out ok requests without a token count) decides a condition
+// A figure that is only a lower bound of the true one (an output or
+// prompt rate that leaves out ok requests without a token count) decides a condition
 // only where every value at or above it would: "output_tokens_per_s<100"
 // passes on a bound of 120 and cannot be judged on a bound of 80.
 func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
@@ -110,7 +110,7 @@ func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err 
 		// that the bound meets is met; any other is undecided.
 		high := c.Op == ">" || c.Op == ">="
 		if high != failed {
-			return false, "", &AbsentError{Condition: c.Text, Reason: fmt.Sprintf("%s is %s", value, why)}
+			return false, "", &AbsentError{Condition: c.Text, Reason: fmt.Sprintf("≥%s is a lower bound (%s)", value, why)}
 		}
 		value = "≥" + value
 	}

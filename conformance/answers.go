@@ -14,7 +14,7 @@ import (
 // An Answer is a tool's figures for one case, as a line of an answers
 // file: {"case": "trap-user-tps-n", "figures": {"request.u1.user_tps": 40}}.
 // Version, when given, is the version of the cases the answer was
-// computed for.
+// computed for; ReadAnswers reads it as a string or a number ("3" or 3).
 type Answer struct {
 	Case    string  `json:"case"`
 	Version string  `json:"version,omitempty"`
@@ -25,13 +25,32 @@ type Answer struct {
 // cases than this one.
 var ErrVersion = errors.New("answers for another version of the cases")
 
+// versionOf reads the version an answer names, a string or a number as
+// written ("3" or 3), or "" when it names none.
+func versionOf(v json.RawMessage) (string, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("the version is a string or a number, not %s", v)
+}
+
 // ReadAnswers reads a tool's answers: JSON objects one after another (one
 // a line, say), each {"case": ID, "version": V, "figures": {NAME: number
 // or null}}; or one object mapping each case id to its figures, with
-// "version": V beside them. The version may be left out; answers naming
-// another version than Version are refused with ErrVersion. NaN, Infinity
-// and -Infinity, as Python's json.dumps writes a float that is not finite,
-// are read as numbers (they agree with no figure). A case answered twice,
+// "version": V beside them, V a string or a number. The version may be
+// left out; answers naming another version than Version are refused with
+// ErrVersion. NaN, Infinity and -Infinity, as Python's json.dumps writes a
+// float that is not finite, are read as numbers (they agree with no
+// figure). A case answered twice,
 // or a figure that is neither a number nor null, is an error.
 func ReadAnswers(r io.Reader) (map[string]Figures, error) {
 	b, err := io.ReadAll(r)
@@ -54,7 +73,11 @@ func ReadAnswers(r io.Reader) (map[string]Figures, error) {
 		answers := map[string]Figures{}
 		version := ""
 		if _, ok := probe["case"]; ok {
-			var a Answer
+			var a struct { // an Answer, its version a string or a number
+				Case    string          `json:"case"`
+				Version json.RawMessage `json:"version"`
+				Figures Figures         `json:"figures"`
+			}
 			d := json.NewDecoder(bytes.NewReader(raw))
 			d.DisallowUnknownFields()
 			if err := d.Decode(&a); err != nil {
@@ -63,12 +86,15 @@ func ReadAnswers(r io.Reader) (map[string]Figures, error) {
 			if a.Case == "" {
 				return nil, fmt.Errorf("answers, object %d: no case id", k)
 			}
-			answers[a.Case], version = a.Figures, a.Version
+			if version, err = versionOf(a.Version); err != nil {
+				return nil, fmt.Errorf("answers, object %d: %w", k, err)
+			}
+			answers[a.Case] = a.Figures
 		} else {
 			for id, v := range probe {
 				if id == "version" {
-					if err := json.Unmarshal(v, &version); err != nil {
-						return nil, fmt.Errorf("answers, object %d: the version is a string, not %s", k, v)
+					if version, err = versionOf(v); err != nil {
+						return nil, fmt.Errorf("answers, object %d: %w", k, err)
 					}
 					continue
 				}

@@ -82,6 +82,9 @@ func TestReadAnswersVersion(t *testing.T) {
 		`{"case": "edge-ties", "version": "` + Version + `", "figures": {"ttft_ms.p50": 100}}`,
 		`{"version": "` + Version + `", "edge-ties": {"ttft_ms.p50": 100}}`,
 		`{"version": "` + Version + `"}` + "\n" + `{"case": "edge-ties", "figures": {"ttft_ms.p50": 100}}`,
+		// A version written as a number is read as written.
+		`{"case": "edge-ties", "version": ` + Version + `, "figures": {"ttft_ms.p50": 100}}`,
+		`{"version": ` + Version + `, "edge-ties": {"ttft_ms.p50": 100}}`,
 	} {
 		answers, err := ReadAnswers(strings.NewReader(in))
 		if err != nil {
@@ -95,14 +98,21 @@ func TestReadAnswersVersion(t *testing.T) {
 	for _, in := range []string{
 		`{"case": "edge-ties", "version": "0", "figures": {"ttft_ms.p50": 100}}`,
 		`{"version": "0", "edge-ties": {"ttft_ms.p50": 100}}`,
+		`{"case": "edge-ties", "version": 0, "figures": {"ttft_ms.p50": 100}}`,
 	} {
 		_, err := ReadAnswers(strings.NewReader(in))
 		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), `"0"`) || !strings.Contains(err.Error(), `"`+Version+`"`) {
 			t.Errorf("%s: %v, want ErrVersion naming both versions", in, err)
 		}
 	}
-	if _, err := ReadAnswers(strings.NewReader(`{"version": 2, "edge-ties": {}}`)); err == nil {
-		t.Error("a version that is not a string is not an error")
+	for _, in := range []string{
+		`{"version": true, "edge-ties": {}}`,
+		`{"case": "edge-ties", "version": ["3"], "figures": {}}`,
+	} {
+		_, err := ReadAnswers(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), "the version is a string or a number, not ") {
+			t.Errorf("%s: %v, want an error saying a version is a string or a number", in, err)
+		}
 	}
 }
 

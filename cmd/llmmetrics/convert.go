@@ -87,7 +87,7 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	}
 	run, err := readRun(r, false)
 	if err != nil {
-		return inFile(name, withLenientHint(err))
+		return inFile(name, err) // convert reads strictly: it has no --lenient
 	}
 	if edit != nil {
 		edit(run)

@@ -59,7 +59,7 @@ func runDryRun(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if *f.out == "" {
 		return drive.WritePlan(stdout, h, reqs)
 	}
-	if _, err := os.Stat(*f.out); err == nil && !*f.force {
+	if st, err := os.Stat(*f.out); err == nil && !*f.force && st.Mode().IsRegular() {
 		return fmt.Errorf("%w: --out %s exists: give --force to overwrite it", errUsage, *f.out)
 	}
 	file, err := os.Create(*f.out)

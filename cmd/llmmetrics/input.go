@@ -25,14 +25,17 @@ func open(files []string, stdin io.Reader) (io.Reader, string, func(), error) {
 	return f, files[0], func() { f.Close() }, nil
 }
 
-// withLenientHint adds to an error about invalid records that --lenient
-// would set them aside instead.
-func withLenientHint(err error) error {
+// withLenientHint adds to an error about an invalid record that --lenient
+// would set it aside instead, when it would: not when --lenient was given
+// (lenient), nor for what a lenient read refuses too, a run header or end
+// line that cannot be read or text after the end line.
+func withLenientHint(err error, lenient bool) error {
 	var re *llmmetrics.RecordError
-	if errors.As(err, &re) {
-		return fmt.Errorf("%w (--lenient counts invalid records as rejected instead)", err)
+	if lenient || !errors.As(err, &re) || errors.Is(err, llmmetrics.ErrAfterEnd) ||
+		re.Field == "llmmetrics_run" || re.Field == "llmmetrics_end" {
+		return err
 	}
-	return err
+	return fmt.Errorf("%w (--lenient counts invalid records as rejected instead)", err)
 }
 
 // inFile prefixes an error with the input's name.
@@ -76,7 +79,7 @@ func readRuns(name string, lenient bool) (own *llmmetrics.Run, files []*formats.
 	if tool == "" {
 		run, err := readRun(in, lenient) // parquet.go
 		if err != nil && !(lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-			return nil, nil, inFile(name, withLenientHint(err))
+			return nil, nil, inFile(name, withLenientHint(err, lenient))
 		}
 		return run, nil, nil
 	}

@@ -26,7 +26,9 @@ var reportCommand = &command{
 		"or another tool's result file (vllm, sglang, aiperf, genai-perf, llmperf, guidellm,\n" +
 		"inference-perf), detected from the content; without FILE, or with -, it reads standard input.\n" +
 		"An inference-perf stage report holds the tool's summary, no requests: report prints its figures\n" +
-		"as the file states them.\n\n" +
+		"as the file states them, and refuses (status 2) the flags that compute, judge or draw llmmetrics'\n" +
+		"own figures: --slo, --method, --percentiles, --window, --warmup, --stratify, the gate's and the\n" +
+		"pictures'.\n\n" +
 		"The project's own formats are strict: an invalid record is an error unless --lenient sets it\n" +
 		"aside. Another tool's file cannot be fixed by its reader, so its invalid requests are set aside\n" +
 		"by default (counted, with their reasons, at the top of the report); --strict makes them fatal.\n" +
@@ -42,6 +44,10 @@ var reportCommand = &command{
 		"TRUNCATED (no end line, fewer records than it counts, or a last line cut short), with the run's\n" +
 		"notes from its end line; its preflight requests (the test and sizing requests sent before the load)\n" +
 		"are counted apart, never samples, and a failed one is in the error set with the server's words.\n" +
+		"An ok request \"not streamed\" had its two or more tokens come at once (one JSON body, or one chunk\n" +
+		"holding them all): it has an E2E but no TTFT or TPOT, and TTFT and TPOT leave it out, counted. An SLO\n" +
+		"judges it on its E2E for the TTFT limit too (its first text is its last) and on a TPOT of 0; a\n" +
+		"max_gap limit does not apply to one chunk, and is an error for a JSON body, which has no chunks.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
 		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
@@ -66,7 +72,7 @@ var reportCommand = &command{
 		"repeatable; ttft_from_scheduled and e2e_from_scheduled name an open loop's figures from the\n" +
 		"scheduled time, 'p99(ttft_from_scheduled)>1s') make report exit with status 3 and a one-line reason\n" +
 		"when the run crosses one, after printing the report; a figure the run lacks is an error (status 1),\n" +
-		"never a pass. A run whose load check warned is not taken at its word: when its sends lagged, a\n" +
+		"never a pass (a file of a summary and no requests has none: the gate is refused, status 2). A run whose load check warned is not taken at its word: when its sends lagged, a\n" +
 		"condition on ttft or e2e that passed is judged again from the scheduled time; when the server fell\n" +
 		"behind or stopped answering, or failures swamped a closed loop, no condition on a latency or a\n" +
 		"throughput passes (error_rate and attainment, which count every request, are judged as they are).\n" +
@@ -92,6 +98,7 @@ var reportCommand = &command{
 
 // reportFlags are the flags of report.
 type reportFlags struct {
+	fs *flag.FlagSet // the set they are in, to tell which were given
 	analysis
 	dialect   *string
 	benchmark *int
@@ -104,7 +111,7 @@ type reportFlags struct {
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	f := &reportFlags{}
+	f := &reportFlags{fs: fs}
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
 	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
@@ -237,21 +244,21 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
 		if err != nil {
-			return inFile(name, withLenientHint(err))
+			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		f.errs = summarizedSet(&failed, s)
 		return f.writeSummary(w, name, s, nil)
 	}
 	run, err := readRun(in, opt.Lenient) // parquet.go
 	if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-		return inFile(name, withLenientHint(err))
+		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	s, err := run.Summarize(opt)
 	if errors.Is(err, llmmetrics.ErrNoRecords) && run.End != nil {
 		return inFile(name, noRecordsOf(run.End))
 	}
 	if err != nil {
-		return inFile(name, withLenientHint(err))
+		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	f.errs = newErrorSet(run.Records)
 	if jsonl {
@@ -302,7 +309,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
 		closeIn()
 		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-			return inFile(name, withLenientHint(err))
+			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		runs = append(runs, run)
 		named = append(named, namedRun{name, run})
@@ -321,7 +328,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
-		return withLenientHint(err)
+		return withLenientHint(err, opt.Lenient)
 	}
 	nameTruncated(s.Completeness, named) // merge.go
 	f.errs = newErrorSet(merged.Records)
@@ -331,11 +338,21 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 
 // mergedLoad is the load of a merged run for its load check: the merged
 // header's, with the requests each file never sent before its deadline
-// added up over the files (absent unless every file says).
+// added up over the files (absent unless every file says), and so the
+// requests whose stream ended without a finish (absent when none did).
 func mergedLoad(h *llmmetrics.RunHeader, runs []namedRun) map[string]string {
 	load := loadFacts(h, nil)
 	if load == nil {
 		return nil
+	}
+	delete(load, endedWithoutFinishKey)
+	ended := 0 // written only when some did
+	for _, r := range runs {
+		n, _ := strconv.Atoi(r.run.Header.Load[endedWithoutFinishKey])
+		ended += n
+	}
+	if ended > 0 {
+		load[endedWithoutFinishKey] = strconv.Itoa(ended)
 	}
 	delete(load, unsentKey)
 	sum := 0
@@ -379,13 +396,20 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }
 
+// computingFlags are report's flags that compute, judge or draw
+// llmmetrics' own figures from the requests.
+var computingFlags = []string{"slo", "slo-strict", "method", "percentiles", "window", "warmup", "stratify",
+	"fail-below", "fail-if", "plot", "html", "label", "timings", "spectrum"}
+
 // reportStated reports a file that holds a tool's summary and no requests
-// (an inference-perf stage report): its figures as it states them. The
-// gate and the pictures, which judge and draw llmmetrics' own figures,
-// have none to take.
+// (an inference-perf stage report): its figures as it states them. A
+// flag that computes, judges or draws llmmetrics' own figures has none to
+// take, and is refused rather than ignored.
 func reportStated(w io.Writer, name string, file *formats.File, d *formats.Dialect, f *reportFlags) error {
-	if len(f.gate.conditions) > 0 || f.pics.wanted() || *f.pics.spectrum != "" {
-		return fmt.Errorf("%w: %s holds %s's summary, no requests: llmmetrics computes no figure of its own to judge or draw", errUsage, name, file.Tool)
+	for _, flagName := range computingFlags {
+		if flagSet(f.fs, flagName) {
+			return valueError(fmt.Sprintf("--%s: %s holds %s's summary, no requests: llmmetrics computes no figure of its own to judge or draw, and prints the file's as it states them", flagName, name, file.Tool))
+		}
 	}
 	if f.asJSON() {
 		return writeDialectJSON(w, d)

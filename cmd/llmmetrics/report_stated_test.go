@@ -57,5 +57,17 @@ func TestReportInferencePerf(t *testing.T) {
 		code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>1s", file)
 		assert.Equal(t, 2, code)
 		assert.Contains(t, errs, "no requests")
+
+		// The flags that compute llmmetrics' own figures are refused in
+		// one line, never ignored.
+		for _, args := range [][]string{
+			{"--slo", "ttft=1s"}, {"--method", "linear"}, {"--percentiles", "50,99"}, {"--window", "10s"},
+			{"--slo", "ttft=1s", "--fail-below", "0.9"},
+		} {
+			code, out, errs := runCLI(t, "", append(append([]string{"report"}, args...), file)...)
+			assert.Equal(t, 2, code, "%v: %s", args, errs)
+			assert.Empty(t, out, args)
+			assert.Equal(t, "llmmetrics: "+args[0]+": "+file+" holds inference-perf's summary, no requests: llmmetrics computes no figure of its own to judge or draw, and prints the file's as it states them\n", errs, args)
+		}
 	}
 }

@@ -383,7 +383,7 @@ func (r *loadRun) finish(out *drive.Outcome) (*llmmetrics.RunEnd, error) {
 	if out.Interrupted {
 		r.notes = append(r.notes, "The run was interrupted by "+end.By+": sending stopped, requests still in flight after the grace period were cancelled, and every request sent is recorded.")
 	}
-	if note := closedStreamsNote(r.rw.all()); note != "" { // streamend.go
+	if note := closedStreamsNote(end, r.rw.all()); note != "" { // streamend.go
 		r.notes = append(r.notes, note)
 	}
 	end.Notes = r.notes // kept in the file, so that report says them too

@@ -300,7 +300,7 @@ func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.F
 		switch {
 		case err == nil && st.IsDir():
 			return nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
-		case err == nil && !force:
+		case err == nil && !force && st.Mode().IsRegular(): // a device or a FIFO (/dev/null) is written as it is
 			return nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
 		}
 	}

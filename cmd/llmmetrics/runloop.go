@@ -32,12 +32,16 @@ type loadCheck struct {
 	LatenessP99MS float64 `json:"lateness_p99_ms,omitempty"`
 	// Unsent counts the arrivals due before a --duration's deadline that
 	// were never sent; nil when the file does not say.
-	Unsent   *int     `json:"unsent_before_deadline,omitempty"`
-	Drain    *drain   `json:"drain,omitempty"`
-	Stopped  *stopped `json:"stopped_answering,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	late     bool     // a warning says the sends lagged their schedule
-	partial  string   // a warning says the figures do not describe the load asked for, in a clause
+	Unsent *int `json:"unsent_before_deadline,omitempty"`
+	// EndedWithoutFinish counts the measured requests counted ok whose
+	// stream ended with neither a finish reason nor [DONE] (the end line's
+	// note says so too); nil when the file does not say, as when none did.
+	EndedWithoutFinish *int     `json:"ended_without_finish,omitempty"`
+	Drain              *drain   `json:"drain,omitempty"`
+	Stopped            *stopped `json:"stopped_answering,omitempty"`
+	Warnings           []string `json:"warnings,omitempty"`
+	late               bool     // a warning says the sends lagged their schedule
+	partial            string   // a warning says the figures do not describe the load asked for, in a clause
 
 	// Client is whether the client read its chunks on time
 	// (clienthealth.go); its warnings are its own.
@@ -84,6 +88,9 @@ func noteUnsent(end *llmmetrics.RunEnd, p drive.Plan, out *drive.Outcome) {
 func checkLoad(load map[string]string, recs []llmmetrics.Record, s *llmmetrics.Summary, opt llmmetrics.Options) *loadCheck {
 	m := measuredSends(recs, s.Warmup)
 	c := &loadCheck{Loop: load["loop"]}
+	if n, err := strconv.Atoi(load[endedWithoutFinishKey]); err == nil && n > 0 {
+		c.EndedWithoutFinish = &n
+	}
 	if c.Loop == "" && slices.ContainsFunc(m, func(r *llmmetrics.Record) bool { return r.Client != nil && r.Client.HasSchedule }) {
 		c.Loop = "open"
 	}
@@ -103,7 +110,7 @@ func checkLoad(load map[string]string, recs []llmmetrics.Record, s *llmmetrics.S
 	case "open":
 		c.checkOpen(load, m, s, opt)
 	case "":
-		if len(c.Warnings) == 0 {
+		if len(c.Warnings) == 0 && c.EndedWithoutFinish == nil {
 			return nil
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -119,4 +120,21 @@ func TestClosedStreamsCounted(t *testing.T) {
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, want)
+
+	// In JSON, a counter beside the note, in run's and report's alike.
+	code, runJSON, errs := runBinary(t, "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "3",
+		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "2", "--out", out, "--force", "--json")
+	require.Equal(t, 0, code, errs)
+	code, repJSON, errs := runCLI(t, "", "report", "--json", out)
+	require.Equal(t, 0, code, errs)
+	for _, doc := range []string{runJSON, repJSON} {
+		var got struct {
+			Load struct {
+				Ended *int `json:"ended_without_finish"`
+			} `json:"load_check"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(doc), &got), doc)
+		require.NotNil(t, got.Load.Ended, doc)
+		assert.Equal(t, 3, *got.Load.Ended)
+	}
 }

@@ -19,6 +19,10 @@ const (
 	// whole milliseconds (epoll_wait), so a wake may come up to 1 ms after
 	// its deadline with nothing else running.
 	MinLate = 2 * time.Millisecond
+	// MinP99 is the fewest samples whose p99 (nearest rank) is not their
+	// largest: with fewer, one late wake would be the p99, so the
+	// lateness is judged on the p50 instead, which one wake cannot move.
+	MinP99 = 100
 	// BurstShare is the share of gaps of exactly 0 above which the chunks
 	// of a client that read on time came in bursts.
 	BurstShare = 0.05
@@ -26,10 +30,40 @@ const (
 
 // Lateness returns the client's lateness as Warnings judges it, the
 // larger of the ticker's p99 and the low end of the runtime's scheduling
-// latency p99, and the threshold it is judged by (see MinLate).
+// latency p99, and the threshold it is judged by (see MinLate). Either
+// p99 over fewer than MinP99 samples is its largest, and the p50 is taken
+// in its place.
 func Lateness(h *llmmetrics.ClientHealth, g Gaps) (late, limit time.Duration) {
-	late = max(h.TickP99, h.SchedP99[0])
-	return late, max(MinLate, g.Median/10)
+	tick, _ := tickLate(h)
+	sched, _ := schedLate(h)
+	return max(tick, sched[0]), max(MinLate, g.Median/10)
+}
+
+// tickLate returns the ticker's lateness as judged, and its statistic:
+// the p99, or with fewer than MinP99 deadlines the p50.
+func tickLate(h *llmmetrics.ClientHealth) (time.Duration, string) {
+	if h.Ticks < MinP99 {
+		return h.TickP50, "p50"
+	}
+	return h.TickP99, "p99"
+}
+
+// schedLate returns the runtime's scheduling latency bucket as judged,
+// and its statistic, as tickLate does.
+func schedLate(h *llmmetrics.ClientHealth) ([2]time.Duration, string) {
+	if h.Sched < MinP99 {
+		return h.SchedP50, "p50"
+	}
+	return h.SchedP99, "p99"
+}
+
+// tooFew says of a statistic taken over n samples that it stands for a
+// p99 there are too few samples for, after sep; "" for a p99.
+func tooFew(stat, sep string, n uint64, what string) string {
+	if stat == "p99" {
+		return ""
+	}
+	return fmt.Sprintf("%s%d %s, too few for a p99", sep, n, what)
 }
 
 // Warnings returns the warnings a run's health and gaps call for: the
@@ -45,10 +79,16 @@ func Warnings(h *llmmetrics.ClientHealth, g Gaps) []string {
 	case late >= limit:
 		var why []string
 		if h.Ticks > 0 {
-			why = append(why, fmt.Sprintf("a ticker of %v woke %v late at p99 (max %v)", h.Tick, Round(h.TickP99), Round(h.TickMax)))
+			v, stat := tickLate(h)
+			why = append(why, fmt.Sprintf("a ticker of %v woke %v late at %s (max %v%s)", h.Tick, Round(v), stat, Round(h.TickMax), tooFew(stat, "; ", uint64(h.Ticks), "deadlines")))
 		}
 		if h.Sched > 0 {
-			why = append(why, fmt.Sprintf("Go's scheduler latency p99 is %s", bucket(h.SchedP99)))
+			b, stat := schedLate(h)
+			few := tooFew(stat, " (", h.Sched, "samples")
+			if few != "" {
+				few += ")"
+			}
+			why = append(why, fmt.Sprintf("Go's scheduler latency %s is %s%s", stat, bucket(b), few))
 		}
 		limitWhy := ""
 		if limit > MinLate {
@@ -64,8 +104,12 @@ func Warnings(h *llmmetrics.ClientHealth, g Gaps) []string {
 				busy = fmt.Sprintf("; it used %.2f CPU-seconds a second of its %d (GOMAXPROCS)", cores, h.Procs)
 			}
 		}
-		return []string{fmt.Sprintf("WARNING: the client read late: %s, against a limit of %v%s%s%s — the gaps are the client's, not the server's; run the client on a quieter machine or with fewer concurrent requests",
-			strings.Join(why, " and "), Round(limit), limitWhy, symptom, busy)}
+		whose := "the gaps are the client's, not the server's"
+		if g.Gaps == 0 {
+			whose = "no stream had two chunks, so no gap is distorted, but every time the client took includes its lateness"
+		}
+		return []string{fmt.Sprintf("WARNING: the client read late: %s, against a limit of %v%s%s%s — %s; run the client on a quieter machine or with fewer concurrent requests",
+			strings.Join(why, " and "), Round(limit), limitWhy, symptom, busy, whose)}
 	case g.Gaps > 0 && g.ZeroShare() > BurstShare && 2*g.OneToken >= g.Streams:
 		return []string{fmt.Sprintf("WARNING: %s of chunk gaps are exactly 0 (%d of %d) though each chunk carries one token and the client read on time (lateness %v, under %v): the chunks arrived together, sent in bursts by the server or the network, and the gaps (ITL) describe the bursts, not the pace of decoding",
 			pct(g.ZeroShare()), g.Zero, g.Gaps, Round(late), Round(limit))}

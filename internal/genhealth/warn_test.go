@@ -56,6 +56,23 @@ func TestWarnings(t *testing.T) {
 			"; it used 1.90 CPU-seconds a second of its 2 (GOMAXPROCS) —"},
 		{"bursts of a client on time", &quiet, symptom,
 			"WARNING: 18.0% of chunk gaps are exactly 0 (11340 of 63000) though each chunk carries one token and the client read on time (lateness 200µs, under 2ms)"},
+		// With 49 deadlines the p99 is the largest: one wake 4 ms late
+		// is not a late client, and the p50 of 300 µs says it read on
+		// time (issue: a WARNING on nearly every short run).
+		{"one late wake of few", with(func(h *llmmetrics.ClientHealth) {
+			h.Ticks, h.TickP50, h.TickP99, h.TickMax = 49, 300*us, 4*time.Millisecond, 4*time.Millisecond
+		}), healthy, ""},
+		{"few wakes late at p50", with(func(h *llmmetrics.ClientHealth) {
+			h.Ticks, h.TickP50, h.TickP99, h.TickMax = 49, 3*time.Millisecond, 4*time.Millisecond, 4*time.Millisecond
+		}), Gaps{Streams: 10, OneToken: 10, Gaps: 100, Median: 5 * time.Millisecond},
+			"a ticker of 10ms woke 3ms late at p50 (max 4ms; 49 deadlines, too few for a p99) and Go's scheduler latency p99 is in [65µs, 73µs)"},
+		// So with the scheduler's samples: 40 of them, their p50 judged.
+		{"one late scheduling of few", with(func(h *llmmetrics.ClientHealth) {
+			h.Sched, h.SchedP99 = 40, [2]time.Duration{3 * time.Millisecond, 4 * time.Millisecond}
+		}), healthy, ""},
+		// Every request failed: no gaps to blame on the client.
+		{"late with no gaps", with(func(h *llmmetrics.ClientHealth) { h.TickP99 = 4 * time.Millisecond }), Gaps{},
+			"— no stream had two chunks, so no gap is distorted, but every time the client took includes its lateness; run the client"},
 		// Chunks of several tokens: the burst says less; no warning.
 		{"bursts of several tokens a chunk", &quiet, Gaps{Streams: 4, OneToken: 1, Gaps: 100, Zero: 18, Median: time.Millisecond}, ""},
 	} {
@@ -74,7 +91,7 @@ func TestWarnings(t *testing.T) {
 // The whole text of the warning of issue #30's symptom, pinned.
 func TestWarningText(t *testing.T) {
 	h := &llmmetrics.ClientHealth{Window: time.Second, Procs: 2, CPU: 500 * time.Millisecond, Tick: Tick, Ticks: 100,
-		TickP99: 4200 * us, TickMax: 12 * time.Millisecond, Sched: 10, SchedP99: [2]time.Duration{4 * time.Millisecond, 0}}
+		TickP99: 4200 * us, TickMax: 12 * time.Millisecond, Sched: 1000, SchedP99: [2]time.Duration{4 * time.Millisecond, 0}}
 	g := Gaps{Streams: 1000, OneStamp: 22, OneToken: 1000, Gaps: 63000, Zero: 11340, Median: 2 * time.Millisecond}
 	assert.Equal(t, []string{"WARNING: the client read late: a ticker of 10ms woke 4.2ms late at p99 (max 12ms) and Go's scheduler latency p99 is at least 4ms, " +
 		"against a limit of 2ms; 18.0% of chunk gaps are exactly 0 and 2.2% of streams share one timestamp — the gaps are the client's, not the server's; " +
