@@ -270,7 +270,7 @@ func (r *loadRun) begin() error {
 // request.
 func (r *loadRun) preflightRequests() error {
 	f, ctx := r.f, r.in.ctx
-	if f.replaying() {
+	if f.replaying() || *f.prefixGroups > 0 {
 		return r.sizeReplay() // replay.go
 	}
 	if *f.promptTokens <= 0 {
