@@ -431,13 +431,18 @@ func ExamplePlan_Prompt() {
 	// 92ca2f0e hello hello hello hello b4421bbb hello hello
 }
 
-// The share of the prompt tokens a prefix cache could reuse: the second
-// request's first block of 512 was sent by the first.
+// The prompt tokens a prefix cache could reuse: the second request's
+// first block of 512 was sent by the first.
 func ExamplePrefixShare() {
-	shared, total := drive.PrefixShare([]drive.Request{
+	fmt.Println(drive.PrefixShare([]drive.Request{
 		{PromptTokens: 1000, PrefixBlocks: []int{0, 1}},
 		{PromptTokens: 800, PrefixBlocks: []int{0, 2}},
-	}, 512)
-	fmt.Printf("%d of %d prompt tokens\n", shared, total)
-	// Output: 512 of 1800 prompt tokens
+	}, 512))
+	// Output: [0 512]
+}
+
+// A zero Sizing, made without a server, counts a word a token.
+func ExampleSizing_TokensPerWord() {
+	fmt.Println((&drive.Sizing{}).TokensPerWord())
+	// Output: 1
 }

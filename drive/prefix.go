@@ -22,8 +22,9 @@ import (
 // they share, from the start, and part at the first block they do not:
 // a server's prefix cache sees exactly the sharing the plan describes.
 // Every block holds Plan.PrefixBlockTokens tokens as the server counts
-// them (the nearest whole words), but the last, which holds what is left
-// of the prompt's length: Mooncake's input_length − 512·(k−1). A prompt
+// them (the nearest whole words, against the running total), but the
+// last, which holds what is left of the prompt's length: Mooncake's
+// input_length − 512·(k−1). A prompt
 // shorter than its blocks uses the first ceil(tokens/size) of them; a
 // partial block is a prefix of the same block whole.
 
@@ -42,18 +43,25 @@ func blockSalt(seed uint64, id int) uint64 {
 	return uint64(x)
 }
 
-// blockWords returns the words of a block of tokens tokens: the first
-// block's count takes the chat template and its salt (the sizing's fixed
-// part), a later block's its space and salt (saltTokens).
-func (s *Sizing) blockWords(tokens int, first bool) int {
-	if !s.s.ok {
-		return tokens
-	}
-	fixed := s.saltTokens
+// blockWords returns the words of the block that ends the prompt's first
+// target tokens, after blocks the server counts as done tokens: the whole
+// words that bring the count nearest target (of two as near, the fewer).
+// The first block's count takes the chat template and its salt (the
+// sizing's fixed part), a later block's its space and salt (saltTokens).
+// Sizing each block against the running total, not alone, keeps a
+// prompt's count within half a word of its length however many blocks
+// it has; a block's words still depend only on its place and its length,
+// so a block of one id at one place is one text.
+func (s *Sizing) blockWords(target int, done float64, first bool) (words int, count float64) {
+	fixed, per := s.saltTokens, s.s.per
 	if first {
 		fixed = s.s.fixed
 	}
-	return max(0, int(math.Ceil((float64(tokens)-fixed)/s.s.per-0.5)))
+	if !s.s.ok {
+		fixed, per = 0, 1
+	}
+	words = max(0, int(math.Ceil((float64(target)-done-fixed)/per-0.5)))
+	return words, done + fixed + per*float64(words)
 }
 
 // prefixed returns request n's prompt of tokens tokens that begins with
@@ -61,18 +69,22 @@ func (s *Sizing) blockWords(tokens int, first bool) int {
 func (s *Sizing) prefixed(n, tokens int, blocks []int, size int) string {
 	k := min(len(blocks), (tokens+size-1)/size)
 	var b strings.Builder
-	left := tokens
+	target, done := 0, 0.0
 	for i := range k {
-		t := min(size, left)
+		target += min(size, tokens-target)
+		var w int
+		w, done = s.blockWords(target, done, i == 0)
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(synthetic(blockSalt(s.seed, blocks[i]), s.blockWords(t, i == 0)))
-		left -= t
+		b.WriteString(synthetic(blockSalt(s.seed, blocks[i]), w))
 	}
-	if left > 0 {
-		b.WriteByte(' ')
-		b.WriteString(synthetic(rand.NewPCG(s.seed, uint64(n)).Uint64(), s.blockWords(left, false)))
+	if target < tokens {
+		w, _ := s.blockWords(tokens, done, k == 0)
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(synthetic(rand.NewPCG(s.seed, uint64(n)).Uint64(), w))
 	}
 	return b.String()
 }
@@ -108,34 +120,31 @@ func (p Plan) Prompt(n int) string {
 	return prompt
 }
 
-// PrefixShare returns the prompt tokens of reqs, in order, that a prefix
-// cache holding every block sent before could reuse (shared), and all
-// their prompt tokens (total), blocks of size tokens as the prompts are
-// made: for each request, the leading run of its blocks sent before,
-// whole, and of the first one sent before only shorter, the part sent.
-func PrefixShare(reqs []Request, size int) (shared, total int) {
+// PrefixShare returns, for each request of reqs in order, its prompt
+// tokens that a prefix cache holding every block sent before could reuse,
+// blocks of size tokens as the prompts are made: the leading run of its
+// blocks sent before, whole, and of the first one sent before only
+// shorter, the part sent.
+func PrefixShare(reqs []Request, size int) (shared []int) {
+	shared = make([]int, len(reqs))
 	if size <= 0 {
-		for _, r := range reqs {
-			total += r.PromptTokens
-		}
-		return 0, total
+		return shared
 	}
 	sent := map[int]int{} // a block's most tokens sent so far
-	for _, r := range reqs {
-		total += r.PromptTokens
+	for i, r := range reqs {
 		k := min(len(r.PrefixBlocks), (r.PromptTokens+size-1)/size)
 		left, run := r.PromptTokens, true
 		for _, id := range r.PrefixBlocks[:k] {
 			t := min(size, left)
 			left -= t
 			if before := sent[id]; run {
-				shared += min(t, before)
+				shared[i] += min(t, before)
 				run = before >= t
 			}
 			sent[id] = max(sent[id], t)
 		}
 	}
-	return shared, total
+	return shared
 }
 
 // checkPrefix reports what makes a plan's shared prefixes impossible to

@@ -39,10 +39,12 @@ func aTokenAByte(t *testing.T) *httptest.Server {
 // A plan of shared prefixes is sized by three preflight requests (one
 // word: 21 + 8 + 6 = 35; the salt alone: 29; two salts: 29 + 9 = 38, so
 // a later block's salt counts 9), and each block then holds the whole
-// words nearest its length: a first block of 512 tokens, (512 − 29)/6 =
-// 80.5 → 80 words (509 tokens, of two as near the fewer); a later one,
-// (512 − 9)/6 = 83.8 → 84 words (513); a last of 488, (488 − 9)/6 = 79.8
-// → 80 (489).
+// words that bring the running count nearest its end: a first block of
+// 512 tokens, (512 − 29)/6 = 80.5 → 80 words (509 tokens, of two as near
+// the fewer); a second to 1024, (1024 − 509 − 9)/6 = 84.3 → 84 (1022); a
+// third to 1536, (1536 − 1022 − 9)/6 = 84.2 → 84 (1535); a second of 488
+// to 1000, (1000 − 509 − 9)/6 = 80.3 → 80 (998); a tail to 1200,
+// (1200 − 509 − 9)/6 = 113.7 → 114 (1202).
 func TestPrefixSizing(t *testing.T) {
 	srv := aTokenAByte(t)
 	p := Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1, PrefixBlockTokens: 512}
@@ -55,7 +57,7 @@ func TestPrefixSizing(t *testing.T) {
 	p.Replay = []Request{
 		{PromptTokens: 1000, MaxTokens: 1, PrefixBlocks: []int{7, 8}},
 		{PromptTokens: 1536, MaxTokens: 1, PrefixBlocks: []int{7, 8, 9}},
-		{PromptTokens: 1200, MaxTokens: 1, PrefixBlocks: []int{7}}, // a tail of 688: (688 − 9)/6 = 113.2 → 113 words
+		{PromptTokens: 1200, MaxTokens: 1, PrefixBlocks: []int{7}}, // a tail of 688
 	}
 	var words [][]int
 	for n := 1; n <= 3; n++ {
@@ -69,7 +71,7 @@ func TestPrefixSizing(t *testing.T) {
 		}
 		words = append(words, w)
 	}
-	assert.Equal(t, [][]int{{80, 80}, {80, 84, 84}, {80, 113}}, words)
+	assert.Equal(t, [][]int{{80, 80}, {80, 84, 84}, {80, 114}}, words)
 	a, b, c := p.Prompt(1), p.Prompt(2), p.Prompt(3)
 	assert.True(t, strings.HasPrefix(b, a), "block 8 of 488 tokens is a prefix of block 8 whole")
 	assert.Equal(t, a[:8+80*6], c[:8+80*6], "block 7 is the same text")
@@ -82,8 +84,8 @@ func TestPrefixSizing(t *testing.T) {
 // The prompt tokens a prefix cache could reuse, by hand (blocks of 512):
 // the first request's 1000 share nothing; the second's block 0 (512) was
 // sent, its block 2 (288) was not; the third's block 0 (512) was, and of
-// its block 1 (512) the 488 the first sent: 512 + 512 + 488 = 1512 of
-// 1000 + 800 + 1024 = 2824. A request without blocks shares nothing.
+// its block 1 (512) the 488 the first sent: 512 + 488 = 1000. A request
+// without blocks shares nothing.
 func TestPrefixShare(t *testing.T) {
 	reqs := []Request{
 		{PromptTokens: 1000, PrefixBlocks: []int{0, 1}},
@@ -91,12 +93,8 @@ func TestPrefixShare(t *testing.T) {
 		{PromptTokens: 1024, PrefixBlocks: []int{0, 1}},
 		{PromptTokens: 100},
 	}
-	shared, total := PrefixShare(reqs, 512)
-	assert.Equal(t, 1512, shared)
-	assert.Equal(t, 2924, total)
-	shared, total = PrefixShare(reqs, 0)
-	assert.Zero(t, shared)
-	assert.Equal(t, 2924, total)
+	assert.Equal(t, []int{0, 512, 1000, 0}, PrefixShare(reqs, 512))
+	assert.Equal(t, []int{0, 0, 0, 0}, PrefixShare(reqs, 0))
 }
 
 // Prefix groups: each request of the plan draws one of the groups, the
@@ -122,9 +120,11 @@ func TestPrefixGroups(t *testing.T) {
 	assert.Equal(t, reqs, again)
 	// 200 requests of 300 tokens, of which the 200 of the prefix are
 	// shared after each group's first: (200 − 4) × 200.
-	shared, total := PrefixShare(reqs, 200)
+	shared := 0
+	for _, n := range PrefixShare(reqs, 200) {
+		shared += n
+	}
 	assert.Equal(t, 196*200, shared)
-	assert.Equal(t, 200*300, total)
 
 	p.PromptTokensEach = []int{200}
 	_, _, err = Schedule(p)

@@ -113,3 +113,13 @@ func (s *Sizing) Smallest() int {
 	}
 	return s.s.tokens(1)
 }
+
+// TokensPerWord is the server's count of one word of a synthetic prompt:
+// the resolution a prompt's length can be made to; 1 when the server
+// gave no counts.
+func (s *Sizing) TokensPerWord() float64 {
+	if !s.s.ok {
+		return 1
+	}
+	return s.s.per
+}

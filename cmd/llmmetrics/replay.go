@@ -158,25 +158,16 @@ func (f *runFlags) prefixLoad(p drive.Plan, load map[string]string) {
 // requests of reqs that a prefix cache holding every block sent before
 // (the warm-up's included) could reuse.
 func prefixSharing(reqs []drive.Request, size int) string {
-	warm, warmTotal := drive.PrefixShare(onlyWarmup(reqs, true), size)
-	shared, total := drive.PrefixShare(reqs, size)
-	shared, total = shared-warm, total-warmTotal
+	shared, total := 0, 0
+	for i, n := range drive.PrefixShare(reqs, size) {
+		if !reqs[i].Warmup {
+			shared, total = shared+n, total+reqs[i].PromptTokens
+		}
+	}
 	if total <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("%.1f%% of the %d prompt tokens planned (%d) are in blocks sent before, in %d-token blocks", 100*float64(shared)/float64(total), total, shared, size)
-}
-
-// onlyWarmup returns the requests of reqs that are (warm) or are not
-// warm-up requests.
-func onlyWarmup(reqs []drive.Request, warm bool) []drive.Request {
-	var out []drive.Request
-	for _, q := range reqs {
-		if q.Warmup == warm {
-			out = append(out, q)
-		}
-	}
-	return out
 }
 
 // replayLoad adds the arrivals or the replay to a header's load.

@@ -396,6 +396,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 		srv, srvErr = serverSide(sc.before, sc.after, sc.err, out, run.Records)
 	}
 	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
+	lc = r.withFidelity(lc) // fidelity.go
 	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}
