@@ -79,6 +79,17 @@ type Plan struct {
 	// Replay row's PromptTokens in a replay), in place of Prompts.
 	Sizing           *Sizing
 	PromptTokensEach []int
+	// PrefixBlockTokens is the tokens of a shared prefix block: each
+	// Replay row's PrefixBlocks (Mooncake's hash_ids: 512, times the
+	// replay's token scale), or the group prefix each request draws under
+	// PrefixGroups. With a Sizing, a request's prompt begins with its
+	// blocks' texts, byte-identical wherever their ids agree (prefix.go).
+	PrefixBlockTokens int
+	// PrefixGroups, when positive, gives every request one of
+	// PrefixGroups shared prefixes of PrefixBlockTokens tokens (a system
+	// prompt each), drawn from the seed, before a tail of its own; the
+	// prompts are made by the Sizing (given Prompts are sent as given).
+	PrefixGroups int
 	// ExactOutput asks each request for exactly its max_tokens where the
 	// API has a way: ignore_eos, and min_tokens equal to max_tokens, for
 	// chat and completions (vLLM honours both; SGLang and llama.cpp's
@@ -214,6 +225,9 @@ func Check(p Plan) error {
 		return fmt.Errorf("drive: the rate of arrivals %s is %v, not %v", p.Arrivals, p.Arrivals.MeanRate(), p.Rate)
 	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):
 		return errors.New("drive: give one warm-up: a count, a duration or auto")
+	}
+	if err := checkPrefix(p); err != nil {
+		return err
 	}
 	if p.Arrivals.Process != "" {
 		if err := p.Arrivals.check(); err != nil {

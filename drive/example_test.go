@@ -415,3 +415,34 @@ func ExampleReadPlan() {
 	fmt.Println(h.Load["loop"], len(reqs), reqs[1].Warmup, reqs[0].HasSchedule, err)
 	// Output: closed 2 true false <nil>
 }
+
+// The prompts of requests that share prefix blocks begin with the same
+// text, block for block: here blocks of 4 tokens, made with a zero Sizing
+// (a word a token, no server asked).
+func ExamplePlan_Prompt() {
+	p := drive.Plan{Sizing: &drive.Sizing{}, PrefixBlockTokens: 4, Replay: []drive.Request{
+		{PromptTokens: 8, MaxTokens: 1, PrefixBlocks: []int{0, 1}},
+		{PromptTokens: 6, MaxTokens: 1, PrefixBlocks: []int{0, 2}},
+	}}
+	fmt.Println(p.Prompt(1))
+	fmt.Println(p.Prompt(2))
+	// Output:
+	// 92ca2f0e hello hello hello hello 36deb503 hello hello hello hello
+	// 92ca2f0e hello hello hello hello b4421bbb hello hello
+}
+
+// The prompt tokens a prefix cache could reuse: the second request's
+// first block of 512 was sent by the first.
+func ExamplePrefixShare() {
+	fmt.Println(drive.PrefixShare([]drive.Request{
+		{PromptTokens: 1000, PrefixBlocks: []int{0, 1}},
+		{PromptTokens: 800, PrefixBlocks: []int{0, 2}},
+	}, 512))
+	// Output: [0 512]
+}
+
+// A zero Sizing, made without a server, counts a word a token.
+func ExampleSizing_TokensPerWord() {
+	fmt.Println((&drive.Sizing{}).TokensPerWord())
+	// Output: 1
+}

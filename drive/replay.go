@@ -49,10 +49,14 @@ func (p Plan) lengths(n int) (promptTokens, maxTokens int) {
 }
 
 // request returns the prompt and the max_tokens of request n: made by the
-// plan's Sizing, or its Prompts in turn.
+// plan's Sizing, with its shared prefix blocks (prefix.go), or its Prompts
+// in turn.
 func (p Plan) request(n int) (prompt string, maxTokens int) {
 	tokens, maxTokens := p.lengths(n)
 	if p.Sizing != nil {
+		if blocks := p.blocks(n); len(blocks) > 0 && p.PrefixBlockTokens > 0 {
+			return p.Sizing.prefixed(n, tokens, blocks, p.PrefixBlockTokens), maxTokens
+		}
 		return p.Sizing.Prompt(n, tokens), maxTokens
 	}
 	return p.Prompts[(n-1)%len(p.Prompts)], maxTokens

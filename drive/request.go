@@ -20,7 +20,8 @@ type Request struct {
 	MaxTokens    int // the output length asked; 0: none sent
 	// PrefixBlocks are the prompt's prefix-cache blocks as a trace gives
 	// them (Mooncake's hash_ids, of 512 tokens each: equal ids, equal
-	// blocks). Kept for the plan; prompts do not share them yet.
+	// blocks), or the shared prefix drawn for it (Plan.PrefixGroups): its
+	// prompt begins with their texts, identical wherever the ids agree.
 	PrefixBlocks []int
 	// Group, Session and Turn place the request in a shared-prefix group
 	// and in a conversation's turns; empty when the workload has none.

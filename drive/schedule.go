@@ -2,6 +2,7 @@ package drive
 
 import (
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -16,7 +17,11 @@ import (
 // requests as the server answers: it has no schedule to list.
 func Schedule(p Plan) (reqs []Request, note string, err error) {
 	probe := p
-	if len(probe.Prompts) == 0 && probe.Sizing == nil {
+	switch {
+	case len(probe.Prompts) > 0 || probe.Sizing != nil:
+	case len(probe.PromptTokensEach) > 0 || len(probe.Replay) > 0:
+		probe.Sizing = &Sizing{} // the lengths are the plan's: their prompts are made when sent
+	default:
 		probe.Prompts = []string{""}
 	}
 	if err := Check(probe); err != nil {
@@ -51,6 +56,10 @@ func Schedule(p Plan) (reqs []Request, note string, err error) {
 			}
 			n++
 			r.PromptTokens, r.MaxTokens = p.lengths(n)
+			if p.PrefixGroups > 0 {
+				g := group(p.Seed, n, p.PrefixGroups)
+				r.PrefixBlocks, r.Group = []int{g}, strconv.Itoa(g)
+			}
 			reqs = append(reqs, r)
 		}
 	}

@@ -3,7 +3,9 @@ package drive
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"net/url"
 
 	"github.com/llmmetrics/llmmetrics/observe"
 )
@@ -15,10 +17,16 @@ import (
 type Sizing struct {
 	s    sizing
 	seed uint64
+	// saltTokens is the server's count of a block's salt after the
+	// first, with its space (prefix.go); 0 where not measured.
+	saltTokens float64
+	forBlocks  bool // sized for shared prefixes: a block may hold its salt alone
 }
 
 // SizePrompts measures how the server counts synthetic prompts, with the
-// preflight requests of SizedPrompts, for prompts of lo to hi tokens. The
+// preflight requests of SizedPrompts, for prompts of lo to hi tokens; a
+// plan of shared prefixes (PrefixBlockTokens) sends a third, of two
+// salts, which measures a block's salt after the first. The
 // preflight results are returned, marked preflight, to be kept with the
 // run; note says how the length is set. A length below the smallest
 // prompt the server allows (Smallest) is made of one word; only hi below
@@ -27,11 +35,52 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 	if lo < 1 || hi < lo {
 		return nil, nil, "", fmt.Errorf("drive: prompts of %d to %d tokens", lo, hi)
 	}
-	sz, preflight, err := calibrate(ctx, p, hi, hi, rand.New(rand.NewPCG(p.Seed, 7)))
+	prefixed := p.PrefixBlockTokens > 0
+	largest := hi
+	if prefixed {
+		largest = math.MaxInt // a prompt of blocks is never one word: always measured
+	}
+	rng := rand.New(rand.NewPCG(p.Seed, 7))
+	sz, preflight, err := calibrate(ctx, p, hi, largest, rng)
 	if err != nil {
 		return nil, preflight, "", err
 	}
-	return &Sizing{s: sz, seed: p.Seed}, preflight, sizingNote(sz, lo, hi), nil
+	s := &Sizing{s: sz, seed: p.Seed, forBlocks: prefixed}
+	note := sizingNote(sz, lo, hi)
+	if !prefixed || !sz.ok {
+		return s, preflight, note, nil
+	}
+	res, err := sizeSalt(ctx, p, rng)
+	preflight = append(preflight, res)
+	if err != nil {
+		return nil, preflight, "", err
+	}
+	if p0 := sz.fixed; res.Record.PromptTokens > int(p0) {
+		s.saltTokens = float64(res.Record.PromptTokens) - p0
+		note += fmt.Sprintf("; the shared prefixes' blocks are sized by a third, of two salts (a block's salt after the first counts %.3g tokens)", s.saltTokens)
+	} else {
+		note += "; the third sizing request, of two salts, got no greater count than one salt: blocks are sized without their salts' tokens"
+	}
+	return s, preflight, note, nil
+}
+
+// sizeSalt sends the preflight request of two salts and no word, which
+// measures a block's salt after the first (prefix.go), named
+// "preflight-3".
+func sizeSalt(ctx context.Context, p Plan, rng *rand.Rand) (*observe.Result, error) {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return nil, err
+	}
+	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
+	res := sendPreflight(ctx, obs, p, u.Path, synthetic(rng.Uint64(), 0)+" "+synthetic(rng.Uint64(), 0), "preflight-3")
+	if p.OnResult != nil {
+		p.OnResult(res)
+	}
+	if err := requestFailed(res); err != nil {
+		return res, fmt.Errorf("drive: the sizing request preflight-3 (two salts) failed: %w", err)
+	}
+	return res, nil
 }
 
 // Prompt returns request n's prompt of about tokens tokens: the whole
@@ -53,10 +102,24 @@ func (s *Sizing) Tokens(tokens int) int {
 }
 
 // Smallest is the server's count of the shortest prompt there is, one
-// word after the salt; 1 when the server gave no counts.
+// word after the salt (the salt alone for shared prefixes, whose first
+// block may hold no word); 1 when the server gave no counts.
 func (s *Sizing) Smallest() int {
 	if !s.s.ok {
 		return 1
 	}
+	if s.forBlocks {
+		return s.s.tokens(0)
+	}
 	return s.s.tokens(1)
+}
+
+// TokensPerWord is the server's count of one word of a synthetic prompt:
+// the resolution a prompt's length can be made to; 1 when the server
+// gave no counts.
+func (s *Sizing) TokensPerWord() float64 {
+	if !s.s.ok {
+		return 1
+	}
+	return s.s.per
 }

@@ -127,7 +127,7 @@ func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Re
 		fmt.Fprintf(b, " after %d warm-up", warm)
 	}
 	fmt.Fprintln(b)
-	for _, k := range []string{"loop", "arrivals", "rate_per_s", "burstiness", "concurrency", "max_in_flight", "seed", "replay", "replay_format", "replay_window", "speed", "scale_tokens", "cap_prompt_tokens", "cap_output_tokens", "output_length"} {
+	for _, k := range []string{"loop", "arrivals", "rate_per_s", "burstiness", "concurrency", "max_in_flight", "seed", "replay", "replay_format", "replay_window", "speed", "scale_tokens", "cap_prompt_tokens", "cap_output_tokens", "output_length", "prefix_groups", "prefix_block_tokens", "prefix_sharing"} {
 		if v, ok := h.Load[k]; ok {
 			fmt.Fprintf(b, "  %-18s %s\n", k, v)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ type replayFlags struct {
 	replayFrom, replayTo           *time.Duration
 	replayRows, capPrompt, capOut  *int
 	dryRun                         *bool
+	prefixGroups, prefixTokens     *int
 
 	replayed *trace.Replay // the window sent, once applied
 	format   trace.Format  // the trace's format, once read
@@ -35,6 +37,8 @@ func (r *replayFlags) define(fs *flag.FlagSet) {
 	r.scaleTokens = fs.Float64("scale-tokens", 1, "with --replay: every prompt and output length multiplied by `F`, rounded, at least 1")
 	r.capPrompt = fs.Int("cap-prompt-tokens", 0, "with --replay: prompts longer than `N` tokens sent at N (after --scale-tokens), each capped row counted and said (0: none)")
 	r.capOut = fs.Int("cap-output-tokens", 0, "with --replay: outputs longer than `N` tokens asked at N (after --scale-tokens), each capped row counted and said (0: none)")
+	r.prefixGroups = fs.Int("prefix-groups", 0, "with --prompt-tokens: `G` shared prefixes (system prompts) of --prefix-tokens each; every request draws one (seeded by --seed) and its prompt begins with it, byte for byte, before a part of its own, so that a server's prefix cache can reuse it; the report gives the share of prompt tokens planned to be shared and, where the server reports them, its cached prompt tokens")
+	r.prefixTokens = fs.Int("prefix-tokens", 0, "with --prefix-groups: each shared prefix's length `P` in tokens, as the server counts them (shorter than every prompt)")
 	r.dryRun = fs.Bool("dry-run", false, "send nothing: write the plan (each request's scheduled offset, prompt tokens targeted, max_tokens, prefix blocks, group, session and turn) to --out, or to standard output, and describe it; 'llmmetrics report plan.jsonl' describes it again")
 }
 
@@ -71,6 +75,16 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 			return fmt.Errorf("%w: --replay takes the requests, their times and their lengths from the trace: leave out %s", errUsage, strings.Join(not, ", "))
 		}
 	}
+	switch groups, tokens := *f.prefixGroups > 0 || flagSet(fs, "prefix-groups"), flagSet(fs, "prefix-tokens"); {
+	case (groups || tokens) && f.replaying():
+		return fmt.Errorf("%w: a replay's shared prefixes are its trace's (Mooncake's hash_ids): leave out --prefix-groups and --prefix-tokens", errUsage)
+	case groups != tokens:
+		return fmt.Errorf("%w: give --prefix-groups and --prefix-tokens together", errUsage)
+	case groups && (*f.prefixGroups < 1 || *f.prefixTokens < 1):
+		return fmt.Errorf("%w: --prefix-groups %d and --prefix-tokens %d: want positive numbers", errUsage, *f.prefixGroups, *f.prefixTokens)
+	case groups && *f.promptTokens <= 0:
+		return fmt.Errorf("%w: --prefix-groups makes synthetic prompts: give --prompt-tokens, not --prompts", errUsage)
+	}
 	if *f.arrivals != "" && (flagSet(fs, "rate") || flagSet(fs, "burstiness")) {
 		return fmt.Errorf("%w: --arrivals gives the rate and the shape of the arrivals: leave out --rate and --burstiness", errUsage)
 	}
@@ -87,6 +101,12 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 			return usageError("arrivals", err)
 		}
 		p.Arrivals, p.Rate, p.Burstiness = a, a.MeanRate(), 0
+	}
+	if *f.prefixGroups > 0 {
+		p.PrefixGroups, p.PrefixBlockTokens = *f.prefixGroups, *f.prefixTokens
+		if lengths := f.plannedPromptLengths(*p); len(lengths) > 0 && slices.Min(lengths) <= *f.prefixTokens {
+			return valueError(fmt.Sprintf("--prefix-tokens %d: the prompts (as short as %d tokens) must be longer than their shared prefix, to hold a part of their own", *f.prefixTokens, slices.Min(lengths)))
+		}
 	}
 	if !f.replaying() {
 		return nil
@@ -106,7 +126,48 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	}
 	f.replayed, f.format = r, tr.Format
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
+	p.PrefixBlockTokens = r.BlockTokens
 	return nil
+}
+
+// prefixLoad adds the shared prefixes to a header's load: their blocks
+// and the share of the prompt tokens planned that a prefix cache could
+// reuse (drive.PrefixShare), where the plan lists its requests.
+func (f *runFlags) prefixLoad(p drive.Plan, load map[string]string) {
+	if p.PrefixBlockTokens <= 0 {
+		return
+	}
+	if len(p.Replay) == 0 && len(p.PromptTokensEach) == 0 {
+		p.PromptTokensEach = f.plannedPromptLengths(p) // as the run will size them
+	}
+	if p.PrefixGroups > 0 {
+		load["prefix_groups"] = fmt.Sprintf("%d of %d tokens, each request drawing one (seeded)", p.PrefixGroups, p.PrefixBlockTokens)
+	} else {
+		load["prefix_block_tokens"] = fmt.Sprint(p.PrefixBlockTokens)
+	}
+	reqs, _, err := drive.Schedule(p)
+	if err != nil {
+		return // a closed loop of a duration: no list of requests
+	}
+	if share := prefixSharing(reqs, p.PrefixBlockTokens); share != "" {
+		load["prefix_sharing"] = share
+	}
+}
+
+// prefixSharing states the share of the prompt tokens of the measured
+// requests of reqs that a prefix cache holding every block sent before
+// (the warm-up's included) could reuse.
+func prefixSharing(reqs []drive.Request, size int) string {
+	shared, total := 0, 0
+	for i, n := range drive.PrefixShare(reqs, size) {
+		if !reqs[i].Warmup {
+			shared, total = shared+n, total+reqs[i].PromptTokens
+		}
+	}
+	if total <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%% of the %d prompt tokens planned (%d) are in blocks sent before, in %d-token blocks", 100*float64(shared)/float64(total), total, shared, size)
 }
 
 // replayLoad adds the arrivals or the replay to a header's load.
@@ -115,6 +176,7 @@ func (f *runFlags) replayLoad(p drive.Plan, load map[string]string) {
 		load["arrivals"], load["seed"] = p.Arrivals.String(), fmt.Sprint(p.Seed)
 		delete(load, "burstiness")
 	}
+	f.prefixLoad(p, load)
 	r := f.replayed
 	if r == nil || len(p.Replay) == 0 {
 		return
@@ -183,10 +245,17 @@ func (f *runFlags) replayNotes() []string {
 	return notes
 }
 
-// sizeReplay sizes the replay's prompts with the preflight requests, the
-// prompts themselves made as each request is sent.
+// sizeReplay sizes the prompts of a replay, or of shared prefix groups,
+// with the preflight requests, the prompts themselves made as each
+// request is sent.
 func (r *loadRun) sizeReplay() error {
-	lo, hi := lengthRange(r.p.Replay, func(q drive.Request) int { return q.PromptTokens })
+	var lo, hi int
+	if len(r.p.Replay) > 0 {
+		lo, hi = lengthRange(r.p.Replay, func(q drive.Request) int { return q.PromptTokens })
+	} else {
+		r.p.PromptTokensEach = r.f.plannedPromptLengths(r.p)
+		lo, hi = slices.Min(r.p.PromptTokensEach), slices.Max(r.p.PromptTokensEach)
+	}
 	sz, _, note, err := drive.SizePrompts(r.in.ctx, r.p, lo, hi)
 	if err != nil {
 		var short *drive.TooShortError
@@ -198,15 +267,19 @@ func (r *loadRun) sizeReplay() error {
 	}
 	r.p.Sizing = sz
 	r.notes = append(r.notes, note+".")
-	if small := sz.Smallest(); lo < small {
+	if small := sz.Smallest(); lo < small && len(r.p.Replay) > 0 {
 		raised := 0
 		for _, q := range r.p.Replay {
 			if q.PromptTokens < small {
 				raised++
 			}
 		}
-		r.notes = append(r.notes, fmt.Sprintf("%d of %d trace rows ask a prompt shorter than the smallest this server allows, %d tokens (one word, the chat template and the salt): sent at %d.",
-			raised, len(r.p.Replay), small, small))
+		what := "one word, the chat template and the salt"
+		if r.p.PrefixBlockTokens > 0 {
+			what = "the chat template and its first block's salt"
+		}
+		r.notes = append(r.notes, fmt.Sprintf("%d of %d trace rows ask a prompt shorter than the smallest this server allows, %d tokens (%s): sent at %d.",
+			raised, len(r.p.Replay), small, what, small))
 	}
 	return nil
 }

@@ -73,8 +73,10 @@ func readRecords(t *testing.T, path string) (*llmmetrics.Run, map[string]llmmetr
 // (each record's Client.Scheduled minus the first's), with a prompt the
 // server counts as the row's input length and the row's output length as
 // max_tokens and min_tokens, with ignore_eos. The server of fakeLlama
-// counts 20 tokens of template plus one a word, the salt a word: its
-// shortest prompt is 22 tokens, and the row asking 10 is sent at 22, said.
+// counts 20 tokens of template plus one a word, the salt a word: with the
+// rows' prefix blocks, whose first may hold its salt alone, its shortest
+// prompt is 21 tokens, and the row asking 10 is sent at 21, said. Rows 1,
+// 2 and 4 begin with block 0's text.
 func TestReplayRun(t *testing.T) {
 	llama, _ := fakeLlama(t)
 	srv, bodies := bodyRecorder(t, llama.URL)
@@ -94,7 +96,7 @@ func TestReplayRun(t *testing.T) {
 		id                string
 		at                time.Duration
 		prompt, maxTokens int
-	}{{"1", 0, 30, 3}, {"2", 50 * time.Millisecond, 64, 5}, {"3", 50 * time.Millisecond, 22, 1}, {"4", 120 * time.Millisecond, 100, 8}}
+	}{{"1", 0, 30, 3}, {"2", 50 * time.Millisecond, 64, 5}, {"3", 50 * time.Millisecond, 21, 1}, {"4", 120 * time.Millisecond, 100, 8}}
 	base := recs["1"].Client.Scheduled
 	for _, w := range want {
 		r := recs[w.id]
@@ -108,14 +110,25 @@ func TestReplayRun(t *testing.T) {
 	assert.Equal(t, "mooncake", load["replay_format"])
 	assert.Equal(t, "2", load["speed"])
 	assert.Contains(t, load["output_length"], "ignore_eos and min_tokens")
-	assert.Contains(t, strings.Join(run.End.Notes, " "), "1 of 4 trace rows ask a prompt shorter than the smallest this server allows, 22 tokens")
-	// Two sizing requests, then the four rows, each asking exactly its
-	// length.
+	assert.Contains(t, strings.Join(run.End.Notes, " "), "1 of 4 trace rows ask a prompt shorter than the smallest this server allows, 21 tokens")
+	// Three sizing requests (one word, a salt, two salts), then the four
+	// rows, each asking exactly its length.
 	bs := bodies()
-	require.Len(t, bs, 6)
-	for _, b := range bs[2:] {
+	require.Len(t, bs, 7)
+	for _, b := range bs[3:] {
 		assert.Equal(t, true, b["ignore_eos"])
 		assert.Equal(t, b["max_tokens"], b["min_tokens"])
+	}
+	content := func(b map[string]any) string {
+		return b["messages"].([]any)[0].(map[string]any)["content"].(string)
+	}
+	first := strings.Fields(content(bs[3]))[0] // row 1's: block 0's salt
+	for _, b := range bs[3:] {
+		if b["max_tokens"] == 1.0 { // row 3, sent with row 2 in either order
+			assert.False(t, strings.HasPrefix(content(b), first), "row 3's block 1 is another text")
+		} else {
+			assert.True(t, strings.HasPrefix(content(b), first+" hello"), "the row of max_tokens %v begins with block 0", b["max_tokens"])
+		}
 	}
 }
 

@@ -284,7 +284,7 @@ func (r *loadRun) begin() error {
 // request.
 func (r *loadRun) preflightRequests() error {
 	f, ctx := r.f, r.in.ctx
-	if f.replaying() {
+	if f.replaying() || *f.prefixGroups > 0 {
 		return r.sizeReplay() // replay.go
 	}
 	if *f.promptTokens <= 0 {
@@ -410,6 +410,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 		srv, srvErr = serverSide(sc.before, sc.after, sc.err, out, run.Records)
 	}
 	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
+	lc = r.withFidelity(lc) // fidelity.go
 	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}

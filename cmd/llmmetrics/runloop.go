@@ -46,6 +46,9 @@ type loadCheck struct {
 	// Client is whether the client read its chunks on time
 	// (clienthealth.go); its warnings are its own.
 	Client *clientCheck `json:"client_health,omitempty"`
+	// Fidelity compares the load sent with the load asked (fidelity.go);
+	// its warnings are among Warnings.
+	Fidelity *fidelity `json:"fidelity,omitempty"`
 }
 
 // loadFacts returns a run's load as a reader of its file sees it: the
@@ -244,7 +247,8 @@ func (c *loadCheck) write(w io.Writer) {
 	if c == nil {
 		return
 	}
-	defer c.Client.write(w) // clienthealth.go
+	defer c.Fidelity.write(w) // fidelity.go
+	defer c.Client.write(w)   // clienthealth.go
 	if c.Loop != "open" {
 		return
 	}

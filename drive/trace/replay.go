@@ -38,7 +38,15 @@ type Replay struct {
 	// from it to the last row's, both before Speed.
 	First, Span time.Duration
 	Speed       float64 // the Options' Speed (1 for 0)
+	// BlockTokens is the tokens of a prefix block (Row.Blocks) after
+	// ScaleTokens: BlockTokens, 512, scaled like the lengths so that the
+	// blocks still share exactly; 0 when no row of the window has blocks.
+	BlockTokens int
 }
+
+// BlockTokens is the tokens of one of Mooncake's prefix-cache blocks
+// (hash_ids).
+const BlockTokens = 512
 
 // MeanRate is the replay's requests a second, as sent: (n−1) over the
 // time from the first to the last; n a second when they all come at once.
@@ -98,6 +106,9 @@ func (t *Trace) Replay(o Options) (*Replay, error) {
 		}
 		if cp || co {
 			out.Capped++
+		}
+		if len(r.Blocks) > 0 {
+			out.BlockTokens = scaled(BlockTokens, scale)
 		}
 		out.Requests[i] = drive.Request{Scheduled: off, HasSchedule: true, PromptTokens: prompt, MaxTokens: output, PrefixBlocks: r.Blocks, Source: t.source(r)}
 	}
