@@ -213,6 +213,24 @@ func Check(p Plan) error {
 		return errors.New("drive: no prompts")
 	case p.Sizing != nil && len(p.PromptTokensEach) == 0 && len(p.Replay) == 0:
 		return errors.New("drive: a Sizing without the prompt lengths to make")
+	}
+	if err := checkLoad(p); err != nil {
+		return err
+	}
+	if err := checkPrefix(p); err != nil {
+		return err
+	}
+	if p.Arrivals.Process != "" {
+		if err := p.Arrivals.check(); err != nil {
+			return err
+		}
+	}
+	return checkReplay(p)
+}
+
+// checkLoad checks the plan's size, loop, arrivals and warm-up.
+func checkLoad(p Plan) error {
+	switch {
 	case (p.Requests > 0) == (p.Duration > 0):
 		return errors.New("drive: give either a number of requests or a duration")
 	case p.Requests < 0 || p.Duration < 0 || p.Concurrency < 0 || p.Rate < 0 || p.MaxTokens < 0:
@@ -226,15 +244,7 @@ func Check(p Plan) error {
 	case p.Warmup.Requests < 0 || p.Warmup.Duration < 0 || p.Warmup.Auto && (p.Warmup.Requests > 0 || p.Warmup.Duration > 0):
 		return errors.New("drive: give one warm-up: a count, a duration or auto")
 	}
-	if err := checkPrefix(p); err != nil {
-		return err
-	}
-	if p.Arrivals.Process != "" {
-		if err := p.Arrivals.check(); err != nil {
-			return err
-		}
-	}
-	return checkReplay(p)
+	return nil
 }
 
 // runner runs one plan.

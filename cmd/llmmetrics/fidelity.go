@@ -142,114 +142,141 @@ func (r *loadRun) withFidelity(lc *loadCheck) *loadCheck {
 // resolution tokens; nil when nothing of the plan was measured. It does
 // not modify its arguments.
 func newFidelity(plan []drive.Request, blockTokens int, resolution float64, results []*observe.Result) *fidelity {
-	shared := drive.PrefixShare(plan, blockTokens)
 	fd := &fidelity{}
-	var askedPrompt, askedOut, sentPrompt, sentOut, offPrompt, offOut []int
-	var askedOff []int // the lengths asked of offPrompt's requests
-	var late []time.Duration
-	var due []time.Duration // the measured requests' offsets asked
-	planned, plannedTotal := 0, 0
+	t := fidelityTally{shared: drive.PrefixShare(plan, blockTokens)}
+	t.asked(fd, plan)
+	if fd.Asked == 0 {
+		return nil
+	}
+	for _, res := range results {
+		t.sent(fd, plan, res)
+	}
+	t.assemble(fd, resolution)
+	if blockTokens > 0 && t.plannedTotal > 0 {
+		fd.Prefix = t.prefix(results)
+	}
+	fd.warn()
+	return fd
+}
+
+// fidelityTally gathers what newFidelity compares: the lengths and
+// offsets asked, and those of the requests sent.
+type fidelityTally struct {
+	shared                                                  []int // each plan row's prompt tokens in blocks sent before
+	askedPrompt, askedOut, sentPrompt, sentOut              []int
+	offPrompt, offOut                                       []int
+	askedOff                                                []int // the lengths asked of offPrompt's requests
+	late, due, sends                                        []time.Duration
+	planned, plannedTotal                                   int
+	start                                                   time.Duration // the measured part's start on the run's clock
+	startKnown                                              bool
+	cached, prompt, sharedCached, sharedPrompt, otherCached int
+	otherPrompt                                             int
+}
+
+// asked counts the plan's measured requests and notes what they ask.
+func (t *fidelityTally) asked(fd *fidelity, plan []drive.Request) {
 	for i, q := range plan {
 		if q.Warmup {
 			continue
 		}
 		fd.Asked++
 		if q.PromptTokens > 0 {
-			askedPrompt = append(askedPrompt, q.PromptTokens)
+			t.askedPrompt = append(t.askedPrompt, q.PromptTokens)
 		}
 		if q.MaxTokens > 0 {
-			askedOut = append(askedOut, q.MaxTokens)
+			t.askedOut = append(t.askedOut, q.MaxTokens)
 		}
 		if q.HasSchedule {
-			due = append(due, q.Scheduled)
+			t.due = append(t.due, q.Scheduled)
 		}
-		planned, plannedTotal = planned+shared[i], plannedTotal+q.PromptTokens
+		t.planned, t.plannedTotal = t.planned+t.shared[i], t.plannedTotal+q.PromptTokens
 	}
-	if fd.Asked == 0 {
-		return nil
+}
+
+// sent notes one result of a measured request of the plan.
+func (t *fidelityTally) sent(fd *fidelity, plan []drive.Request, res *observe.Result) {
+	rec := &res.Record
+	n, err := strconv.Atoi(rec.ID)
+	if err != nil || rec.Preflight || rec.Warmup || n < 1 || n > len(plan) || plan[n-1].Warmup {
+		return
 	}
-	var start time.Duration // the measured part's start on the run's clock
-	startKnown := false
-	var sends []time.Duration
-	var reuse struct{ cached, prompt, sharedCached, sharedPrompt, otherCached, otherPrompt int }
-	for _, res := range results {
-		rec := &res.Record
-		n, err := strconv.Atoi(rec.ID)
-		if err != nil || rec.Preflight || rec.Warmup || n < 1 || n > len(plan) || plan[n-1].Warmup {
-			continue
-		}
-		q := plan[n-1]
-		fd.Sent++
-		if l, ok := rec.Client.Lateness(rec.Sent); ok {
-			late = append(late, l)
-			if !startKnown && q.HasSchedule {
-				start, startKnown = rec.Client.Scheduled-q.Scheduled, true
-			}
-		}
-		sends = append(sends, rec.Sent)
-		if rec.Status != llmmetrics.StatusOK {
-			continue
-		}
-		if rec.PromptTokens > 0 {
-			sentPrompt = append(sentPrompt, rec.PromptTokens)
-			if q.PromptTokens > 0 {
-				offPrompt, askedOff = append(offPrompt, abs(rec.PromptTokens-q.PromptTokens)), append(askedOff, q.PromptTokens)
-			}
-		}
-		if !rec.NoUsage && rec.MaxTokens > 0 {
-			sentOut = append(sentOut, rec.CompletionTokens)
-			offOut = append(offOut, abs(rec.CompletionTokens-q.MaxTokens))
-			fd.OutputKnown++
-			if rec.CompletionTokens < rec.MaxTokens {
-				fd.EarlyStops++
-			}
-		}
-		if res.CacheKnown && rec.PromptTokens > 0 {
-			reuse.cached, reuse.prompt = reuse.cached+res.CachedTokens, reuse.prompt+rec.PromptTokens
-			if shared[n-1] > 0 {
-				reuse.sharedCached, reuse.sharedPrompt = reuse.sharedCached+res.CachedTokens, reuse.sharedPrompt+rec.PromptTokens
-			} else {
-				reuse.otherCached, reuse.otherPrompt = reuse.otherCached+res.CachedTokens, reuse.otherPrompt+rec.PromptTokens
-			}
+	q := plan[n-1]
+	fd.Sent++
+	if l, ok := rec.Client.Lateness(rec.Sent); ok {
+		t.late = append(t.late, l)
+		if !t.startKnown && q.HasSchedule {
+			t.start, t.startKnown = rec.Client.Scheduled-q.Scheduled, true
 		}
 	}
-	if len(late) > 0 {
-		slices.Sort(late)
-		p50, p99 := ms(nearest(late, 50)), ms(nearest(late, 99))
+	t.sends = append(t.sends, rec.Sent)
+	if rec.Status != llmmetrics.StatusOK {
+		return
+	}
+	if rec.PromptTokens > 0 {
+		t.sentPrompt = append(t.sentPrompt, rec.PromptTokens)
+		if q.PromptTokens > 0 {
+			t.offPrompt, t.askedOff = append(t.offPrompt, abs(rec.PromptTokens-q.PromptTokens)), append(t.askedOff, q.PromptTokens)
+		}
+	}
+	if !rec.NoUsage && rec.MaxTokens > 0 {
+		t.sentOut = append(t.sentOut, rec.CompletionTokens)
+		t.offOut = append(t.offOut, abs(rec.CompletionTokens-q.MaxTokens))
+		fd.OutputKnown++
+		if rec.CompletionTokens < rec.MaxTokens {
+			fd.EarlyStops++
+		}
+	}
+	if res.CacheKnown && rec.PromptTokens > 0 {
+		t.cached, t.prompt = t.cached+res.CachedTokens, t.prompt+rec.PromptTokens
+		if t.shared[n-1] > 0 {
+			t.sharedCached, t.sharedPrompt = t.sharedCached+res.CachedTokens, t.sharedPrompt+rec.PromptTokens
+		} else {
+			t.otherCached, t.otherPrompt = t.otherCached+res.CachedTokens, t.otherPrompt+rec.PromptTokens
+		}
+	}
+}
+
+// assemble sets the lateness, the minutes and the length comparisons.
+func (t *fidelityTally) assemble(fd *fidelity, resolution float64) {
+	if len(t.late) > 0 {
+		slices.Sort(t.late)
+		p50, p99 := ms(nearest(t.late, 50)), ms(nearest(t.late, 99))
 		fd.LatenessP50MS, fd.LatenessP99MS = &p50, &p99
 	}
-	if len(due) > 0 && startKnown {
-		fd.Minutes = byMinute(due, sends, start)
+	if len(t.due) > 0 && t.startKnown {
+		fd.Minutes = byMinute(t.due, t.sends, t.start)
 	}
-	if len(askedPrompt) > 0 && len(sentPrompt) > 0 {
-		fd.Prompt = fit(askedPrompt, sentPrompt, offPrompt)
+	if len(t.askedPrompt) > 0 && len(t.sentPrompt) > 0 {
+		fd.Prompt = fit(t.askedPrompt, t.sentPrompt, t.offPrompt)
 		fd.Prompt.Resolution = resolution
-		for i, off := range offPrompt {
-			if float64(off) > max(resolution, 0.02*float64(askedOff[i])) {
+		for i, off := range t.offPrompt {
+			if float64(off) > max(resolution, 0.02*float64(t.askedOff[i])) {
 				fd.Prompt.Off++
 			}
 		}
 	}
-	if len(askedOut) > 0 && len(sentOut) > 0 {
-		fd.Output = fit(askedOut, sentOut, offOut)
-		for _, off := range offOut {
+	if len(t.askedOut) > 0 && len(t.sentOut) > 0 {
+		fd.Output = fit(t.askedOut, t.sentOut, t.offOut)
+		for _, off := range t.offOut {
 			if off > 0 {
 				fd.Output.Off++
 			}
 		}
 	}
-	if blockTokens > 0 && plannedTotal > 0 {
-		pr := &prefixReuse{PlannedPct: pct(planned, plannedTotal)}
-		for _, res := range results {
-			if res.CacheKnown && !res.Record.Preflight && !res.Record.Warmup {
-				pr.Reported++
-			}
+}
+
+// prefix compares the prefix reuse planned with the cached prompt tokens
+// the server reported.
+func (t *fidelityTally) prefix(results []*observe.Result) *prefixReuse {
+	pr := &prefixReuse{PlannedPct: pct(t.planned, t.plannedTotal)}
+	for _, res := range results {
+		if res.CacheKnown && !res.Record.Preflight && !res.Record.Warmup {
+			pr.Reported++
 		}
-		pr.CachedPct, pr.SharedCachedPct, pr.UnsharedCachedPct = pctOf(reuse.cached, reuse.prompt), pctOf(reuse.sharedCached, reuse.sharedPrompt), pctOf(reuse.otherCached, reuse.otherPrompt)
-		fd.Prefix = pr
 	}
-	fd.warn()
-	return fd
+	pr.CachedPct, pr.SharedCachedPct, pr.UnsharedCachedPct = pctOf(t.cached, t.prompt), pctOf(t.sharedCached, t.sharedPrompt), pctOf(t.otherCached, t.otherPrompt)
+	return pr
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
