@@ -212,6 +212,7 @@ func (rec *Recorder) record(ctx context.Context, k Key, r *llmmetrics.Record, x 
 	ck := k.clean()
 	s, k := rec.seriesOf(ck, true)
 	o.Overflow = k != ck
+	o.Record = r
 	now := rec.opt.Now()
 	sh := &s.shards[s.next.Add(1)%shards]
 	sh.mu.Lock()
