@@ -576,7 +576,7 @@ func ExampleNewRecordSink() {
 	fmt.Println(len(run.Records), "records,", run.End.State)
 	// Output:
 	// {"id":"1","status":"ok","sent_ns":40000000,"chunk_arrivals_ns":[120000000,140000000,160000000],"prompt_tokens":50,"completion_tokens":3,"max_tokens":64}
-	// {"id":"2","status":"error","message":"error.type _OTHER","sent_ns":55000000}
+	// {"id":"2","status":"error","message":"HTTP 400: error.type _OTHER","sent_ns":55000000}
 	// {"llmmetrics_end":{"state":"completed","written":2,"load":{"models":"m","operations":"chat"},"absent":{"planned":"live traffic: no request was planned"}}}
 	// 2 records, completed
 }

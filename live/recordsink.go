@@ -34,8 +34,9 @@ type RecordOptions struct {
 	FlushEvery time.Duration
 	// Messages keeps a failed record's message: the server's words, which
 	// may quote the request it refused (a validation error can echo the
-	// whole body). Without it the message is the failure's error.type
-	// ("error.type 429").
+	// whole body). Without it the message is the HTTP status it began
+	// with and the failure's error.type ("HTTP 429: error.type 429",
+	// "error.type timeout").
 	Messages bool
 }
 
@@ -267,11 +268,28 @@ func (s *RecordSink) add(q queuedRecord) {
 	r := q.r
 	r.ID = strconv.Itoa(s.seq)
 	if r.Status != llmmetrics.StatusOK && !s.opt.Messages {
-		r.Message = "error.type " + cmp.Or(q.errorType, Other)
+		r.Message = withoutWords(r.Message, q.errorType)
 	}
 	s.batch = append(s.batch, r)
 	note(s.models, q.model)
 	note(s.operations, q.op)
+}
+
+// withoutWords is a failure's message without the server's words: the
+// HTTP status it begins with, as observe writes it ("HTTP 429: …",
+// "HTTP 200, error in stream: …"), and its error.type.
+func withoutWords(msg, errorType string) string {
+	words := "error.type " + cmp.Or(errorType, Other)
+	rest, ok := strings.CutPrefix(msg, "HTTP ")
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if !ok || digits == 0 {
+		return words
+	}
+	kind := msg[:len("HTTP ")+digits]
+	if strings.HasPrefix(rest[digits:], ", error in stream") {
+		kind += ", error in stream"
+	}
+	return kind + ": " + words
 }
 
 // flushBatch writes the batch; after an error it writes nothing more.

@@ -75,10 +75,25 @@ func TestRecordSinkRoundTrip(t *testing.T) {
 	for i := range want {
 		want[i].ID = strconv.Itoa(i + 1)
 	}
-	want[2].Message = "error.type _OTHER" // a Record without a Transport's result knows only its status
+	want[2].Message = "HTTP 400: error.type _OTHER" // a Record without a Transport's result knows only its status
 	want[3].Message = "error.type timeout"
 	want[4].Warmup = true
 	assert.Equal(t, want, run.Records)
+}
+
+// Without Messages, a failure's message keeps the HTTP status it began
+// with, as observe writes it, and says its error.type.
+func TestWithoutWords(t *testing.T) {
+	for _, c := range []struct{ msg, errorType, want string }{
+		{`HTTP 400: {"input":"my prompt"}`, "400", "HTTP 400: error.type 400"},
+		{"HTTP 200, error in stream: server_error: the context is full", "server_error", "HTTP 200, error in stream: error.type server_error"},
+		{"error in stream: boom", "", "error.type _OTHER"},
+		{"HTTP x", "connection_reset", "error.type connection_reset"},
+		{"HTTP", "", "error.type _OTHER"},
+		{"", "timeout", "error.type timeout"},
+	} {
+		assert.Equal(t, c.want, withoutWords(c.msg, c.errorType), c.msg)
+	}
 }
 
 // With Messages, a failure keeps the server's words.

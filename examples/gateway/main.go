@@ -42,6 +42,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/live"
@@ -63,7 +64,9 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("gateway: %s → %s, metrics at /metrics", c.listen, c.upstream)
-	log.Fatal(http.ListenAndServe(c.listen, g))
+	if err := g.serve(c.listen); err != nil { // record.go
+		log.Fatal(err)
+	}
 }
 
 // config is what the flags say.
@@ -72,6 +75,7 @@ type config struct {
 	models           []string
 	includeUsage     bool
 	slo              *llmmetrics.SLO
+	record           recording // record.go
 }
 
 // parseFlags parses the command's arguments, writing any error and the
@@ -85,6 +89,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	models := fs.String("models", "", "comma-separated model names whose series exist from the start")
 	fs.BoolVar(&c.includeUsage, "include-usage", false, "ask for usage on streams whose client did not")
 	slo := fs.String("slo", "", "judge requests for goodput against limits such as ttft=1s,tpot=50ms")
+	c.record.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -109,8 +114,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 // /metrics.
 type gateway struct {
 	http.Handler
-	rec *live.Recorder
-	reg *prometheus.Registry
+	rec    *live.Recorder
+	reg    *prometheus.Registry
+	record *recordFile // --record's, or nil
 }
 
 func newGateway(c config) (*gateway, error) {
@@ -124,7 +130,16 @@ func newGateway(c config) (*gateway, error) {
 		base.Path = strings.TrimSuffix(p, "/v1")
 		return nil, fmt.Errorf("--upstream %s: give the server's base URL without /v1 (%s): the clients' paths carry it", c.upstream, base.String())
 	}
-	rec, err := live.NewRecorder(live.Options{SLO: c.slo})
+	start := time.Now() // the records' epoch
+	record, err := openRecord(c, start)
+	if err != nil {
+		return nil, err
+	}
+	var sinks []live.Sink
+	if record != nil {
+		sinks = append(sinks, record.sink)
+	}
+	rec, err := live.NewRecorder(live.Options{SLO: c.slo, Sinks: sinks})
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +154,7 @@ func newGateway(c config) (*gateway, error) {
 	base.DisableKeepAlives = true
 	transport := rec.Transport(base)
 	transport.IncludeUsage = c.includeUsage
+	transport.Epoch = start
 	if len(c.models) > 0 {
 		record := transport.OnResultContext
 		var once sync.Map // declared model → reported
@@ -162,7 +178,7 @@ func newGateway(c config) (*gateway, error) {
 	for _, m := range c.models {
 		rec.Declare(chatKeys(target, m)...)
 	}
-	return &gateway{Handler: mux, rec: rec, reg: reg}, nil
+	return &gateway{Handler: mux, rec: rec, reg: reg, record: record}, nil
 }
 
 // chatKeys returns the label sets the chat calls of model get at the
