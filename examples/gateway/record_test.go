@@ -264,3 +264,19 @@ func TestRecordLoop(t *testing.T) {
 	assert.Contains(t, out, "A = "+prod+", B = "+cand)
 	assert.Contains(t, out, "ttft p99 (ms)")
 }
+
+// --record writes a new file only; --record-messages belongs to it.
+func TestRecordFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "prod.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("yesterday's\n"), 0o644))
+	c, err := parseFlags([]string{"--record", path}, io.Discard)
+	require.NoError(t, err)
+	_, err = newGateway(c)
+	assert.ErrorContains(t, err, "--record: ")
+	b, _ := os.ReadFile(path)
+	assert.Equal(t, "yesterday's\n", string(b), "left as it was")
+	c, err = parseFlags([]string{"--record-messages"}, io.Discard)
+	require.NoError(t, err)
+	_, err = newGateway(c)
+	assert.ErrorContains(t, err, "--record-messages belongs to --record")
+}
