@@ -140,14 +140,14 @@
 // A RecordSink writes every record a Recorder observes to a run file in
 // llmmetrics' own JSONL format (a header, a line a request, an end line on
 // Close): send times, chunk arrivals, usage and status, never prompt or
-// output text, and a failure's error.type in place of the server's
-// message unless RecordOptions.Messages. llmmetrics report and diff read
-// the file as any run, and llmmetrics run --replay FILE sends its
-// arrivals and lengths to a candidate server (docs/run.md, "From
-// production to a candidate server"). Observing copies the record into a
-// bounded queue and allocates nothing; a goroutine writes the queue; a
-// record that finds it full is dropped, counted, and the end line says
-// so.
+// output text, and a failure's HTTP status and error.type in place of the
+// server's message unless RecordOptions.Messages. llmmetrics report and
+// diff read the file as any run, and llmmetrics run --replay FILE sends
+// its arrivals and lengths to a candidate server (docs/run.md, "From
+// production to a candidate server"). The Recorder hands it each record
+// by value (RecordObserver), which it copies into a bounded queue without
+// allocating; a goroutine writes the queue; a record that finds it full
+// is dropped, counted, and the end line says so.
 //
 // # A fleet
 //

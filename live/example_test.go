@@ -581,9 +581,9 @@ func ExampleNewRecordSink() {
 	// 2 records, completed
 }
 
-// ExampleRecordSink_Observe shows what Observe takes: a Recorder's
-// observation, which carries its record. An observation made by hand
-// carries none, and is counted, not written.
+// ExampleRecordSink_Observe shows that an observation made by hand
+// carries no record: it is counted, not written. A Recorder calls
+// ObserveRecord.
 func ExampleRecordSink_Observe() {
 	var file bytes.Buffer
 	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{}, live.RecordOptions{})
@@ -591,7 +591,6 @@ func ExampleRecordSink_Observe() {
 		panic(err)
 	}
 	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, E2E: 300 * ms})
-	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, Record: request("a", 100*ms, 2)})
 	if err := sink.Close(); err != nil {
 		panic(err)
 	}
@@ -601,7 +600,29 @@ func ExampleRecordSink_Observe() {
 	}
 	fmt.Println(len(run.Records), "written;", run.End.Notes[0])
 	// Output:
-	// 1 written; 1 observation not written: made without a record (not by a Recorder).
+	// 0 written; 1 observation not written: made without a record (not by a Recorder).
+}
+
+// ExampleRecordSink_ObserveRecord writes a record handed over directly,
+// as a Recorder does: the sink numbers it.
+func ExampleRecordSink_ObserveRecord() {
+	var file bytes.Buffer
+	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	sink.ObserveRecord(context.Background(), key, live.Observation{Outcome: live.OutcomeOK}, *request("a", 100*ms, 2))
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	run, err := llmmetrics.ReadJSONL(&file)
+	if err != nil {
+		panic(err)
+	}
+	r := run.Records[0]
+	fmt.Println(r.ID, r.Chunks, r.CompletionTokens)
+	// Output:
+	// 1 [100ms 120ms] 2
 }
 
 // ExampleRecordSink_NotWritten counts a record observed after Close.

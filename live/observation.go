@@ -79,12 +79,6 @@ type Observation struct {
 	// denominator (every outcome but warm-up); Good is true when it met
 	// every limit (only ok and no_count requests can).
 	Judged, Good bool
-
-	// Record is the record observed, for sinks that need more of it
-	// than its figures (a RecordSink writes it to a run file). It is
-	// read-only and valid only during Observe: a sink copies what it
-	// keeps.
-	Record *llmmetrics.Record
 }
 
 // extra is what a record does not hold and a Transport's result does.

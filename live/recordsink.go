@@ -54,8 +54,9 @@ const DefaultRecordQueue = 4096
 // to another server (llmmetrics run --replay FILE sends the same arrivals
 // and lengths).
 //
-// Observe only copies the record into a bounded queue, without blocking
-// or allocating; a goroutine writes the queue. The records' ids are the
+// ObserveRecord (the Recorder calls it) only copies the record into a
+// bounded queue, without blocking or allocating; a goroutine writes the
+// queue. The records' ids are the
 // sink's own sequence (1, 2, …, in the order observed), unique in the file
 // whatever Transports the records came from. A record the Recorder
 // rejected as invalid, one that finds the queue full, and one observed
@@ -84,7 +85,10 @@ type RecordSink struct {
 	operations map[string]bool
 }
 
-var _ Sink = (*RecordSink)(nil)
+var (
+	_ Sink           = (*RecordSink)(nil)
+	_ RecordObserver = (*RecordSink)(nil)
+)
 
 // queuedRecord is a record waiting to be written, with what its label set
 // says of it.
@@ -164,14 +168,15 @@ func newRecordSink(w io.Writer, h llmmetrics.RunHeader, opt RecordOptions) (*Rec
 	return s, nil
 }
 
-// Observe queues o's record to be written. It never blocks on the
-// writing: a record that finds the queue full is dropped and counted.
-func (s *RecordSink) Observe(_ context.Context, k Key, o Observation) {
-	switch {
-	case o.Record == nil: // an observation made by hand, not by a Recorder
-		s.bare.Add(1)
-		return
-	case o.Outcome == OutcomeRejected:
+// Observe counts an observation made without its record (by hand, not
+// by a Recorder, which calls ObserveRecord): it has nothing to write.
+func (s *RecordSink) Observe(context.Context, Key, Observation) { s.bare.Add(1) }
+
+// ObserveRecord queues r to be written, with what k and o say of it. It
+// never blocks on the writing: a record that finds the queue full is
+// dropped and counted. r's chunk arrivals are kept until written.
+func (s *RecordSink) ObserveRecord(_ context.Context, k Key, o Observation, r llmmetrics.Record) {
+	if o.Outcome == OutcomeRejected {
 		s.rejected.Add(1)
 		return
 	}
@@ -182,7 +187,7 @@ func (s *RecordSink) Observe(_ context.Context, k Key, o Observation) {
 		return
 	}
 	select {
-	case s.queue <- queuedRecord{r: *o.Record, errorType: o.ErrorType, model: k.Model, op: k.Operation}:
+	case s.queue <- queuedRecord{r: r, errorType: o.ErrorType, model: k.Model, op: k.Operation}:
 	default:
 		s.dropped.Add(1)
 	}

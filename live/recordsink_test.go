@@ -219,7 +219,8 @@ func TestRecordSinkWriteError(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// Observing allocates nothing, whether the record is queued or dropped.
+// Observing allocates nothing, whether the record is queued or dropped,
+// and the caller's record stays where it is (a literal on its stack).
 func TestRecordSinkObserveAllocs(t *testing.T) {
 	for _, queue := range []int{4096, 1} {
 		sink, err := newRecordSink(io.Discard, llmmetrics.RunHeader{Start: epoch}, RecordOptions{Queue: queue}) // nothing writes the queue
@@ -229,6 +230,10 @@ func TestRecordSinkObserveAllocs(t *testing.T) {
 		r := okRecord()
 		rec.Record(chat, r)
 		assert.Zero(t, testing.AllocsPerRun(200, func() { rec.Record(chat, r) }), "queue %d", queue)
+		chunks := r.Chunks
+		assert.Zero(t, testing.AllocsPerRun(200, func() {
+			rec.Record(chat, &llmmetrics.Record{Chunks: chunks, CompletionTokens: 3, PromptTokens: 20})
+		}), "queue %d, a record on the caller's stack", queue)
 	}
 }
 
