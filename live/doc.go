@@ -135,6 +135,20 @@
 // tracer, Meter and a ChunkProducer's default scope declare the
 // conventions' schema URL (SchemaURL).
 //
+// # Recording the traffic
+//
+// A RecordSink writes every record a Recorder observes to a run file in
+// llmmetrics' own JSONL format (a header, a line a request, an end line on
+// Close): send times, chunk arrivals, usage and status, never prompt or
+// output text, and a failure's HTTP status and error.type in place of the
+// server's message unless RecordOptions.Messages. llmmetrics report and
+// diff read the file as any run, and llmmetrics run --replay FILE sends
+// its arrivals and lengths to a candidate server (docs/run.md, "From
+// production to a candidate server"). The Recorder hands it each record
+// by value (RecordObserver), which it copies into a bounded queue without
+// allocating; a goroutine writes the queue; a record that finds it full
+// is dropped, counted, and the end line says so.
+//
 // # A fleet
 //
 // Each replica exports its own series; Prometheus sums them:

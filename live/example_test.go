@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -531,4 +532,139 @@ func ExampleSpanSink_Result() {
 		}
 	}
 	// Output: chat m 429 20ms
+}
+
+// ExampleNewRecordSink records a service's traffic in llmmetrics' own run
+// format, without prompt text: the file reads as any run (llmmetrics
+// report, diff) and replays to another server (llmmetrics run --replay
+// FILE sends the same arrivals and lengths). A service wires the sink to
+// its Transport with one epoch, so that the send times and the header's
+// start agree:
+//
+//	start := time.Now()
+//	sink, _ := live.NewRecordSink(f, llmmetrics.RunHeader{Start: start}, live.RecordOptions{})
+//	rec, _ := live.NewRecorder(live.Options{Sinks: []live.Sink{sink}})
+//	t := rec.Transport(base)
+//	t.Epoch = start
+//	defer sink.Close()
+func ExampleNewRecordSink() {
+	var file bytes.Buffer
+	start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{Target: "http://10.0.0.5:8080", Start: start}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	rec, err := live.NewRecorder(live.Options{Sinks: []live.Sink{sink}})
+	if err != nil {
+		panic(err)
+	}
+	ok := request("a", 120*ms, 3)
+	ok.Sent, ok.MaxTokens = 40*ms, 64
+	rec.Record(key, ok)
+	rec.Record(key, &llmmetrics.Record{ID: "b", Sent: 55 * ms, Status: llmmetrics.StatusError, Message: "HTTP 400: your prompt 'tell me a secret' is too long"})
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	lines := strings.Split(strings.TrimSpace(file.String()), "\n")
+	for _, l := range lines[1:] { // the header's first: the tool, its Go version, the start, the load
+		fmt.Println(l)
+	}
+	run, err := llmmetrics.ReadJSONL(&file)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(run.Records), "records,", run.End.State)
+	// Output:
+	// {"id":"1","status":"ok","sent_ns":40000000,"chunk_arrivals_ns":[120000000,140000000,160000000],"prompt_tokens":50,"completion_tokens":3,"max_tokens":64}
+	// {"id":"2","status":"error","message":"HTTP 400: error.type _OTHER","sent_ns":55000000}
+	// {"llmmetrics_end":{"state":"completed","written":2,"load":{"models":"m","operations":"chat"},"absent":{"planned":"live traffic: no request was planned"}}}
+	// 2 records, completed
+}
+
+// ExampleRecordSink_Observe shows that an observation made by hand
+// carries no record: it is counted, not written. A Recorder calls
+// ObserveRecord.
+func ExampleRecordSink_Observe() {
+	var file bytes.Buffer
+	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	sink.Observe(context.Background(), key, live.Observation{Outcome: live.OutcomeOK, E2E: 300 * ms})
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	run, err := llmmetrics.ReadJSONL(&file)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(run.Records), "written;", run.End.Notes[0])
+	// Output:
+	// 0 written; 1 observation not written: made without a record (not by a Recorder).
+}
+
+// ExampleRecordSink_ObserveRecord writes a record handed over directly,
+// as a Recorder does: the sink numbers it.
+func ExampleRecordSink_ObserveRecord() {
+	var file bytes.Buffer
+	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	sink.ObserveRecord(context.Background(), key, live.Observation{Outcome: live.OutcomeOK}, *request("a", 100*ms, 2))
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	run, err := llmmetrics.ReadJSONL(&file)
+	if err != nil {
+		panic(err)
+	}
+	r := run.Records[0]
+	fmt.Println(r.ID, r.Chunks, r.CompletionTokens)
+	// Output:
+	// 1 [100ms 120ms] 2
+}
+
+// ExampleRecordSink_NotWritten counts a record observed after Close.
+func ExampleRecordSink_NotWritten() {
+	sink, err := live.NewRecordSink(io.Discard, llmmetrics.RunHeader{}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	rec, err := live.NewRecorder(live.Options{Sinks: []live.Sink{sink}})
+	if err != nil {
+		panic(err)
+	}
+	rec.Record(key, request("a", 100*ms, 2))
+	sink.Close()
+	rec.Record(key, request("b", 100*ms, 2))
+	fmt.Printf("%+v\n", sink.NotWritten())
+	// Output:
+	// {Dropped:0 Rejected:0 Late:1 Bare:0}
+}
+
+// ExampleRecordSink_Close writes the end line: completed, the records
+// written and what the sink saw of the traffic, which a reader adds to
+// the header's load.
+func ExampleRecordSink_Close() {
+	var file bytes.Buffer
+	sink, err := live.NewRecordSink(&file, llmmetrics.RunHeader{}, live.RecordOptions{})
+	if err != nil {
+		panic(err)
+	}
+	rec, err := live.NewRecorder(live.Options{Sinks: []live.Sink{sink}})
+	if err != nil {
+		panic(err)
+	}
+	rec.Record(key, request("a", 100*ms, 2))
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	run, err := llmmetrics.ReadJSONL(&file)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(run.End.State, run.End.Written, run.Header.Load["models"])
+	// Output:
+	// completed 1 m
 }

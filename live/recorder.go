@@ -86,8 +86,10 @@ const shards = 8
 type Recorder struct {
 	opt    Options
 	bounds *[numHists][]float64
-	series sync.Map // Key → *series
-	start  time.Time
+	// recordObservers holds each sink's RecordObserver, or nil.
+	recordObservers []RecordObserver
+	series          sync.Map // Key → *series
+	start           time.Time
 
 	mu       sync.Mutex         // held to add or remove a label set
 	idents   map[Key]*admission // the identities held, but otherKey's
@@ -132,7 +134,11 @@ func NewRecorder(opt Options) (*Recorder, error) {
 		return nil, err
 	}
 	opt.Sinks = slices.Clone(opt.Sinks)
-	return &Recorder{opt: opt, bounds: bounds, start: opt.Now(), idents: map[Key]*admission{}}, nil
+	ros := make([]RecordObserver, len(opt.Sinks))
+	for i, sink := range opt.Sinks {
+		ros[i], _ = sink.(RecordObserver)
+	}
+	return &Recorder{opt: opt, bounds: bounds, recordObservers: ros, start: opt.Now(), idents: map[Key]*admission{}}, nil
 }
 
 // Record takes one finished request's record: it counts it, adds its
@@ -224,8 +230,12 @@ func (rec *Recorder) record(ctx context.Context, k Key, r *llmmetrics.Record, x 
 		sh.records = append(sh.records, *r)
 	}
 	sh.mu.Unlock()
-	for _, sink := range rec.opt.Sinks {
-		sink.Observe(ctx, k, o)
+	for i, sink := range rec.opt.Sinks {
+		if ro := rec.recordObservers[i]; ro != nil {
+			ro.ObserveRecord(ctx, k, o, *r) // a copy: r does not escape
+		} else {
+			sink.Observe(ctx, k, o)
+		}
 	}
 }
 

@@ -1,14 +1,19 @@
 package live
 
-import "context"
+import (
+	"context"
+
+	"github.com/llmmetrics/llmmetrics"
+)
 
 // A Sink receives the observation of every record, by value (so that
 // recording allocates nothing), from the goroutine that recorded it, with
 // the context it was recorded with (a sink that supports exemplars takes
 // the trace from it): it must be safe for concurrent use. The Key's values
 // are valid label values. A sink may also be a Preparer (called by
-// Recorder.Declare), a Forgetter (by Recorder.Remove) and an
-// InFlightAdder (by the Recorder's Transport); a sink declares which with
+// Recorder.Declare), a Forgetter (by Recorder.Remove), an InFlightAdder
+// (by the Recorder's Transport) and a RecordObserver (called in place of
+// Observe, with the record); a sink declares which with
 // a line such as
 //
 //	var _ live.Forgetter = (*MySink)(nil)
@@ -37,4 +42,14 @@ type Forgetter interface {
 // begins and -1 as it ends.
 type InFlightAdder interface {
 	AddInFlight(ctx context.Context, d int64)
+}
+
+// A RecordObserver is a Sink's optional method, called by the Recorder in
+// place of Observe for sinks that need more of a record than its figures
+// (a RecordSink writes it to a run file): the record comes by value, so
+// that the caller's record does not escape to the heap, its slices and
+// its Client shared with the caller's: read-only, and not to be kept past
+// the call unless the caller leaves them be (observe's results do).
+type RecordObserver interface {
+	ObserveRecord(ctx context.Context, k Key, o Observation, r llmmetrics.Record)
 }

@@ -77,16 +77,19 @@ func main() {
 	go func() {
 		<-ctx.Done()
 		stop() // a second signal ends the gateway at once
-		// The calls in flight get 10 s to end, then the last push.
+		// The calls in flight get 10 s to end (their records are written),
+		// then the last push and --record's end line.
 		wait, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		srv.Shutdown(wait)
 	}()
 	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
-		g.close()
+		g.Close()
 		log.Fatal(err)
 	}
-	g.close()
+	if err := g.Close(); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // config is what the flags say.
@@ -96,6 +99,7 @@ type config struct {
 	includeUsage     bool
 	slo              *llmmetrics.SLO
 	otlp             *otlpConfig // nil: no push (otlp.go)
+	record           recording   // record.go
 }
 
 // parseFlags parses the command's arguments, writing any error and the
@@ -111,6 +115,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	slo := fs.String("slo", "", "judge requests for goodput against limits such as ttft=1s,tpot=50ms")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "push the metrics to an OpenTelemetry collector at this base URL (http://127.0.0.1:4317 for grpc, :4318 for http); default OTEL_EXPORTER_OTLP_ENDPOINT")
 	otlpProtocol := fs.String("otlp-protocol", "", "the OTLP protocol, grpc or http; default OTEL_EXPORTER_OTLP_PROTOCOL, else http")
+	c.record.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -140,16 +145,26 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 // /metrics.
 type gateway struct {
 	http.Handler
-	rec  *live.Recorder
-	reg  *prometheus.Registry
-	push *otlpPush // nil without one
+	rec    *live.Recorder
+	reg    *prometheus.Registry
+	push   *otlpPush   // nil without one
+	record *recordFile // --record's, or nil
 }
 
-// close ends the gateway's OTLP push, pushing what is left.
-func (g *gateway) close() {
+// Close ends the gateway's OTLP push, pushing what is left, and closes
+// the --record file with its end line.
+func (g *gateway) Close() error {
 	if g.push != nil {
 		g.push.stop()
 	}
+	if g.record == nil {
+		return nil
+	}
+	if err := g.record.close(); err != nil {
+		return err
+	}
+	log.Printf("gateway: %s written", g.record.path)
+	return nil
 }
 
 func newGateway(c config) (*gateway, error) {
@@ -163,8 +178,16 @@ func newGateway(c config) (*gateway, error) {
 		base.Path = strings.TrimSuffix(p, "/v1")
 		return nil, fmt.Errorf("--upstream %s: give the server's base URL without /v1 (%s): the clients' paths carry it", c.upstream, base.String())
 	}
-	var push *otlpPush
+	start := time.Now() // the records' epoch
+	record, err := openRecord(c, start)
+	if err != nil {
+		return nil, err
+	}
 	var sinks []live.Sink
+	if record != nil {
+		sinks = append(sinks, record.sink)
+	}
+	var push *otlpPush
 	if c.otlp != nil {
 		if push, err = startOTLP(context.Background(), c.otlp); err != nil {
 			return nil, err
@@ -191,6 +214,7 @@ func newGateway(c config) (*gateway, error) {
 	if push != nil && push.tracer != nil {
 		transport.Tracer = push.tracer
 	}
+	transport.Epoch = start
 	if len(c.models) > 0 {
 		record := transport.OnResultContext
 		var once sync.Map // declared model → reported
@@ -214,7 +238,7 @@ func newGateway(c config) (*gateway, error) {
 	for _, m := range c.models {
 		rec.Declare(chatKeys(target, m)...)
 	}
-	return &gateway{Handler: mux, rec: rec, reg: reg, push: push}, nil
+	return &gateway{Handler: mux, rec: rec, reg: reg, push: push, record: record}, nil
 }
 
 // chatKeys returns the label sets the chat calls of model get at the

@@ -80,7 +80,7 @@ func TestOTLPTraceparent(t *testing.T) {
 		assert.Equal(t, http.StatusOK, call(t, gw.URL, "tiny", true))
 	}
 	gw.Close()
-	g.close()
+	g.Close()
 
 	rcv.mu.Lock()
 	defer rcv.mu.Unlock()
@@ -116,7 +116,7 @@ func TestOTLPRefused(t *testing.T) {
 			assert.Equal(t, http.StatusOK, call(t, gw.URL, "tiny", true))
 		}
 		gw.Close()
-		g.close()
+		g.Close()
 	}
 	out := logs.tail(1 << 20)
 	assert.Equal(t, 2, strings.Count(out, "an OTLP export failed and was dropped"), out)
