@@ -28,6 +28,12 @@
 // stops on a signal (otlp.go); a collector that cannot be reached is
 // logged once and never slows the traffic.
 //
+// With --record FILE it writes every measured call to FILE in llmmetrics'
+// own run format, without prompt text (record.go), and gives the file its
+// end line as it stops: `llmmetrics run --replay FILE` sends the same
+// arrivals and lengths to a candidate server, and `llmmetrics diff`
+// compares the two (docs/run.md, "From production to a candidate server").
+//
 // It opens a connection per upstream call: llama.cpp's server closes
 // every connection after its streamed response, and a POST sent on one it
 // has just closed fails with an EOF that net/http does not retry.
