@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -180,4 +181,35 @@ func TestReportOTLPDisabled(t *testing.T) {
 	code, _, errs := runCLI(t, "", "report", "--otlp", writeReplayFile(t, replayFile))
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "llmmetrics: --otlp: no span pushed: OTEL_SDK_DISABLED=true\n", warnings.String())
+}
+
+// The project's CSV and other tools' files replay too, given an epoch: a
+// span a record (goodput_cohort.csv holds 5, the AIPerf export 2); a file
+// that stores no send times (LLMPerf's) has none, said in a note.
+func TestReportOTLPFormats(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		spans int
+		note  string
+	}{
+		{file: "../../testdata/seeds/goodput_cohort.csv", spans: 5},
+		{file: "../../formats/testdata/aiperf_profile_export.jsonl", spans: 2},
+		{file: "../../formats/testdata/llmperf_individual_responses.json", note: "stores no send times: its 3 records have no time and no span"},
+	} {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			var rcv otlpReceiver
+			col := httptest.NewServer(&rcv)
+			defer col.Close()
+			var warnings strings.Builder
+			otlpStderr = &warnings
+			defer func() { otlpStderr = os.Stderr }()
+			code, _, errs := runCLI(t, "", "report", "--otlp", "--otlp-epoch", "2025-01-01T00:00:00Z", "--otlp-endpoint", col.URL, c.file)
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, warnings.String(), c.note)
+			assert.Contains(t, warnings.String(), "llmmetrics: pushed "+strconv.Itoa(c.spans)+" spans to "+col.URL)
+			rcv.mu.Lock()
+			defer rcv.mu.Unlock()
+			assert.Len(t, rcv.spans, c.spans)
+		})
+	}
 }
