@@ -19,8 +19,7 @@ var reportCommand = &command{
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
 		"                    [--plot DIR] [--html FILE] [--label NAME] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
-		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json]\n" +
-		"                    [--otlp [--otlp-epoch RFC3339] [--otlp-endpoint URL] [--otlp-protocol grpc|http]] [FILE | --merge FILE…]",
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json] [FILE | --merge FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
