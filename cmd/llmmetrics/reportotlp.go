@@ -24,21 +24,15 @@ import (
 type otlpReplay struct {
 	otlpFlags // --otlp-endpoint, --otlp-protocol
 	otlp      *bool
-	epoch     time.Time // --otlp-epoch; zero: the run header's start
+	epochText *string
+	epoch     time.Time // --otlp-epoch's; zero: the run header's start
 	on        bool      // set by parse: spans are to be pushed
 	c         *otlpConfig
 }
 
 func (o *otlpReplay) define(fs *flag.FlagSet) {
 	o.otlp = fs.Bool("otlp", false, "after the report, push each record's span, at its recorded time (the run header's start plus its send), to an OpenTelemetry collector, as run does: at --otlp-endpoint or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, by --otlp-protocol; it says on standard error how many spans went. A collector that cannot be reached never fails the report: one warning")
-	fs.Func("otlp-epoch", "with --otlp, the wall-clock `RFC3339` time at which the records' send time is 0, for a file with no run header (a CSV file, another tool's); it overrides a header's start", func(s string) error {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return fmt.Errorf("want an RFC3339 time such as 2025-06-01T12:00:00Z: %w", err)
-		}
-		o.epoch = t
-		return nil
-	})
+	o.epochText = fs.String("otlp-epoch", "", "with --otlp, the wall-clock `RFC3339` time at which the records' send time is 0, for a file with no run header (a CSV file, another tool's); it overrides a header's start")
 	o.otlpFlags.define(fs)
 }
 
@@ -47,10 +41,17 @@ func (o *otlpReplay) define(fs *flag.FlagSet) {
 func (o *otlpReplay) parse(f *reportFlags) error {
 	o.on = *o.otlp || *o.otlpEndpoint != ""
 	if !o.on {
-		if flagSet(f.fs, "otlp-epoch") || *o.otlpProtocol != "" {
+		if *o.epochText != "" || *o.otlpProtocol != "" {
 			return fmt.Errorf("%w: --otlp-epoch and --otlp-protocol go with --otlp", errUsage)
 		}
 		return nil
+	}
+	if *o.epochText != "" {
+		t, err := time.Parse(time.RFC3339Nano, *o.epochText)
+		if err != nil {
+			return valueError(fmt.Sprintf("--otlp-epoch %q: want an RFC3339 time such as 2025-06-01T12:00:00Z", *o.epochText))
+		}
+		o.epoch = t
 	}
 	if *f.dialect != "" {
 		return fmt.Errorf("%w: --otlp replays the records under llmmetrics' conventions, not a --dialect summary", errUsage)
