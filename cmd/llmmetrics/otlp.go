@@ -221,14 +221,7 @@ var otlpStderr io.Writer = os.Stderr
 // writes.
 func startOTLP(ctx context.Context, c *otlpConfig, model string, epoch time.Time, slo *llmmetrics.SLO) (*otlpPush, error) {
 	p := &otlpPush{c: c, model: model, warn: &exportWarnings{}}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName(c.service)), // OTEL_SERVICE_NAME overrides it
-		resource.WithFromEnv(), resource.WithTelemetrySDK())
-	if err != nil {
-		// A malformed OTEL_RESOURCE_ATTRIBUTES: the resource keeps
-		// what it could read, and the push goes on.
-		p.warn.Handle(err)
-	}
+	res := otlpResource(ctx, c, p.warn)
 	if c.traces.on {
 		exp, err := c.spanExporter(ctx)
 		if err != nil {
@@ -260,6 +253,20 @@ func startOTLP(ctx context.Context, c *otlpConfig, model string, epoch time.Time
 	}
 	otel.SetErrorHandler(p.warn)
 	return p, nil
+}
+
+// otlpResource is the resource of a push: service.name c.service, which
+// OTEL_SERVICE_NAME overrides, OTEL_RESOURCE_ATTRIBUTES and the SDK's.
+// A malformed OTEL_RESOURCE_ATTRIBUTES goes to warn: the resource keeps
+// what it could read, and the push goes on.
+func otlpResource(ctx context.Context, c *otlpConfig, warn *exportWarnings) *resource.Resource {
+	res, err := resource.New(ctx,
+		resource.WithAttributes(semconv.ServiceName(c.service)),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		warn.Handle(err)
+	}
+	return res
 }
 
 // record records one result as it ends, under the plan's model when it

@@ -82,7 +82,15 @@ var reportCommand = &command{
 		"--json, one object a line), or only benchmark N with --benchmark N; a gate applies to each.\n" +
 		"Throughput takes its window from the file (a declared duration where the records carry no send\n" +
 		"times), as diff, sweep and reconcile do; without send times and a declared window it is absent,\n" +
-		"and so are the workload's arrivals, the requests in flight and the timeline.",
+		"and so are the workload's arrivals, the requests in flight and the timeline.\n" +
+		"--otlp replays the records as spans, one a record, the span run pushes as it runs (docs/observing.md),\n" +
+		"at their recorded times: the run header's wall-clock start plus each send, so that an old benchmark\n" +
+		"loads into a trace store; they are pushed after the report to --otlp-endpoint, or the endpoint of\n" +
+		"OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, with --otlp-protocol and the OTEL_* variables as run has them,\n" +
+		"and report says on standard error \"pushed N spans to ENDPOINT\". A file without a run header (CSV,\n" +
+		"another tool's) has no wall clock: --otlp refuses it (status 2) unless --otlp-epoch RFC3339 says when\n" +
+		"its send times count from (it overrides a header's start too). A file that stores no send times has\n" +
+		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -91,6 +99,7 @@ var reportCommand = &command{
 		"llmmetrics report --plot charts/ --html report.html --timings timings.jsonl run.jsonl",
 		"llmmetrics report --spectrum ttft run.jsonl > ttft.hgrm",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --fail-below 0.95 --fail-if 'p99(ttft)>800ms' --fail-if 'error_rate>0.01' run.jsonl",
+		"llmmetrics report --otlp --otlp-endpoint http://127.0.0.1:4318 run.jsonl",
 		"cat run.jsonl | llmmetrics report --method linear -",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newReportFlags(); return fs },
@@ -107,6 +116,7 @@ type reportFlags struct {
 	pics      pictures
 	errs      *errorSet  // the failed requests' error set, printed after the table
 	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
+	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -118,6 +128,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
 	f.gate.define(fs)
 	f.pics.define(fs, "report")
+	f.replay.define(fs)
 	return fs, f
 }
 
@@ -140,6 +151,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	if err := f.gate.parse(&opt); err != nil {
+		return err
+	}
+	if err := f.replay.parse(f); err != nil {
 		return err
 	}
 	if *f.pics.timings != "" && !f.pics.wanted() {
@@ -240,7 +254,7 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 // the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
 	in, jsonl := isJSONLOrParquet(in) // parquet.go
-	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() {
+	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() && !f.replay.on {
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
 		if err != nil {
@@ -420,10 +434,14 @@ func reportStated(w io.Writer, name string, file *formats.File, d *formats.Diale
 // writeSummary writes the report (or only the spectrum, with --spectrum),
 // then the charts and the page, then applies the gate's conditions.
 func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summary, runs []namedRun) error {
+	pushSpans, err := f.replay.prepare(runs) // --otlp (reportotlp.go), after the report
+	if err != nil {
+		return err
+	}
+	defer pushSpans()
 	if m := *f.pics.spectrum; m != "" {
 		return writeSpectrum(w, m, runs, s)
 	}
-	var err error
 	if f.asJSON() {
 		var b []byte
 		b, err = s.MarshalJSON()

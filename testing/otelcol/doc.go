@@ -1,5 +1,6 @@
 // Package otelcol tests the OTLP push of the command (llmmetrics run
-// --otlp-endpoint) and of the gateway example against a real
+// --otlp-endpoint, and report --otlp's replay of a run file) and of the
+// gateway example against a real
 // OpenTelemetry Collector: its OTLP receiver on 127.0.0.1, its file
 // exporter writing what it received as OTLP JSON, one request a line.
 // The tests read that file and hold it against the run's own report,

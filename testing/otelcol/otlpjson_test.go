@@ -75,6 +75,7 @@ type span struct {
 	SpanID     string     `json:"spanId"`
 	Name       string     `json:"name"`
 	Kind       int        `json:"kind"`
+	Start      string     `json:"startTimeUnixNano"`
 	Attributes []keyValue `json:"attributes"`
 	service    string
 	schema     string
