@@ -41,7 +41,7 @@ const (
 func (s *shardFlags) define(fs *flag.FlagSet) {
 	s.shard = fs.String("shard", "", "send share `i/N` of the plan (rate, concurrency and requests divided by N, ids prefixed, one plan id), for report --merge to join; auto: i is $"+indexVar+" + 1, as a Kubernetes Indexed Job sets it, and N is --shards or $"+shardsVar)
 	s.shards = fs.Int("shards", 0, "with --shard auto: the number of shards `N`, the Indexed Job's completions (default $"+shardsVar+")")
-	s.startAt = fs.String("start-at", "", "wait until this wall-clock `time` (RFC 3339, e.g. 2026-12-01T15:00:00Z) before sending, so that shards start together")
+	s.startAt = fs.String("start-at", "", "wait until this wall-clock `time` (RFC 3339, e.g. 2026-12-01T15:00:00Z) before sending, so that shards start together; up to 30 s late starts at once, later is refused")
 }
 
 // A share is what a shard sends of its plan.
@@ -192,16 +192,25 @@ func planID(fs *flag.FlagSet, p drive.Plan, n int) string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
+// lateStart is how far past its start time a shard may begin and still
+// start at once: a process (a pod) that started a little late joins the
+// others, and the merge compares the measured loads' starts anyway. A
+// start further past is an error, since it is a mistake (yesterday's
+// time), not a late process.
+const lateStart = 30 * time.Second
+
 // wait waits until the share's start time, or returns the context's
-// error; a start already past is an error, since the shards would not
-// start together.
+// error; a start more than lateStart past is an error.
 func (sh share) wait(ctx context.Context) error {
 	if sh.startAt.IsZero() {
 		return nil
 	}
 	d := time.Until(sh.startAt)
-	if d < 0 {
+	if d < -lateStart {
 		return fmt.Errorf("%w: --start-at %s is %v in the past", errUsage, sh.startAt.Format(time.RFC3339Nano), -d.Round(time.Millisecond))
+	}
+	if d <= 0 {
+		return nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
