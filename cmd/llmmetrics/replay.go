@@ -61,6 +61,10 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 		return fmt.Errorf("%w: --dry-run, --replay and --arrivals belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case !f.replaying() && len(only) > 0:
 		return fmt.Errorf("%w: %s belong to --replay", errUsage, strings.Join(only, ", "))
+	case f.replaying() && !(*f.speed > 0):
+		return valueError(fmt.Sprintf("--speed %v: want a positive factor (2 replays twice as fast, 0.5 half as fast)", *f.speed))
+	case f.replaying() && !(*f.scaleTokens > 0):
+		return valueError(fmt.Sprintf("--scale-tokens %v: want a positive factor (0.5 halves every length)", *f.scaleTokens))
 	case f.replaying() && (flagSet(fs, "shard") || flagSet(fs, "start-at")):
 		return fmt.Errorf("%w: a replay is sent by one machine: --shard and --start-at are not for it", errUsage)
 	}

@@ -184,6 +184,9 @@ func TestReplayBadInput(t *testing.T) {
 		{"nan.csv", az + "2023-11-16 18:17:04.5,ten,10\r\n", nil, `nan.csv:2: ContextTokens "ten": not a number`},
 		{"zero.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 0}` + "\n", nil, `zero.jsonl:1: output_length "0": a length of zero`},
 		{"window.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--replay-from", "1m"}, "window.jsonl: window 1m0s to the end: no row in it"},
+		// 0 is not read as 1 in silence.
+		{"speed0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--speed", "0"}, "--speed 0: want a positive factor"},
+		{"scale0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--scale-tokens", "0"}, "--scale-tokens 0: want a positive factor"},
 	} {
 		path := writeFile(t, c.name, c.text)
 		args := append([]string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--replay", path}, c.args...)
