@@ -262,3 +262,38 @@ func TestHelpRunReplayFlags(t *testing.T) {
 		assert.True(t, strings.Contains(string(doc), "--"+fl), "docs/run.md names --%s", fl)
 	}
 }
+
+// A dry run's plan is not a run: convert says so in one line, status 1,
+// and report --json describes it as JSON.
+func TestPlanConvertAndReportJSON(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--dry-run", "--rate", "4", "--requests", "5", "--prompt-tokens", "64", "--max-tokens", "8",
+		"--seed", "3", "--model", "m", "--out", plan)
+	require.Equal(t, 0, code, errs)
+
+	code, _, errs = runCLI(t, "", "convert", plan, filepath.Join(dir, "plan.parquet"))
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.Contains(t, errs, plan+": a dry run's plan, not a run: nothing to convert (report describes it)")
+	assert.NoFileExists(t, filepath.Join(dir, "plan.parquet"))
+
+	code, stdout, errs := runCLI(t, "", "report", "--json", plan)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Plan     string            `json:"plan"`
+		Requests int               `json:"requests"`
+		Load     map[string]string `json:"load"`
+		Schedule *struct {
+			FirstS float64 `json:"first_s"`
+		} `json:"schedule"`
+		MaxToks struct{ Min, Max int } `json:"max_tokens"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	assert.Equal(t, plan, got.Plan)
+	assert.Equal(t, 5, got.Requests)
+	assert.Equal(t, "4", got.Load["rate_per_s"])
+	assert.NotNil(t, got.Schedule, "an open loop's schedule")
+	assert.Equal(t, 8, got.MaxToks.Min)
+	assert.Equal(t, 8, got.MaxToks.Max)
+}

@@ -162,7 +162,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer closeIn()
 	in, head := formats.Peek(in)
 	if isPlan(head) { // a dry run's plan (dryrun.go)
-		return reportPlan(stdout, in, name)
+		return reportPlan(stdout, in, name, f.asJSON())
 	}
 
 	tool := f.tool
