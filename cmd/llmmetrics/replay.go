@@ -234,8 +234,22 @@ func (f *runFlags) replayNotes() []string {
 		return nil
 	}
 	n := len(r.Requests)
-	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths as the trace gives them.",
-		n, *f.replay, f.format, r.First, r.Speed)}
+	lengths := "as the trace gives them"
+	if *f.scaleTokens != 1 {
+		lengths = fmt.Sprintf("the trace's times %v (--scale-tokens), rounded, at least 1", *f.scaleTokens)
+	}
+	var caps []string
+	if *f.capPrompt > 0 {
+		caps = append(caps, fmt.Sprintf("prompts at most %d", *f.capPrompt))
+	}
+	if *f.capOut > 0 {
+		caps = append(caps, fmt.Sprintf("outputs at most %d", *f.capOut))
+	}
+	if len(caps) > 0 {
+		lengths += ", then capped: " + strings.Join(caps, " and ") + " tokens"
+	}
+	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths %s.",
+		n, *f.replay, f.format, r.First, r.Speed, lengths)}
 	if r.Capped > 0 {
 		var what []string
 		if r.CappedPrompt > 0 {

@@ -297,3 +297,22 @@ func TestPlanConvertAndReportJSON(t *testing.T) {
 	assert.Equal(t, 8, got.MaxToks.Min)
 	assert.Equal(t, 8, got.MaxToks.Max)
 }
+
+// The replay's note says the lengths as sent: scaled and capped when
+// --scale-tokens and the caps say so.
+func TestReplayNoteScaled(t *testing.T) {
+	tr := writeFile(t, "t.jsonl", `{"timestamp": 5, "input_length": 1000, "output_length": 300}`+"\n"+
+		`{"timestamp": 9, "input_length": 2000, "output_length": 30}`+"\n")
+	code, stdout, errs := runCLI(t, "", "run", "--dry-run", "--model", "m", "--replay", tr, "--scale-tokens", "0.1",
+		"--cap-output-tokens", "20", "--out", filepath.Join(t.TempDir(), "plan.jsonl"))
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, stdout, "as the trace gives them")
+	assert.Contains(t, stdout, "its prompt and output lengths the trace's times 0.1 (--scale-tokens), rounded, at least 1, then capped: outputs at most 20 tokens.")
+	// 1000 and 2000 times 0.1: 100 and 200; 300 and 30: 30 (capped at 20) and 3.
+	assert.Contains(t, stdout, "prompt tokens      min 100, p50 100, mean 150.0, p99 200, max 200 (2 requests)")
+	assert.Contains(t, stdout, "max tokens         min 3, p50 3, mean 11.5, p99 20, max 20 (2 requests)")
+
+	code, stdout, errs = runCLI(t, "", "run", "--dry-run", "--model", "m", "--replay", tr, "--out", filepath.Join(t.TempDir(), "plan.jsonl"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "its prompt and output lengths as the trace gives them.")
+}
