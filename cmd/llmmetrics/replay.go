@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/llmmetrics/llmmetrics/drive/trace"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // replayFlags are run's flags of a replayed trace, of bursty arrivals and
@@ -24,6 +25,7 @@ type replayFlags struct {
 
 	replayed *trace.Replay // the window sent, once applied
 	format   trace.Format  // the trace's format, once read
+	noUsage  int           // a run file's ok requests left out for want of usage
 }
 
 func (r *replayFlags) define(fs *flag.FlagSet) {
@@ -128,7 +130,7 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
 	}
-	f.replayed, f.format = r, tr.Format
+	f.replayed, f.format, f.noUsage = r, tr.Format, tr.NoUsage
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
 	p.PrefixBlockTokens = r.BlockTokens
 	return nil
@@ -250,6 +252,9 @@ func (f *runFlags) replayNotes() []string {
 	}
 	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths %s.",
 		n, *f.replay, f.format, r.First, r.Speed, lengths)}
+	if f.noUsage > 0 {
+		notes = append(notes, fmt.Sprintf("%s without a usage count left out: record with the gateway's --include-usage.", plural.Of(f.noUsage, "ok request")))
+	}
 	if r.Capped > 0 {
 		var what []string
 		if r.CappedPrompt > 0 {

@@ -316,3 +316,22 @@ func TestReplayNoteScaled(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, stdout, "its prompt and output lengths as the trace gives them.")
 }
+
+// A gateway's file where an ok call lacks usage replays the others, the
+// ones left out counted in the plan's notes; none with usage is refused.
+func TestReplayRunFileNoUsage(t *testing.T) {
+	withUsage := `{"id":"1","sent_ns":5,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7,"completion_tokens":3}` + "\n"
+	without := `{"id":"2","sent_ns":9,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7}` + "\n"
+	prod := writeFile(t, "prod.jsonl", withUsage+without+withUsage)
+	plan := filepath.Join(t.TempDir(), "p.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--replay", prod, "--dry-run", "--model", "m", "--out", plan)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "PLAN "+plan+" (nothing sent): 2 requests")
+	assert.Contains(t, stdout, "note: 1 ok request without a usage count left out: record with the gateway's --include-usage.")
+
+	none := writeFile(t, "none.jsonl", without)
+	code, _, errs = runCLI(t, "", "run", "--replay", none, "--dry-run", "--model", "m", "--out", plan+"2")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.Contains(t, errs, "none.jsonl:1: completion_tokens: missing: the server gave no usage for the one ok request: record with the gateway's --include-usage")
+}
