@@ -211,3 +211,17 @@ func TestUncountedProperties(t *testing.T) {
 		}
 	})
 }
+
+// A count of one is said in the singular: "1 ok request", never "1 ok
+// requests".
+func TestTableSaysOneOKRequest(t *testing.T) {
+	one := okRecord("r1")
+	one.Chunks, one.CompletionTokens = durations(100), 1 // one token: no TPOT
+	s, err := Summarize([]Record{one}, Options{})
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, s.WriteTable(&b))
+	assert.Contains(t, b.String(), "; 1 ok request had one token (no TPOT)")
+	assert.Contains(t, b.String(), "counting 1 ok request:")
+	assert.NotContains(t, b.String(), "1 ok requests")
+}

@@ -314,7 +314,7 @@ func ExampleSummary_WriteTable() {
 	// TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean 36.250 ms; 0 one-token requests excluded
 	// ITL: gap-weighted, pooled over 1 requests with chunk arrivals: 1 had one chunk per token, 0 did not
 	//
-	// throughput over 0.265 s (first send → last text chunk), counting 1 ok requests:
+	// throughput over 0.265 s (first send → last text chunk), counting 1 ok request:
 	//   output  18.868 tokens/s (5 tokens)
 	//   prompt  1932.075 tokens/s (512 tokens), a separate figure: never add the two
 	//   requests  3.774 /s

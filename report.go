@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/jsonobj"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 	"github.com/llmmetrics/llmmetrics/internal/texttable"
 )
 
@@ -438,14 +439,14 @@ func writeRequests(b *bytes.Buffer, a Accounting) {
 		fmt.Fprintf(b, " + %d unfinished at the run's end (not measured, not failed)", a.Unfinished)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "          failed: %d error, %d timeout, %d cancelled; %d ok requests had one token (no TPOT)\n",
-		a.Errors, a.Timeouts, a.Cancelled, a.OneToken)
+	fmt.Fprintf(b, "          failed: %d error, %d timeout, %d cancelled; %s had one token (no TPOT)\n",
+		a.Errors, a.Timeouts, a.Cancelled, plural.Of(a.OneToken, "ok request"))
 	if u := a.Uncounted; u.Total() > 0 {
-		fmt.Fprintf(b, "          no token count: %d ok requests (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
-			u.Total(), u.NoUsage, u.ZeroUsage, u.BelowChunks)
+		fmt.Fprintf(b, "          no token count: %s (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
+			plural.Of(u.Total(), "ok request"), u.NoUsage, u.ZeroUsage, u.BelowChunks)
 	}
 	if a.Unstreamed > 0 {
-		fmt.Fprintf(b, "          not streamed: %d ok requests whose text came at once (one JSON body or one chunk): in E2E and the token rates; not in TTFT or TPOT\n", a.Unstreamed)
+		fmt.Fprintf(b, "          not streamed: %s whose text came at once (one JSON body or one chunk): in E2E and the token rates; not in TTFT or TPOT\n", plural.Of(a.Unstreamed, "ok request"))
 	}
 }
 
@@ -556,7 +557,7 @@ func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
 // writeThroughput writes the window and the rates; noOutput, when not
 // "", says why the output rate is absent.
 func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting, noOutput string) {
-	fmt.Fprintf(b, "\nthroughput over %.3f s (%s), counting %d ok requests%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), t.Requests, a.Uncounted.leftOut(t.Requests))
+	fmt.Fprintf(b, "\nthroughput over %.3f s (%s), counting %s%s:\n", t.Window.Length.Seconds(), windowKind(t.Window), plural.Of(t.Requests, "ok request"), a.Uncounted.leftOut(t.Requests))
 	switch {
 	case noOutput != "":
 		fmt.Fprintf(b, "  output  absent: %s\n", noOutput)
@@ -638,7 +639,7 @@ func writeWorkload(b *bytes.Buffer, wl *Workload) {
 			c.Span.Seconds(), c.Mean, c.P50, c.Max)
 	}
 	if e := wl.EarlyStop; e != nil {
-		fmt.Fprintf(b, "  early stop: %d of %d ok requests with a known max_tokens ended before it (%.1f%%)\n", e.Early, e.Known, 100*e.Rate)
+		fmt.Fprintf(b, "  early stop: %d of %s with a known max_tokens ended before it (%.1f%%)\n", e.Early, plural.Of(e.Known, "ok request"), 100*e.Rate)
 	}
 	b.WriteString("\n")
 }

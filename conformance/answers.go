@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,7 +28,8 @@ type Answer struct {
 var ErrVersion = errors.New("answers for another version of the cases")
 
 // versionOf reads the version an answer names, a string or a number as
-// written ("3" or 3), or "" when it names none.
+// written ("3" or 3, and 3.0 as Python writes a float, read "3"), or ""
+// when it names none.
 func versionOf(v json.RawMessage) (string, error) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || string(v) == "null" {
@@ -38,6 +41,9 @@ func versionOf(v json.RawMessage) (string, error) {
 	}
 	var n json.Number
 	if err := json.Unmarshal(v, &n); err == nil {
+		if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatInt(int64(f), 10), nil // 3.0 or 3e0: "3"
+		}
 		return n.String(), nil
 	}
 	return "", fmt.Errorf("the version is a string or a number, not %s", v)

@@ -85,6 +85,9 @@ func TestReadAnswersVersion(t *testing.T) {
 		// A version written as a number is read as written.
 		`{"case": "edge-ties", "version": ` + Version + `, "figures": {"ttft_ms.p50": 100}}`,
 		`{"version": ` + Version + `, "edge-ties": {"ttft_ms.p50": 100}}`,
+		// Python's json.dumps writes a float version 3.0: the integer it equals.
+		`{"case": "edge-ties", "version": ` + Version + `.0, "figures": {"ttft_ms.p50": 100}}`,
+		`{"version": ` + Version + `.000, "edge-ties": {"ttft_ms.p50": 100}}`,
 	} {
 		answers, err := ReadAnswers(strings.NewReader(in))
 		if err != nil {
@@ -99,6 +102,7 @@ func TestReadAnswersVersion(t *testing.T) {
 		`{"case": "edge-ties", "version": "0", "figures": {"ttft_ms.p50": 100}}`,
 		`{"version": "0", "edge-ties": {"ttft_ms.p50": 100}}`,
 		`{"case": "edge-ties", "version": 0, "figures": {"ttft_ms.p50": 100}}`,
+		`{"case": "edge-ties", "version": 0.0, "figures": {"ttft_ms.p50": 100}}`,
 	} {
 		_, err := ReadAnswers(strings.NewReader(in))
 		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), `"0"`) || !strings.Contains(err.Error(), `"`+Version+`"`) {

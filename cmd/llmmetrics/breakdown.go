@@ -368,7 +368,11 @@ const breakdownAbout = "--ttft-breakdown runs the specification's TTFT breakdown
 	"llama.cpp's timings, Ollama's durations): queue, prefill, residual and client overhead, each unknown\n" +
 	"where the server did not report it; per length, every row and a summary (mean, p50, p95, p99, min,\n" +
 	"max). The first request that fails (out of memory, say) is recorded, and every later one is skipped\n" +
-	"and counted with the reason. With --gpu-telemetry the samples are summarized per length."
+	"and counted with the reason. With --gpu-telemetry the samples are summarized per length.\n\n" +
+	"The exit status of --search and of --ttft-breakdown: 0 when a measured request ended ok, also after a\n" +
+	"signal (the report of what was measured follows); 4 when nothing was measured: every measured request\n" +
+	"failed, or a signal came before the first (no status 5 for them), after the report and its error set;\n" +
+	"1 for a failed test or sizing request or an output that cannot be written; 2 for a usage mistake."
 
 // breakdownFlags are run's flags of --ttft-breakdown alone (--repeats is
 // shared with --search).

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/formats"
 	"github.com/llmmetrics/llmmetrics/parquet"
 )
 
@@ -84,6 +85,10 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	format, err := outputFormat(out)
 	if err != nil {
 		return err
+	}
+	r, head := formats.Peek(r)
+	if isPlan(head) { // a dry run's plan (dryrun.go)
+		return fmt.Errorf("%s: a dry run's plan, not a run: nothing to convert (report describes it)", name)
 	}
 	run, err := readRun(r, false)
 	if err != nil {

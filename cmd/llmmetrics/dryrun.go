@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,33 +82,85 @@ func isPlan(head []byte) bool {
 	return bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), []byte(drive.PlanPrefix))
 }
 
-// reportPlan is report of a plan file: it is described.
-func reportPlan(w io.Writer, in io.Reader, name string) error {
+// reportPlan is report of a plan file: it is described, as JSON when
+// asJSON.
+func reportPlan(w io.Writer, in io.Reader, name string, asJSON bool) error {
 	h, reqs, err := drive.ReadPlan(in)
 	if err != nil {
 		return fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "drive: "))
 	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(summarizePlan(name, h, reqs))
+	}
 	return describePlan(w, name, h, reqs)
 }
 
-// describePlan prints what a plan would send: how many requests, when,
-// and of what lengths.
-func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Request) error {
-	b := &strings.Builder{}
-	warm := 0
-	var gaps []time.Duration
-	var sched []time.Duration
+// A planSummary is what a plan would send, report --json's form of a
+// plan: nothing in it was measured.
+type planSummary struct {
+	Plan        string            `json:"plan"`
+	NothingSent bool              `json:"nothing_sent"` // always true: a plan is not a run
+	Requests    int               `json:"requests"`     // measured, after the warm-up
+	Warmup      int               `json:"warmup_requests"`
+	Load        map[string]string `json:"load,omitempty"`
+	Target      string            `json:"target,omitempty"`
+	API         string            `json:"api,omitempty"`
+	Model       string            `json:"model,omitempty"`
+	// Schedule is absent for a closed loop, which sends each request as
+	// one ends.
+	Schedule     *planSchedule `json:"schedule,omitempty"`
+	PromptTokens *planLengths  `json:"prompt_tokens,omitempty"`
+	MaxTokens    *planLengths  `json:"max_tokens,omitempty"`
+	GivenPrompts int           `json:"given_prompts,omitempty"` // requests whose prompt is text (--prompts), not a length
+	PrefixBlocks int           `json:"prefix_blocks,omitempty"`
+	Distinct     int           `json:"distinct_prefix_blocks,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
+
+	sched, gaps []time.Duration
+}
+
+// planSchedule is when a plan's measured requests are due, from the
+// measured part's start.
+type planSchedule struct {
+	FirstS   float64 `json:"first_s"`
+	LastS    float64 `json:"last_s"`
+	RatePerS float64 `json:"rate_per_s,omitempty"` // absent when they are all due at once
+	GapP50S  float64 `json:"gap_p50_s,omitempty"`
+	GapP90S  float64 `json:"gap_p90_s,omitempty"`
+	GapP99S  float64 `json:"gap_p99_s,omitempty"`
+	GapLongS float64 `json:"gap_longest_s,omitempty"`
+}
+
+// planLengths are the lengths of a plan's requests, nearest-rank
+// percentiles.
+type planLengths struct {
+	Min      int     `json:"min"`
+	P50      int     `json:"p50"`
+	Mean     float64 `json:"mean"`
+	P99      int     `json:"p99"`
+	Max      int     `json:"max"`
+	Requests int     `json:"requests"`
+}
+
+// summarizePlan sums up what a plan would send.
+func summarizePlan(name string, h *drive.PlanHeader, reqs []drive.Request) *planSummary {
+	s := &planSummary{Plan: name, NothingSent: true, Load: h.Load, Target: h.Target, Notes: h.Notes}
+	if h.Target != "" {
+		s.API, s.Model = h.API, h.Model
+	}
 	var prompts, outs []int
-	blocks, distinct := 0, map[int]bool{}
+	distinct := map[int]bool{}
 	for i, q := range reqs {
 		if q.Warmup {
-			warm++
+			s.Warmup++
 			continue
 		}
 		if q.HasSchedule {
-			sched = append(sched, q.Scheduled)
+			s.sched = append(s.sched, q.Scheduled)
 			if i > 0 && reqs[i-1].HasSchedule && !reqs[i-1].Warmup {
-				gaps = append(gaps, q.Scheduled-reqs[i-1].Scheduled)
+				s.gaps = append(s.gaps, q.Scheduled-reqs[i-1].Scheduled)
 			}
 		}
 		if q.PromptTokens > 0 {
@@ -116,15 +169,50 @@ func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Re
 		if q.MaxTokens > 0 {
 			outs = append(outs, q.MaxTokens)
 		}
-		blocks += len(q.PrefixBlocks)
+		s.PrefixBlocks += len(q.PrefixBlocks)
 		for _, id := range q.PrefixBlocks {
 			distinct[id] = true
 		}
 	}
-	measured := len(reqs) - warm
-	fmt.Fprintf(b, "PLAN %s (nothing sent): %d requests", name, measured)
-	if warm > 0 {
-		fmt.Fprintf(b, " after %d warm-up", warm)
+	s.Requests, s.Distinct = len(reqs)-s.Warmup, len(distinct)
+	s.GivenPrompts = s.Requests - len(prompts)
+	if len(s.sched) > 0 {
+		sc := &planSchedule{FirstS: s.sched[0].Seconds(), LastS: s.sched[len(s.sched)-1].Seconds()}
+		if span := s.sched[len(s.sched)-1] - s.sched[0]; span > 0 {
+			sc.RatePerS = float64(len(s.sched)-1) / span.Seconds()
+		}
+		if len(s.gaps) > 0 {
+			slices.Sort(s.gaps)
+			sc.GapP50S, sc.GapP90S, sc.GapP99S = nearest(s.gaps, 50).Seconds(), nearest(s.gaps, 90).Seconds(), nearest(s.gaps, 99).Seconds()
+			sc.GapLongS = s.gaps[len(s.gaps)-1].Seconds()
+		}
+		s.Schedule = sc
+	}
+	s.PromptTokens, s.MaxTokens = lengthsOf(prompts), lengthsOf(outs)
+	return s
+}
+
+// lengthsOf sums up xs, sorting it; nil for none.
+func lengthsOf(xs []int) *planLengths {
+	if len(xs) == 0 {
+		return nil
+	}
+	slices.Sort(xs)
+	sum := 0
+	for _, x := range xs {
+		sum += x
+	}
+	return &planLengths{Min: xs[0], P50: nearest(xs, 50), Mean: float64(sum) / float64(len(xs)), P99: nearest(xs, 99), Max: xs[len(xs)-1], Requests: len(xs)}
+}
+
+// describePlan prints what a plan would send: how many requests, when,
+// and of what lengths.
+func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Request) error {
+	b := &strings.Builder{}
+	s := summarizePlan(name, h, reqs)
+	fmt.Fprintf(b, "PLAN %s (nothing sent): %d requests", name, s.Requests)
+	if s.Warmup > 0 {
+		fmt.Fprintf(b, " after %d warm-up", s.Warmup)
 	}
 	fmt.Fprintln(b)
 	for _, k := range []string{"loop", "arrivals", "rate_per_s", "burstiness", "concurrency", "max_in_flight", "seed", "replay", "replay_format", "replay_window", "speed", "scale_tokens", "cap_prompt_tokens", "cap_output_tokens", "output_length", "prefix_groups", "prefix_block_tokens", "prefix_sharing"} {
@@ -135,7 +223,7 @@ func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Re
 	if h.Target != "" {
 		fmt.Fprintf(b, "  %-18s %s (%s, model %q)\n", "target", h.Target, h.API, h.Model)
 	}
-	if len(sched) > 0 {
+	if sched, gaps := s.sched, s.gaps; len(sched) > 0 {
 		span := sched[len(sched)-1] - sched[0]
 		fmt.Fprintf(b, "  schedule           %v to %v from the measured part's start", sched[0], sched[len(sched)-1])
 		if span > 0 {
@@ -143,32 +231,25 @@ func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Re
 		}
 		fmt.Fprintln(b)
 		if len(gaps) > 0 {
-			slices.Sort(gaps)
 			fmt.Fprintf(b, "  gaps               p50 %v, p90 %v, p99 %v, longest %v\n", nearest(gaps, 50), nearest(gaps, 90), nearest(gaps, 99), gaps[len(gaps)-1])
 		}
-	} else if measured > 0 {
+	} else if s.Requests > 0 {
 		fmt.Fprintln(b, "  schedule           none: a closed loop sends each request as one ends")
 	}
 	for _, l := range []struct {
 		what string
-		xs   []int
-	}{{"prompt tokens", prompts}, {"max tokens", outs}} {
-		if len(l.xs) == 0 {
+		l    *planLengths
+	}{{"prompt tokens", s.PromptTokens}, {"max tokens", s.MaxTokens}} {
+		if l.l == nil {
 			continue
 		}
-		slices.Sort(l.xs)
-		sum := 0
-		for _, x := range l.xs {
-			sum += x
-		}
-		fmt.Fprintf(b, "  %-18s min %d, p50 %d, mean %.1f, p99 %d, max %d (%d requests)\n", l.what, l.xs[0], nearest(l.xs, 50),
-			float64(sum)/float64(len(l.xs)), nearest(l.xs, 99), l.xs[len(l.xs)-1], len(l.xs))
+		fmt.Fprintf(b, "  %-18s min %d, p50 %d, mean %.1f, p99 %d, max %d (%d requests)\n", l.what, l.l.Min, l.l.P50, l.l.Mean, l.l.P99, l.l.Max, l.l.Requests)
 	}
-	if len(prompts) < measured {
-		fmt.Fprintf(b, "  %-18s %d requests' prompts are given text (--prompts), not a length\n", "", measured-len(prompts))
+	if s.GivenPrompts > 0 {
+		fmt.Fprintf(b, "  %-18s %d requests' prompts are given text (--prompts), not a length\n", "", s.GivenPrompts)
 	}
-	if blocks > 0 {
-		fmt.Fprintf(b, "  prefix blocks      %d, %d distinct (%.1f%% repeats)\n", blocks, len(distinct), 100*float64(blocks-len(distinct))/float64(blocks))
+	if s.PrefixBlocks > 0 {
+		fmt.Fprintf(b, "  prefix blocks      %d, %d distinct (%.1f%% repeats)\n", s.PrefixBlocks, s.Distinct, 100*float64(s.PrefixBlocks-s.Distinct)/float64(s.PrefixBlocks))
 	}
 	for _, n := range h.Notes {
 		fmt.Fprintf(b, "  note: %s\n", n)

@@ -125,7 +125,7 @@ func TestImportedSetAside(t *testing.T) {
 	in := `{"duration": 2.0, "ttfts": [0.1, 0.1], "itls": [[0.02], [0.02, 0.02, 0.02]], "input_lens": [5, 5], "output_lens": [2, 2], "errors": ["", ""]}`
 	code, out, errs := runCLI(t, in, "report", "--from", "vllm")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "no token count: 1 ok requests (0 no usage, 0 usage of zero, 1 count below the chunks)")
+	assert.Contains(t, out, "no token count: 1 ok request (0 no usage, 0 usage of zero, 1 count below the chunks)")
 	assert.Contains(t, out, "TTFT              2 ")
 	assert.Contains(t, out, "TPOT              1 ")
 	assert.Contains(t, out, "output  ≥1.000 tokens/s (≥2 tokens), a LOWER BOUND: it counts 1 of the 2 ok requests") // the first request's 2 over 2 s, the other uncounted

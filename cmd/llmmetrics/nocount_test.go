@@ -19,7 +19,7 @@ func TestReportNoCount(t *testing.T) {
 `
 	code, out, errs := runCLI(t, in, "report")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "no token count: 1 ok requests (1 no usage, 0 usage of zero, 0 count below the chunks)")
+	assert.Contains(t, out, "no token count: 1 ok request (1 no usage, 0 usage of zero, 0 count below the chunks)")
 	code, out, errs = runCLI(t, in, "report", "--json")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, `"no_count":{"total":1,"no_usage":1,"zero_usage":0,"below_chunks":0}`)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/llmmetrics/llmmetrics/drive/trace"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // replayFlags are run's flags of a replayed trace, of bursty arrivals and
@@ -24,6 +25,7 @@ type replayFlags struct {
 
 	replayed *trace.Replay // the window sent, once applied
 	format   trace.Format  // the trace's format, once read
+	noUsage  int           // a run file's ok requests left out for want of usage
 }
 
 func (r *replayFlags) define(fs *flag.FlagSet) {
@@ -61,6 +63,10 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 		return fmt.Errorf("%w: --dry-run, --replay and --arrivals belong to a plain run, not to --search or --ttft-breakdown", errUsage)
 	case !f.replaying() && len(only) > 0:
 		return fmt.Errorf("%w: %s belong to --replay", errUsage, strings.Join(only, ", "))
+	case f.replaying() && !(*f.speed > 0):
+		return valueError(fmt.Sprintf("--speed %v: want a positive factor (2 replays twice as fast, 0.5 half as fast)", *f.speed))
+	case f.replaying() && !(*f.scaleTokens > 0):
+		return valueError(fmt.Sprintf("--scale-tokens %v: want a positive factor (0.5 halves every length)", *f.scaleTokens))
 	case f.replaying() && (flagSet(fs, "shard") || flagSet(fs, "start-at")):
 		return fmt.Errorf("%w: a replay is sent by one machine: --shard and --start-at are not for it", errUsage)
 	}
@@ -124,7 +130,7 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
 	}
-	f.replayed, f.format = r, tr.Format
+	f.replayed, f.format, f.noUsage = r, tr.Format, tr.NoUsage
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
 	p.PrefixBlockTokens = r.BlockTokens
 	return nil
@@ -230,8 +236,25 @@ func (f *runFlags) replayNotes() []string {
 		return nil
 	}
 	n := len(r.Requests)
-	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths as the trace gives them.",
-		n, *f.replay, f.format, r.First, r.Speed)}
+	lengths := "as the trace gives them"
+	if *f.scaleTokens != 1 {
+		lengths = fmt.Sprintf("the trace's times %v (--scale-tokens), rounded, at least 1", *f.scaleTokens)
+	}
+	var caps []string
+	if *f.capPrompt > 0 {
+		caps = append(caps, fmt.Sprintf("prompts at most %d", *f.capPrompt))
+	}
+	if *f.capOut > 0 {
+		caps = append(caps, fmt.Sprintf("outputs at most %d", *f.capOut))
+	}
+	if len(caps) > 0 {
+		lengths += ", then capped: " + strings.Join(caps, " and ") + " tokens"
+	}
+	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths %s.",
+		n, *f.replay, f.format, r.First, r.Speed, lengths)}
+	if f.noUsage > 0 {
+		notes = append(notes, fmt.Sprintf("%s without a usage count left out: record with the gateway's --include-usage.", plural.Of(f.noUsage, "ok request")))
+	}
 	if r.Capped > 0 {
 		var what []string
 		if r.CappedPrompt > 0 {

@@ -184,6 +184,9 @@ func TestReplayBadInput(t *testing.T) {
 		{"nan.csv", az + "2023-11-16 18:17:04.5,ten,10\r\n", nil, `nan.csv:2: ContextTokens "ten": not a number`},
 		{"zero.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 0}` + "\n", nil, `zero.jsonl:1: output_length "0": a length of zero`},
 		{"window.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--replay-from", "1m"}, "window.jsonl: window 1m0s to the end: no row in it"},
+		// 0 is not read as 1 in silence.
+		{"speed0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--speed", "0"}, "--speed 0: want a positive factor"},
+		{"scale0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--scale-tokens", "0"}, "--scale-tokens 0: want a positive factor"},
 	} {
 		path := writeFile(t, c.name, c.text)
 		args := append([]string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--replay", path}, c.args...)
@@ -258,4 +261,77 @@ func TestHelpRunReplayFlags(t *testing.T) {
 		assert.Contains(t, stdout, "-"+fl, fl)
 		assert.True(t, strings.Contains(string(doc), "--"+fl), "docs/run.md names --%s", fl)
 	}
+}
+
+// A dry run's plan is not a run: convert says so in one line, status 1,
+// and report --json describes it as JSON.
+func TestPlanConvertAndReportJSON(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.jsonl")
+	code, _, errs := runCLI(t, "", "run", "--dry-run", "--rate", "4", "--requests", "5", "--prompt-tokens", "64", "--max-tokens", "8",
+		"--seed", "3", "--model", "m", "--out", plan)
+	require.Equal(t, 0, code, errs)
+
+	code, _, errs = runCLI(t, "", "convert", plan, filepath.Join(dir, "plan.parquet"))
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.Contains(t, errs, plan+": a dry run's plan, not a run: nothing to convert (report describes it)")
+	assert.NoFileExists(t, filepath.Join(dir, "plan.parquet"))
+
+	code, stdout, errs := runCLI(t, "", "report", "--json", plan)
+	require.Equal(t, 0, code, errs)
+	var got struct {
+		Plan     string            `json:"plan"`
+		Requests int               `json:"requests"`
+		Load     map[string]string `json:"load"`
+		Schedule *struct {
+			FirstS float64 `json:"first_s"`
+		} `json:"schedule"`
+		MaxToks struct{ Min, Max int } `json:"max_tokens"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	assert.Equal(t, plan, got.Plan)
+	assert.Equal(t, 5, got.Requests)
+	assert.Equal(t, "4", got.Load["rate_per_s"])
+	assert.NotNil(t, got.Schedule, "an open loop's schedule")
+	assert.Equal(t, 8, got.MaxToks.Min)
+	assert.Equal(t, 8, got.MaxToks.Max)
+}
+
+// The replay's note says the lengths as sent: scaled and capped when
+// --scale-tokens and the caps say so.
+func TestReplayNoteScaled(t *testing.T) {
+	tr := writeFile(t, "t.jsonl", `{"timestamp": 5, "input_length": 1000, "output_length": 300}`+"\n"+
+		`{"timestamp": 9, "input_length": 2000, "output_length": 30}`+"\n")
+	code, stdout, errs := runCLI(t, "", "run", "--dry-run", "--model", "m", "--replay", tr, "--scale-tokens", "0.1",
+		"--cap-output-tokens", "20", "--out", filepath.Join(t.TempDir(), "plan.jsonl"))
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, stdout, "as the trace gives them")
+	assert.Contains(t, stdout, "its prompt and output lengths the trace's times 0.1 (--scale-tokens), rounded, at least 1, then capped: outputs at most 20 tokens.")
+	// 1000 and 2000 times 0.1: 100 and 200; 300 and 30: 30 (capped at 20) and 3.
+	assert.Contains(t, stdout, "prompt tokens      min 100, p50 100, mean 150.0, p99 200, max 200 (2 requests)")
+	assert.Contains(t, stdout, "max tokens         min 3, p50 3, mean 11.5, p99 20, max 20 (2 requests)")
+
+	code, stdout, errs = runCLI(t, "", "run", "--dry-run", "--model", "m", "--replay", tr, "--out", filepath.Join(t.TempDir(), "plan.jsonl"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "its prompt and output lengths as the trace gives them.")
+}
+
+// A gateway's file where an ok call lacks usage replays the others, the
+// ones left out counted in the plan's notes; none with usage is refused.
+func TestReplayRunFileNoUsage(t *testing.T) {
+	withUsage := `{"id":"1","sent_ns":5,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7,"completion_tokens":3}` + "\n"
+	without := `{"id":"2","sent_ns":9,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7}` + "\n"
+	prod := writeFile(t, "prod.jsonl", withUsage+without+withUsage)
+	plan := filepath.Join(t.TempDir(), "p.jsonl")
+	code, stdout, errs := runCLI(t, "", "run", "--replay", prod, "--dry-run", "--model", "m", "--out", plan)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "PLAN "+plan+" (nothing sent): 2 requests")
+	assert.Contains(t, stdout, "note: 1 ok request without a usage count left out: record with the gateway's --include-usage.")
+
+	none := writeFile(t, "none.jsonl", without)
+	code, _, errs = runCLI(t, "", "run", "--replay", none, "--dry-run", "--model", "m", "--out", plan+"2")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.Contains(t, errs, "none.jsonl:1: completion_tokens: missing: the server gave no usage for the one ok request: record with the gateway's --include-usage")
 }

@@ -47,7 +47,8 @@ var reportCommand = &command{
 		"An ok request \"not streamed\" had its two or more tokens come at once (one JSON body, or one chunk\n" +
 		"holding them all): it has an E2E but no TTFT or TPOT, and TTFT and TPOT leave it out, counted. An SLO\n" +
 		"judges it on its E2E for the TTFT limit too (its first text is its last) and on a TPOT of 0; a\n" +
-		"max_gap limit does not apply to one chunk, and is an error for a JSON body, which has no chunks.\n" +
+		"request with one text chunk has no gap, so a max_gap limit does not judge it, an unstreamed answer\n" +
+		"(a JSON body, which run records as one chunk) included.\n" +
 		"The workload of the measured requests (prompt and output lengths, the arrival process, the requests\n" +
 		"in flight, the early-stop rate) is described before the latencies. --warmup sets the warm-up aside\n" +
 		"as a counted category, by count, by duration or by the specification's illustrative rule (auto), and the\n" +
@@ -176,7 +177,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer closeIn()
 	in, head := formats.Peek(in)
 	if isPlan(head) { // a dry run's plan (dryrun.go)
-		return reportPlan(stdout, in, name)
+		return reportPlan(stdout, in, name, f.asJSON())
 	}
 
 	tool := f.tool

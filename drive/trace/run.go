@@ -14,6 +14,8 @@ import (
 // preflight request (the warm-up's included: it was sent) becomes a row
 // at its send time, with the prompt and completion tokens of its usage.
 // The file is written as requests end; the rows are put in send order.
+// An ok request without usage has no lengths: it is left out and counted
+// in the Trace's NoUsage, unless every one lacks it (an error).
 func readRun(r io.Reader, b *builder) error {
 	run, err := llmmetrics.ReadJSONL(r)
 	if err != nil {
@@ -31,11 +33,15 @@ func readRun(r io.Reader, b *builder) error {
 		}
 	}
 	slices.SortStableFunc(ok, func(a, b sent) int { return cmp.Compare(a.rec.Sent, b.rec.Sent) })
+	first := 0 // the line of the first ok request without usage
 	for _, s := range ok {
 		rec := s.rec
 		row := Row{At: rec.Sent, Prompt: rec.PromptTokens, Output: rec.CompletionTokens, Line: s.line}
-		if rec.NoUsage {
-			return &Error{File: b.t.File, Line: s.line, Field: "completion_tokens", Err: fmt.Errorf("%w: the server gave no usage", ErrMissing)}
+		if rec.NoUsage { // no lengths to replay: left out, counted
+			if b.t.NoUsage++; first == 0 {
+				first = s.line
+			}
+			continue
 		}
 		at := field{"sent_ns", strconv.FormatInt(int64(rec.Sent), 10)}
 		pt := field{"prompt_tokens", strconv.Itoa(rec.PromptTokens)}
@@ -43,6 +49,14 @@ func readRun(r io.Reader, b *builder) error {
 		if err := b.add(row, at, pt, ct); err != nil {
 			return err
 		}
+	}
+	if len(ok) > 0 && b.t.NoUsage == len(ok) {
+		which := fmt.Sprintf("any of the %d ok requests", len(ok))
+		if len(ok) == 1 {
+			which = "the one ok request"
+		}
+		return &Error{File: b.t.File, Line: first, Field: "completion_tokens",
+			Err: fmt.Errorf("%w: the server gave no usage for %s: record with the gateway's --include-usage", ErrMissing, which)}
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Trace struct {
 	File   string // as given to Read, for messages
 	Format Format
 	Rows   []Row // in time order
+	// NoUsage counts the ok requests of a run file (LLMMetrics) left out
+	// for want of a usage count, so of lengths to replay.
+	NoUsage int
 }
 
 // Read reads the trace file at path in format f ("" detects it from the

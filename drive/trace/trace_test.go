@@ -133,6 +133,22 @@ func TestBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "r.jsonl:1: prompt_tokens")
 }
 
+// An ok request of a run file without usage has no lengths to replay: it
+// is left out and counted, unless none has usage (an error with the hint).
+func TestReadRunNoUsage(t *testing.T) {
+	withUsage := `{"id":"1","sent_ns":5,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7,"completion_tokens":3}` + "\n"
+	without := `{"id":"2","sent_ns":9,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7}` + "\n"
+	tr, err := ReadFrom(strings.NewReader(withUsage+without+withUsage), "r.jsonl", "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, tr.NoUsage)
+	require.Len(t, tr.Rows, 2)
+	assert.Equal(t, []int{1, 3}, []int{tr.Rows[0].Line, tr.Rows[1].Line})
+
+	_, err = ReadFrom(strings.NewReader(without+without), "r.jsonl", "")
+	assert.ErrorIs(t, err, ErrMissing)
+	assert.EqualError(t, err, "r.jsonl:1: completion_tokens: missing: the server gave no usage for any of the 2 ok requests: record with the gateway's --include-usage")
+}
+
 func TestParseFormat(t *testing.T) {
 	for _, s := range []string{"", "auto", "azure", "mooncake", "burstgpt", "llmmetrics"} {
 		_, err := ParseFormat(s)
