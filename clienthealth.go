@@ -12,7 +12,7 @@ import "time"
 // Three measures, each over Window:
 //
 //   - a ticker: a goroutine that sleeps to a deadline every Tick and notes
-//     how late it woke (Ticks wakes; TickP50, TickP99 and TickMax of
+//     how late it woke (Ticks wakes; TickP50, TickP90, TickP99 and TickMax of
 //     their lateness, by nearest rank). It is late when the process, or
 //     the machine, left it waiting.
 //   - the Go runtime's scheduling latency (runtime/metrics
@@ -34,6 +34,7 @@ type ClientHealth struct {
 	Tick    time.Duration `json:"tick_ns"` // the ticker's period
 	Ticks   int           `json:"ticks"`   // wakes measured
 	TickP50 time.Duration `json:"tick_late_p50_ns"`
+	TickP90 time.Duration `json:"tick_late_p90_ns,omitempty"` // absent from files before it
 	TickP99 time.Duration `json:"tick_late_p99_ns"`
 	TickMax time.Duration `json:"tick_late_max_ns"`
 

@@ -63,11 +63,17 @@ func (c *clientCheck) write(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", x)
 	}
 	if h.Ticks > 0 {
-		few := ""
-		if h.Ticks < genhealth.MinP99 {
-			few = fmt.Sprintf(" (under %d deadlines the p99 is the max: lateness is judged at p50)", genhealth.MinP99)
+		few, p90 := "", ""
+		switch {
+		case h.Ticks < genhealth.MinP90:
+			few = fmt.Sprintf(" (under %d deadlines the p99 is the max: lateness is judged at p50)", genhealth.MinP90)
+		case h.Ticks < genhealth.MinP99 && h.TickP90 > 0:
+			few = fmt.Sprintf(" (under %d deadlines the p99 is one of the ten worst: lateness is judged at p90)", genhealth.MinP99)
 		}
-		fmt.Fprintf(w, "  a ticker of %v: %s, met late by p50 %s, p99 %s, max %s%s\n", h.Tick, plural.Of(h.Ticks, "deadline"), msText(h.TickP50), msText(h.TickP99), msText(h.TickMax), few)
+		if h.TickP90 > 0 {
+			p90 = ", p90 " + msText(h.TickP90)
+		}
+		fmt.Fprintf(w, "  a ticker of %v: %s, met late by p50 %s%s, p99 %s, max %s%s\n", h.Tick, plural.Of(h.Ticks, "deadline"), msText(h.TickP50), p90, msText(h.TickP99), msText(h.TickMax), few)
 	}
 	if h.Sched > 0 {
 		fmt.Fprintf(w, "  Go scheduler latency (%d sampled by the runtime; histogram buckets): p50 %s, p99 %s, max %s\n", h.Sched, bucketText(h.SchedP50), bucketText(h.SchedP99), bucketText(h.SchedMax))

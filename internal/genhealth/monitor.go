@@ -85,7 +85,7 @@ func (m *Monitor) Stop() *llmmetrics.ClientHealth {
 		} else {
 			h.CPU = cpu1 - m.cpu0
 		}
-		h.Ticks, h.TickP50, h.TickP99, h.TickMax = m.t.figures()
+		h.Ticks, h.TickP50, h.TickP90, h.TickP99, h.TickMax = m.t.figures()
 		if h.Ticks == 0 {
 			absent["ticker"] = "the load ended before the ticker's first deadline"
 		}

@@ -28,13 +28,13 @@ func (t *ticker) wake(now time.Time) {
 // figures returns the count of deadlines met and the median, 99th
 // percentile (nearest rank) and largest of their lateness; zeros for
 // none.
-func (t *ticker) figures() (n int, p50, p99, max time.Duration) {
+func (t *ticker) figures() (n int, p50, p90, p99, max time.Duration) {
 	if len(t.late) == 0 {
-		return 0, 0, 0, 0
+		return 0, 0, 0, 0, 0
 	}
 	s := slices.Clone(t.late)
 	slices.Sort(s)
-	return len(s), s[rank(len(s), 50)-1], s[rank(len(s), 99)-1], s[len(s)-1]
+	return len(s), s[rank(len(s), 50)-1], s[rank(len(s), 90)-1], s[rank(len(s), 99)-1], s[len(s)-1]
 }
 
 // rank is the nearest rank of the p-th percentile of n values, ⌈p·n/100⌉,

@@ -19,10 +19,13 @@ const (
 	// whole milliseconds (epoll_wait), so a wake may come up to 1 ms after
 	// its deadline with nothing else running.
 	MinLate = 2 * time.Millisecond
-	// MinP99 is the fewest samples whose p99 (nearest rank) is not their
-	// largest: with fewer, one late wake would be the p99, so the
-	// lateness is judged on the p50 instead, which one wake cannot move.
-	MinP99 = 100
+	// MinP90 and MinP99 are the fewest samples over which lateness is
+	// judged at the p90 and at the p99 (nearest rank): under 100, one
+	// late wake is the p99 and the p90 is the 10th worst, so the p50 is
+	// taken; under 1,000 the p99 is one of the ten worst wakes, which a
+	// passing stall of the machine makes, so the p90 is taken.
+	MinP90 = 100
+	MinP99 = 1000
 	// BurstShare is the share of gaps of exactly 0 above which the chunks
 	// of a client that read on time came in bursts.
 	BurstShare = 0.05
@@ -40,10 +43,15 @@ func Lateness(h *llmmetrics.ClientHealth, g Gaps) (late, limit time.Duration) {
 }
 
 // tickLate returns the ticker's lateness as judged, and its statistic:
-// the p99, or with fewer than MinP99 deadlines the p50.
+// the p99, or with fewer than MinP99 deadlines the p90 (where the health
+// has one: files written before it have none), with fewer than MinP90
+// the p50.
 func tickLate(h *llmmetrics.ClientHealth) (time.Duration, string) {
-	if h.Ticks < MinP99 {
+	switch {
+	case h.Ticks < MinP90:
 		return h.TickP50, "p50"
+	case h.Ticks < MinP99 && h.TickP90 > 0:
+		return h.TickP90, "p90"
 	}
 	return h.TickP99, "p99"
 }
@@ -51,7 +59,7 @@ func tickLate(h *llmmetrics.ClientHealth) (time.Duration, string) {
 // schedLate returns the runtime's scheduling latency bucket as judged,
 // and its statistic, as tickLate does.
 func schedLate(h *llmmetrics.ClientHealth) ([2]time.Duration, string) {
-	if h.Sched < MinP99 {
+	if h.Sched < MinP90 {
 		return h.SchedP50, "p50"
 	}
 	return h.SchedP99, "p99"

@@ -66,6 +66,19 @@ func TestWarnings(t *testing.T) {
 			h.Ticks, h.TickP50, h.TickP99, h.TickMax = 49, 3*time.Millisecond, 4*time.Millisecond, 4*time.Millisecond
 		}), Gaps{Streams: 10, OneToken: 10, Gaps: 100, Median: 5 * time.Millisecond},
 			"a ticker of 10ms woke 3ms late at p50 (max 4ms; 49 deadlines, too few for a p99) and Go's scheduler latency p99 is in [65µs, 73µs)"},
+		// With 156 deadlines the p99 is the 2nd worst wake: a passing
+		// stall of 196 ms is not a late client when the p90 is 1.2 ms.
+		{"two late wakes of 156", with(func(h *llmmetrics.ClientHealth) {
+			h.Ticks, h.TickP50, h.TickP90, h.TickP99, h.TickMax = 156, 300*us, 1200*us, 196*time.Millisecond, 200*time.Millisecond
+		}), healthy, ""},
+		{"156 wakes late at p90", with(func(h *llmmetrics.ClientHealth) {
+			h.Ticks, h.TickP50, h.TickP90, h.TickP99, h.TickMax = 156, 1*time.Millisecond, 3*time.Millisecond, 9*time.Millisecond, 9*time.Millisecond
+		}), Gaps{Streams: 10, OneToken: 10, Gaps: 100, Median: 5 * time.Millisecond},
+			"a ticker of 10ms woke 3ms late at p90 (max 9ms; 156 deadlines, too few for a p99)"},
+		// 1,000 deadlines or more: the p99 is judged.
+		{"1000 wakes late at p99", with(func(h *llmmetrics.ClientHealth) {
+			h.Ticks, h.TickP50, h.TickP90, h.TickP99, h.TickMax = 1000, 300*us, 1200*us, 5*time.Millisecond, 9*time.Millisecond
+		}), healthy, "woke 5ms late at p99 (max 9ms)"},
 		// So with the scheduler's samples: 40 of them, their p50 judged.
 		{"one late scheduling of few", with(func(h *llmmetrics.ClientHealth) {
 			h.Sched, h.SchedP99 = 40, [2]time.Duration{3 * time.Millisecond, 4 * time.Millisecond}
