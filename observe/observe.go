@@ -31,7 +31,7 @@ type Result struct {
 	// The observer always fills Record.Client: the client's own wait
 	// before the request was written (a connection from the pool, a dial,
 	// TLS; never inside TTFT), the first answer (non-reasoning) chunk, and
-	// the reasoning tokens where usage gave them.
+	// the reasoning and cached prompt tokens where usage gave them.
 
 	// Started is when the call began (wall clock); ConnWait is the part of
 	// Record.Client.Wait spent obtaining a connection.
@@ -297,6 +297,7 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	}
 	rec.PromptTokens = int(min(s.prompt, llmmetrics.MaxCount))
 	r.CachedTokens, r.CacheKnown = int(min(s.cached, llmmetrics.MaxCount)), s.hasCached
+	c.CachedPromptTokens, c.HasCached = r.CachedTokens, r.CacheKnown // what WriteJSONL writes
 	switch {
 	case readErr != nil:
 		rec.Status, rec.Message = outcome(ctx, readErr)
