@@ -94,6 +94,11 @@ type Result struct {
 	// durations, Groq's x_groq.usage), with its source; see WriteTimings.
 	Timings       json.RawMessage
 	TimingsSource string
+
+	// Text is the answer's text, its content deltas (chat) or text
+	// (completions) joined in order, where the Observer's KeepText asked
+	// for it; reasoning and tool calls are not in it.
+	Text string
 }
 
 // End is how a response that was read to its end ended.
@@ -137,6 +142,10 @@ type Observer struct {
 	Epoch time.Time
 	// Now returns the time; nil means time.Now. Tests replace it.
 	Now func() time.Time
+	// KeepText keeps the answer's text in Result.Text (chat and
+	// completions), for a caller that sends it back, as a multi-turn
+	// session does. Off, the stream's text is never copied.
+	KeepText bool
 
 	once sync.Once // sets a zero Epoch
 }
@@ -190,6 +199,9 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 		return res, nil
 	}
 	s := newStream(api, wrote)
+	if o.KeepText {
+		s.kept = &strings.Builder{}
+	}
 	p := &pusher{emit: s.event}
 	body, enc := decoded(resp)
 	rerr := read(body, p, o.now)
@@ -292,6 +304,9 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 		r.ResponseModel = s.model
 	}
 	r.ResponseID = s.id
+	if s.kept != nil {
+		r.Text = s.kept.String()
+	}
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}
