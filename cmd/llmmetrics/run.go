@@ -296,6 +296,8 @@ func (r *loadRun) preflightRequests() error {
 	n := 1000
 	if r.p.Requests > 0 {
 		n = r.p.Requests + r.p.Warmup.Requests
+	} else if r.p.Sessions > 0 {
+		n = r.p.Sessions*r.p.Turns + r.p.Warmup.Requests
 	}
 	prompts, _, note, err := f.syntheticPrompts(ctx, r.p, n)
 	r.p.Prompts = prompts
@@ -411,7 +413,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 	}
 	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
 	lc = r.withFidelity(lc) // fidelity.go
-	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
+	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), byTurn(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}
 	if werr != nil || srvErr != nil {
