@@ -30,6 +30,7 @@ var runCommand = &command{
 		"  llmmetrics run --replay FILE [--replay-format auto|azure|mooncake|burstgpt|llmmetrics] [--speed X] [--replay-from D]\n" +
 		"                 [--replay-to D] [--replay-rows N] [--scale-tokens F] [--cap-prompt-tokens N] [--cap-output-tokens N]\n" +
 		"                 [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
+		"  llmmetrics run --sessions S --turns T [--think-time D] --url URL --model M (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +

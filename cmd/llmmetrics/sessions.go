@@ -29,11 +29,11 @@ func (f *runFlags) applySessions(p *drive.Plan, fs *flag.FlagSet) error {
 	}
 	switch {
 	case !flagSet(fs, "sessions") || !flagSet(fs, "turns"):
-		return fmt.Errorf("%w: give --sessions and --turns together (--think-time with them)", errUsage)
+		return valueError("give --sessions and --turns together (--think-time with them)")
 	case *s.sessions <= 0 || *s.turns <= 0:
-		return fmt.Errorf("%w: --sessions %d --turns %d: want positive numbers", errUsage, *s.sessions, *s.turns)
+		return valueError(fmt.Sprintf("--sessions %d --turns %d: want positive numbers", *s.sessions, *s.turns))
 	case *s.thinkTime < 0:
-		return fmt.Errorf("%w: --think-time %v: want a duration not negative", errUsage, *s.thinkTime)
+		return valueError(fmt.Sprintf("--think-time %v: want a duration not negative", *s.thinkTime))
 	case *f.dryRun || f.replaying() || *f.ttftBreakdown || *f.search != "":
 		return fmt.Errorf("%w: --sessions is a load of its own: leave out --dry-run, --replay, --ttft-breakdown and --search", errUsage)
 	}
