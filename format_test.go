@@ -225,6 +225,17 @@ func TestRoundTrip(t *testing.T) {
 		recs := genRecords(t, false)
 		for i := range recs {
 			recs[i].Message = rapid.SampledFrom([]string{"", "boom", "a,\"quoted\"\nline"}).Draw(t, "msg")
+			if rapid.Bool().Draw(t, "client") {
+				// The facts no other key checks: the wait, the cached
+				// prompt tokens, the session and the turn.
+				c := &ClientSide{Wait: time.Duration(rapid.Int64Range(0, maxTime).Draw(t, "wait")),
+					Session: rapid.SampledFrom([]string{"", "s1", "sé \"x\""}).Draw(t, "session"),
+					Turn:    rapid.IntRange(0, maxCount).Draw(t, "turn")}
+				if rapid.Bool().Draw(t, "cached") {
+					c.CachedPromptTokens, c.HasCached = rapid.IntRange(0, maxCount).Draw(t, "cachedTokens"), true
+				}
+				recs[i].Client = c
+			}
 		}
 		var b bytes.Buffer
 		if err := WriteJSONL(&b, recs); err != nil {

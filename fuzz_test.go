@@ -102,6 +102,8 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"status":"error","status":"ok","completion_tokens":9223372036854775807,"sent_ns":9223372036854775807}`))
 	f.Add([]byte(`{"llmmetrics_run":{"tool":"t","start":"2026-11-30T10:00:00Z","load":{"loop":"open"}}}` + "\n" +
 		`{"id":"a","warmup":true,"scheduled_ns":5,"wait_ns":3,"first_answer_ns":10,"reasoning_tokens":1,"chunk_arrivals_ns":[10,20],"completion_tokens":2}`))
+	f.Add([]byte(`{"id":"a","session":"s0","turn":2,"cached_prompt_tokens":40,"prompt_tokens":50,"chunk_arrivals_ns":[10],"completion_tokens":1}` + "\n" +
+		`{"id":"b","session":"","turn":0,"cached_prompt_tokens":-1}` + "\n" + `{"id":"c","turn":1.5,"session":3}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		run := readBoth(t, in, ReadOptions.ReadJSONL)
 		if run == nil {

@@ -142,6 +142,14 @@ type ClientSide struct {
 	// tokens, where usage gave them (HasReasoning).
 	ReasoningTokens int
 	HasReasoning    bool
+	// CachedPromptTokens are the prompt tokens the server took from its
+	// prefix cache, where usage gave them (HasCached).
+	CachedPromptTokens int
+	HasCached          bool
+	// Session names the multi-turn conversation the request belongs to,
+	// and Turn its place in it from 1 ("" and 0 outside sessions).
+	Session string
+	Turn    int
 }
 
 // Lateness returns how long after its scheduled time the client began the
@@ -377,6 +385,10 @@ func (r *Record) validateClient() *RecordError {
 		return fieldError("scheduled", ErrOutOfRange, "%v", c.Scheduled)
 	case c.HasReasoning && (c.ReasoningTokens < 0 || c.ReasoningTokens > r.CompletionTokens && r.counted()):
 		return fieldError("reasoning_tokens", ErrChunkMismatch, "%d reasoning tokens of %d completion tokens", c.ReasoningTokens, r.CompletionTokens)
+	case c.CachedPromptTokens < 0:
+		return fieldError("cached_prompt_tokens", ErrNegativeCount, "%d", c.CachedPromptTokens)
+	case c.Turn < 0:
+		return fieldError("turn", ErrNegativeCount, "%d", c.Turn)
 	}
 	if c.HasAnswer && r.Status == StatusOK && r.hasText() && r.validTimes() {
 		if c.FirstAnswer < r.first() || c.FirstAnswer > r.last() {

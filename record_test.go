@@ -38,6 +38,8 @@ func TestValidateCatalogue(t *testing.T) {
 		{"chunk tokens of another length", func(r *Record) { r.ChunkTokens = []int32{3} }, ErrChunkMismatch, "chunk_tokens"},
 		{"chunk tokens without chunks", func(r *Record) { r.Chunks = nil; r.LastText = ms(5); r.ChunkTokens = []int32{3} }, ErrChunkMismatch, "chunk_tokens"},
 		{"unknown status", func(r *Record) { r.Status = 7 }, ErrBadStatus, "status"},
+		{"negative cached prompt tokens", func(r *Record) { r.Client = &ClientSide{CachedPromptTokens: -1, HasCached: true} }, ErrNegativeCount, "cached_prompt_tokens"},
+		{"negative turn", func(r *Record) { r.Client = &ClientSide{Session: "s", Turn: -2} }, ErrNegativeCount, "turn"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -98,6 +98,16 @@ type Plan struct {
 	// early stops, never as a different workload.
 	ExactOutput bool
 
+	// Sessions, when positive, makes the measured part Sessions multi-turn
+	// conversations of Turns requests each, run at once (sessions.go):
+	// turn k is sent ThinkTime after turn k−1's answer ended, with the
+	// conversation so far, answers included, as its context. Its records
+	// carry Client.Session ("s1", …) and Client.Turn (from 1). Requests,
+	// Duration, Rate and Replay are then not given; Concurrency, when
+	// given, caps the warm-up alone.
+	Sessions, Turns int
+	ThinkTime       time.Duration
+
 	Warmup Warmup
 
 	// Timeout bounds each request, from its call to its stream's end, and
@@ -214,7 +224,10 @@ func Check(p Plan) error {
 	case p.Sizing != nil && len(p.PromptTokensEach) == 0 && len(p.Replay) == 0:
 		return errors.New("drive: a Sizing without the prompt lengths to make")
 	}
-	if err := checkLoad(p); err != nil {
+	if err := checkSessions(p); err != nil {
+		return err
+	}
+	if err := checkLoad(p.load()); err != nil {
 		return err
 	}
 	if err := checkPrefix(p); err != nil {
@@ -274,7 +287,7 @@ type runner struct {
 
 func newRunner(p Plan) (*runner, error) {
 	u, _ := url.Parse(p.URL)
-	r := &runner{p: p, obs: &observe.Observer{Client: NewClient(p), Epoch: p.Epoch, Now: p.now}, path: u.Path, steady: make(chan struct{})}
+	r := &runner{p: p, obs: &observe.Observer{Client: NewClient(p), Epoch: p.Epoch, Now: p.now, KeepText: p.Sessions > 0}, path: u.Path, steady: make(chan struct{})}
 	if p.Rate > 0 {
 		a, err := newGaps(p)
 		if err != nil {
@@ -282,8 +295,8 @@ func newRunner(p Plan) (*runner, error) {
 		}
 		r.arrivals = a
 	}
-	if p.Concurrency > 0 {
-		r.slots = make(chan struct{}, p.Concurrency)
+	if c := p.load().Concurrency; c > 0 {
+		r.slots = make(chan struct{}, c)
 	}
 	if p.Warmup.Auto {
 		if p.Warmup.Rule == (llmmetrics.WarmupRule{}) {
@@ -344,7 +357,9 @@ func (r *runner) run(ctx context.Context) *Outcome {
 	if r.p.OnMeasure != nil {
 		r.p.OnMeasure(true)
 	}
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && r.p.Sessions > 0 {
+		r.sessions(ctx, &wg)
+	} else if ctx.Err() == nil {
 		r.phase(ctx, &wg, false)
 		out.Unsent = r.unsent
 		if r.p.Duration > 0 {
@@ -672,7 +687,7 @@ func (r *runner) progress(start time.Time) func() {
 func (r *runner) snapshot(start time.Time) Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p := Progress{Done: r.measured, Total: r.p.Requests, Warmup: r.warmDone, Errors: r.errs, Elapsed: time.Since(start)}
+	p := Progress{Done: r.measured, Total: r.p.load().Requests, Warmup: r.warmDone, Errors: r.errs, Elapsed: time.Since(start)}
 	if len(r.ttfts) > 0 {
 		xs := slices.Clone(r.ttfts)
 		slices.Sort(xs)

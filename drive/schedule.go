@@ -27,6 +27,9 @@ func Schedule(p Plan) (reqs []Request, note string, err error) {
 	if err := Check(probe); err != nil {
 		return nil, "", err
 	}
+	if p.Sessions > 0 {
+		return nil, "", errors.New("drive: sessions have no schedule ahead: each turn waits for the previous answer")
+	}
 	if p.Rate == 0 && p.Duration > 0 || p.Rate == 0 && p.Warmup.Duration > 0 {
 		return nil, "", errors.New("drive: a closed loop of a duration sends as many requests as the server answers: give a number of requests to plan it")
 	}

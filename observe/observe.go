@@ -31,7 +31,7 @@ type Result struct {
 	// The observer always fills Record.Client: the client's own wait
 	// before the request was written (a connection from the pool, a dial,
 	// TLS; never inside TTFT), the first answer (non-reasoning) chunk, and
-	// the reasoning tokens where usage gave them.
+	// the reasoning and cached prompt tokens where usage gave them.
 
 	// Started is when the call began (wall clock); ConnWait is the part of
 	// Record.Client.Wait spent obtaining a connection.
@@ -94,6 +94,11 @@ type Result struct {
 	// durations, Groq's x_groq.usage), with its source; see WriteTimings.
 	Timings       json.RawMessage
 	TimingsSource string
+
+	// Text is the answer's text, its content deltas (chat) or text
+	// (completions) joined in order, where the Observer's KeepText asked
+	// for it; reasoning and tool calls are not in it.
+	Text string
 }
 
 // End is how a response that was read to its end ended.
@@ -137,6 +142,10 @@ type Observer struct {
 	Epoch time.Time
 	// Now returns the time; nil means time.Now. Tests replace it.
 	Now func() time.Time
+	// KeepText keeps the answer's text in Result.Text (chat and
+	// completions), for a caller that sends it back, as a multi-turn
+	// session does. Off, the stream's text is never copied.
+	KeepText bool
 
 	once sync.Once // sets a zero Epoch
 }
@@ -190,6 +199,9 @@ func (o *Observer) Do(req *http.Request, api API, id string) (*Result, error) {
 		return res, nil
 	}
 	s := newStream(api, wrote)
+	if o.KeepText {
+		s.kept = &strings.Builder{}
+	}
 	p := &pusher{emit: s.event}
 	body, enc := decoded(resp)
 	rerr := read(body, p, o.now)
@@ -292,11 +304,15 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 		r.ResponseModel = s.model
 	}
 	r.ResponseID = s.id
+	if s.kept != nil {
+		r.Text = s.kept.String()
+	}
 	if s.timings != nil {
 		r.Timings, r.TimingsSource = json.RawMessage(s.timings), s.timingsSource
 	}
 	rec.PromptTokens = int(min(s.prompt, llmmetrics.MaxCount))
 	r.CachedTokens, r.CacheKnown = int(min(s.cached, llmmetrics.MaxCount)), s.hasCached
+	c.CachedPromptTokens, c.HasCached = r.CachedTokens, r.CacheKnown // what WriteJSONL writes
 	switch {
 	case readErr != nil:
 		rec.Status, rec.Message = outcome(ctx, readErr)

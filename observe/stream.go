@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -33,6 +34,9 @@ type stream struct {
 	timingsSource      string
 	cached             int64 // prompt tokens the server took from its cache
 	hasCached          bool
+	// kept, when not nil, gathers the answer's text (Observer.KeepText):
+	// chat and completions only.
+	kept *strings.Builder
 }
 
 func newStream(api API, sent time.Time) *stream {
@@ -116,13 +120,14 @@ func (s *stream) openAIChoice(c []byte) (end int, text, answer bool) {
 	end = walked(object(c, func(k, rest []byte) int {
 		switch string(k) {
 		case "delta", "message":
-			n, t, a := openAIDelta(rest)
+			n, t, a := openAIDelta(rest, s.kept)
 			text, answer = text || t, answer || a
 			return n
 		case "text":
 			v, n := valueAt(rest)
 			if nonEmptyString(v) {
 				text, answer = true, true
+				keep(s.kept, v)
 			}
 			return n
 		case "finish_reason":
@@ -142,14 +147,15 @@ func (s *stream) openAIChoice(c []byte) (end int, text, answer bool) {
 
 // openAIDelta reads a choice's delta or message, from its start: it
 // returns where the object ends, whether it bears text and whether that
-// text is the answer.
-func openAIDelta(d []byte) (end int, text, answer bool) {
+// text is the answer, adding its content to kept when kept is not nil.
+func openAIDelta(d []byte, kept *strings.Builder) (end int, text, answer bool) {
 	end = walked(object(d, func(k, rest []byte) int {
 		v, n := valueAt(rest)
 		switch string(k) {
 		case "content":
 			if nonEmptyString(v) {
 				text, answer = true, true
+				keep(kept, v)
 			}
 		case "reasoning_content", "reasoning":
 			if nonEmptyString(v) {
@@ -429,4 +435,20 @@ func (s *stream) setTimings(source string, v []byte) {
 	}
 	s.timings = append(s.timings[:0], v...)
 	s.timingsSource = source
+}
+
+// keep adds the JSON string v to kept, when kept is not nil: as it is when
+// it has no escape, decoded otherwise.
+func keep(kept *strings.Builder, v []byte) {
+	if kept == nil {
+		return
+	}
+	if t, ok := stringValue(v); ok {
+		kept.WriteString(t)
+		return
+	}
+	var t string
+	if json.Unmarshal(v, &t) == nil {
+		kept.WriteString(t)
+	}
 }

@@ -71,6 +71,12 @@ data: [DONE]
 	assert.Equal(t, "vllm", res.TimingsSource)
 	assert.True(t, res.CacheKnown)
 	assert.Equal(t, 496, res.CachedTokens)
+	// The record carries it, and WriteJSONL writes it.
+	assert.True(t, res.Record.Client.HasCached)
+	assert.Equal(t, 496, res.Record.Client.CachedPromptTokens)
+	var jl strings.Builder
+	require.NoError(t, WriteJSONL(&jl, []*Result{res}))
+	assert.Contains(t, jl.String(), `"cached_prompt_tokens":496`)
 	var b strings.Builder
 	n, err := WriteTimings(&b, []*Result{res})
 	require.NoError(t, err)

@@ -31,10 +31,13 @@
 //	wait_ns            optional int64      the client's own wait before the request was written
 //	first_answer_ns    optional int64      the first non-reasoning text chunk, from sent_ns
 //	reasoning_tokens   optional int64      reasoning tokens among the completion tokens
+//	cached_prompt_tokens optional int64    prompt tokens the server took from its prefix cache
+//	session            optional byte_array the multi-turn conversation the request belongs to
+//	turn               optional int64      the request's turn in its session, from 1
 //	unfinished         required boolean    still in flight when the load generator ended its run
 //
 // A count that is not known is null, never 0: absent is not 0. The client's
-// facts (scheduled_ns to reasoning_tokens) are null for a record without
+// facts (scheduled_ns to turn) are null for a record without
 // them; wait_ns is set whenever any is. Lists are Parquet's three-level LIST
 // (the group list, the field element), as Arrow and Spark write them.
 //

@@ -408,7 +408,8 @@ func counts(rec *llmmetrics.Record, x *row) *llmmetrics.RecordError {
 
 // client returns the client's facts of a row, or nil when it has none.
 func client(x *row) (*llmmetrics.ClientSide, *llmmetrics.RecordError) {
-	if x.ScheduledNS == nil && x.WaitNS == nil && x.FirstAnswerNS == nil && x.ReasoningTokens == nil {
+	if x.ScheduledNS == nil && x.WaitNS == nil && x.FirstAnswerNS == nil && x.ReasoningTokens == nil &&
+		x.CachedPrompt == nil && x.Session == nil && x.Turn == nil {
 		return nil, nil
 	}
 	c := &llmmetrics.ClientSide{}
@@ -427,6 +428,22 @@ func client(x *row) (*llmmetrics.ClientSide, *llmmetrics.RecordError) {
 			return nil, cerr
 		}
 		c.HasReasoning = true
+	}
+	if x.CachedPrompt != nil {
+		var cerr *llmmetrics.RecordError
+		if c.CachedPromptTokens, cerr = count("cached_prompt_tokens", x.CachedPrompt); cerr != nil {
+			return nil, cerr
+		}
+		c.HasCached = true
+	}
+	if x.Session != nil {
+		c.Session = *x.Session
+	}
+	if x.Turn != nil {
+		var cerr *llmmetrics.RecordError
+		if c.Turn, cerr = count("turn", x.Turn); cerr != nil {
+			return nil, cerr
+		}
 	}
 	return c, nil
 }

@@ -24,6 +24,9 @@ type row struct {
 	WaitNS           *int64  `parquet:"wait_ns,optional"`
 	FirstAnswerNS    *int64  `parquet:"first_answer_ns,optional"`
 	ReasoningTokens  *int64  `parquet:"reasoning_tokens,optional"`
+	CachedPrompt     *int64  `parquet:"cached_prompt_tokens,optional"`
+	Session          *string `parquet:"session,optional,dict"`
+	Turn             *int64  `parquet:"turn,optional"`
 	Unfinished       bool    `parquet:"unfinished"`
 
 	// Derived per request, as the report computes them; null where the

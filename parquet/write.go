@@ -228,6 +228,16 @@ func (b *rowBatch) add(r *llmmetrics.Record) {
 		if c.HasReasoning {
 			x.ReasoningTokens = b.ptr(int64(c.ReasoningTokens))
 		}
+		if c.HasCached {
+			x.CachedPrompt = b.ptr(int64(c.CachedPromptTokens))
+		}
+		if c.Session != "" {
+			s := c.Session
+			x.Session = &s
+		}
+		if c.Turn != 0 {
+			x.Turn = b.ptr(int64(c.Turn))
+		}
 	}
 	x.TTFTNS = b.dur(r.TTFT())
 	x.E2ENS = b.dur(r.E2E())

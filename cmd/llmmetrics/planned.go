@@ -5,6 +5,9 @@ import (
 	"github.com/llmmetrics/llmmetrics/drive"
 )
 
+// sessionsUnplanned is why a run of --sessions has no planned count.
+const sessionsUnplanned = "a run of --sessions sends at most sessions × turns requests: a session ends at its first failed turn"
+
 // durationUnplanned is why a run of a --duration has no planned count.
 const durationUnplanned = "a run of a --duration plans a time, not a number of requests: as many are sent as the time allows"
 
@@ -19,6 +22,13 @@ const durationUnplanned = "a run of a --duration plans a time, not a number of r
 // --duration plans no count: Planned is absent, with the reason. out is
 // nil when the run stopped before its load.
 func planRequests(end *llmmetrics.RunEnd, p drive.Plan, preflight int, out *drive.Outcome) {
+	if p.Sessions > 0 {
+		// A session ends at its first failed turn: its count is at most
+		// Sessions × Turns, not a plan.
+		end.Planned = 0
+		end.Absent = map[string]string{"planned": sessionsUnplanned}
+		return
+	}
 	if p.Requests == 0 {
 		end.Planned = 0
 		end.Absent = map[string]string{"planned": durationUnplanned}

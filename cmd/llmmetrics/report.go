@@ -116,6 +116,7 @@ type reportFlags struct {
 	gate      gate
 	pics      pictures
 	errs      *errorSet  // the failed requests' error set, printed after the table
+	turns     []turnRow  // TTFT by turn of multi-turn sessions (turns.go)
 	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
 	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
 }
@@ -275,7 +276,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
-	f.errs = newErrorSet(run.Records)
+	f.errs, f.turns = newErrorSet(run.Records), byTurn(run.Records)
 	if jsonl {
 		f.load = withClient(checkLoad(loadFacts(s.Header, nil), run.Records, s, opt), checkClient(run.End, run.Records))
 	}
@@ -452,6 +453,9 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		if err == nil && f.errs != nil {
 			b, err = withField(b, "error_set", f.errs)
 		}
+		if err == nil && f.turns != nil {
+			b, err = withField(b, "ttft_by_turn", f.turns)
+		}
 		if err == nil {
 			_, err = fmt.Fprintf(w, "%s\n", b)
 		}
@@ -461,6 +465,7 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		if err = s.WriteTable(w); err == nil {
 			f.load.write(w)
 			f.errs.write(w)
+			writeTurns(w, f.turns)
 		}
 	}
 	if err != nil {

@@ -30,6 +30,7 @@ var runCommand = &command{
 		"  llmmetrics run --replay FILE [--replay-format auto|azure|mooncake|burstgpt|llmmetrics] [--speed X] [--replay-from D]\n" +
 		"                 [--replay-to D] [--replay-rows N] [--scale-tokens F] [--cap-prompt-tokens N] [--cap-output-tokens N]\n" +
 		"                 [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
+		"  llmmetrics run --sessions S --turns T [--think-time D] --url URL --model M (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
@@ -296,6 +297,8 @@ func (r *loadRun) preflightRequests() error {
 	n := 1000
 	if r.p.Requests > 0 {
 		n = r.p.Requests + r.p.Warmup.Requests
+	} else if r.p.Sessions > 0 {
+		n = r.p.Sessions*r.p.Turns + r.p.Warmup.Requests
 	}
 	prompts, _, note, err := f.syntheticPrompts(ctx, r.p, n)
 	r.p.Prompts = prompts
@@ -411,7 +414,7 @@ func (r *loadRun) write(stdout io.Writer, out *drive.Outcome, end *llmmetrics.Ru
 	}
 	lc := withClient(checkLoad(loadFacts(r.header, end), run.Records, s, opt), checkClient(end, run.Records))
 	lc = r.withFidelity(lc) // fidelity.go
-	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), lc, *r.f.json); err != nil {
+	if err := writeRunReport(stdout, s, srv, srvErr, tele, newErrorSet(run.Records), byTurn(run.Records), lc, *r.f.json); err != nil {
 		return err
 	}
 	if werr != nil || srvErr != nil {

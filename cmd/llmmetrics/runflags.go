@@ -40,6 +40,7 @@ type runFlags struct {
 	shardFlags     // --shard, --start-at (shard.go)
 	replayFlags    // --replay…, --arrivals, --dry-run (replay.go)
 	otlpFlags      // --otlp-endpoint, --otlp-protocol (otlp.go)
+	sessionFlags   // --sessions, --turns, --think-time (sessions.go)
 }
 
 // list is a flag that may be given several times.
@@ -93,6 +94,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.shardFlags.define(fs)
 	f.replayFlags.define(fs)
 	f.otlpFlags.define(fs)
+	f.sessionFlags.define(fs)
 	return fs, f
 }
 
@@ -126,6 +128,9 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		}
 	}
 	if err := f.applyReplay(&p); err != nil { // replay.go
+		return p, opt, err
+	}
+	if err := f.applySessions(&p, fs); err != nil { // sessions.go
 		return p, opt, err
 	}
 	if *f.maxErrorRate > 1 {

@@ -97,6 +97,7 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["endpoint"] = "appended to the base URL"
 	}
 	f.replayLoad(p, load) // replay.go
+	sessionsLoad(p, load) // sessions.go
 	return load
 }
 

@@ -102,7 +102,7 @@ func levelName(p drive.Plan) string {
 // {"client": …, "server": …, "gpu": …} with the others. A server side
 // that could not be built (srvErr, a failed scrape) is said to be absent,
 // with why ("server_absent" in JSON).
-func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvErr error, tele *telemetry, errs *errorSet, lc *loadCheck, asJSON bool) error {
+func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvErr error, tele *telemetry, errs *errorSet, turns []turnRow, lc *loadCheck, asJSON bool) error {
 	if asJSON {
 		b, err := s.MarshalJSON()
 		if err != nil {
@@ -115,6 +115,11 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvE
 		}
 		if errs != nil {
 			if b, err = withField(b, "error_set", errs); err != nil {
+				return err
+			}
+		}
+		if turns != nil {
+			if b, err = withField(b, "ttft_by_turn", turns); err != nil {
 				return err
 			}
 		}
@@ -147,6 +152,7 @@ func writeRunReport(w io.Writer, s *llmmetrics.Summary, srv *server.Report, srvE
 		lc.write(w)
 	}
 	errs.write(w)
+	writeTurns(w, turns)
 	if srv != nil {
 		fmt.Fprintln(w)
 		if err := srv.WriteTable(w); err != nil {

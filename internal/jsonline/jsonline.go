@@ -52,6 +52,9 @@ const (
 	keyFirstAnswer
 	keyReasoning
 	keyPreflight
+	keyCached
+	keySession
+	keyTurn
 	nKeys
 )
 
@@ -59,6 +62,7 @@ var keys = [nKeys]string{
 	"id", "status", "message", "sent_ns", "first_text_ns", "last_text_ns",
 	"chunk_arrivals_ns", "chunk_tokens", "prompt_tokens", "completion_tokens", "max_tokens",
 	"warmup", "scheduled_ns", "wait_ns", "first_answer_ns", "reasoning_tokens", "preflight",
+	"cached_prompt_tokens", "session", "turn",
 }
 
 // A Line is what a line gives, key by key; a key that is absent or null
@@ -84,13 +88,17 @@ type Line struct {
 
 // Client is the client's facts, as the root's ClientSide holds them.
 type Client struct {
-	Scheduled       time.Duration
-	HasSchedule     bool
-	Wait            time.Duration
-	FirstAnswer     time.Duration
-	HasAnswer       bool
-	ReasoningTokens int
-	HasReasoning    bool
+	Scheduled          time.Duration
+	HasSchedule        bool
+	Wait               time.Duration
+	FirstAnswer        time.Duration
+	HasAnswer          bool
+	ReasoningTokens    int
+	HasReasoning       bool
+	CachedPromptTokens int
+	HasCached          bool
+	Session            string
+	Turn               int
 }
 
 // Kind is the kind of an Error: the root's sentinel it stands for.
@@ -405,7 +413,7 @@ func (p *Parser) member(l *Line) *Error {
 		default:
 			return p.fail(Syntax, "want true or false")
 		}
-	case keyScheduled, keyWait, keyFirstAnswer, keyReasoning:
+	case keyScheduled, keyWait, keyFirstAnswer, keyReasoning, keyCached, keySession, keyTurn:
 		return p.clientMember(k, l)
 	case keyChunks:
 		return p.chunksMember(l)
@@ -469,9 +477,30 @@ func (p *Parser) timeMember(k key, l *Line) *Error {
 }
 
 // clientMember reads a member of the client's facts: the schedule, the
-// wait, the first answer or the reasoning tokens.
+// wait, the first answer, the reasoning or cached tokens, the session or
+// the turn.
 func (p *Parser) clientMember(k key, l *Line) *Error {
-	if k == keyReasoning {
+	switch k {
+	case keySession:
+		s, err := p.str()
+		if err != nil {
+			return err
+		}
+		l.HasClient, l.Client.Session = true, s
+		return nil
+	case keyCached, keyTurn:
+		v, err := p.int(0, MaxCount) // a count or a turn is never negative
+		if err != nil {
+			return err
+		}
+		l.HasClient = true
+		if k == keyTurn {
+			l.Client.Turn = int(v)
+		} else {
+			l.Client.CachedPromptTokens, l.Client.HasCached = int(v), true
+		}
+		return nil
+	case keyReasoning:
 		v, err := p.int(-MaxCount, MaxCount)
 		if err != nil {
 			return err

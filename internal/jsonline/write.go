@@ -37,6 +37,12 @@ import (
 //	wait_ns             the client's own wait before the request was written
 //	first_answer_ns     the first non-reasoning text chunk, from sent_ns
 //	reasoning_tokens    reasoning tokens among the completion tokens, from usage
+//	cached_prompt_tokens prompt tokens the server took from its prefix cache,
+//	                    where usage gave them
+//	session             the multi-turn conversation the request belongs to
+//	turn                the request's turn in its session, from 1
+//
+// cached_prompt_tokens and turn are whole numbers, never negative.
 //
 // A load generator may write a first line describing the run,
 // {"llmmetrics_run": {...}} (the root's RunHeader), and a last line saying
@@ -71,6 +77,9 @@ type record struct {
 	WaitNS           *int64  `json:"wait_ns,omitempty"`
 	FirstAnswerNS    *int64  `json:"first_answer_ns,omitempty"`
 	ReasoningTokens  *int    `json:"reasoning_tokens,omitempty"`
+	CachedPrompt     *int    `json:"cached_prompt_tokens,omitempty"`
+	Session          string  `json:"session,omitempty"`
+	Turn             int     `json:"turn,omitempty"`
 }
 
 // A Writer writes lines of the format with encoding/json, over record.
@@ -112,6 +121,10 @@ func (w *Writer) Write(l *Line, status string) error {
 		if c.HasReasoning {
 			jr.ReasoningTokens = &c.ReasoningTokens
 		}
+		if c.HasCached {
+			jr.CachedPrompt = &c.CachedPromptTokens
+		}
+		jr.Session, jr.Turn = c.Session, c.Turn
 	}
 	return w.enc.Encode(&jr)
 }

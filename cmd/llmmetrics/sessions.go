@@ -1,0 +1,51 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics/drive"
+)
+
+// sessionFlags are run's flags of multi-turn sessions.
+type sessionFlags struct {
+	sessions, turns *int
+	thinkTime       *time.Duration
+}
+
+func (s *sessionFlags) define(fs *flag.FlagSet) {
+	s.sessions = fs.Int("sessions", 0, "multi-turn sessions: `S` conversations at once, each of --turns requests sent one after another, turn k after turn k−1's answer and --think-time, with the whole conversation so far (the real answers included) as its context; records carry their session and turn, and the report gives TTFT by turn; instead of --requests, --duration and --rate (chat and completions)")
+	s.turns = fs.Int("turns", 0, "with --sessions: each session's number of turns `T`")
+	s.thinkTime = fs.Duration("think-time", 0, "with --sessions: the pause between an answer's end and the next turn's send")
+}
+
+// applySessions puts the sessions into p, refusing what does not go with
+// them.
+func (f *runFlags) applySessions(p *drive.Plan, fs *flag.FlagSet) error {
+	s := f.sessionFlags
+	if !flagSet(fs, "sessions") && !flagSet(fs, "turns") && !flagSet(fs, "think-time") {
+		return nil
+	}
+	switch {
+	case !flagSet(fs, "sessions") || !flagSet(fs, "turns"):
+		return valueError("give --sessions and --turns together (--think-time with them)")
+	case *s.sessions <= 0 || *s.turns <= 0:
+		return valueError(fmt.Sprintf("--sessions %d --turns %d: want positive numbers", *s.sessions, *s.turns))
+	case *s.thinkTime < 0:
+		return valueError(fmt.Sprintf("--think-time %v: want a duration not negative", *s.thinkTime))
+	case *f.dryRun || f.replaying() || *f.ttftBreakdown || *f.search != "":
+		return fmt.Errorf("%w: --sessions is a load of its own: leave out --dry-run, --replay, --ttft-breakdown and --search", errUsage)
+	}
+	p.Sessions, p.Turns, p.ThinkTime = *s.sessions, *s.turns, *s.thinkTime
+	return nil
+}
+
+// sessionsLoad adds the sessions to a header's load.
+func sessionsLoad(p drive.Plan, load map[string]string) {
+	if p.Sessions == 0 {
+		return
+	}
+	delete(load, "duration")
+	load["sessions"], load["turns"], load["think_time"] = fmt.Sprint(p.Sessions), fmt.Sprint(p.Turns), p.ThinkTime.String()
+}

@@ -1,0 +1,138 @@
+package drive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/observe"
+)
+
+// Multi-turn sessions (Plan.Sessions): each session is a conversation of
+// Plan.Turns requests sent one after another, turn k once turn k−1's
+// answer has ended and Plan.ThinkTime has passed, with the whole
+// conversation so far as its context, the real answers included: chat
+// sends it as messages (user, assistant, user, …), completions as one
+// text, each message after the last. The sessions run at once, so that
+// at most Sessions requests are in flight: a closed loop, whose records
+// have no schedule. A session whose turn fails ends there: the next turn
+// has no answer to follow.
+
+// checkSessions checks a plan's sessions, when it has any.
+func checkSessions(p Plan) error {
+	switch {
+	case p.Sessions == 0 && p.Turns == 0 && p.ThinkTime == 0:
+		return nil
+	case p.Sessions <= 0 || p.Turns <= 0:
+		return fmt.Errorf("drive: sessions %d of %d turns: want a positive number of sessions and of turns", p.Sessions, p.Turns)
+	case p.ThinkTime < 0:
+		return fmt.Errorf("drive: a negative think time %v", p.ThinkTime)
+	case p.API != observe.Chat && p.API != observe.Completions:
+		return fmt.Errorf("drive: sessions need the chat or completions API, not %v", p.API)
+	case p.Requests > 0 || p.Duration > 0 || p.Rate > 0 || len(p.Replay) > 0:
+		return errors.New("drive: sessions are a load of their own: give no number of requests, duration, rate or replay with them")
+	}
+	return nil
+}
+
+// sessions sends the measured part as the plan's sessions, each on a
+// goroutine of wg, and returns once they are all dispatched.
+func (r *runner) sessions(ctx context.Context, wg *sync.WaitGroup) {
+	for s := range r.p.Sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.session(ctx, "s"+strconv.Itoa(s+1))
+		}()
+	}
+}
+
+// A message is one message of a conversation.
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// session sends the turns of the session named name, until they are all
+// sent, one fails, or ctx ends.
+func (r *runner) session(ctx context.Context, name string) {
+	var history []message
+	for turn := 1; turn <= r.p.Turns; turn++ {
+		if turn > 1 && !sleepFor(ctx, r.p.ThinkTime) || ctx.Err() != nil {
+			return
+		}
+		res := r.reserve()
+		id := res.Record.ID
+		n, _ := strconv.Atoi(id)
+		prompt, maxTokens := r.p.request(n)
+		history = append(history, message{"user", prompt})
+		p, text, err := r.p.turn(history)
+		if err != nil {
+			res.Record = llmmetrics.Record{ID: id, Status: llmmetrics.StatusError, Message: err.Error(),
+				Sent: time.Since(r.obs.Epoch), MaxTokens: maxTokens, Client: &llmmetrics.ClientSide{}}
+		} else {
+			*res = *send(r.hard, r.obs, p, r.path, text, maxTokens, id, false)
+		}
+		rec := &res.Record
+		rec.Client.Session, rec.Client.Turn = name, turn
+		answer := res.Text
+		res.Text = "" // kept for the next turn alone
+		r.done(res, false)
+		if r.p.OnResult != nil {
+			r.emit.Lock()
+			r.p.OnResult(res)
+			r.emit.Unlock()
+		}
+		if rec.Status != llmmetrics.StatusOK {
+			return
+		}
+		history = append(history, message{"assistant", answer})
+	}
+}
+
+// turn returns the plan and the prompt that send a conversation: chat's
+// messages in the plan's extra fields, completions' text joined.
+func (p Plan) turn(history []message) (Plan, string, error) {
+	if p.API == observe.Completions {
+		var b strings.Builder
+		for _, m := range history {
+			b.WriteString(m.Content)
+		}
+		return p, b.String(), nil
+	}
+	msgs, err := json.Marshal(history)
+	if err != nil {
+		return p, "", err
+	}
+	p.Extra = maps.Clone(p.Extra)
+	if p.Extra == nil {
+		p.Extra = map[string]json.RawMessage{}
+	}
+	p.Extra["messages"] = msgs
+	return p, history[len(history)-1].Content, nil
+}
+
+// sleepFor waits d, or until ctx ends (false).
+func sleepFor(ctx context.Context, d time.Duration) bool {
+	return sleepUntil(ctx, time.Now().Add(d))
+}
+
+// load returns the plan with its sessions' size as a closed loop's: the
+// requests they send at most, with as many in flight as sessions (the
+// warm-up's, unless Concurrency is given).
+func (p Plan) load() Plan {
+	if p.Sessions > 0 {
+		p.Requests = p.Sessions * p.Turns
+		if p.Concurrency == 0 {
+			p.Concurrency = p.Sessions
+		}
+	}
+	return p
+}
