@@ -70,17 +70,38 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 	case f.replaying() && (flagSet(fs, "shard") || flagSet(fs, "start-at")):
 		return fmt.Errorf("%w: a replay is sent by one machine: --shard and --start-at are not for it", errUsage)
 	}
-	if f.replaying() {
-		var not []string
-		for _, n := range []string{"requests", "duration", "rate", "burstiness", "arrivals", "prompt-tokens", "prompts", "max-tokens", "warmup"} {
-			if flagSet(fs, n) {
-				not = append(not, "--"+n)
-			}
-		}
-		if len(not) > 0 {
-			return fmt.Errorf("%w: --replay takes the requests, their times and their lengths from the trace: leave out %s", errUsage, strings.Join(not, ", "))
+	if err := f.checkReplayOnly(fs); err != nil {
+		return err
+	}
+	if err := f.checkPrefixGroups(fs); err != nil {
+		return err
+	}
+	if *f.arrivals != "" && (flagSet(fs, "rate") || flagSet(fs, "burstiness")) {
+		return fmt.Errorf("%w: --arrivals gives the rate and the shape of the arrivals: leave out --rate and --burstiness", errUsage)
+	}
+	return nil
+}
+
+// checkReplayOnly refuses, with --replay, the flags whose load the trace
+// gives.
+func (f *runFlags) checkReplayOnly(fs *flag.FlagSet) error {
+	if !f.replaying() {
+		return nil
+	}
+	var not []string
+	for _, n := range []string{"requests", "duration", "rate", "burstiness", "arrivals", "prompt-tokens", "prompts", "max-tokens", "warmup"} {
+		if flagSet(fs, n) {
+			not = append(not, "--"+n)
 		}
 	}
+	if len(not) > 0 {
+		return fmt.Errorf("%w: --replay takes the requests, their times and their lengths from the trace: leave out %s", errUsage, strings.Join(not, ", "))
+	}
+	return nil
+}
+
+// checkPrefixGroups checks --prefix-groups and --prefix-tokens.
+func (f *runFlags) checkPrefixGroups(fs *flag.FlagSet) error {
 	switch groups, tokens := *f.prefixGroups > 0 || flagSet(fs, "prefix-groups"), flagSet(fs, "prefix-tokens"); {
 	case (groups || tokens) && f.replaying():
 		return fmt.Errorf("%w: a replay's shared prefixes are its trace's (Mooncake's hash_ids): leave out --prefix-groups and --prefix-tokens", errUsage)
@@ -90,9 +111,6 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 		return fmt.Errorf("%w: --prefix-groups %d and --prefix-tokens %d: want positive numbers", errUsage, *f.prefixGroups, *f.prefixTokens)
 	case groups && *f.promptTokens <= 0:
 		return fmt.Errorf("%w: --prefix-groups makes synthetic prompts: give --prompt-tokens, not --prompts", errUsage)
-	}
-	if *f.arrivals != "" && (flagSet(fs, "rate") || flagSet(fs, "burstiness")) {
-		return fmt.Errorf("%w: --arrivals gives the rate and the shape of the arrivals: leave out --rate and --burstiness", errUsage)
 	}
 	return nil
 }
