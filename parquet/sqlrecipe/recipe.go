@@ -76,7 +76,7 @@ func Settings(file string, opt llmmetrics.Options) (string, error) {
 	}
 	b.WriteString("\nCREATE OR REPLACE VIEW lm_settings AS\nSELECT\n")
 	for _, s := range []struct{ value, name, comment string }{
-		{quote(opt.Method.String()), "method", "or 'linear'"},
+		{quote(opt.Method.String()), "method", "'nearest-rank' or 'linear'"},
 		{bigint(int64(opt.Window)), "window_ns", "a declared window; 0: derive it"},
 		{boolean(!opt.NoSendTimes), "derive_window", "FALSE when the send times are not real"},
 		{bigint(int64(warmup)), "warmup_requests", "the first N measured requests by send time are warm-up"},

@@ -66,7 +66,7 @@ SELECT * FROM read_parquet('run.parquet');
 
 CREATE OR REPLACE VIEW lm_settings AS
 SELECT
-    'nearest-rank'      AS method,          -- or 'linear'
+    'nearest-rank'      AS method,          -- 'nearest-rank' or 'linear'
     CAST(0 AS BIGINT)   AS window_ns,       -- a declared window; 0: derive it
     TRUE                AS derive_window,   -- FALSE when the send times are not real
     CAST(0 AS BIGINT)   AS warmup_requests, -- the first N measured requests by send time are warm-up
