@@ -13,10 +13,13 @@ import (
 // written as Parquet, with the case's options as the recipe's settings,
 // and requires every figure the case gives: the counts exactly, the
 // latencies within 1 ns, the rates within a relative 10⁻⁹, the absent
-// ones absent (conformance.Agree).
+// ones absent (conformance.Agree). On each case it also compares the
+// recipe's percentiles with DuckDB's quantile_disc and quantile_cont
+// (checkQuantiles).
 func TestConformance(t *testing.T) {
 	db := openDB(t)
 	dir := t.TempDir()
+	quantiles := 0
 	for _, c := range conformance.Cases() {
 		t.Run(c.ID, func(t *testing.T) {
 			recs, err := c.Records()
@@ -33,6 +36,11 @@ func TestConformance(t *testing.T) {
 			if len(differ)+len(missing) > 0 {
 				t.Errorf("%d of %d figures differ or are missing:%s", len(differ)+len(missing), len(c.Expected), report(differ, missing))
 			}
+			quantiles += checkQuantiles(t, db, opt)
 		})
 	}
+	if quantiles < 100 {
+		t.Errorf("only %d percentiles compared with DuckDB's quantile functions", quantiles)
+	}
+	t.Logf("%d percentiles compared with DuckDB's quantile functions", quantiles)
 }

@@ -24,7 +24,7 @@ var sqlCommand = &command{
 		"report's flags choose its figures; warm-up is by a number of requests only. A file converted from\n" +
 		"another tool's results that declares a window needs it given with --window (docs/scale.md).",
 	examples: []string{
-		"llmmetrics sql run.parquet > recipe.sql && duckdb -c '.read recipe.sql' -c 'SELECT * FROM lm_figures'",
+		"llmmetrics sql run.parquet | duckdb run.duckdb && duckdb run.duckdb -c 'SELECT * FROM lm_figures'",
 		"llmmetrics sql --slo ttft=500ms,tpot=50ms --method linear --percentiles 50,99,99.9 run.parquet",
 		"llmmetrics sql 'shard-*.parquet'",
 	},

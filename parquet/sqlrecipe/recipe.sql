@@ -7,9 +7,9 @@
 -- SQL but where a line says "dialect:", which names what Spark SQL, Trino
 -- and ClickHouse write instead.
 --
--- In DuckDB:
---   llmmetrics sql run.parquet > recipe.sql
---   duckdb -c ".read recipe.sql" -c "SELECT * FROM lm_figures"
+-- In DuckDB (the views kept in the database file run.duckdb):
+--   llmmetrics sql run.parquet | duckdb run.duckdb
+--   duckdb run.duckdb -c "SELECT * FROM lm_figures"
 --
 -- The views, each built on the ones before it:
 --   lm_records       the file's rows (one a request)                [part 1]
@@ -156,9 +156,10 @@ FROM (
 CROSS JOIN lm_settings s
 CROSS JOIN lm_warmup_cut c;
 -- dialect: the length of a list is len (DuckDB), size (Spark SQL; -1 for
--- NULL), cardinality (Trino), length (ClickHouse). Its elements count from
--- 1 in x[i] in DuckDB, Trino and ClickHouse; Spark SQL's x[i] counts from
--- 0, and element_at(x, i) from 1 (Trino has element_at too).
+-- NULL outside ANSI mode), cardinality (Trino), length (ClickHouse). Its
+-- elements count from 1 in x[i] in DuckDB, Trino and ClickHouse; Spark
+-- SQL's x[i] counts from 0, and element_at(x, i) from 1 (Trino has
+-- element_at too).
 
 -- The usable count and whether the answer was streamed.
 CREATE OR REPLACE VIEW lm_request_counts AS
