@@ -11,7 +11,7 @@
 --   llmmetrics sql run.parquet | duckdb run.duckdb
 --   duckdb run.duckdb -c "SELECT * FROM lm_figures"
 --
--- The views, each built on the ones before it:
+-- The main views, each built on the ones before it (helpers between them):
 --   lm_records       the file's rows (one a request)                [part 1]
 --   lm_settings      method, window, warm-up, SLO: one row           [part 1]
 --   lm_percentiles   the percentiles to report: name, p_units        [part 1]
@@ -40,8 +40,10 @@
 --   * ITL is the gaps between consecutive chunks, pooled over ok requests
 --     (chunk gaps: a chunk may carry several tokens).
 --   * Percentiles are nearest rank (the value at rank ⌈p·N/100⌉) or linear
---     (type 7, numpy's default), computed with window functions in exact
---     integer arithmetic; p is held in millionths of a percent (p_units).
+--     (type 7, numpy's default), their ranks found with window functions
+--     in exact integer arithmetic; p is held in millionths of a percent
+--     (p_units).
+--   * A request is its id, unique within a run (as the library requires).
 --   * Counts: ok (text), zero_token (ok, no text), failed (error, timeout,
 --     cancelled), warmup (flagged warm-up, preflight or unfinished, and
 --     the first warmup_requests requests in send order). Absent is NULL,
