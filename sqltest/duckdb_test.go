@@ -18,15 +18,24 @@ import (
 	"github.com/llmmetrics/llmmetrics/parquet/sqlrecipe"
 )
 
+// A duck is an in-memory DuckDB that runs the recipe.
+type duck struct {
+	db *sql.DB
+	// definitions is the recipe's second part as last run: the views
+	// over the settings, the same for every file and setting, which are
+	// created once and bound again at each query.
+	definitions string
+}
+
 // openDB opens an in-memory DuckDB, closed when the test ends.
-func openDB(t *testing.T) *sql.DB {
+func openDB(t *testing.T) *duck {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return &duck{db: db}
 }
 
 // writeParquet writes run as Parquet into dir under name, and returns
@@ -46,16 +55,28 @@ func writeParquet(t *testing.T, dir, name string, run *llmmetrics.Run) string {
 
 // recipeFigures runs the recipe for the file at path with opt, and
 // returns the rows of its view lm_figures.
-func recipeFigures(t *testing.T, db *sql.DB, path string, opt llmmetrics.Options) conformance.Figures {
+func recipeFigures(t *testing.T, d *duck, path string, opt llmmetrics.Options) conformance.Figures {
 	t.Helper()
-	var recipe strings.Builder
-	if err := sqlrecipe.Write(&recipe, path, opt); err != nil {
+	var b strings.Builder
+	if err := sqlrecipe.Write(&b, path, opt); err != nil {
 		t.Fatalf("sqlrecipe.Write: %v", err)
 	}
-	if _, err := db.Exec(recipe.String()); err != nil {
+	// The whole recipe the first time; then its first part, the file and
+	// the settings, when the rest is the same.
+	recipe := b.String()
+	end := strings.Index(recipe, "-- settings end\n")
+	if end < 0 {
+		t.Fatal("the recipe has no line \"-- settings end\"")
+	}
+	run := recipe
+	if recipe[end:] == d.definitions {
+		run = recipe[:end]
+	}
+	if _, err := d.db.Exec(run); err != nil {
 		t.Fatalf("the recipe: %v", err)
 	}
-	rows, err := db.Query("SELECT figure, value FROM lm_figures")
+	d.definitions = recipe[end:]
+	rows, err := d.db.Query("SELECT figure, value FROM lm_figures")
 	if err != nil {
 		t.Fatalf("SELECT FROM lm_figures: %v", err)
 	}

@@ -3,7 +3,6 @@
 package sqltest
 
 import (
-	"database/sql"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,7 +18,7 @@ import (
 // (lm_percentile, computed with window functions in integers) on each
 // sample, at each percentile of opt: quantile_disc exactly,
 // quantile_cont within 1 ns. It returns how many it compared.
-func checkQuantiles(t *testing.T, db *sql.DB, opt llmmetrics.Options) int {
+func checkQuantiles(t *testing.T, d *duck, opt llmmetrics.Options) int {
 	t.Helper()
 	if len(opt.Percentiles) == 0 {
 		return 0
@@ -29,7 +28,7 @@ func checkQuantiles(t *testing.T, db *sql.DB, opt llmmetrics.Options) int {
 		fn = "quantile_cont"
 	}
 	recipe := map[string]float64{} // by metric and percentile
-	rows, err := db.Query("SELECT metric, name, v FROM lm_percentile")
+	rows, err := d.db.Query("SELECT metric, name, v FROM lm_percentile")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +47,7 @@ func checkQuantiles(t *testing.T, db *sql.DB, opt llmmetrics.Options) int {
 		fractions[i] = fraction(p)
 	}
 	q := fmt.Sprintf("SELECT metric, CAST(%s(v, [%s]) AS VARCHAR) FROM lm_samples GROUP BY metric", fn, strings.Join(fractions, ", "))
-	rows, err = db.Query(q)
+	rows, err = d.db.Query(q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
