@@ -14,6 +14,7 @@
 //	llmmetrics server [flags]             the server side, from two scrapes of /metrics
 //	llmmetrics conformance export|check   the cases other tools test their metrics against
 //	llmmetrics convert [flags] IN OUT     a run's records between JSONL, CSV and Parquet
+//	llmmetrics sql [flags] [FILE]         the definitions as SQL over a run's Parquet records
 //	llmmetrics version                    the version of this build
 //	llmmetrics help [COMMAND]             a command's flags, defaults and examples
 //
@@ -67,7 +68,8 @@ func init() {
 	convertCommand.run = convertRun
 	diffCommand.run = diffRuns
 	sweepCommand.run = sweepReport
-	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, convertCommand, versionCommand}
+	sqlCommand.run = printSQL
+	commands = []*command{runCommand, reportCommand, diffCommand, sweepCommand, reconcileCommand, serverCommand, conformanceCommand, convertCommand, sqlCommand, versionCommand}
 }
 
 func lookup(name string) *command {
