@@ -74,7 +74,7 @@ func TestReadmeModules(t *testing.T) {
 	_, uses, _ := strings.Cut(string(work), "use (")
 	uses, _, _ = strings.Cut(uses, ")")
 	n := len(strings.Fields(uses))
-	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight"}
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 	if n >= len(words) || !strings.Contains(readme(t), "workspace (`go.work`) of "+words[n]+" modules") {
 		t.Errorf("go.work uses %d modules; the README does not say %q", n, "of "+words[min(n, len(words)-1)]+" modules")
 	}
