@@ -39,8 +39,5 @@ func TestConformance(t *testing.T) {
 			quantiles += checkQuantiles(t, db, opt)
 		})
 	}
-	if quantiles < 100 {
-		t.Errorf("only %d percentiles compared with DuckDB's quantile functions", quantiles)
-	}
 	t.Logf("%d percentiles compared with DuckDB's quantile functions", quantiles)
 }
