@@ -19,7 +19,11 @@ func TestMeasure(t *testing.T) {
 		}
 		sink = nil
 	})
-	if held.Allocated < total*99/100 || held.Peak < total*9/10 || held.Peak > total*2 {
+	// The peak is the most heap live after a collection, and where the
+	// last collection falls depends on the collector's pacing: it may
+	// come before the last few blocks. Half the total still tells holding
+	// from passing through (at most an eighth, below).
+	if held.Allocated < total*99/100 || held.Peak < total/2 || held.Peak > total*2 {
 		t.Errorf("holding 32 MiB: %v", held)
 	}
 	passing := Measure(func() {
