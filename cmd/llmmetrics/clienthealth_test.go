@@ -70,8 +70,12 @@ func TestRunStarvedClient(t *testing.T) {
 	srv, _ := fakeLlama(t)
 	out := filepath.Join(t.TempDir(), "starved.jsonl")
 	stop := starve(1)
+	// 80 requests of about 40 ms, two at a time: over a second of load,
+	// so a hundred ticker deadlines or more, whose p90 is judged (fewer
+	// are judged at their p50, which a short starved run can pass). A
+	// slower machine only makes the load longer.
 	code, stdout, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny",
-		"--requests", "4", "--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
+		"--requests", "80", "--concurrency", "2", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
 	stop()
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, stdout, "WARNING: the client read late: a ticker of 10ms woke ")
