@@ -33,34 +33,22 @@ func streamedTPOT(r *Record) bool { return hasTPOT(r) && !r.unstreamed() }
 // okFacts are what the workload's pass over the records notes of the ok
 // ones for the summary.
 type okFacts struct {
-	ok, tpot int // the ok records seen, and those with a TPOT sample (hasTPOT)
+	ok int // the ok records seen
 	// noCountMax counts the ok records without a usable count that say
 	// their max_tokens; noCountChunks those with chunk arrivals, whose
 	// gaps' basis is unknown.
 	noCountMax, noCountChunks int
-	// unstreamed holds where each unstreamed answer is among the ok
-	// records (its TTFT sample) and among those with a TPOT sample, and
-	// its gaps, n − 1.
-	unstreamed []unstreamedAt
 }
-
-type unstreamedAt struct{ ok, tpot, gaps int }
 
 // see notes an ok record.
 func (f *okFacts) see(r *Record) {
-	switch {
-	case !r.counted():
+	if !r.counted() {
 		if r.MaxTokens > 0 {
 			f.noCountMax++
 		}
 		if len(r.Chunks) > 0 {
 			f.noCountChunks++
 		}
-	case r.unstreamed():
-		f.unstreamed = append(f.unstreamed, unstreamedAt{f.ok, f.tpot, r.CompletionTokens - 1})
 	}
 	f.ok++
-	if hasTPOT(r) {
-		f.tpot++
-	}
 }

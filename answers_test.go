@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,49 @@ func TestPromptRateLowerBound(t *testing.T) {
 	text, j = writeBoth(t, s)
 	assert.Contains(t, text, "  prompt  1300.000 tokens/s (1300 tokens), a separate figure")
 	assert.NotContains(t, j["throughput"], "prompt_tokens_lower_bound")
+}
+
+// The unstreamed answers are left out while the samples are gathered, on
+// every core and from a table's columns: TTFT and TPOT of a run equal
+// those of the same run without its unstreamed answers, which need no
+// leaving out, for records and for a CSV file, with the unstreamed
+// answers sparse and dense.
+func TestUnstreamedLeftOutAtScale(t *testing.T) {
+	for _, every := range []int{1000, 5} {
+		const n = 20_000 // 4,096 records a core at least: more than one part
+		var all, streamedOnly []Record
+		for i := range n {
+			first := ms(float64(50 + i*37%400))
+			r := Record{ID: fmt.Sprint("r", i), Sent: ms(float64(i)), CompletionTokens: 8}
+			if i%every == 0 {
+				r.Chunks = []time.Duration{first} // 8 tokens in one chunk
+			} else {
+				r.Chunks = []time.Duration{first, first + ms(float64(10+i%90))}
+			}
+			all = append(all, r)
+			if i%every != 0 {
+				streamedOnly = append(streamedOnly, r)
+			}
+		}
+		want, err := Summarize(streamedOnly, Options{})
+		require.NoError(t, err)
+		got, err := Summarize(all, Options{})
+		require.NoError(t, err)
+		require.Equal(t, n/every, got.Requests.Unstreamed)
+		assert.Equal(t, want.TTFT, got.TTFT, "records, every %d", every)
+		assert.Equal(t, want.TPOT, got.TPOT, "records, every %d", every)
+
+		var b bytes.Buffer
+		require.NoError(t, WriteCSV(&b, all))
+		fromFile, _, err := ReadOptions{}.Summarize(&b, Options{})
+		require.NoError(t, err)
+		b.Reset()
+		require.NoError(t, WriteCSV(&b, streamedOnly))
+		wantFile, _, err := ReadOptions{}.Summarize(&b, Options{})
+		require.NoError(t, err)
+		require.Equal(t, n/every, fromFile.Requests.Unstreamed)
+		assert.Equal(t, wantFile.TTFT, fromFile.TTFT, "CSV, every %d", every)
+		assert.Equal(t, wantFile.TPOT, fromFile.TPOT, "CSV, every %d", every)
+		assert.Equal(t, want.TTFT.Mean, fromFile.TTFT.Mean)
+	}
 }

@@ -75,6 +75,9 @@ func (t *tally) one(r *Record, c Category) {
 		case hasTPOT(r):
 			t.outTokens += int64(r.CompletionTokens)
 			t.nTPOT++
+			if r.unstreamed() {
+				a.Unstreamed++
+			}
 		default:
 			t.outTokens += int64(r.CompletionTokens)
 			a.OneToken++
@@ -100,6 +103,7 @@ func (t *tally) add(u *tally) {
 	a.Timeouts += b.Timeouts
 	a.Cancelled += b.Cancelled
 	a.OneToken += b.OneToken
+	a.Unstreamed += b.Unstreamed
 	a.Uncounted.NoUsage += b.Uncounted.NoUsage
 	a.Uncounted.ZeroUsage += b.Uncounted.ZeroUsage
 	a.Uncounted.BelowChunks += b.Uncounted.BelowChunks
@@ -136,8 +140,12 @@ func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
 // and the counts gathered with them. The pooled gaps stay in the records'
 // chunk arrivals and are read in place.
 //
+// The unstreamed answers (see Record.unstreamed) have no TTFT or TPOT
+// sample: they are left out as the samples are gathered.
+//
 // The TTFTs and E2Es of a table's rows are its own columns, read in place
-// (see table.OKColumns), when they can be: then ttfts and e2es are nil.
+// (see table.OKColumns), when they can be: then e2es is nil, and ttfts too
+// when no answer is left out of it.
 //
 // The lists are mapped apart from Go's heap (see hugepage.Map) and must
 // not be read once release is called.
@@ -181,8 +189,9 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 			return nil
 		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
-	s.tpots, s.maxGaps = hugepage.MapIn[time.Duration](&s.lists, all.nTPOT), hugepage.MapIn[time.Duration](&s.lists, all.nMaxGap)
-	s.inPlace(src, cat, all.a.OK)
+	s.tpots = hugepage.MapIn[time.Duration](&s.lists, all.nTPOT-all.a.Unstreamed)
+	s.maxGaps = hugepage.MapIn[time.Duration](&s.lists, all.nMaxGap)
+	s.inPlace(src, cat, all.a.OK, all.a.Unstreamed)
 	runs := parts.Split(src.len())
 	found := make([]sampleCounts, len(runs))
 	bad := make([]int, len(runs))
@@ -195,7 +204,9 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 		defer func() { found[p] = f }()
 		g := gatherer{s: s, pg: pg, slo: slo, f: &f}
 		for q := range p {
-			g.ok, g.tp, g.mg = g.ok+each[q].a.OK, g.tp+each[q].nTPOT, g.mg+each[q].nMaxGap
+			e := &each[q]
+			g.ok, g.mg = g.ok+e.a.OK, g.mg+e.nMaxGap
+			g.tt, g.tp = g.tt+e.a.OK-e.a.Unstreamed, g.tp+e.nTPOT-e.a.Unstreamed
 		}
 		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
@@ -219,39 +230,49 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 }
 
 // inPlace sets the samples of TTFT and E2E of the ok ones of src's
-// records, ok of them: a table's own columns where they can be, or else
-// lists for gatherer.take to fill.
-func (s *samples) inPlace(src *source, cat []Category, ok int) {
+// records, ok of them, unstreamed of which have no TTFT: a table's own
+// columns where they can be, or else lists for gatherer.take to fill.
+func (s *samples) inPlace(src *source, cat []Category, ok, unstreamed int) {
 	if src.tab != nil {
 		if segs, fits := table.OKColumns(src.tab, cat, table.FirstColumn, table.LastColumn); fits {
-			s.ttft = sample{Segs: segs[0], N: ok}
 			s.e2e = sample{Segs: segs[1], N: ok}
+			if unstreamed == 0 {
+				s.ttft = sample{Segs: segs[0], N: ok}
+				return
+			}
+			s.ttfts = hugepage.MapIn[time.Duration](&s.lists, ok-unstreamed)
+			s.ttft = flat(s.ttfts)
 			return
 		}
 	}
-	s.ttfts, s.e2es = hugepage.MapIn[time.Duration](&s.lists, ok), hugepage.MapIn[time.Duration](&s.lists, ok)
+	s.ttfts, s.e2es = hugepage.MapIn[time.Duration](&s.lists, ok-unstreamed), hugepage.MapIn[time.Duration](&s.lists, ok)
 	s.ttft, s.e2e = flat(s.ttfts), flat(s.e2es)
 }
 
-// gatherer gathers the samples of a run of records: ok, tp and mg are
-// where its next TTFT and E2E, TPOT and largest gap go.
+// gatherer gathers the samples of a run of records: tt, ok, tp and mg
+// are where its next TTFT, E2E, TPOT and largest gap go.
 type gatherer struct {
-	s          *samples
-	pg         *pooledGaps
-	slo        *SLO
-	f          *sampleCounts
-	ok, tp, mg int
+	s              *samples
+	pg             *pooledGaps
+	slo            *SLO
+	f              *sampleCounts
+	tt, ok, tp, mg int
 }
 
 // take takes the samples of record i, r, in CategoryOK.
 func (g *gatherer) take(i int, r *Record) error {
 	s, f := g.s, g.f
 	t := timesOf(r)
-	if s.ttfts != nil {
-		s.ttfts[g.ok], s.e2es[g.ok] = t.ttft, t.e2e
+	timed := !t.hasTPOT || !r.unstreamed() // see samples
+	if s.ttfts != nil && timed {
+		s.ttfts[g.tt] = t.ttft
+		g.tt++
+	}
+	if s.e2es != nil {
+		s.e2es[g.ok] = t.e2e
 	}
 	g.ok++
-	if t.hasTPOT {
+	if t.hasTPOT && timed {
 		s.tpots[g.tp] = t.tpot
 		g.tp++
 		f.weighted.add(decodeTime(r), r.CompletionTokens)

@@ -267,9 +267,9 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, src.recordError(at, "chunks", err)
 	}
-	s.describeAll(src, cat, pooled, got, opt)
+	s.describeAll(src, cat, pooled, got, counted.nTPOT, opt)
 	<-sideDone
-	s.leaveOut(src, cat, got, &facts, opt)
+	s.leaveOut(&facts, counted.nTPOT)
 	judged := got.slo
 	got.release()
 	for k, v := range absent {
@@ -328,8 +328,9 @@ func checkOptions(opt Options) ([]Percentile, error) {
 
 // describeAll describes the gathered samples: TTFT, E2E, TPOT, the pooled
 // gaps and the largest gaps, at once on the cores, or says why each is
-// absent.
-func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, got *samples, opt Options) {
+// absent. nTPOT counts the ok records with a TPOT by their count, the
+// unstreamed answers among them.
+func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, got *samples, nTPOT int, opt Options) {
 	a, ps := &s.Requests, s.Percentiles
 	tpots, maxGaps, gaps := got.tpots, got.maxGaps, got.gaps
 	itl := ITLStats{NoChunks: got.noChunks, TokenBasis: got.tokenBasis, ChunkBasis: got.chunkBasis}
@@ -337,7 +338,10 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 	describe := func(xs sample, member func(r *Record) bool) *Distribution {
 		return s.describe(xs, src, cat, member)
 	}
-	var anyOK func(*Record) bool // nil: every ok record
+	var timedOK, timedTPOT func(*Record) bool = nil, hasTPOT // nil: every ok record
+	if a.Unstreamed > 0 {
+		timedOK, timedTPOT = streamed, streamedTPOT
+	}
 	// The distributions are taken at once, the cores sharing them.
 	var wg sync.WaitGroup
 	spawn := func(f func()) {
@@ -354,14 +358,21 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
-		spawn(func() { s.TTFT = describe(got.ttft, anyOK) })
-		spawn(func() { s.E2E = describe(got.e2e, anyOK) })
+		if a.OK == a.Unstreamed {
+			s.Absent[keyTTFT] = "every ok request's text came at once (not streamed), so it has no time to first token or per token"
+		} else {
+			spawn(func() { s.TTFT = describe(got.ttft, timedOK) })
+		}
+		spawn(func() { s.E2E = describe(got.e2e, nil) })
 	}
 	switch {
 	case len(tpots) > 0:
 		spawn(func() {
-			s.TPOT = &TPOTStats{Distribution: *describe(flat(tpots), hasTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
+			s.TPOT = &TPOTStats{Distribution: *describe(flat(tpots), timedTPOT), GapWeightedMean: got.weighted.mean(), Excluded: a.OneToken}
 		})
+	case nTPOT > 0: // every one unstreamed
+		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count that were streamed (%d one-token requests, %d without a usable count, %d whose text came at once)",
+			a.OneToken, a.Uncounted.Total(), a.Unstreamed)
 	case a.OK > 0 && a.Uncounted.Total() > 0:
 		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count (%d one-token requests, %d without a usable count)", a.OneToken, a.Uncounted.Total())
 	case a.OK > 0:
@@ -400,47 +411,23 @@ func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r
 	return &d
 }
 
-// leaveOut takes what the ok records' facts show out of the figures
-// describeAll made: the unstreamed answers out of TTFT and TPOT, and the
-// requests without a count out of the gaps' basis.
-func (s *Summary) leaveOut(src *source, cat []Category, got *samples, f *okFacts, opt Options) {
+// leaveOut says what the ok records' facts and the unstreamed answers,
+// which gatherAll left out of TTFT and TPOT, take out of the figures: the
+// requests without a count out of the gaps' basis. nTPOT counts the ok
+// records with a TPOT by their count, the unstreamed among them.
+func (s *Summary) leaveOut(f *okFacts, nTPOT int) {
 	if it := s.ITL; it != nil && f.noCountChunks > 0 {
 		it.ChunkBasis -= f.noCountChunks
 		it.UnknownBasis = f.noCountChunks
 	}
-	n := len(f.unstreamed)
-	if n == 0 {
-		return
-	}
 	a := &s.Requests
-	a.Unstreamed = n
-	okAt, tpotAt := make([]int, n), make([]int, n)
-	gaps := int64(0)
-	for i, u := range f.unstreamed {
-		okAt[i], tpotAt[i] = u.ok, u.tpot
-		gaps += int64(u.gaps)
-	}
-	const why = "its text came at once (not streamed), so it has no time to first token or per token"
-	if n == a.OK {
-		s.TTFT = nil
-		s.Absent[keyTTFT] = fmt.Sprintf("every ok request's %s", strings.TrimPrefix(why, "its "))
-	} else {
-		s.TTFT = s.describe(got.ttft.Without(okAt), src, cat, streamed)
+	n := a.Unstreamed
+	if n > 0 && s.TTFT != nil {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
-	if s.TPOT == nil {
-		return
+	if n > 0 && s.TPOT != nil {
+		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, nTPOT)
 	}
-	if n == s.TPOT.N {
-		s.TPOT = nil
-		s.Absent[keyTPOT] = fmt.Sprintf("no ok request has two or more output tokens by a server count that were streamed (%d one-token requests, %d without a usable count, %d whose text came at once)",
-			a.OneToken, a.Uncounted.Total(), n)
-		return
-	}
-	s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, s.TPOT.N)
-	w := got.weighted
-	w.gaps -= gaps // their decode time is 0
-	s.TPOT = &TPOTStats{Distribution: *s.describe(flat(got.tpots).Without(tpotAt), src, cat, streamedTPOT), GapWeightedMean: w.mean(), Excluded: a.OneToken}
 }
 
 // rates sets the throughput over the run's window, or says why it is

@@ -14,11 +14,11 @@ import (
 // The memory budgets of the importers, per request of a fixed synthetic
 // run (synth.Mixed, 16 chunks a request, 2% failed) written in each
 // tool's layout, read from a file and summarized as report does: Read,
-// File.Records, Run.Summarize with the invalid requests set aside. Each
-// budget is about 1.5 times what the path costs today (the comment by
-// each, Go 1.26 on linux/amd64), so that a change that holds or allocates
-// half as much again fails here; one that needs more raises the budget in
-// its own commit, with the reason. Counts of bytes, not times. Skipped
+// File.Records, Run.Summarize with the invalid requests set aside. The
+// bytes allocated may be a fifth above what the path costs today, the
+// peak about half again (the comment by each, Go 1.26 on linux/amd64; see
+// internal/budget for why the two differ); one that needs more raises the
+// budget in its own commit, with the reason. Counts of bytes, not times. Skipped
 // under the race detector, which lays memory out otherwise, and in -short.
 func TestImportBudget(t *testing.T) {
 	switch {
@@ -34,12 +34,12 @@ func TestImportBudget(t *testing.T) {
 		alloc, peak float64 // bytes a request
 	}{
 		// Today, bytes allocated and the peaks of several runs, a request:
-		{formats.VLLM, synth.VLLM, 20_000, 1730, 800},            // 1,146–1,153; 479–530 (the file: 198)
-		{formats.SGLang, synth.SGLang, 20_000, 3250, 1000},       // 2,157–2,164; 538–672 (198)
-		{formats.AIPerf, synth.AIPerf, 20_000, 11100, 3600},      // 7,379–7,387; 2,310–2,404 (532)
-		{formats.LLMPerf, synth.LLMPerf, 20_000, 2330, 1250},     // 1,549–1,551; 638–830 (262)
-		{formats.GuideLLM, synth.GuideLLM, 20_000, 3600, 1150},   // 2,390–2,395; 753 (334)
-		{formats.GenAIPerf, synth.GenAIPerf, 2_000, 34400, 6900}, // 22,835–22,902; 3,772–4,612 (1,476)
+		{formats.VLLM, synth.VLLM, 20_000, 1380, 800},            // 1,144–1,153; 479–530 (the file: 198)
+		{formats.SGLang, synth.SGLang, 20_000, 2600, 1000},       // 2,155–2,164; 538–672 (198)
+		{formats.AIPerf, synth.AIPerf, 20_000, 8860, 3600},       // 7,379–7,387; 2,310–2,404 (532)
+		{formats.LLMPerf, synth.LLMPerf, 20_000, 1865, 1250},     // 1,549–1,551; 638–830 (262)
+		{formats.GuideLLM, synth.GuideLLM, 20_000, 2870, 1150},   // 2,390–2,395; 753 (334)
+		{formats.GenAIPerf, synth.GenAIPerf, 2_000, 27500, 6900}, // 22,835–22,902; 3,772–4,612 (1,476)
 	} {
 		t.Run(string(c.tool), func(t *testing.T) {
 			n := c.n

@@ -406,22 +406,3 @@ func (s Sample[T]) Index(v T) int {
 	}
 	return -1
 }
-
-// Without returns a flat sample of the values of s (not Gaps) but those at
-// the positions at, which are in increasing order: a copy, which s does
-// not share.
-func (s Sample[T]) Without(at []int) Sample[T] {
-	out := make([]T, 0, s.N-len(at))
-	j := 0
-	s.Each(func(seg []T) {
-		for _, x := range seg {
-			if len(at) > 0 && at[0] == j {
-				at = at[1:]
-			} else {
-				out = append(out, x)
-			}
-			j++
-		}
-	})
-	return Flat(out)
-}

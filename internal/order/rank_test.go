@@ -68,16 +68,12 @@ func TestQuantiles(t *testing.T) {
 	}
 }
 
-func TestIndexWithout(t *testing.T) {
+func TestIndex(t *testing.T) {
 	// Positions 0 … 4 hold 3, 1, 4, 1, 5 across three segments.
 	s := Sample[int64]{Segs: [][]int64{{3, 1}, {}, {4, 1, 5}}, N: 5}
 	for _, c := range []struct{ v, want int64 }{{1, 1}, {4, 2}, {5, 4}, {9, -1}} {
 		if got := s.Index(c.v); int64(got) != c.want {
 			t.Errorf("Index(%d) = %d; want %d", c.v, got, c.want)
 		}
-	}
-	w := s.Without([]int{0, 3})
-	if got := w.AppendTo(nil); w.N != 3 || len(got) != 3 || got[0] != 1 || got[1] != 4 || got[2] != 5 {
-		t.Errorf("Without(0, 3) = %v (N %d); want [1 4 5]", got, w.N)
 	}
 }
