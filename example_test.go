@@ -319,7 +319,9 @@ func ExampleSummary_WriteTable() {
 	//   prompt  1932.075 tokens/s (512 tokens), a separate figure: never add the two
 	//   requests  3.774 /s
 	//
-	// absent: workload.arrivals (fewer than three measured requests); workload.early_stop (no ok request says its max_tokens);
+	// absent:
+	//   workload.arrivals: fewer than three measured requests
+	//   workload.early_stop: no ok request says its max_tokens
 }
 
 func ExampleSummary_MarshalJSON() {

@@ -601,8 +601,8 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
 }
 
-// writeAbsent writes the absent figures with their reasons, in the
-// catalogue's order and then the others'.
+// writeAbsent writes the absent figures with their reasons, one a line,
+// in the catalogue's order and then the others'.
 func (s *Summary) writeAbsent(b *bytes.Buffer) {
 	var absent []string
 	keys := make([]string, 0, len(catalogue)+8)
@@ -612,11 +612,11 @@ func (s *Summary) writeAbsent(b *bytes.Buffer) {
 	for _, k := range append(keys, "throughput", "output_tokens_per_s", "prompt_tokens_per_s",
 		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
 		if why, ok := s.Absent[k]; ok {
-			absent = append(absent, fmt.Sprintf(" %s (%s);", k, why))
+			absent = append(absent, fmt.Sprintf("  %s: %s\n", k, why))
 		}
 	}
 	if len(absent) > 0 {
-		b.WriteString("\nabsent:" + strings.Join(absent, "") + "\n")
+		b.WriteString("\nabsent:\n" + strings.Join(absent, ""))
 	}
 }
 

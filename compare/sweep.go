@@ -113,7 +113,9 @@ func (l SweepLevel) Figure(name string) (SweepFigure, bool) {
 // SweepRuns groups the runs by level and summarizes each run with opt,
 // then each figure of a level as median ± MAD across its runs. All runs
 // must be of one kind (all concurrency or all rate). A level with fewer
-// than 3 runs is warned about. It returns ErrInvalidOption for no runs
+// than 3 runs is warned about, and one whose runs' headers declare
+// different workloads (model, API, or the load's lengths, arrivals,
+// trace, prefixes or sessions). It returns ErrInvalidOption for no runs
 // or mixed kinds, and the error of any run Run.Summarize refuses, naming
 // the run.
 func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
@@ -144,6 +146,7 @@ func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 		if lv.Runs < 3 {
 			sw.Warnings = append(sw.Warnings, fmt.Sprintf("%s %g has %d run(s): the specification asks for at least 3 repeats, and a spread of fewer says little", sw.Kind, level, lv.Runs))
 		}
+		sw.Warnings = append(sw.Warnings, workloadDiffers(sw.Kind, level, byLevel[level])...)
 		sw.Levels = append(sw.Levels, lv)
 	}
 	return sw, nil

@@ -30,7 +30,7 @@ func TestReportOutputRateAbsent(t *testing.T) {
 	assert.NotContains(t, out, "0 tokens)")
 	assert.NotContains(t, out, "20 did not")
 	assert.NotContains(t, out, "no ok request says its max_tokens")
-	assert.NotContains(t, out, "workload.output (no ok request)")
+	assert.NotContains(t, out, "workload.output: no ok request")
 	code, out, errs = runCLI(t, in, "report", "--json")
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, `"output_tokens_per_s":0`)

@@ -34,7 +34,7 @@ func TestSampledFileRates(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, "tokens/s")
 	assert.NotContains(t, out, "throughput over")
-	assert.Contains(t, out, "throughput ("+why+")")
+	assert.Contains(t, out, "  throughput: "+why+"\n")
 	assert.Contains(t, out, "goodput     absent: "+why)
 	assert.Contains(t, out, "attainment  2 good / 2 offered")
 
