@@ -36,6 +36,8 @@ var sweepCommand = &command{
 		"tool's invalid requests are set aside and counted, as report does, unless --strict. A run whose file\n" +
 		"is not whole (INTERRUPTED, or TRUNCATED: killed before its end line), and a file that keeps a sample\n" +
 		"of its requests, is named in a WARNING line above the table: its figures are those of the part written.\n" +
+		"Runs of one level whose headers declare different workloads (model, API, lengths, arrivals, trace,\n" +
+		"prefixes, sessions) are warned about: they are not repeats of one another.\n" +
 		"With --slo, the capacity is the highest level whose median attainment meets --target and the\n" +
 		"first that misses it, a bracket interpolated only between measured levels (DistServe's framing:\n" +
 		"the largest load at which the attainment goal holds).\n" +
