@@ -15,7 +15,7 @@ import (
 // does not call ranks. It returns ErrBudget for a budget too small,
 // ErrChanged when the source's passes disagree, and src's own errors.
 func Select(src Source, budget int, ranks func(n int) []int) (exact.Moments, []time.Duration, Stats, error) {
-	bins, ok := binsFor(budget)
+	bins, ok := binsFor(budget / 2)
 	if budget < MinBudget || !ok {
 		return exact.Moments{}, nil, Stats{}, fmt.Errorf("%w: %d bytes (want at least %d)", ErrBudget, budget, MinBudget)
 	}
@@ -30,28 +30,32 @@ func Select(src Source, budget int, ranks func(n int) []int) (exact.Moments, []t
 		return mo, nil, st, fmt.Errorf("%w: %d bytes for %d ranks (want %d)", ErrBudget, budget, len(ks), 64*len(ks))
 	}
 	cells := split(counts, bins.span, ks, 0, 0, mo.Min, mo.Max)
-	counts = nil // the later passes' counts and values take the budget
+	clear(counts) // now the index of the cells by bin (see index)
 	out := make([]time.Duration, len(ks))
-	err = refine(src, mo.N, budget, cells, out, &st)
+	err = refine(src, mo.N, budget-8*len(counts), &index{bins, counts}, cells, out, &st)
 	return mo, out, st, err
 }
 
 // refine reads src, of n values, until every cell's ranks have their
 // values in out: a pass either keeps a cell's values or counts them into
-// narrower cells (see cell.plan), the cells sharing the budget.
-func refine(src Source, n, budget int, cells []cell, out []time.Duration, st *Stats) error {
+// narrower cells (see cell.plan), the cells sharing the budget, and finds
+// each value's cell by the index.
+func refine(src Source, n, budget int, ix *index, cells []cell, out []time.Duration, st *Stats) error {
 	for {
 		cells = settle(cells, out)
 		if len(cells) == 0 {
 			return nil
 		}
-		held := 0
+		held := 8 * len(ix.first)
 		for i := range cells {
 			held += cells[i].plan(budget / len(cells))
 		}
 		st.Held = max(st.Held, held)
 		st.Passes++
-		if err := pass(src, n, cells); err != nil {
+		ix.set(cells)
+		err := pass(src, n, ix, cells)
+		ix.unset(cells)
+		if err != nil {
 			return err
 		}
 		var next []cell
@@ -83,22 +87,20 @@ func settle(cells []cell, out []time.Duration) []cell {
 }
 
 // pass reads src once, handing each value that lies in one of the cells
-// (which are sorted and disjoint) to that cell. It returns ErrChanged when
-// src does not yield n values.
-func pass(src Source, n int, cells []cell) error {
-	lo, hi := cells[0].lo, cells[len(cells)-1].hi
+// to that cell, found by the index. It returns ErrChanged when src does
+// not yield n values.
+func pass(src Source, n int, ix *index, cells []cell) error {
 	seen := 0
 	err := src(func(seg []time.Duration) bool {
 		seen += len(seg)
 		for _, x := range seg {
-			if x < lo || x > hi {
+			j := ix.first[ix.bins.of(x)]
+			if j == 0 {
 				continue
 			}
-			for i := range cells {
+			for i := j - 1; i < len(cells) && cells[i].lo <= x; i++ {
 				if x <= cells[i].hi {
-					if x >= cells[i].lo {
-						cells[i].add(x)
-					}
+					cells[i].add(x)
 					break
 				}
 			}
@@ -121,4 +123,29 @@ func (c *cell) seen() int {
 		n += m
 	}
 	return n
+}
+
+// An index finds the cells of a value without comparing it with each:
+// first[b] is 1 + the index of the first cell within bin b of the first
+// pass, or 0 when none is. Every cell lies within one such bin, since it
+// is a bin of the first pass or a part of one, and the cells are sorted
+// and disjoint, so a value's cell, if any, is among those from first.
+// The index takes the place of the first pass's counts.
+type index struct {
+	bins  logBins
+	first []int
+}
+
+// set indexes the cells.
+func (ix *index) set(cells []cell) {
+	for i := len(cells) - 1; i >= 0; i-- {
+		ix.first[ix.bins.of(cells[i].lo)] = i + 1
+	}
+}
+
+// unset clears the cells from the index.
+func (ix *index) unset(cells []cell) {
+	for _, c := range cells {
+		ix.first[ix.bins.of(c.lo)] = 0
+	}
 }
