@@ -147,3 +147,22 @@ func TestReadJSONLBudget(t *testing.T) {
 		t.Errorf("bounded peak %d bytes, in memory %d", bounded.Peak, inMemory.Peak)
 	}
 }
+
+// The repository's sample run, with its header line, read in a small
+// budget, gives the figures Summarize gives for the file.
+func TestReadJSONLSampleRun(t *testing.T) {
+	open := func() (io.ReadCloser, error) { return os.Open("../testdata/sample_run.jsonl") }
+	f, _ := open()
+	defer f.Close()
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(f, llmmetrics.Options{Method: llmmetrics.Linear})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := bounded.ReadJSONL(open, bounded.Options{Method: llmmetrics.Linear, Budget: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "ttft", got.TTFT, want.TTFT)
+	same(t, "e2e", got.E2E, want.E2E)
+	same(t, "itl", got.ITL, &want.ITL.Distribution)
+}
