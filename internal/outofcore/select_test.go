@@ -198,3 +198,48 @@ func seq2ints(n int) []int {
 	}
 	return ks
 }
+
+// Several samples read together, their segments interleaved and one of
+// them empty, each get the figures Describe gives for it alone.
+func TestSelectEach(t *testing.T) {
+	a, b := seq(1, 5000), []time.Duration{3 * time.Second, 0, 0, time.Millisecond}
+	src := func(yield func(int, []time.Duration) bool) error {
+		for i := 0; i < len(a); i += 1000 {
+			yield(0, a[i:i+1000])
+			yield(2, nil)
+			if i == 2000 {
+				yield(1, b)
+			}
+		}
+		return nil
+	}
+	units := []uint64{0, 50_000_000, 99_900_000, 100_000_000}
+	ranks := func(_, n int) []int {
+		var ks []int
+		for _, u := range units {
+			ks = append(ks, order.NearestRank(u, hundred, n))
+		}
+		return slices.Compact(ks)
+	}
+	mos, outs, st, err := outofcore.SelectEach(src, 3, outofcore.MinBudget*3, ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d passes", st.Passes)
+	for i, xs := range [][]time.Duration{a, b} {
+		want, _ := llmmetrics.Describe(xs, llmmetrics.NearestRank, percentile(units[0]), percentile(units[1]), percentile(units[2]), percentile(units[3]))
+		ks := ranks(0, len(xs))
+		for j, pt := range want.Points {
+			k := slices.Index(ks, order.NearestRank(units[j], hundred, len(xs)))
+			if outs[i][k] != pt.Value {
+				t.Errorf("sample %d %s: %d, want %d", i, pt.P.Key(), outs[i][k], pt.Value)
+			}
+		}
+		if mos[i].N != want.N || mos[i].Min != want.Min || mos[i].Max != want.Max {
+			t.Errorf("sample %d: moments %+v", i, mos[i])
+		}
+	}
+	if mos[2].N != 0 || outs[2] != nil {
+		t.Errorf("empty sample: %+v %v", mos[2], outs[2])
+	}
+}
