@@ -139,6 +139,9 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err != nil {
 		return usageError("replay-format", err)
 	}
+	if err := refusePlanReplay(*f.replay); err != nil { // plansessions.go
+		return err
+	}
 	tr, err := trace.Read(*f.replay, format)
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
@@ -334,9 +337,5 @@ func (f *runFlags) plannedPromptLengths(p drive.Plan) []int {
 	if f.promptLen.spread == 0 {
 		return []int{*f.promptTokens}
 	}
-	n := 1000
-	if p.Requests > 0 {
-		n = p.Requests + p.Warmup.Requests
-	}
-	return f.promptLen.draw(n, *f.seed, 13)
+	return f.promptLen.draw(plannedCount(p), *f.seed, 13) // sessions.go
 }
