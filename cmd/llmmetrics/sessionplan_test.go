@@ -198,6 +198,12 @@ func TestRunSessionsWarmup(t *testing.T) {
 	require.Len(t, back.Turns, 2)
 	assert.Equal(t, 2, back.Turns[0].N)
 	assert.Equal(t, 2, back.Turns[1].N)
+
+	// Replayed, the file's turns are requests of their own: said, not
+	// silently flattened.
+	code, plan, errs := runCLI(t, "", "run", "--dry-run", "--replay", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, plan, "\"8 rows of the file were turns of multi-turn sessions: each is replayed as a request of its own at its send time")
 }
 
 // pick returns m's values at keys.
