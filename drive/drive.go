@@ -103,8 +103,9 @@ type Plan struct {
 	// turn k is sent ThinkTime after turn k−1's answer ended, with the
 	// conversation so far, answers included, as its context. Its records
 	// carry Client.Session ("s1", …) and Client.Turn (from 1). Requests,
-	// Duration, Rate and Replay are then not given; Concurrency, when
-	// given, caps the warm-up alone.
+	// Duration, Rate, Concurrency and Replay are then not given, and
+	// Warmup.Requests counts whole warm-up sessions of Turns turns, at most
+	// Sessions at once (a warm-up of a Duration, or Auto, is refused).
 	Sessions, Turns int
 	ThinkTime       time.Duration
 
@@ -351,7 +352,11 @@ func (r *runner) run(ctx context.Context) *Outcome {
 	out := &Outcome{Start: start}
 	stopProgress := r.progress(time.Now())
 	var wg sync.WaitGroup
-	out.Warmup = r.phase(ctx, &wg, true)
+	if r.p.Sessions > 0 {
+		out.Warmup = r.warmSessions(ctx) // sessions.go
+	} else {
+		out.Warmup = r.phase(ctx, &wg, true)
+	}
 	wg.Wait() // the warm-up drains before the measured part
 	out.MeasureStart = time.Now()
 	if r.p.OnMeasure != nil {

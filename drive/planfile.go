@@ -24,7 +24,10 @@ import (
 // the server counts tokens; absent for a given prompt); max_tokens (absent
 // when none is sent); prefix_blocks, group, session and turn (the
 // request's shared prefix and conversation, when the workload has them);
-// source (a replayed trace's file and line). Unknown keys are an error.
+// after_session, after_turn and think_time_ns (a session's request whose
+// time is not known ahead: it is sent think_time_ns after that answer
+// ends); source (a replayed trace's file and line). Unknown keys are an
+// error.
 
 // A PlanHeader describes a planned run: the first line of a plan file.
 type PlanHeader struct {
@@ -51,6 +54,9 @@ type planRow struct {
 	Group        string `json:"group,omitempty"`
 	Session      string `json:"session,omitempty"`
 	Turn         int    `json:"turn,omitempty"`
+	AfterSession string `json:"after_session,omitempty"`
+	AfterTurn    int    `json:"after_turn,omitempty"`
+	ThinkNS      *int64 `json:"think_time_ns,omitempty"` // with after_turn
 	Source       string `json:"source,omitempty"`
 }
 
@@ -65,13 +71,7 @@ func WritePlan(w io.Writer, h *PlanHeader, reqs []Request) error {
 		return err
 	}
 	for i, r := range reqs {
-		row := planRow{ID: strconv.Itoa(i + 1), Warmup: r.Warmup, PromptTokens: r.PromptTokens, MaxTokens: r.MaxTokens,
-			PrefixBlocks: r.PrefixBlocks, Group: r.Group, Session: r.Session, Turn: r.Turn, Source: r.Source}
-		if r.HasSchedule {
-			ns := int64(r.Scheduled)
-			row.ScheduledNS = &ns
-		}
-		if err := enc.Encode(row); err != nil {
+		if err := enc.Encode(newPlanRow(i, r)); err != nil {
 			return err
 		}
 	}
@@ -104,12 +104,7 @@ func ReadPlan(r io.Reader) (*PlanHeader, []Request, error) {
 		if err := dec.Decode(&row); err != nil {
 			return nil, nil, fmt.Errorf("drive: plan line %d: %v", line, err)
 		}
-		q := Request{Warmup: row.Warmup, PromptTokens: row.PromptTokens, MaxTokens: row.MaxTokens, PrefixBlocks: row.PrefixBlocks,
-			Group: row.Group, Session: row.Session, Turn: row.Turn, Source: row.Source}
-		if row.ScheduledNS != nil {
-			q.Scheduled, q.HasSchedule = time.Duration(*row.ScheduledNS), true
-		}
-		reqs = append(reqs, q)
+		reqs = append(reqs, row.request())
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, err
@@ -118,4 +113,32 @@ func ReadPlan(r io.Reader) (*PlanHeader, []Request, error) {
 		return nil, nil, errors.New("drive: an empty plan file")
 	}
 	return h, reqs, nil
+}
+
+// newPlanRow is request r's row, the i-th (from 0) of its plan.
+func newPlanRow(i int, r Request) planRow {
+	row := planRow{ID: strconv.Itoa(i + 1), Warmup: r.Warmup, PromptTokens: r.PromptTokens, MaxTokens: r.MaxTokens,
+		PrefixBlocks: r.PrefixBlocks, Group: r.Group, Session: r.Session, Turn: r.Turn, Source: r.Source}
+	if r.HasSchedule {
+		ns := int64(r.Scheduled)
+		row.ScheduledNS = &ns
+	}
+	if r.AfterTurn > 0 {
+		ns := int64(r.ThinkTime)
+		row.AfterSession, row.AfterTurn, row.ThinkNS = r.AfterSession, r.AfterTurn, &ns
+	}
+	return row
+}
+
+// request is the row's request.
+func (row planRow) request() Request {
+	q := Request{Warmup: row.Warmup, PromptTokens: row.PromptTokens, MaxTokens: row.MaxTokens, PrefixBlocks: row.PrefixBlocks,
+		Group: row.Group, Session: row.Session, Turn: row.Turn, AfterSession: row.AfterSession, AfterTurn: row.AfterTurn, Source: row.Source}
+	if row.ScheduledNS != nil {
+		q.Scheduled, q.HasSchedule = time.Duration(*row.ScheduledNS), true
+	}
+	if row.ThinkNS != nil {
+		q.ThinkTime = time.Duration(*row.ThinkNS)
+	}
+	return q
 }

@@ -28,6 +28,15 @@ type Request struct {
 	Group   string
 	Session string
 	Turn    int
+	// AfterSession and AfterTurn name the answer a session's request
+	// waits for, when it has no schedule ahead: turn k>1 follows its own
+	// session's turn k−1; a warm-up session beyond the Sessions that run
+	// at once begins after the last turn of the one whose place it takes.
+	// It is sent ThinkTime after that answer ends, so its time depends on
+	// the server and HasSchedule is false.
+	AfterSession string
+	AfterTurn    int
+	ThinkTime    time.Duration
 	// Source is where the request came from: a trace's file and line.
 	Source string
 }

@@ -14,7 +14,8 @@ import (
 // the server's answers settle, so it is left out and note says so. A plan
 // needs no prompts here (the lengths targeted are PromptTokensEach, or a
 // Replay's), and no server. A closed loop of a Duration sends as many
-// requests as the server answers: it has no schedule to list.
+// requests as the server answers: it has no schedule to list. Sessions
+// are listed turn by turn (sessionSchedule).
 func Schedule(p Plan) (reqs []Request, note string, err error) {
 	probe := p
 	switch {
@@ -28,7 +29,7 @@ func Schedule(p Plan) (reqs []Request, note string, err error) {
 		return nil, "", err
 	}
 	if p.Sessions > 0 {
-		return nil, "", errors.New("drive: sessions have no schedule ahead: each turn waits for the previous answer")
+		return sessionSchedule(p), "", nil
 	}
 	if p.Rate == 0 && p.Duration > 0 || p.Rate == 0 && p.Warmup.Duration > 0 {
 		return nil, "", errors.New("drive: a closed loop of a duration sends as many requests as the server answers: give a number of requests to plan it")
@@ -58,12 +59,7 @@ func Schedule(p Plan) (reqs []Request, note string, err error) {
 				r.Scheduled, r.HasSchedule = at, true
 			}
 			n++
-			r.PromptTokens, r.MaxTokens = p.lengths(n)
-			if p.PrefixGroups > 0 {
-				g := group(p.Seed, n, p.PrefixGroups)
-				r.PrefixBlocks, r.Group = []int{g}, strconv.Itoa(g)
-			}
-			reqs = append(reqs, r)
+			reqs = append(reqs, p.planned(r, n))
 		}
 	}
 	switch w := p.Warmup; {
@@ -74,4 +70,43 @@ func Schedule(p Plan) (reqs []Request, note string, err error) {
 	}
 	part(p.Requests, p.Duration, false)
 	return reqs, note, nil
+}
+
+// planned returns r with the lengths and the prefix of request n.
+func (p Plan) planned(r Request, n int) Request {
+	r.PromptTokens, r.MaxTokens = p.lengths(n)
+	if p.PrefixGroups > 0 {
+		g := group(p.Seed, n, p.PrefixGroups)
+		r.PrefixBlocks, r.Group = []int{g}, strconv.Itoa(g)
+	}
+	return r
+}
+
+// sessionSchedule is Schedule of a plan's sessions: the warm-up's
+// sessions, then the measured part's, each one's turns in order. Only
+// the turns that begin a session at once have a time (0: the start of
+// their part of the run); any other is sent ThinkTime after an answer
+// ends (AfterSession, AfterTurn), which the plan cannot know.
+func sessionSchedule(p Plan) []Request {
+	var reqs []Request
+	w := p.Warmup.Requests
+	for k := range w + p.Sessions {
+		name, i := "s"+strconv.Itoa(k-w+1), k-w // i: its place in its part, from 0
+		if k < w {
+			name, i = "w"+strconv.Itoa(k+1), k
+		}
+		for turn := 1; turn <= p.Turns; turn++ {
+			r := Request{Warmup: k < w, Session: name, Turn: turn}
+			switch {
+			case turn > 1:
+				r.AfterSession, r.AfterTurn, r.ThinkTime = name, turn-1, p.ThinkTime
+			case i < p.Sessions:
+				r.HasSchedule = true
+			default: // a warm-up session that waits for a place
+				r.AfterSession, r.AfterTurn, r.ThinkTime = "w"+strconv.Itoa(i-p.Sessions+1), p.Turns, p.ThinkTime
+			}
+			reqs = append(reqs, p.planned(r, k*p.Turns+turn))
+		}
+	}
+	return reqs
 }

@@ -1,7 +1,10 @@
 package drive
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,9 +84,99 @@ func TestSessionsCheck(t *testing.T) {
 		"with requests":          func(p *Plan) { p.Requests = 5 },
 		"with a rate":            func(p *Plan) { p.Rate = 1 },
 		"responses API":          func(p *Plan) { p.API = observe.Responses },
+		"with a concurrency":     func(p *Plan) { p.Concurrency = 2 },
+		"a warm-up of a time":    func(p *Plan) { p.Warmup.Duration = time.Second },
+		"an automatic warm-up":   func(p *Plan) { p.Warmup.Auto = true },
 	} {
 		p := base
 		edit(&p)
 		assert.Error(t, Check(p), name)
 	}
+}
+
+// The warm-up of a session run is whole sessions of the same turns, at
+// most Sessions at once, marked warm-up, and drained before the measured
+// sessions begin; session k's turn t (the warm-up's first) sends prompt
+// (k−1)·Turns + t, whatever the order the server answers in.
+func TestSessionsWarmup(t *testing.T) {
+	f := newFake(t, func(int64) time.Duration { return time.Millisecond }, 0)
+	prompts := []string{"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10"}
+	out, err := Run(context.Background(), Plan{URL: f.URL + "/v1/chat/completions", API: observe.Chat, Model: "m",
+		MaxTokens: 1, Prompts: prompts, Sessions: 2, Turns: 2, Warmup: Warmup{Requests: 3}})
+	require.NoError(t, err)
+	require.Len(t, out.Results, 10) // (3 warm-up + 2 measured sessions) × 2 turns
+	assert.LessOrEqual(t, f.peak.Load(), int64(2))
+	assert.Equal(t, "a fixed warm-up of 3 sessions of 2 turns (6 requests sent), at most 2 sessions at once", out.Warmup)
+	var lastWarmEnd, firstMeasured time.Duration = 0, 1 << 62
+	got := map[string]bool{}
+	for _, res := range out.Results {
+		rec := res.Record
+		require.Equal(t, llmmetrics.StatusOK, rec.Status, rec.Message)
+		c := rec.Client
+		got[fmt.Sprintf("%s/%d/%v", c.Session, c.Turn, rec.Warmup)] = true
+		if rec.Warmup {
+			lastWarmEnd = max(lastWarmEnd, rec.Sent+rec.Chunks[len(rec.Chunks)-1])
+		} else {
+			firstMeasured = min(firstMeasured, rec.Sent)
+		}
+	}
+	assert.Equal(t, map[string]bool{"w1/1/true": true, "w1/2/true": true, "w2/1/true": true, "w2/2/true": true, "w3/1/true": true,
+		"w3/2/true": true, "s1/1/false": true, "s1/2/false": true, "s2/1/false": true, "s2/2/false": true}, got)
+	assert.LessOrEqual(t, lastWarmEnd, firstMeasured, "the warm-up drains before the measured sessions")
+	// Each conversation's user messages are its own prompts, in turn:
+	// w1 p1 p2, w2 p3 p4, w3 p5 p6, s1 p7 p8, s2 p9 p10.
+	convs := map[string]bool{}
+	for _, body := range f.bodies {
+		var users []string
+		for _, m := range body["messages"].([]any) {
+			if m := m.(map[string]any); m["role"] == "user" {
+				users = append(users, m["content"].(string))
+			}
+		}
+		convs[strings.Join(users, " ")] = true
+	}
+	assert.Equal(t, map[string]bool{"p1": true, "p1 p2": true, "p3": true, "p3 p4": true, "p5": true, "p5 p6": true,
+		"p7": true, "p7 p8": true, "p9": true, "p9 p10": true}, convs)
+}
+
+// The plan of sessions lists every turn of every session, the warm-up's
+// first: the turns that begin a session at once at 0, the others after
+// the answer they wait for and the think time; lengths as request
+// (k−1)·Turns + t draws them.
+func TestSessionSchedule(t *testing.T) {
+	p := Plan{URL: "http://x/v1/chat/completions", API: observe.Chat, PromptTokensEach: []int{11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25},
+		MaxTokens: 4, Sessions: 2, Turns: 3, ThinkTime: time.Second, Warmup: Warmup{Requests: 3}}
+	reqs, note, err := Schedule(p)
+	require.NoError(t, err)
+	assert.Empty(t, note)
+	type row struct {
+		warm          bool
+		session       string
+		turn          int
+		at            bool
+		after         string
+		afterTurn     int
+		prompt, think int
+	}
+	var got []row
+	for _, r := range reqs {
+		assert.Equal(t, 4, r.MaxTokens)
+		assert.Zero(t, r.Scheduled)
+		got = append(got, row{r.Warmup, r.Session, r.Turn, r.HasSchedule, r.AfterSession, r.AfterTurn, r.PromptTokens, int(r.ThinkTime / time.Second)})
+	}
+	assert.Equal(t, []row{
+		{true, "w1", 1, true, "", 0, 11, 0}, {true, "w1", 2, false, "w1", 1, 12, 1}, {true, "w1", 3, false, "w1", 2, 13, 1},
+		{true, "w2", 1, true, "", 0, 14, 0}, {true, "w2", 2, false, "w2", 1, 15, 1}, {true, "w2", 3, false, "w2", 2, 16, 1},
+		// w3 takes w1's place: 2 sessions at once.
+		{true, "w3", 1, false, "w1", 3, 17, 1}, {true, "w3", 2, false, "w3", 1, 18, 1}, {true, "w3", 3, false, "w3", 2, 19, 1},
+		{false, "s1", 1, true, "", 0, 20, 0}, {false, "s1", 2, false, "s1", 1, 21, 1}, {false, "s1", 3, false, "s1", 2, 22, 1},
+		{false, "s2", 1, true, "", 0, 23, 0}, {false, "s2", 2, false, "s2", 1, 24, 1}, {false, "s2", 3, false, "s2", 2, 25, 1},
+	}, got)
+	// The plan file keeps it all.
+	var b bytes.Buffer
+	require.NoError(t, WritePlan(&b, &PlanHeader{}, reqs))
+	assert.Contains(t, b.String(), `{"id":"8","warmup":true,"prompt_tokens":18,"max_tokens":4,"session":"w3","turn":2,"after_session":"w3","after_turn":1,"think_time_ns":1000000000}`)
+	_, back, err := ReadPlan(&b)
+	require.NoError(t, err)
+	assert.Equal(t, reqs, back)
 }

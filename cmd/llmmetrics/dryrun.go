@@ -57,6 +57,9 @@ func runDryRun(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if *f.promptTokens > 0 || len(p.Replay) > 0 {
 		h.Notes = append(h.Notes, "Prompt tokens are the lengths targeted: the prompts are made, and sized by the server's count, when the run is sent.")
 	}
+	if p.Sessions > 0 {
+		h.Notes = append(h.Notes, "A session's prompt_tokens are its turn's new message alone: the turn sends the conversation so far before it, the server's real answers included, which a plan cannot know.")
+	}
 	if *f.out == "" {
 		return drive.WritePlan(stdout, h, reqs)
 	}
@@ -109,14 +112,18 @@ type planSummary struct {
 	API         string            `json:"api,omitempty"`
 	Model       string            `json:"model,omitempty"`
 	// Schedule is absent for a closed loop, which sends each request as
-	// one ends.
+	// one ends, and for sessions (Absent says why).
 	Schedule     *planSchedule `json:"schedule,omitempty"`
+	Sessions     *planSessions `json:"sessions,omitempty"` // plansessions.go
 	PromptTokens *planLengths  `json:"prompt_tokens,omitempty"`
 	MaxTokens    *planLengths  `json:"max_tokens,omitempty"`
 	GivenPrompts int           `json:"given_prompts,omitempty"` // requests whose prompt is text (--prompts), not a length
 	PrefixBlocks int           `json:"prefix_blocks,omitempty"`
 	Distinct     int           `json:"distinct_prefix_blocks,omitempty"`
 	Notes        []string      `json:"notes,omitempty"`
+	// Absent gives the reason of a figure left out: "schedule" for
+	// sessions.
+	Absent map[string]string `json:"absent,omitempty"`
 
 	sched, gaps []time.Duration
 }
@@ -176,6 +183,10 @@ func summarizePlan(name string, h *drive.PlanHeader, reqs []drive.Request) *plan
 	}
 	s.Requests, s.Distinct = len(reqs)-s.Warmup, len(distinct)
 	s.GivenPrompts = s.Requests - len(prompts)
+	if s.Sessions = sessionsOf(reqs); s.Sessions != nil {
+		s.sched, s.gaps = nil, nil
+		s.Absent = map[string]string{"schedule": sessionsUnscheduled}
+	}
 	if len(s.sched) > 0 {
 		sc := &planSchedule{FirstS: s.sched[0].Seconds(), LastS: s.sched[len(s.sched)-1].Seconds()}
 		if span := s.sched[len(s.sched)-1] - s.sched[0]; span > 0 {
@@ -223,7 +234,9 @@ func describePlan(w io.Writer, name string, h *drive.PlanHeader, reqs []drive.Re
 	if h.Target != "" {
 		fmt.Fprintf(b, "  %-18s %s (%s, model %q)\n", "target", h.Target, h.API, h.Model)
 	}
-	if sched, gaps := s.sched, s.gaps; len(sched) > 0 {
+	if s.Sessions != nil {
+		describeSessions(b, s.Sessions) // plansessions.go
+	} else if sched, gaps := s.sched, s.gaps; len(sched) > 0 {
 		span := sched[len(sched)-1] - sched[0]
 		fmt.Fprintf(b, "  schedule           %v to %v from the measured part's start", sched[0], sched[len(sched)-1])
 		if span > 0 {

@@ -104,14 +104,15 @@ const offShare = 0.05
 
 // withFidelity adds the fidelity of the run's load to its load check:
 // for a replay, or a run of synthetic prompt lengths whose requests the
-// plan lists (not an automatic warm-up, a closed loop of a duration or
-// a shard).
+// plan lists (not an automatic warm-up, a closed loop of a duration, a
+// shard, or sessions: a turn's prompt as the server counts it is the
+// whole conversation, not the new message the plan sizes).
 func (r *loadRun) withFidelity(lc *loadCheck) *loadCheck {
 	q := r.p
 	if len(q.Replay) == 0 {
 		q.PromptTokensEach, q.Prompts = r.f.plannedPromptLengths(q), nil
 	}
-	if len(q.Replay) == 0 && len(q.PromptTokensEach) == 0 || q.Warmup.Auto || flagSet(r.fs, "shard") {
+	if len(q.Replay) == 0 && len(q.PromptTokensEach) == 0 || q.Warmup.Auto || flagSet(r.fs, "shard") || q.Sessions > 0 {
 		return lc
 	}
 	plan, _, err := drive.Schedule(q)

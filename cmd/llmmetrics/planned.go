@@ -6,7 +6,7 @@ import (
 )
 
 // sessionsUnplanned is why a run of --sessions has no planned count.
-const sessionsUnplanned = "a run of --sessions sends at most sessions × turns requests: a session ends at its first failed turn"
+const sessionsUnplanned = "a run of --sessions sends at most (sessions + warm-up sessions) × turns requests: a session ends at its first failed turn"
 
 // durationUnplanned is why a run of a --duration has no planned count.
 const durationUnplanned = "a run of a --duration plans a time, not a number of requests: as many are sent as the time allows"

@@ -23,9 +23,10 @@ type replayFlags struct {
 	dryRun                         *bool
 	prefixGroups, prefixTokens     *int
 
-	replayed *trace.Replay // the window sent, once applied
-	format   trace.Format  // the trace's format, once read
-	noUsage  int           // a run file's ok requests left out for want of usage
+	replayed     *trace.Replay // the window sent, once applied
+	format       trace.Format  // the trace's format, once read
+	noUsage      int           // a run file's ok requests left out for want of usage
+	sessionTurns int           // a run file's rows that were turns of sessions
 }
 
 func (r *replayFlags) define(fs *flag.FlagSet) {
@@ -139,6 +140,9 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err != nil {
 		return usageError("replay-format", err)
 	}
+	if err := refusePlanReplay(*f.replay); err != nil { // plansessions.go
+		return err
+	}
 	tr, err := trace.Read(*f.replay, format)
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
@@ -148,7 +152,7 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
 	}
-	f.replayed, f.format, f.noUsage = r, tr.Format, tr.NoUsage
+	f.replayed, f.format, f.noUsage, f.sessionTurns = r, tr.Format, tr.NoUsage, tr.SessionTurns
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
 	p.PrefixBlockTokens = r.BlockTokens
 	return nil
@@ -270,6 +274,9 @@ func (f *runFlags) replayNotes() []string {
 	}
 	notes := []string{fmt.Sprintf("Replayed %d rows of %s (%s): each sent at its time from the window's first row (%v into the trace), divided by the speed %v; its prompt and output lengths %s.",
 		n, *f.replay, f.format, r.First, r.Speed, lengths)}
+	if f.sessionTurns > 0 {
+		notes = append(notes, fmt.Sprintf("%s of the file were turns of multi-turn sessions: each is replayed as a request of its own at its send time, its prompt the length the server counted (the conversation so far) in new text, not as a conversation: a server's prefix cache does not see the sessions' sharing (to send sessions, run them with --sessions).", plural.Of(f.sessionTurns, "row")))
+	}
 	if f.noUsage > 0 {
 		notes = append(notes, fmt.Sprintf("%s without a usage count left out: record with the gateway's --include-usage.", plural.Of(f.noUsage, "ok request")))
 	}
@@ -334,9 +341,5 @@ func (f *runFlags) plannedPromptLengths(p drive.Plan) []int {
 	if f.promptLen.spread == 0 {
 		return []int{*f.promptTokens}
 	}
-	n := 1000
-	if p.Requests > 0 {
-		n = p.Requests + p.Warmup.Requests
-	}
-	return f.promptLen.draw(n, *f.seed, 13)
+	return f.promptLen.draw(plannedCount(p), *f.seed, 13) // sessions.go
 }

@@ -30,7 +30,8 @@ var runCommand = &command{
 		"  llmmetrics run --replay FILE [--replay-format auto|azure|mooncake|burstgpt|llmmetrics] [--speed X] [--replay-from D]\n" +
 		"                 [--replay-to D] [--replay-rows N] [--scale-tokens F] [--cap-prompt-tokens N] [--cap-output-tokens N]\n" +
 		"                 [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
-		"  llmmetrics run --sessions S --turns T [--think-time D] --url URL --model M (--prompt-tokens N | --prompts FILE) ...\n" +
+		"  llmmetrics run --sessions S --turns T [--think-time D] [--warmup N] [--dry-run] --url URL --model M\n" +
+		"                 (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +
 		"                 [--repeats 3] --url URL --model M (--requests N | --duration D) (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --ttft-breakdown --url URL --model M [--prompt-lengths 128,512,2048] [--repeats 5] [--settle 500ms]\n" +
@@ -76,7 +77,10 @@ var runCommand = &command{
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
 		"part. --replay sends a trace's rows at their times with their lengths, --arrivals draws bursty arrivals, and\n" +
-		"--dry-run writes the plan without sending anything ('report plan.jsonl' describes it). docs/run.md has the\n" +
+		"--dry-run writes the plan without sending anything ('report plan.jsonl' describes it). --sessions runs\n" +
+		"multi-turn conversations; with it --warmup N is N whole warm-up sessions of the same turns (marked, left\n" +
+		"out of the figures, at most S at once; a duration or auto is refused), and a dry run lists every turn,\n" +
+		"a later turn with the answer it waits for and the think time, never a guessed time. docs/run.md has the\n" +
 		"whole story.\n\n" +
 		searchAbout + "\n\n" + breakdownAbout,
 	examples: []string{
@@ -88,6 +92,7 @@ var runCommand = &command{
 		"llmmetrics run --ttft-breakdown --url http://127.0.0.1:8000/v1/chat/completions --model m --prompt-lengths 128,512,2048 --repeats 5 --gpu-telemetry --out breakdown.jsonl",
 		"llmmetrics run --replay AzureLLMInferenceTrace_conv.csv --replay-from 10m --replay-to 20m --speed 2 --cap-prompt-tokens 4096 --url http://127.0.0.1:8000 --model m --out replay.jsonl",
 		"llmmetrics run --dry-run --arrivals onoff:on=2s,off=8s,rate=40 --requests 500 --prompt-tokens 512 --max-tokens 128 --out plan.jsonl",
+		"llmmetrics run --sessions 8 --turns 4 --think-time 2s --warmup 8 --url http://127.0.0.1:8000 --model m --prompt-tokens 256 --max-tokens 128 --out sessions.jsonl",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
 }
@@ -294,13 +299,7 @@ func (r *loadRun) preflightRequests() error {
 		}
 		return nil
 	}
-	n := 1000
-	if r.p.Requests > 0 {
-		n = r.p.Requests + r.p.Warmup.Requests
-	} else if r.p.Sessions > 0 {
-		n = r.p.Sessions*r.p.Turns + r.p.Warmup.Requests
-	}
-	prompts, _, note, err := f.syntheticPrompts(ctx, r.p, n)
+	prompts, _, note, err := f.syntheticPrompts(ctx, r.p, plannedCount(r.p)) // sessions.go
 	r.p.Prompts = prompts
 	if err != nil {
 		var short *drive.TooShortError

@@ -61,7 +61,7 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
 	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
-	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule)")
+	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule); with --sessions, a number of whole warm-up sessions of --turns turns, at most --sessions at once")
 	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N[±P%]` tokens as the server counts them (one or two preflight requests size them); N±P% draws each prompt's length at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (512±25%: 384 to 640; +- for ± works too)")
 	f.promptTokens = &f.promptLen.n
 	f.prompts = fs.String("prompts", "", "a `file` of prompts, used in turn: text (one a line), JSONL of {\"prompt\": …, \"max_tokens\": N}, or ShareGPT-style conversations (each one's first human turn)")
@@ -137,11 +137,7 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 		return p, opt, valueError(fmt.Sprintf("--max-error-rate %g: want a fraction in (0, 1]", *f.maxErrorRate))
 	}
 	if f.maxLen.spread > 0 {
-		n := 1000
-		if p.Requests > 0 {
-			n = p.Requests + p.Warmup.Requests
-		}
-		p.MaxTokensEach = f.maxLen.draw(n, *f.seed, 11)
+		p.MaxTokensEach = f.maxLen.draw(plannedCount(p), *f.seed, 11) // sessions.go
 	}
 	if !f.replaying() && (*f.promptTokens > 0) == (*f.prompts != "") {
 		return p, opt, fmt.Errorf("%w: give --prompt-tokens or --prompts", errUsage)

@@ -49,6 +49,9 @@ func readRun(r io.Reader, b *builder) error {
 		if err := b.add(row, at, pt, ct); err != nil {
 			return err
 		}
+		if rec.Client != nil && rec.Client.Turn > 0 {
+			b.t.SessionTurns++
+		}
 	}
 	if len(ok) > 0 && b.t.NoUsage == len(ok) {
 		which := fmt.Sprintf("any of the %d ok requests", len(ok))

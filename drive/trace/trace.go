@@ -53,6 +53,10 @@ type Trace struct {
 	// NoUsage counts the ok requests of a run file (LLMMetrics) left out
 	// for want of a usage count, so of lengths to replay.
 	NoUsage int
+	// SessionTurns counts the rows of a run file that were turns of
+	// multi-turn sessions: each is a request of its own in the trace, its
+	// prompt length the whole conversation the server counted.
+	SessionTurns int
 }
 
 // Read reads the trace file at path in format f ("" detects it from the
