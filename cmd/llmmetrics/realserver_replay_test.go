@@ -90,6 +90,16 @@ func replayed(t *testing.T, base string, flags ...string) ([]drive.Request, []ll
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
 	require.NotNil(t, rep.LoadCheck.Fidelity, stdout)
+	// report --plan of the saved file gives the section run printed.
+	code, reported, errs := runCLI(t, "", "report", "--json", "--plan", planFile, out)
+	require.Equal(t, 0, code, errs)
+	var again struct {
+		LoadCheck struct {
+			Fidelity *fidelity `json:"fidelity"`
+		} `json:"load_check"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(reported), &again), reported)
+	assert.Equal(t, rep.LoadCheck.Fidelity, again.LoadCheck.Fidelity, "report --plan")
 
 	run, err := llmmetrics.ReadJSONL(mustOpen(t, out))
 	require.NoError(t, err)

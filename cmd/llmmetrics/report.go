@@ -19,7 +19,8 @@ var reportCommand = &command{
 		"                    [--slo ttft=500ms,tpot=50ms,e2e=5s,max_gap=1s] [--slo-strict] [--window 10s] [--warmup N|D|auto]\n" +
 		"                    [--stratify output=16,64,256|prompt=512,2048] [--fail-below 0.95] [--fail-if 'p99(ttft)>500ms']\n" +
 		"                    [--plot DIR] [--html FILE] [--label NAME] [--timings FILE] [--spectrum ttft|tpot|e2e|max_gap]\n" +
-		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--json] [FILE | --merge FILE…]",
+		"                    [--lenient | --strict] [--from TOOL] [--dialect TOOL] [--benchmark N] [--plan PLAN] [--json]\n" +
+		"                    [FILE | --merge FILE…]",
 	about: "Report prints the client-side figures of a run: the accounting of every request, TTFT, TPOT,\n" +
 		"E2E, ITL and the largest gap per request with their percentiles, output and prompt throughput\n" +
 		"(apart), and goodput against an SLO, naming every convention. FILE is llmmetrics' CSV or JSONL,\n" +
@@ -69,6 +70,9 @@ var reportCommand = &command{
 		"server stopped answering (no answer for more than a tenth of the sending and longer than its\n" +
 		"longest request took, and the requests sent after the last it answered all failed, 3 at least, or\n" +
 		"hung until the grace ran out: the figures cover the run until then); in JSON under \"load_check\".\n" +
+		"--plan PLAN adds the fidelity section run printed (the load sent against the load asked: docs/run.md),\n" +
+		"from the plan 'run --dry-run --out PLAN' writes with the run's flags; a plan whose load differs from the\n" +
+		"run header's is refused, naming the key.\n" +
 		"As a gate in CI, --fail-below (attainment against --slo) and --fail-if (a threshold on a figure,\n" +
 		"repeatable; ttft_from_scheduled and e2e_from_scheduled name an open loop's figures from the\n" +
 		"scheduled time, 'p99(ttft_from_scheduled)>1s') make report exit with status 3 and a one-line reason\n" +
@@ -119,6 +123,7 @@ type reportFlags struct {
 	turns     []turnRow  // TTFT by turn of multi-turn sessions (turns.go)
 	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
 	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
+	plan      planFlag   // --plan: the fidelity against a dry run's plan (reportplan.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -131,6 +136,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.gate.define(fs)
 	f.pics.define(fs, "report")
 	f.replay.define(fs)
+	f.plan.define(fs)
 	return fs, f
 }
 
@@ -164,6 +170,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(files) > 1 && !*f.merge {
 		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
 	}
+	if *f.merge && *f.plan.path != "" {
+		return fmt.Errorf("%w: --plan compares one run file with its plan; merged shards have no fidelity section yet", errUsage)
+	}
 	if *f.merge {
 		return f.reportMerge(stdout, files, opt)
 	}
@@ -189,6 +198,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		if tool, in, err = detect(in); err != nil {
 			return inFile(name, err)
 		}
+	}
+	if tool != "" && *f.plan.path != "" {
+		return fmt.Errorf("%w: --plan compares a run file of llmmetrics' JSONL with its plan; %s is %s's", errUsage, name, tool)
 	}
 	if tool == "" {
 		if *f.benchmark > 1 {
@@ -256,6 +268,9 @@ func (f *reportFlags) chooseBenchmark(name string, all []*formats.File) ([]*form
 // the load check, which run printed from the same records.
 func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f *reportFlags) error {
 	in, jsonl := isJSONLOrParquet(in) // parquet.go
+	if !jsonl && *f.plan.path != "" {
+		return fmt.Errorf("%w: --plan compares a run file of llmmetrics' JSONL with its plan; %s is CSV, which keeps no run header", errUsage, name)
+	}
 	if !jsonl && *f.pics.spectrum == "" && !f.pics.wanted() && !f.replay.on {
 		var failed errorTally
 		s, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.SummarizeFailed(in, opt, failed.add)
@@ -279,6 +294,9 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	f.errs, f.turns = newErrorSet(run.Records), byTurn(run.Records)
 	if jsonl {
 		f.load = withClient(checkLoad(loadFacts(s.Header, nil), run.Records, s, opt), checkClient(run.End, run.Records))
+		if f.load, err = f.plan.withFidelity(f.load, run); err != nil {
+			return err
+		}
 	}
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
 }

@@ -390,7 +390,8 @@ func (r *loadRun) finish(out *drive.Outcome) (*llmmetrics.RunEnd, error) {
 	}
 	end.Notes = r.notes // kept in the file, so that report says them too
 	werr := writeScrapes(r.proms, r.scrapes.rawBefore, r.scrapes.rawAfter, out, end)
-	noteUnsent(end, r.p, out) // runloop.go
+	noteUnsent(end, r.p, out)      // runloop.go
+	notePromptResolution(end, r.p) // reportplan.go
 	return end, errors.Join(werr, r.rw.finish(end))
 }
 
