@@ -164,14 +164,8 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err := f.replay.parse(f); err != nil {
 		return err
 	}
-	if *f.pics.timings != "" && !f.pics.wanted() {
-		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
-	}
-	if len(files) > 1 && !*f.merge {
-		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
-	}
-	if *f.merge && *f.plan.path != "" {
-		return fmt.Errorf("%w: --plan compares one run file with its plan; merged shards have no fidelity section yet", errUsage)
+	if err := f.checkFiles(files); err != nil {
+		return err
 	}
 	if *f.merge {
 		return f.reportMerge(stdout, files, opt)
@@ -244,6 +238,19 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	return gateErr
+}
+
+// checkFiles checks the flags that depend on the files given.
+func (f *reportFlags) checkFiles(files []string) error {
+	switch {
+	case *f.pics.timings != "" && !f.pics.wanted():
+		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
+	case len(files) > 1 && !*f.merge:
+		return fmt.Errorf("%w: %d files are %d runs: compare two sets with 'llmmetrics diff A[,A2…] B[,B2…]', runs at several loads with 'llmmetrics sweep', or report each on its own; give --merge only when they are one run taken by several machines", errUsage, len(files), len(files))
+	case *f.merge && *f.plan.path != "":
+		return fmt.Errorf("%w: --plan compares one run file with its plan; merged shards have no fidelity section yet", errUsage)
+	}
+	return nil
 }
 
 // chooseBenchmark returns the benchmark --benchmark N names, or every
