@@ -1,0 +1,38 @@
+package llmmetrics_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// No built binary, model or large generated file is committed: every
+// tracked file is under 2 MB and none is an ELF executable (a gateway
+// binary once was, 29 MB).
+func TestNoBinariesCommitted(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a git work tree, or no git)", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		st, err := os.Stat(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		if st.Size() > 2<<20 {
+			t.Errorf("%s is committed at %d bytes: large generated data stays out of the repository", name, st.Size())
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		f.Close()
+		if bytes.Equal(head[:n], []byte("\x7fELF")) {
+			t.Errorf("%s is a built binary (ELF): binaries are never committed", name)
+		}
+	}
+}
