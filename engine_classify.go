@@ -125,7 +125,7 @@ type invalidRecord struct {
 // of each run of records; it hashes the ids of the valid records into ids,
 // and with pg it also pools the gaps of the ok records. The records are
 // split among the cores, in the runs tallyAll would make (ids.Parts()), and
-// each core sorts the keys of its run when it is done with it.
+// each core puts the keys of its run in buckets when it is done with it.
 func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) ([]invalidRecord, []tally) {
 	runs := ids.Parts()
 	each := make([]tally, len(runs))
@@ -167,7 +167,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 				}
 			}
 		}
-		ids.SortRun(p)
+		ids.Bucket(p)
 	})
 	var all []invalidRecord
 	for _, f := range found {
