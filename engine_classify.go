@@ -138,7 +138,11 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 		// other's.
 		var t tally
 		defer func() { each[p] = t }()
-		for base, w := range src.windows(lo, hi, withIDs) {
+		// The ids are read apart from the windows, which need not hold
+		// them: writing them, each a pointer, would cost a write barrier
+		// while the collector marks.
+		id := src.ids()
+		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
 				// The gaps of a record that may be pooled are taken before
@@ -161,7 +165,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 				}
 				cat[i] = r.Category()
 				t.one(r, cat[i])
-				ids.Add(i, r.ID)
+				ids.Add(i, id(i))
 				if mayPool && gapsPooled(cat[i], r.Chunks) {
 					pg.add(&gaps[p], i, r, &g)
 				}
