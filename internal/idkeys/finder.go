@@ -8,10 +8,10 @@ import (
 // A finder finds the repeated ids among the keys of one bucket at a time,
 // which hold the same top bits of their hashes. Each key has a slot, the
 // next bits of its hash, in a bit set of about 16 times as many slots as a
-// bucket holds keys: a key whose slot an earlier key of the bucket took
+// bucket holds keys (2^17 at most): a key whose slot an earlier key took
 // is marked in a second set. The keys of marked slots, those of every
 // repeated hash among them, are then sorted and their ids compared; the
-// rest, whose hash no other key of the run has, are not. Both sets, 16 KiB
+// rest, whose hash no other key of the bucket has, are not. Both sets, 32 KiB
 // at most, stay in the core's cache, where sorting the keys whole (as a
 // radix sort does) would go over them all again, digit by digit.
 type finder struct {
@@ -28,7 +28,7 @@ type finder struct {
 // index, in buckets by their top bucketBits, most in the largest bucket.
 // A slot is made of hash bits only: keys of one hash share it.
 func newFinder(id func(int) string, shift int, bucketBits uint, most int) *finder {
-	slotBits := min(max(bits.Len(uint(most))+4, 6), 16, 64-shift-int(bucketBits))
+	slotBits := min(max(bits.Len(uint(most))+4, 6), 17, 64-shift-int(bucketBits))
 	slotBits = max(slotBits, 0) // no hash bit left: every key one slot
 	words := max(1, (1<<slotBits)/64)
 	return &finder{

@@ -88,9 +88,13 @@ func (k *Keys) Parts() [][2]int { return k.parts }
 func (k *Keys) Release() { k.release() }
 
 // bucketBits is the number of a key's top bits, all of them hash bits,
-// that name its bucket: 1,024 buckets, as the first digit of a radix sort
-// of millions of keys has (see radix.Partition).
-func (k *Keys) bucketBits() uint { return uint(min(10, 64-k.shift)) }
+// that name its bucket: 256 buckets. The pass that puts the keys in their
+// buckets writes at one place in each bucket at a time, and 256 such
+// places stay in the level-1 cache where 1,024 (a radix sort's first digit
+// on millions of keys, see radix.Partition) do not: on the 2,000,000 ids
+// of a 2 M-row CSV, this pass and the finder took 114 samples of perf at
+// 4 kHz (the mean of five runs) with 256 buckets, 158 with 1,024.
+func (k *Keys) bucketBits() uint { return uint(min(8, 64-k.shift)) }
 
 // Bucket puts the keys of run p, once they are all set, in order of their
 // buckets, on the core that set them.
