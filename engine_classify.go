@@ -125,7 +125,7 @@ type invalidRecord struct {
 // of each run of records; it hashes the ids of the valid records into ids,
 // and with pg it also pools the gaps of the ok records. The records are
 // split among the cores, in the runs tallyAll would make (ids.Parts()), and
-// each core sorts the keys of its run when it is done with it.
+// each core puts the keys of its run in buckets when it is done with it.
 func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) ([]invalidRecord, []tally) {
 	runs := ids.Parts()
 	each := make([]tally, len(runs))
@@ -138,7 +138,11 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 		// other's.
 		var t tally
 		defer func() { each[p] = t }()
-		for base, w := range src.windows(lo, hi, withIDs) {
+		// The ids are read apart from the windows, which need not hold
+		// them: writing them, each a pointer, would cost a write barrier
+		// while the collector marks.
+		id := src.ids()
+		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
 				i, r := base+k, &w[k]
 				// The gaps of a record that may be pooled are taken before
@@ -161,13 +165,13 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 				}
 				cat[i] = r.Category()
 				t.one(r, cat[i])
-				ids.Add(i, r.ID)
+				ids.Add(i, id(i))
 				if mayPool && gapsPooled(cat[i], r.Chunks) {
 					pg.add(&gaps[p], i, r, &g)
 				}
 			}
 		}
-		ids.SortRun(p)
+		ids.Bucket(p)
 	})
 	var all []invalidRecord
 	for _, f := range found {

@@ -70,6 +70,16 @@ func (s *source) id(i int) string {
 	return s.recs[i].ID
 }
 
+// ids returns a function giving record i's id, for records asked for in
+// order: a pass that reads only some of its records' ids reads its
+// windows without them (see windows) and asks for those.
+func (s *source) ids() func(i int) string {
+	if s.tab != nil {
+		return s.tab.IDs()
+	}
+	return func(i int) string { return s.recs[i].ID }
+}
+
 // chunks returns record i's chunk arrivals (a table has none).
 func (s *source) chunks(i int) []time.Duration {
 	if s.tab != nil {

@@ -22,27 +22,36 @@ func addToTable(b *table.Block, r *Record, line int) {
 // cheaper than clearing it every time.
 func decodeRows(t *table.Table, base int, w []Record, ids bool) {
 	j, k := t.Find(base)
-	b := t.Blocks[j]
+	for len(w) > 0 {
+		b := t.Blocks[j]
+		n := min(len(w), b.Len()-k)
+		decodeSegment(b, k, w[:n], ids)
+		w, j, k = w[n:], j+1, 0
+	}
+}
+
+// decodeSegment sets w to b's rows from k on, as decodeRows does: the
+// columns are cut to w's length first, so that reading row i of each
+// needs no test of its own.
+func decodeSegment(b *table.Block, k int, w []Record, ids bool) {
+	n := len(w)
+	status, sent, first, last := b.Status[k:k+n], b.Sent[k:k+n], b.First[k:k+n], b.Last[k:k+n]
+	prompt, completion := b.Prompt[k:k+n], b.Completion[k:k+n]
 	for i := range w {
-		if k == b.Len() {
-			j++
-			b, k = t.Blocks[j], 0
-		}
 		r := &w[i]
-		r.Status = Status(b.Status[k])
-		r.Sent, r.FirstText, r.LastText = b.Sent[k], b.First[k], b.Last[k]
-		r.PromptTokens, r.CompletionTokens = int(b.Prompt[k]), int(b.Completion[k])
+		r.Status = Status(status[i])
+		r.Sent, r.FirstText, r.LastText = sent[i], first[i], last[i]
+		r.PromptTokens, r.CompletionTokens = int(prompt[i]), int(completion[i])
 		if ids {
-			r.ID, r.Message = b.ID(k), ""
+			r.ID, r.Message = b.ID(k+i), ""
 		}
-		if b.Rare(k) {
-			p, c, message := b.RareParts(k)
+		if b.Rare(k + i) {
+			p, c, message := b.RareParts(k + i)
 			r.PromptTokens, r.CompletionTokens = p, c
 			if ids {
 				r.Message = message
 			}
 		}
-		k++
 	}
 }
 

@@ -284,6 +284,18 @@ func (r *Record) validateCounts() *RecordError {
 	if int(r.Status) >= len(statusNames) {
 		return fieldError("status", ErrBadStatus, "%d", r.Status)
 	}
+	// A negative count is above maxCount as a uint: one test a count.
+	if uint(r.PromptTokens) > maxCount || uint(r.CompletionTokens) > maxCount || uint(r.MaxTokens) > maxCount {
+		return r.countRangeError()
+	}
+	if r.Sent < -maxTime || r.Sent > maxTime {
+		return fieldError("sent", ErrOutOfRange, "%v is further than %v from the epoch", r.Sent, time.Duration(maxTime))
+	}
+	return nil
+}
+
+// countRangeError returns the error of the first count out of range.
+func (r *Record) countRangeError() *RecordError {
 	for _, c := range [...]struct {
 		name string
 		v    int
@@ -294,9 +306,6 @@ func (r *Record) validateCounts() *RecordError {
 		if c.v > maxCount {
 			return fieldError(c.name, ErrOutOfRange, "%d is above %d", c.v, maxCount)
 		}
-	}
-	if r.Sent < -maxTime || r.Sent > maxTime {
-		return fieldError("sent", ErrOutOfRange, "%v is further than %v from the epoch", r.Sent, time.Duration(maxTime))
 	}
 	return nil
 }

@@ -58,6 +58,11 @@ func newErrorSet(recs []llmmetrics.Record) *errorSet {
 type errorTally struct {
 	failed, preflight int
 	status, message   []errorCount
+	// The last message cut, and what it was cut to: failures of one cause
+	// come in runs of one message, which cut (a few regular expressions)
+	// then reads once.
+	lastMessage, lastCut string
+	cutOnce              bool
 }
 
 // add tallies r when it failed and is measured or preflight.
@@ -71,7 +76,10 @@ func (t *errorTally) add(r llmmetrics.Record) {
 		t.failed++
 	}
 	t.status = countIn(t.status, errorKind(&r), r.ID, r.Preflight)
-	t.message = countIn(t.message, cut(r.Message), r.ID, r.Preflight)
+	if !t.cutOnce || r.Message != t.lastMessage {
+		t.lastMessage, t.lastCut, t.cutOnce = r.Message, cut(r.Message), true
+	}
+	t.message = countIn(t.message, t.lastCut, r.ID, r.Preflight)
 }
 
 // countIn counts key in list, where it is first seen in request id.

@@ -1,6 +1,7 @@
 package idkeys
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"testing"
@@ -36,7 +37,7 @@ func TestDuplicateIDsAcrossRuns(t *testing.T) {
 			lo = c
 		}
 		shift := bits.Len(uint(n))
-		ids := &Keys{shift: shift, keys: make([]uint64, n), parts: parts}
+		ids := newKeys(make([]uint64, n), shift, parts, nil)
 		for i, r := range recs {
 			if keyless[i] {
 				ids.keys[i] = noKey
@@ -47,7 +48,7 @@ func TestDuplicateIDsAcrossRuns(t *testing.T) {
 			ids.keys[i] = hash<<shift | uint64(i)
 		}
 		for p := range parts {
-			ids.SortRun(p)
+			ids.Bucket(p)
 		}
 		got := ids.Repeats(func(i int) string { return recs[i].ID })
 
@@ -69,37 +70,10 @@ func TestDuplicateIDsAcrossRuns(t *testing.T) {
 	})
 }
 
-// keyBounds splits the keys into ranges that start at 0, do not fall, end
-// at noKey, and start on a hash (no index bits set), so that the keys of
-// one hash share a range. With n ranges of 2^h hashes each, range q starts
-// at hash q·2^h.
-func TestKeyBounds(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 8, 64} {
-		for _, shift := range []int{0, 1, 5, 23, 40, 62} {
-			b := keyBounds(n, shift)
-			if len(b) != n+1 || b[0] != 0 || b[n] != noKey {
-				t.Fatalf("keyBounds(%d, %d) = %v", n, shift, b)
-			}
-			for q := 1; q < n && shift > 0; q++ {
-				if b[q] < b[q-1] || b[q]&(1<<shift-1) != 0 {
-					t.Fatalf("keyBounds(%d, %d): bound %d is %#x after %#x", n, shift, q, b[q], b[q-1])
-				}
-			}
-		}
-	}
-	// 8 ranges of the 2^9 hashes of shift 55: 64 hashes each.
-	b := keyBounds(8, 55)
-	for q := range 8 {
-		if want := uint64(64*q) << 55; b[q] != want {
-			t.Errorf("keyBounds(8, 55)[%d] = %#x, want %#x", q, b[q], want)
-		}
-	}
-}
-
 // BenchmarkDuplicateIDs finds the repeated ids among 5,000,000 keys of
-// distinct hashes, in the runs of this machine's cores: "sort" sorts each
-// run on its core, as classification does, and "merge" reads the sorted
-// runs as one, looking for repeats.
+// distinct hashes, in the runs of this machine's cores: "sort" puts each
+// run's keys in buckets on its core, as classification does, and "merge"
+// reads the buckets of all runs, looking for repeats.
 func BenchmarkDuplicateIDs(b *testing.B) {
 	const n = 5_000_000
 	shift := bits.Len(uint(n))
@@ -110,11 +84,11 @@ func BenchmarkDuplicateIDs(b *testing.B) {
 		hash := uint64(i) * 0x9E3779B97F4A7C15 & (1<<(64-shift) - 1)
 		keys[i] = hash<<shift | uint64(i)
 	}
-	ids := &Keys{shift: shift, keys: make([]uint64, n), parts: parts.Split(n)}
+	ids := newKeys(make([]uint64, n), shift, parts.Split(n), nil)
 	id := func(int) string { panic("no hash repeats: no id is read") }
 	sortRuns := func() {
 		copy(ids.keys, keys)
-		parts.Each(ids.parts, func(p, _, _ int) { ids.SortRun(p) })
+		parts.Each(ids.parts, func(p, _, _ int) { ids.Bucket(p) })
 	}
 	b.Run("sort", func(b *testing.B) {
 		for b.Loop() {
@@ -127,6 +101,41 @@ func BenchmarkDuplicateIDs(b *testing.B) {
 			if d := ids.Repeats(id); len(d) != 0 {
 				b.Fatalf("%d repeats", len(d))
 			}
+		}
+	})
+}
+
+// With the ids' own hashes, in runs of every core, Repeats finds what a
+// map of the ids finds: each id seen before, with the first record of it.
+// The ids repeat at random among up to 20,000 records, so that the buckets
+// hold many keys, most of them of ids seen once.
+func TestRepeatsAsAMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 20_000).Draw(t, "n")
+		distinct := rapid.IntRange(1, 2*n+1).Draw(t, "distinct")
+		seed := rapid.Uint64().Draw(t, "seed")
+		ids := New(n)
+		defer ids.Release()
+		recs := make([]string, n)
+		first := map[string]int{}
+		var want []Dup
+		for i := range recs {
+			h := (uint64(i) + seed) * 0x9E3779B97F4A7C15
+			recs[i] = fmt.Sprint("r", h%uint64(distinct))
+			if h>>60 == 0 { // about one in 16 invalid
+				ids.None(i)
+				continue
+			}
+			ids.Add(i, recs[i])
+			if j, ok := first[recs[i]]; ok {
+				want = append(want, Dup{i, j})
+			} else {
+				first[recs[i]] = i
+			}
+		}
+		parts.Each(ids.Parts(), func(p, _, _ int) { ids.Bucket(p) })
+		if got := ids.Repeats(func(i int) string { return recs[i] }); !slices.Equal(got, want) {
+			t.Fatalf("got %d repeats, want %d", len(got), len(want))
 		}
 	})
 }

@@ -95,7 +95,7 @@ func Sweep(starts [][]time.Duration, ends []time.Duration) (Level, bool) {
 		return Level{}, false
 	}
 	if !slices.IsSorted(ends) {
-		radix.Sort(ends)
+		radix.SortNear(ends)
 	}
 	lastSeg := starts[len(starts)-1]
 	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])

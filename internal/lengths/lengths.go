@@ -37,8 +37,18 @@ type Sample struct {
 // Range bounds the range of values a Sample counts by value.
 const Range = 1 << 16
 
-// Add adds a count.
+// Add adds a count: at once when its value is counted already, as most
+// are (a list of them has no counts).
 func (l *Sample) Add(v int) {
+	if k := uint(v - l.base); k < uint(len(l.counts)) {
+		l.counts[k]++
+		return
+	}
+	l.add(v)
+}
+
+// add adds a count that the counts do not cover yet.
+func (l *Sample) add(v int) {
 	if l.list != nil {
 		l.list = append(l.list, int64(v))
 		return

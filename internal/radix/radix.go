@@ -187,3 +187,11 @@ func partition[T ~int64 | ~uint64](xs []T, flip uint64, shift, top uint, room []
 	}
 	return counts
 }
+
+// Partition puts the values of xs in order of their top bits bits, in
+// place, and returns the number of values of each, 2^bits counts: the
+// first digit's pass of a sort, alone.
+func Partition(xs []uint64, bits uint) []int {
+	nb := 1 << bits
+	return partition(xs, 0, 64-bits, 64, make([]int, 3*nb))
+}

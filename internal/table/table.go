@@ -286,3 +286,22 @@ func (t *Table) EachBut(status uint8, f func(i int)) {
 		base += b.Len()
 	}
 }
+
+// IDs returns a function giving row i's id, for rows asked for in order
+// (i never falling from one call to the next): each block is found once,
+// where ID searches for it every time.
+func (t *Table) IDs() func(i int) string {
+	j, first := -1, 0 // the block of the last row asked for, and its first row
+	return func(i int) string {
+		if j < 0 {
+			var k int
+			j, k = t.Find(i)
+			first = i - k
+		}
+		for i-first >= t.Blocks[j].Len() {
+			first += t.Blocks[j].Len()
+			j++
+		}
+		return t.Blocks[j].ID(i - first)
+	}
+}
