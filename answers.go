@@ -31,14 +31,10 @@ func streamed(r *Record) bool { return !r.unstreamed() }
 func streamedTPOT(r *Record) bool { return hasTPOT(r) && !r.unstreamed() }
 
 // okFacts are what the workload's pass over the records notes of the ok
-// ones for the summary.
-type okFacts struct {
-	ok int // the ok records seen
-	// noCountMax counts the ok records without a usable count that say
-	// their max_tokens; noCountChunks those with chunk arrivals, whose
-	// gaps' basis is unknown.
-	noCountMax, noCountChunks int
-}
+// ones for the summary: the ok records seen; of those without a usable
+// count, the ones that say their max_tokens and the ones with chunk
+// arrivals, whose gaps' basis is unknown.
+type okFacts struct{ ok, noCountMax, noCountChunks int }
 
 // see notes an ok record.
 func (f *okFacts) see(r *Record) {

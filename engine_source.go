@@ -71,8 +71,7 @@ func (s *source) id(i int) string {
 }
 
 // ids returns a function giving record i's id, for records asked for in
-// order: a pass that reads only some of its records' ids reads its
-// windows without them (see windows) and asks for those.
+// order, to a pass that reads its windows without ids (see windows).
 func (s *source) ids() func(i int) string {
 	if s.tab != nil {
 		return s.tab.IDs()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,35 @@ func TestNoBinariesCommitted(t *testing.T) {
 		if bytes.Equal(head[:n], []byte("\x7fELF")) {
 			t.Errorf("%s is a built binary (ELF): binaries are never committed", name)
 		}
+	}
+}
+
+// The root is the metrics, kept small: at most 6,500 lines of non-test Go
+// and 70 lines of `go doc -short .`; new things go to sub-packages.
+func TestRootSize(t *testing.T) {
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines > 6500 {
+		t.Errorf("the root holds %d lines of non-test Go, above 6,500: move what is not the metrics to a sub-package", lines)
+	}
+	doc, err := exec.Command("go", "doc", "-short", ".").Output()
+	if err != nil {
+		t.Skipf("go doc: %v", err)
+	}
+	if n := bytes.Count(doc, []byte("\n")); n > 70 {
+		t.Errorf("go doc -short . has %d lines, above 70: the root's API stays small", n)
 	}
 }

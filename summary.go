@@ -420,8 +420,7 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT int) {
 		it.ChunkBasis -= f.noCountChunks
 		it.UnknownBasis = f.noCountChunks
 	}
-	a := &s.Requests
-	n := a.Unstreamed
+	n, a := s.Requests.Unstreamed, &s.Requests
 	if n > 0 && s.TTFT != nil {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
