@@ -80,7 +80,9 @@ func main() {
 	log.Printf("gateway: %s → %s, metrics at /metrics", c.listen, c.upstream)
 	srv := &http.Server{Addr: c.listen, Handler: g}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	drained := make(chan struct{})
 	go func() {
+		defer close(drained)
 		<-ctx.Done()
 		stop() // a second signal ends the gateway at once
 		// The calls in flight get 10 s to end (their records are written),
@@ -93,6 +95,9 @@ func main() {
 		g.Close()
 		log.Fatal(err)
 	}
+	// ListenAndServe returns as Shutdown begins: wait for the calls in
+	// flight before the records are closed.
+	<-drained
 	if err := g.Close(); err != nil {
 		log.Fatal(err)
 	}
