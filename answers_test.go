@@ -116,6 +116,11 @@ func TestUnstreamedAnswers(t *testing.T) {
 	assert.Equal(t, ms(40), s.TPOT.GapWeightedMean)
 	// Their tokens count: 3 + 101 + 20.
 	assert.Equal(t, int64(124), s.Throughput.OutputTokens)
+	// The gaps are s's two, of one token each: "one"'s single chunk adds
+	// no gap and does not make them chunk gaps; "json" has no chunks.
+	require.NotNil(t, s.ITL)
+	assert.Equal(t, BasisToken, s.ITL.Basis)
+	assert.Equal(t, [3]int{1, 0, 1}, [3]int{s.ITL.TokenBasis, s.ITL.ChunkBasis, s.ITL.NoChunks})
 	text, j := writeBoth(t, s)
 	assert.Contains(t, text, "not streamed: 2 ok requests whose text came at once")
 	assert.Equal(t, 2.0, j["requests"].(map[string]any)["unstreamed"])

@@ -280,6 +280,7 @@ func (g *gatherer) take(i int, r *Record) error {
 	switch {
 	case len(r.Chunks) == 0:
 		f.noChunks++
+	case !timed: // an unstreamed answer's one chunk: no gap, no basis
 	case gapBasis(r) == BasisToken:
 		f.tokenBasis++
 	default:
