@@ -41,7 +41,11 @@ type fidelity struct {
 	CappedPrompt int          `json:"capped_prompt_rows,omitempty"`
 	CappedOutput int          `json:"capped_output_rows,omitempty"`
 	Prefix       *prefixReuse `json:"prefix_reuse,omitempty"`
-	Warnings     []string     `json:"warnings,omitempty"`
+	// InterruptedBy names what interrupted the run ("SIGTERM"): the
+	// requests it never sent, and the minutes short of them, are its
+	// doing, not the load's, and are not warned about.
+	InterruptedBy string   `json:"interrupted_by,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
 }
 
 // A minuteLoad is one minute of the measured part: the requests due in it
@@ -123,7 +127,7 @@ func (r *loadRun) withFidelity(lc *loadCheck) *loadCheck {
 	if q.Sizing != nil {
 		resolution = q.Sizing.TokensPerWord()
 	}
-	fd := newFidelity(plan, q.PrefixBlockTokens, resolution, r.rw.all())
+	fd := newFidelity(plan, q.PrefixBlockTokens, resolution, r.rw.all(), r.in.By())
 	if fd == nil {
 		return lc
 	}
@@ -140,10 +144,10 @@ func (r *loadRun) withFidelity(lc *loadCheck) *loadCheck {
 
 // newFidelity compares the measured requests of plan (warm-up first, in
 // the order of their ids, 1…N) with the results sent, prompts made to
-// resolution tokens; nil when nothing of the plan was measured. It does
-// not modify its arguments.
-func newFidelity(plan []drive.Request, blockTokens int, resolution float64, results []*observe.Result) *fidelity {
-	fd := &fidelity{}
+// resolution tokens, of a run interrupted by by (or ""); nil when nothing
+// of the plan was measured. It does not modify its arguments.
+func newFidelity(plan []drive.Request, blockTokens int, resolution float64, results []*observe.Result, by string) *fidelity {
+	fd := &fidelity{InterruptedBy: by}
 	t := fidelityTally{shared: drive.PrefixShare(plan, blockTokens)}
 	t.asked(fd, plan)
 	if fd.Asked == 0 {
@@ -329,14 +333,14 @@ func byMinute(due, sends []time.Duration, start time.Duration) []minuteLoad {
 // warn says where the sent load is not the asked one.
 func (fd *fidelity) warn() {
 	const w = "WARNING: fidelity: the load sent is not the one asked: "
-	if fd.Sent != fd.Asked {
+	if fd.Sent != fd.Asked && fd.InterruptedBy == "" {
 		fd.Warnings = append(fd.Warnings, fmt.Sprintf(w+"%d of the %d requests asked were sent", fd.Sent, fd.Asked))
 	}
 	if fd.LatenessP99MS != nil && *fd.LatenessP99MS > ms(lateFidelity) {
 		fd.Warnings = append(fd.Warnings, fmt.Sprintf(w+"lateness p99 is %.1f ms (above %v): the arrivals came later than the schedule", *fd.LatenessP99MS, lateFidelity))
 	}
 	for _, m := range fd.Minutes {
-		if d := m.Sent - m.Asked; max(d, -d) > max(1, m.Asked/20) {
+		if d := m.Sent - m.Asked; max(d, -d) > max(1, m.Asked/20) && fd.InterruptedBy == "" {
 			fd.Warnings = append(fd.Warnings, fmt.Sprintf(w+"minute %d asked %d requests and sent %d", m.Minute, m.Asked, m.Sent))
 			break
 		}
@@ -359,7 +363,11 @@ func (fd *fidelity) write(w io.Writer) {
 	}
 	b := &strings.Builder{}
 	fmt.Fprintln(b, "\nfidelity (the load sent against the load asked, measured requests):")
-	fmt.Fprintf(b, "  %-16s asked %d, sent %d\n", "requests", fd.Asked, fd.Sent)
+	fmt.Fprintf(b, "  %-16s asked %d, sent %d", "requests", fd.Asked, fd.Sent)
+	if fd.InterruptedBy != "" && fd.Sent < fd.Asked {
+		fmt.Fprintf(b, " (the run was interrupted by %s before the rest were sent)", fd.InterruptedBy)
+	}
+	fmt.Fprintln(b)
 	if fd.LatenessP99MS != nil {
 		fmt.Fprintf(b, "  %-16s p50 %.3f ms, p99 %.3f ms (from each request's due time to its send)\n", "lateness", *fd.LatenessP50MS, *fd.LatenessP99MS)
 	}

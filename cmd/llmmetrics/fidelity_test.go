@@ -57,7 +57,7 @@ func TestFidelity(t *testing.T) {
 		sentAs(4, start+50*time.Second, 3*time.Millisecond, 302, 8, 8, 100),
 		sentAs(5, start+70*time.Second, 40*time.Millisecond, 300, 8, 8, 5),
 	}
-	fd := newFidelity(plan, 100, 6, results)
+	fd := newFidelity(plan, 100, 6, results, "")
 	require.NotNil(t, fd)
 	assert.Empty(t, fd.Warnings)
 	assert.Equal(t, 4, fd.Asked)
@@ -97,7 +97,7 @@ func TestFidelityWarnings(t *testing.T) {
 			results = append(results, sentAs(i+1, due, time.Duration(i)*10*time.Millisecond, 100, 2, 8, -1))
 		}
 	}
-	fd := newFidelity(plan, 0, 1, results)
+	fd := newFidelity(plan, 0, 1, results, "")
 	require.NotNil(t, fd)
 	assert.Nil(t, fd.Prefix)
 	assert.Equal(t, 16, fd.EarlyStops)
@@ -108,4 +108,15 @@ func TestFidelityWarnings(t *testing.T) {
 	assert.Contains(t, fd.Warnings[1], "lateness p99 is 150.0 ms")
 	assert.Contains(t, fd.Warnings[2], "minute 0 asked 21 requests and sent 16")
 	assert.Contains(t, fd.Warnings[3], "the output lengths differ")
+
+	// Interrupted by SIGTERM, the five never sent and the short minute
+	// are the signal's doing: the lateness and the lengths are still
+	// warned about, and the section says why the rest were not sent.
+	fd = newFidelity(plan, 0, 1, results, "SIGTERM")
+	require.Len(t, fd.Warnings, 2, "%q", fd.Warnings)
+	assert.Contains(t, fd.Warnings[0], "lateness p99 is 150.0 ms")
+	assert.Contains(t, fd.Warnings[1], "the output lengths differ")
+	var b bytes.Buffer
+	fd.write(&b)
+	assert.Contains(t, b.String(), "asked 21, sent 16 (the run was interrupted by SIGTERM before the rest were sent)")
 }

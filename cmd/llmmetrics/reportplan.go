@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -61,7 +62,11 @@ func (p *planFlag) withFidelity(lc *loadCheck, run *llmmetrics.Run) (*loadCheck,
 		resolution = v
 	}
 	block, _ := strconv.Atoi(h.Load["prefix_block_tokens"])
-	fd := newFidelity(plan, block, resolution, resultsOf(run.Records))
+	by := ""
+	if run.End != nil && run.End.State == "interrupted" {
+		by = cmp.Or(run.End.By, "a signal")
+	}
+	fd := newFidelity(plan, block, resolution, resultsOf(run.Records), by)
 	if fd == nil {
 		return nil, fmt.Errorf("%w: --plan %s plans no measured request", errUsage, *p.path)
 	}
