@@ -239,8 +239,9 @@ func WriteCSV(w io.Writer, recs []Record) error {
 	}
 	for i := range recs {
 		r := &recs[i]
-		if r.Warmup {
-			return fmt.Errorf("%w: record %d (id %q) is a warm-up request, which the CSV format cannot mark; write JSONL", ErrMissingField, i, r.ID)
+		if r.Warmup || r.Preflight {
+			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
+			return fmt.Errorf("%w: record %d (id %q) is %s, which the CSV format cannot mark; write JSONL", ErrMissingField, i, r.ID, what)
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {

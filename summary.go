@@ -117,9 +117,8 @@ type TPOTStats struct {
 // gap-weighted. Basis is BasisToken only when every pooled request had one
 // chunk per token (TokenBasis of them); otherwise the gaps are chunk gaps,
 // and the per-token gap distribution of the ChunkBasis requests is unknown.
-// NoChunks counts ok requests without chunk arrivals, which add no gaps;
-// an unstreamed answer with its one chunk (Accounting.Unstreamed) adds
-// none either, and is in none of the counts.
+// NoChunks counts ok requests without chunk arrivals, which add no gaps; an
+// unstreamed answer's one chunk adds none either, and is in no count.
 //
 // UnknownBasis counts the requests with chunk arrivals but no usable
 // token count: whether their chunks carried one token each is unknown,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,31 +18,39 @@ import (
 
 var convertCommand = &command{
 	name:     "convert",
-	synopsis: "llmmetrics convert [--force] IN OUT",
+	synopsis: "llmmetrics convert [--force] [--measured] IN OUT",
 	about: "Convert writes a run's records in another of llmmetrics' formats: JSONL, CSV or Parquet. IN's format\n" +
 		"is told by its content (Parquet by its magic bytes PAR1), OUT's by its extension: .jsonl, .csv or\n" +
 		".parquet. IN - reads standard input. The records are read strictly: an invalid one is an error.\n" +
 		"JSONL and Parquet hold every record, the run header and the end line: JSONL → Parquet → JSONL gives\n" +
 		"the same bytes. Parquet adds, per request, the columns ttft_ns, e2e_ns, tpot_ns, max_gap_ns and\n" +
 		"outcome, for notebooks (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
-		"only: no chunk arrivals, no header or end line, and no warm-up record (an error).",
+		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
+		"leaves them out, and says how many).",
 	examples: []string{
 		"llmmetrics convert run.jsonl run.parquet",
 		"llmmetrics convert run.parquet run.jsonl",
 		"llmmetrics convert --force run.csv run.parquet",
+		"llmmetrics convert --measured run.jsonl run.csv",
 	},
 	flags: func() *flag.FlagSet { fs, _ := newConvertFlags(); return fs },
 }
 
-func newConvertFlags() (*flag.FlagSet, *bool) {
+// convertFlags are convert's flags.
+type convertFlags struct{ force, measured *bool }
+
+func newConvertFlags() (*flag.FlagSet, convertFlags) {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	force := fs.Bool("force", false, "overwrite OUT when it exists")
-	return fs, force
+	var f convertFlags
+	f.force = fs.Bool("force", false, "overwrite OUT when it exists")
+	f.measured = fs.Bool("measured", false, "leave out the warm-up and preflight requests, which CSV cannot mark, and say how many")
+	return fs, f
 }
 
 // convertRun is the convert command.
-func convertRun(args []string, stdin io.Reader, _ io.Writer) error {
-	fs, force := newConvertFlags()
+func convertRun(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs, f := newConvertFlags()
+	force := f.force
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -64,7 +73,30 @@ func convertRun(args []string, stdin io.Reader, _ io.Writer) error {
 		return err
 	}
 	defer closeIn()
-	return convertReader(r, name, out, nil)
+	var edit func(*llmmetrics.Run)
+	if *f.measured {
+		edit = func(run *llmmetrics.Run) { leaveOutUnmeasured(stdout, run) }
+	}
+	return convertReader(r, name, out, edit)
+}
+
+// leaveOutUnmeasured takes the warm-up and preflight records out of run,
+// saying how many on w.
+func leaveOutUnmeasured(w io.Writer, run *llmmetrics.Run) {
+	warm, pre := 0, 0
+	kept := make([]llmmetrics.Record, 0, len(run.Records))
+	for _, r := range run.Records {
+		switch {
+		case r.Preflight:
+			pre++
+		case r.Warmup:
+			warm++
+		default:
+			kept = append(kept, r)
+		}
+	}
+	run.Records = kept
+	fmt.Fprintf(w, "convert: left out %d warm-up and %d preflight requests (--measured)\n", warm, pre)
 }
 
 // convertFile converts the file in to the file out, the run first given
@@ -118,6 +150,9 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	}
 	if err != nil {
 		os.Remove(out)
+		if format == "csv" && errors.Is(err, llmmetrics.ErrMissingField) {
+			return fmt.Errorf("writing %s: %s (convert --measured leaves out the warm-up and preflight requests)", out, trimPrefix(err))
+		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))
 	}
 	return nil

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A run file of run holds preflight and warm-up requests, which CSV cannot
+// mark: convert to CSV refuses it naming the first one for what it is,
+// and with --measured leaves them out and says how many; the CSV then
+// reports the measured requests.
+func TestConvertMeasured(t *testing.T) {
+	in := writeFile(t, "run.jsonl", strings.Join([]string{
+		`{"id":"test-1","status":"ok","preflight":true,"warmup":true,"sent_ns":0,"chunk_arrivals_ns":[1000000],"completion_tokens":1}`,
+		`{"id":"w1","status":"ok","warmup":true,"sent_ns":1000000,"chunk_arrivals_ns":[1000000],"completion_tokens":1}`,
+		`{"id":"1","status":"ok","sent_ns":2000000,"chunk_arrivals_ns":[1000000,3000000],"completion_tokens":2}`,
+		`{"id":"2","status":"ok","sent_ns":3000000,"chunk_arrivals_ns":[2000000,5000000],"completion_tokens":2}`,
+	}, "\n")+"\n")
+	out := filepath.Join(t.TempDir(), "run.csv")
+	code, _, errs := runCLI(t, "", "convert", in, out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `record 0 (id "test-1") is a preflight request (a test or sizing request sent before the load)`)
+	assert.Contains(t, errs, "convert --measured leaves out the warm-up and preflight requests")
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "no CSV left behind")
+
+	code, stdout, errs := runCLI(t, "", "convert", "--measured", in, out)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "convert: left out 1 warm-up and 1 preflight requests (--measured)\n", stdout)
+	code, rep, errs := runCLI(t, "", "report", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, rep, "requests: 2 offered = 2 ok")
+}
