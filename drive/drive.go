@@ -146,6 +146,9 @@ type Plan struct {
 	OnResult func(*observe.Result)
 
 	now func() time.Time // the records' clock; nil: time.Now (tests give a fake)
+	// unstreamed is set on the plan's copy for one request that is sent
+	// without streaming (its Replay row's Unstreamed).
+	unstreamed bool
 
 	// Progress, when set, is called about four times a second.
 	Progress func(Progress)
@@ -535,7 +538,9 @@ func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
 	prompt, maxTokens := r.p.request(n)
-	*res = *send(r.hard, r.obs, r.p, r.path, prompt, maxTokens, id, warm)
+	p := r.p
+	p.unstreamed = p.unstreamedAt(n)
+	*res = *send(r.hard, r.obs, p, r.path, prompt, maxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to
