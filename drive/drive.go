@@ -71,7 +71,10 @@ type Plan struct {
 	// Replay, when set, is the measured part's every request, in order of
 	// Scheduled (a replayed trace): request k is sent at the measured
 	// part's start plus Replay[k-1].Scheduled, with its MaxTokens and a
-	// prompt of its PromptTokens made by Sizing. Requests is then
+	// prompt of its PromptTokens made by Sizing, without streaming when it
+	// is Unstreamed (refused for the Responses API, whose whole reply
+	// observe does not read, and for a TGI URL without /generate_stream).
+	// Requests is then
 	// len(Replay), Rate its mean rate, and there is no warm-up.
 	Replay []Request
 	// Sizing, when set, makes each request's prompt as it is sent: one of
