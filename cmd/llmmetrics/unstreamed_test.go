@@ -55,6 +55,10 @@ func TestReplayUnstreamed(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, unstreamed)
+	// Production's own report counts the same call so.
+	code, stdout, errs = runCLI(t, "", "report", prod)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "not streamed: 1 ok request whose text came at once")
 }
 
 // The plan of a replayed run file carries the mark, "stream": false, and
