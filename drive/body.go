@@ -9,11 +9,15 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
-// body returns the JSON body of a streaming request for api, asking the
-// server for usage where the API has a way to (stream_options.include_usage
-// for chat and completions), with the caller's extra fields merged over it
-// (an extra field replaces a default one of the same name).
-func body(api observe.API, path, model, prompt string, maxTokens int, extra map[string]json.RawMessage) ([]byte, error) {
+// body returns the JSON body of a request for api, a streaming one asking
+// the server for usage where the API has a way to (stream_options.
+// include_usage for chat and completions), with the caller's extra fields
+// merged over it (an extra field replaces a default one of the same
+// name). Unstreamed, it leaves out "stream" and stream_options (a reply
+// in one JSON body, which carries its usage), but for Ollama's, which
+// says "stream": false (its API streams by default); TGI's body is the
+// same either way, its route says which (see requestURL).
+func body(api observe.API, path, model, prompt string, maxTokens int, unstreamed bool, extra map[string]json.RawMessage) ([]byte, error) {
 	m := map[string]any{}
 	switch api {
 	case observe.Chat:
@@ -59,6 +63,13 @@ func body(api observe.API, path, model, prompt string, maxTokens int, extra map[
 		m["parameters"] = params
 	default:
 		return nil, fmt.Errorf("drive: unknown API %v", api)
+	}
+	if unstreamed {
+		delete(m, "stream")
+		delete(m, "stream_options")
+		if api == observe.Ollama {
+			m["stream"] = false
+		}
 	}
 	out := make(map[string]json.RawMessage, len(m)+len(extra))
 	for k, v := range m {

@@ -7,9 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // Default limits of a request, which a Plan's zero Timeout and Stall take.
@@ -177,7 +181,8 @@ func (b *watchedBody) Close() error {
 	return b.ReadCloser.Close()
 }
 
-// newRequest builds the streaming request of the plan for one prompt.
+// newRequest builds the request of the plan for one prompt: a streaming
+// one, unless the plan's copy for it says unstreamed.
 //
 // Go's transport re-sends a request whose body it can rewind (GetBody)
 // when a kept-alive connection turns out closed, and the re-sent request
@@ -188,11 +193,15 @@ func (b *watchedBody) Close() error {
 // its body (see keepAliveTransport). A dropped connection is otherwise a
 // failure, with its reason.
 func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int) (*http.Request, error) {
-	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.extra(maxTokens))
+	b, err := body(p.API, path, p.Model, prompt, maxTokens, p.unstreamed, p.extra(maxTokens))
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, nil)
+	u, err := requestURL(p)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -206,4 +215,25 @@ func newRequest(ctx context.Context, p Plan, path, prompt string, maxTokens int)
 		req.Header[k] = slices.Clone(vs)
 	}
 	return req, nil
+}
+
+// tgiStream and tgiWhole are TGI's routes of a streamed and of a whole
+// answer.
+const tgiStream, tgiWhole = "/generate_stream", "/generate"
+
+// requestURL is where a request of the plan goes: its URL, but for TGI's
+// unstreamed request, which goes to /generate in place of the URL's
+// /generate_stream (a URL without it is refused, before anything is sent:
+// see checkReplay).
+func requestURL(p Plan) (string, error) {
+	if !p.unstreamed || p.API != observe.TGI {
+		return p.URL, nil
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || !strings.HasSuffix(u.Path, tgiStream) {
+		return "", fmt.Errorf("drive: a TGI request sent without streaming goes to %s: the URL %q does not end in %s", tgiWhole, p.URL, tgiStream)
+	}
+	u.Path = strings.TrimSuffix(u.Path, tgiStream) + tgiWhole
+	u.RawPath = ""
+	return u.String(), nil
 }

@@ -71,7 +71,10 @@ type Plan struct {
 	// Replay, when set, is the measured part's every request, in order of
 	// Scheduled (a replayed trace): request k is sent at the measured
 	// part's start plus Replay[k-1].Scheduled, with its MaxTokens and a
-	// prompt of its PromptTokens made by Sizing. Requests is then
+	// prompt of its PromptTokens made by Sizing, without streaming when it
+	// is Unstreamed (refused for the Responses API, whose whole reply
+	// observe does not read, and for a TGI URL without /generate_stream).
+	// Requests is then
 	// len(Replay), Rate its mean rate, and there is no warm-up.
 	Replay []Request
 	// Sizing, when set, makes each request's prompt as it is sent: one of
@@ -146,6 +149,9 @@ type Plan struct {
 	OnResult func(*observe.Result)
 
 	now func() time.Time // the records' clock; nil: time.Now (tests give a fake)
+	// unstreamed is set on the plan's copy for one request that is sent
+	// without streaming (its Replay row's Unstreamed).
+	unstreamed bool
 
 	// Progress, when set, is called about four times a second.
 	Progress func(Progress)
@@ -535,7 +541,9 @@ func (r *runner) issue(res *observe.Result, sched *time.Duration, warm bool) {
 	id := res.Record.ID
 	n, _ := strconv.Atoi(id)
 	prompt, maxTokens := r.p.request(n)
-	*res = *send(r.hard, r.obs, r.p, r.path, prompt, maxTokens, id, warm)
+	p := r.p
+	p.unstreamed = p.unstreamedAt(n)
+	*res = *send(r.hard, r.obs, p, r.path, prompt, maxTokens, id, warm)
 	rec := &res.Record
 	if sched != nil {
 		// Its lateness is Sent − Wait − Scheduled: from when it was due to

@@ -26,8 +26,10 @@ import (
 // request's shared prefix and conversation, when the workload has them);
 // after_session, after_turn and think_time_ns (a session's request whose
 // time is not known ahead: it is sent think_time_ns after that answer
-// ends); source (a replayed trace's file and line). Unknown keys are an
-// error.
+// ends); stream (false for a request sent without streaming, as a
+// replayed run file's production call was: see Request.Unstreamed; absent
+// or true, a streamed one); source (a replayed trace's file and line).
+// Unknown keys are an error.
 
 // A PlanHeader describes a planned run: the first line of a plan file.
 type PlanHeader struct {
@@ -57,6 +59,7 @@ type planRow struct {
 	AfterSession string `json:"after_session,omitempty"`
 	AfterTurn    int    `json:"after_turn,omitempty"`
 	ThinkNS      *int64 `json:"think_time_ns,omitempty"` // with after_turn
+	Stream       *bool  `json:"stream,omitempty"`        // false: Unstreamed
 	Source       string `json:"source,omitempty"`
 }
 
@@ -123,6 +126,9 @@ func newPlanRow(i int, r Request) planRow {
 		ns := int64(r.Scheduled)
 		row.ScheduledNS = &ns
 	}
+	if r.Unstreamed {
+		row.Stream = new(bool)
+	}
 	if r.AfterTurn > 0 {
 		ns := int64(r.ThinkTime)
 		row.AfterSession, row.AfterTurn, row.ThinkNS = r.AfterSession, r.AfterTurn, &ns
@@ -140,5 +146,6 @@ func (row planRow) request() Request {
 	if row.ThinkNS != nil {
 		q.ThinkTime = time.Duration(*row.ThinkNS)
 	}
+	q.Unstreamed = row.Stream != nil && !*row.Stream
 	return q
 }

@@ -3,6 +3,9 @@ package drive
 import (
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // checkReplay reports what makes a plan's Replay impossible to send.
@@ -28,7 +31,34 @@ func checkReplay(p Plan) error {
 			return fmt.Errorf("drive: replay request %d (%s) asks %d prompt and %d output tokens", i+1, r.Source, r.PromptTokens, r.MaxTokens)
 		}
 	}
+	return checkUnstreamed(p)
+}
+
+// checkUnstreamed refuses a replay whose unstreamed requests cannot be
+// sent and read: TGI's go to /generate, in place of its URL's
+// /generate_stream; the Responses API's whole reply (one response object)
+// is not read by observe, its stream alone.
+func checkUnstreamed(p Plan) error {
+	i := slices.IndexFunc(p.Replay, func(r Request) bool { return r.Unstreamed })
+	if i < 0 {
+		return nil
+	}
+	q := p
+	q.unstreamed = true
+	_, err := requestURL(q)
+	if p.API == observe.Responses {
+		err = errors.New("drive: the Responses API's reply in one JSON body is not read, its stream alone: send every request streamed")
+	}
+	if err != nil {
+		return fmt.Errorf("%w (replay request %d, %s, was not streamed)", err, i+1, p.Replay[i].Source)
+	}
 	return nil
+}
+
+// unstreamedAt says whether request n (from 1, in send order) is sent
+// without streaming: its Replay row's Unstreamed.
+func (p Plan) unstreamedAt(n int) bool {
+	return len(p.Replay) > 0 && p.Replay[(n-1)%len(p.Replay)].Unstreamed
 }
 
 // lengths returns the prompt length targeted (0: a given prompt) and the

@@ -18,6 +18,14 @@ type Request struct {
 	// given text (--prompts).
 	PromptTokens int
 	MaxTokens    int // the output length asked; 0: none sent
+	// Unstreamed sends the request without streaming, as a call whose
+	// answer comes whole in one JSON body: the body leaves out "stream":
+	// true and stream_options (Ollama's says "stream": false, its API
+	// streaming by default), and TGI's goes to /generate, not
+	// /generate_stream. A replay of a run file sets it for the calls that
+	// production made so (see trace.Row.Unstreamed). Its record is an
+	// unstreamed answer: an E2E, no TTFT or TPOT.
+	Unstreamed bool
 	// PrefixBlocks are the prompt's prefix-cache blocks as a trace gives
 	// them (Mooncake's hash_ids, of 512 tokens each: equal ids, equal
 	// blocks), or the shared prefix drawn for it (Plan.PrefixGroups): its

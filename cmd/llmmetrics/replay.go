@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/llmmetrics/llmmetrics/drive/trace"
 	"github.com/llmmetrics/llmmetrics/internal/plural"
+	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // replayFlags are run's flags of a replayed trace, of bursty arrivals and
@@ -20,7 +22,7 @@ type replayFlags struct {
 	speed, scaleTokens             *float64
 	replayFrom, replayTo           *time.Duration
 	replayRows, capPrompt, capOut  *int
-	dryRun                         *bool
+	dryRun, replayStream           *bool
 	prefixGroups, prefixTokens     *int
 
 	replayed     *trace.Replay // the window sent, once applied
@@ -33,6 +35,7 @@ func (r *replayFlags) define(fs *flag.FlagSet) {
 	r.arrivals = fs.String("arrivals", "", "open loop: bursty arrivals instead of --rate's Poisson or gamma: `onoff:on=2s,off=8s,rate=40` (Poisson at rate during each ON window, none in OFF, from the start of the warm-up and of the measured part; mean rate·on/(on+off)) or pareto:alpha=1.5,rate=20 (Pareto gaps of tail index alpha > 1 and mean 1/rate); seeded by --seed, recorded in the header")
 	r.replay = fs.String("replay", "", "replay a trace `file`: one request per row at its time from the window's first row (divided by --speed), with a synthetic prompt of its prompt length and its output length as max_tokens, enforced where the API allows (ignore_eos and min_tokens for chat and completions, said in the header); instead of --requests, --duration, --rate, --prompt-tokens, --prompts, --max-tokens and --warmup")
 	r.replayFormat = fs.String("replay-format", "auto", "the --replay file's `format`: auto (from its first line), azure (TIMESTAMP,ContextTokens,GeneratedTokens), mooncake (JSON lines of timestamp ms, input_length, output_length, hash_ids), burstgpt (Timestamp, Request tokens, Response tokens) or llmmetrics (a run file: the send times and usage of its ok requests)")
+	r.replayStream = fs.Bool("replay-stream", false, "with --replay of a run file (llmmetrics): stream every request, those production made without streaming too (a TTFT for every call, but not the load production sent); without it they are sent unstreamed, as production sent them, each an answer in one JSON body with an E2E and no TTFT or TPOT")
 	r.speed = fs.Float64("speed", 1, "with --replay: time scaled by 1/`X` (2 replays twice as fast)")
 	r.replayFrom = fs.Duration("replay-from", 0, "with --replay: the window's start, a `duration` into the trace (its rows at or after it)")
 	r.replayTo = fs.Duration("replay-to", 0, "with --replay: the window's end, a `duration` into the trace (its rows before it; 0: to the end)")
@@ -54,7 +57,7 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 	var only []string
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens":
+		case "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens", "replay-stream":
 			only = append(only, "--"+fl.Name)
 		}
 	})
@@ -148,14 +151,40 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
 	}
 	r, err := tr.Replay(trace.Options{From: *f.replayFrom, To: *f.replayTo, Rows: *f.replayRows, Speed: *f.speed,
-		ScaleTokens: *f.scaleTokens, MaxPrompt: *f.capPrompt, MaxOutput: *f.capOut})
+		ScaleTokens: *f.scaleTokens, MaxPrompt: *f.capPrompt, MaxOutput: *f.capOut, Stream: *f.replayStream})
 	if err != nil {
 		return valueError("--replay: " + strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	if err := refuseUnstreamed(*p, r); err != nil {
+		return err
 	}
 	f.replayed, f.format, f.noUsage, f.sessionTurns = r, tr.Format, tr.NoUsage, tr.SessionTurns
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
 	p.PrefixBlockTokens = r.BlockTokens
 	return nil
+}
+
+// refuseUnstreamed refuses, in one line before anything is sent, a replay
+// of calls production made without streaming to an API that cannot take
+// them so: the Responses API, whose answer in one JSON body is not read
+// (its stream alone), and a TGI URL without the /generate_stream that
+// such a call's /generate takes the place of. A dry run (no --url) plans
+// them.
+func refuseUnstreamed(p drive.Plan, r *trace.Replay) error {
+	if r.Unstreamed == 0 || p.URL == "" {
+		return nil
+	}
+	why := ""
+	switch u, err := url.Parse(p.URL); {
+	case p.API == observe.Responses:
+		why = "the Responses API's answer in one JSON body is not read, its stream alone"
+	case p.API == observe.TGI && (err != nil || !strings.HasSuffix(u.Path, "/generate_stream")):
+		why = "TGI's go to /generate in place of /generate_stream, which --url does not end in"
+	default:
+		return nil
+	}
+	return valueError(fmt.Sprintf("--replay: %d of %d requests were made without streaming in production (the first %s), and %s: give --replay-stream to stream them all",
+		r.Unstreamed, len(r.Requests), r.Requests[slices.IndexFunc(r.Requests, func(q drive.Request) bool { return q.Unstreamed })].Source, why))
 }
 
 // prefixLoad adds the shared prefixes to a header's load: their blocks
@@ -222,6 +251,9 @@ func (f *runFlags) replayLoad(p drive.Plan, load map[string]string) {
 	if *f.capOut > 0 {
 		load["cap_output_tokens"] = fmt.Sprintf("%d (%d rows capped)", *f.capOut, r.CappedOutput)
 	}
+	if s := unstreamedLoad(r); s != "" {
+		load["unstreamed"] = s
+	}
 	lo, hi := lengthRange(p.Replay, func(q drive.Request) int { return q.PromptTokens })
 	load["prompt_tokens"] = fmt.Sprintf("each row's, %d to %d", lo, hi)
 	lo, hi = lengthRange(p.Replay, func(q drive.Request) int { return q.MaxTokens })
@@ -277,6 +309,9 @@ func (f *runFlags) replayNotes() []string {
 	if f.sessionTurns > 0 {
 		notes = append(notes, fmt.Sprintf("%s of the file were turns of multi-turn sessions: each is replayed as a request of its own at its send time, its prompt the length the server counted (the conversation so far) in new text, not as a conversation: a server's prefix cache does not see the sessions' sharing (to send sessions, run them with --sessions).", plural.Of(f.sessionTurns, "row")))
 	}
+	if s := unstreamedNote(r); s != "" {
+		notes = append(notes, s)
+	}
 	if f.noUsage > 0 {
 		notes = append(notes, fmt.Sprintf("%s without a usage count left out: record with the gateway's --include-usage.", plural.Of(f.noUsage, "ok request")))
 	}
@@ -291,6 +326,33 @@ func (f *runFlags) replayNotes() []string {
 		notes = append(notes, fmt.Sprintf("%d of %d trace rows capped: %s.", r.Capped, n, strings.Join(what, ", ")))
 	}
 	return notes
+}
+
+// unstreamedLoad is a header's load of the requests a replayed run file
+// sends without streaming, as production sent them, or streamed all the
+// same (--replay-stream); "" when production streamed every one.
+func unstreamedLoad(r *trace.Replay) string {
+	n := len(r.Requests)
+	switch {
+	case r.Unstreamed > 0:
+		return fmt.Sprintf("%d of %d requests sent without streaming, as production sent them", r.Unstreamed, n)
+	case r.Restreamed > 0:
+		return fmt.Sprintf("none: %d of %d requests that production sent without streaming are streamed (--replay-stream)", r.Restreamed, n)
+	}
+	return ""
+}
+
+// unstreamedNote says what the requests production made without
+// streaming become in the replay.
+func unstreamedNote(r *trace.Replay) string {
+	n := len(r.Requests)
+	switch {
+	case r.Unstreamed > 0:
+		return fmt.Sprintf("%d of %d requests replayed without streaming, as production sent them: each answer comes in one JSON body, with an E2E and no TTFT or TPOT, as in production (--replay-stream streams them).", r.Unstreamed, n)
+	case r.Restreamed > 0:
+		return fmt.Sprintf("%d of %d requests that production sent without streaming are replayed streamed (--replay-stream): their TTFT and TPOT have no counterpart in production, and the load is not the one production sent.", r.Restreamed, n)
+	}
+	return ""
 }
 
 // sizeReplay sizes the prompts of a replay, or of shared prefix groups,

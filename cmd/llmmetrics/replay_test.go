@@ -257,7 +257,7 @@ func TestHelpRunReplayFlags(t *testing.T) {
 	require.Equal(t, 0, code)
 	doc, err := os.ReadFile("../../docs/run.md")
 	require.NoError(t, err)
-	for _, fl := range []string{"arrivals", "replay", "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens", "dry-run"} {
+	for _, fl := range []string{"arrivals", "replay", "replay-format", "speed", "replay-from", "replay-to", "replay-rows", "scale-tokens", "cap-prompt-tokens", "cap-output-tokens", "replay-stream", "dry-run"} {
 		assert.Contains(t, stdout, "-"+fl, fl)
 		assert.True(t, strings.Contains(string(doc), "--"+fl), "docs/run.md names --%s", fl)
 	}

@@ -29,7 +29,7 @@ var runCommand = &command{
 		"                 [--arrivals onoff:on=2s,off=8s,rate=40 | --arrivals pareto:alpha=1.5,rate=20] [--dry-run]\n" +
 		"  llmmetrics run --replay FILE [--replay-format auto|azure|mooncake|burstgpt|llmmetrics] [--speed X] [--replay-from D]\n" +
 		"                 [--replay-to D] [--replay-rows N] [--scale-tokens F] [--cap-prompt-tokens N] [--cap-output-tokens N]\n" +
-		"                 [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
+		"                 [--replay-stream] [--concurrency CAP] [--dry-run] --url URL --model M ...\n" +
 		"  llmmetrics run --sessions S --turns T [--think-time D] [--warmup N] [--dry-run] --url URL --model M\n" +
 		"                 (--prompt-tokens N | --prompts FILE) ...\n" +
 		"  llmmetrics run --search concurrency|rate --slo ttft=500ms,... [--target 0.9] [--search-from 1] [--search-max 1024]\n" +

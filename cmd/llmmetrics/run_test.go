@@ -20,8 +20,9 @@ import (
 
 // fakeLlama serves chat streams as llama.cpp's server does (role chunk with
 // content null, one content chunk a token, finish chunk, usage chunk with
-// timings) and a /metrics with its output-token counter; the prompt counts
-// 20 template tokens plus one a word.
+// timings), a request without "stream": true its whole answer in one JSON
+// body with usage, and a /metrics with its output-token counter; the
+// prompt counts 20 template tokens plus one a word.
 func fakeLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var predicted, served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +40,8 @@ func fakeLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		}
 		served.Add(1)
 		var body struct {
-			MaxTokens int `json:"max_tokens"`
+			MaxTokens int  `json:"max_tokens"`
+			Stream    bool `json:"stream"`
 			Messages  []struct {
 				Content string `json:"content"`
 			} `json:"messages"`
@@ -47,6 +49,13 @@ func fakeLlama(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		b, _ := io.ReadAll(r.Body)
 		require.NoError(t, json.Unmarshal(b, &body))
 		prompt := 20 + len(strings.Fields(body.Messages[0].Content))
+		if !body.Stream { // the whole answer in one JSON body
+			predicted.Add(int64(body.MaxTokens))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"%s"},"finish_reason":"length"}],"usage":{"prompt_tokens":%d,"completion_tokens":%d}}`,
+				strings.Repeat(" t", body.MaxTokens), prompt, body.MaxTokens)
+			return
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}`+"\n\n")
 		for i := range body.MaxTokens {

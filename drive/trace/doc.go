@@ -15,7 +15,9 @@
 //	            Timestamp, Request tokens and Response tokens are read
 //	llmmetrics  a run file of llmmetrics (JSONL records): the send time and
 //	            the usage (prompt and completion tokens) of each ok request
-//	            that was not a preflight request, in order of send time
+//	            that was not a preflight request, in order of send time;
+//	            a request production made without streaming (its answer's
+//	            text came at once) is marked Unstreamed, to be replayed so
 //
 // A trace is read whole, or not at all: rows out of time order (a run
 // file's aside, which is written as requests end and is put in send

@@ -22,6 +22,10 @@ type Options struct {
 	// MaxPrompt and MaxOutput cap the lengths a server cannot take (after
 	// ScaleTokens); 0: no cap. Each row capped is counted.
 	MaxPrompt, MaxOutput int
+	// Stream sends every row streamed, those a run file marks
+	// Unstreamed too (each counted in Replay.Restreamed): a TTFT for
+	// every call, at the cost of a workload production did not send.
+	Stream bool
 }
 
 // A Replay is a window of a trace ready to send.
@@ -34,6 +38,10 @@ type Replay struct {
 	// CappedPrompt and CappedOutput count the rows whose prompt or output
 	// was capped; Capped the rows with either.
 	CappedPrompt, CappedOutput, Capped int
+	// Unstreamed counts the requests sent without streaming, as the run
+	// file's rows were made (Row.Unstreamed); Restreamed those rows sent
+	// streamed all the same (Options.Stream).
+	Unstreamed, Restreamed int
 	// First is the window's first row's time in the trace, Span the time
 	// from it to the last row's, both before Speed.
 	First, Span time.Duration
@@ -111,6 +119,7 @@ func (t *Trace) Replay(o Options) (*Replay, error) {
 			out.BlockTokens = scaled(BlockTokens, scale)
 		}
 		out.Requests[i] = drive.Request{Scheduled: off, HasSchedule: true, PromptTokens: prompt, MaxTokens: output, PrefixBlocks: r.Blocks, Source: t.source(r)}
+		out.stream(&out.Requests[i], r, o.Stream)
 	}
 	return out, nil
 }
@@ -121,4 +130,17 @@ func scaled(n int, f float64) int {
 		return n
 	}
 	return max(1, int(math.Round(float64(n)*f)))
+}
+
+// stream marks request q of row r unstreamed as the row was made, unless
+// every request is streamed, and counts it.
+func (out *Replay) stream(q *drive.Request, r Row, all bool) {
+	switch {
+	case !r.Unstreamed:
+	case all:
+		out.Restreamed++
+	default:
+		q.Unstreamed = true
+		out.Unstreamed++
+	}
 }

@@ -14,7 +14,8 @@ import (
 // preflight request (the warm-up's included: it was sent) becomes a row
 // at its send time, with the prompt and completion tokens of its usage.
 // The file is written as requests end; the rows are put in send order.
-// An ok request without usage has no lengths: it is left out and counted
+// A request whose answer came at once, not streamed, is marked so
+// (Row.Unstreamed). An ok request without usage has no lengths: it is left out and counted
 // in the Trace's NoUsage, unless every one lacks it (an error).
 func readRun(r io.Reader, b *builder) error {
 	run, err := llmmetrics.ReadJSONL(r)
@@ -36,7 +37,7 @@ func readRun(r io.Reader, b *builder) error {
 	first := 0 // the line of the first ok request without usage
 	for _, s := range ok {
 		rec := s.rec
-		row := Row{At: rec.Sent, Prompt: rec.PromptTokens, Output: rec.CompletionTokens, Line: s.line}
+		row := Row{At: rec.Sent, Prompt: rec.PromptTokens, Output: rec.CompletionTokens, Line: s.line, Unstreamed: unstreamed(rec)}
 		if rec.NoUsage { // no lengths to replay: left out, counted
 			if b.t.NoUsage++; first == 0 {
 				first = s.line
@@ -52,6 +53,9 @@ func readRun(r io.Reader, b *builder) error {
 		if rec.Client != nil && rec.Client.Turn > 0 {
 			b.t.SessionTurns++
 		}
+		if row.Unstreamed {
+			b.t.Unstreamed++
+		}
 	}
 	if len(ok) > 0 && b.t.NoUsage == len(ok) {
 		which := fmt.Sprintf("any of the %d ok requests", len(ok))
@@ -62,4 +66,20 @@ func readRun(r io.Reader, b *builder) error {
 			Err: fmt.Errorf("%w: the server gave no usage for %s: record with the gateway's --include-usage", ErrMissing, which)}
 	}
 	return nil
+}
+
+// unstreamed says whether production made an ok request without
+// streaming, by the rule of the llmmetrics package's reports (an answer
+// they leave out of TTFT and TPOT as not streamed): two or more tokens by
+// a server count its chunks do not contradict, and its text came at once,
+// in one chunk or, without chunk arrivals, its first text when its last
+// came. One token's answer comes at once streamed or not: it is streamed.
+func unstreamed(rec *llmmetrics.Record) bool {
+	if rec.CompletionTokens < 2 || rec.CountState() != llmmetrics.CountKnown {
+		return false
+	}
+	if len(rec.Chunks) > 0 {
+		return len(rec.Chunks) == 1
+	}
+	return rec.FirstText == rec.LastText
 }

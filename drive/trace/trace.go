@@ -43,6 +43,11 @@ type Row struct {
 	Prompt, Output int   // lengths in tokens, each at least 1
 	Blocks         []int // the prompt's prefix-cache blocks (Mooncake's hash_ids)
 	Line           int   // the line it was read from
+	// Unstreamed marks a run file's request that production made without
+	// streaming: an ok answer of two or more tokens by the server's count
+	// whose text came at once (see unstreamed). The other formats'
+	// rows are streamed.
+	Unstreamed bool
 }
 
 // A Trace is a trace file read whole.
@@ -57,6 +62,8 @@ type Trace struct {
 	// multi-turn sessions: each is a request of its own in the trace, its
 	// prompt length the whole conversation the server counted.
 	SessionTurns int
+	// Unstreamed counts the rows of a run file marked Unstreamed.
+	Unstreamed int
 }
 
 // Read reads the trace file at path in format f ("" detects it from the
