@@ -1,0 +1,154 @@
+package bounded
+
+import (
+	"errors"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/outofcore"
+)
+
+// A reader reads a run's file in passes for its summary.
+type reader struct {
+	open   Opener
+	opt    Options
+	passes int // the selection's passes begun
+	t      tally
+	ids    *idCheck
+	nIDs   int  // the non-empty ids the first pass saw
+	file   info // what the first pass read beside the records
+}
+
+// info is what a run's file says beside its records.
+type info struct {
+	header      *llmmetrics.RunHeader
+	end         *llmmetrics.RunEnd
+	cut         *llmmetrics.Cut
+	window      time.Duration
+	noSendTimes bool
+}
+
+// summarize reads the file in passes and returns its summary.
+func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
+	opt := &rd.opt.Options
+	if _, err := llmmetrics.Summarize(nil, *opt); !errors.Is(err, llmmetrics.ErrNoRecords) {
+		return nil, Stats{}, err // the options' own error
+	}
+	ps := opt.Percentiles
+	if ps == nil {
+		ps = llmmetrics.DefaultPercentiles
+	}
+	units, err := unitsOf(ps)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	idBudget := rd.opt.Budget / 4
+	rd.ids = newIDCheck(idBudget)
+	ranks := func(_, n int) []int { return ranksOf(opt.Method, units, n) }
+	mos, vals, st, err := outofcore.SelectEach(rd.samples, nSamples, rd.opt.Budget-idBudget, ranks)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	if rd.t.a.Offered == 0 {
+		return nil, Stats{}, llmmetrics.ErrNoRecords
+	}
+	stats := Stats{Passes: st.Passes, Held: st.Held + rd.ids.held()}
+	if err := rd.ids.check(rd.open, &stats.Passes); err != nil {
+		return nil, stats, err
+	}
+	var ds [nSamples]*llmmetrics.Distribution
+	for i := range ds {
+		if mos[i].N > 0 {
+			ds[i] = distribution(mos[i], vals[i], opt.Method, ps, units)
+		}
+	}
+	if opt.Method == llmmetrics.NearestRank {
+		stats.Passes++
+		if err := name(rd.open, &ds); err != nil {
+			return nil, stats, err
+		}
+	}
+	return rd.summary(ps, ds), stats, nil
+}
+
+// samples is the selection's source: it reads the file once, yielding
+// the samples of each batch of its records. The first pass also
+// validates and tallies the records and hashes their ids.
+func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
+	first := rd.passes == 0
+	rd.passes++
+	var segs segments
+	err := pass(rd.open, func(b *batch) error {
+		if first {
+			if err := rd.first(b); err != nil {
+				return err
+			}
+		}
+		segs.reset()
+		for i := range b.run.Records {
+			segs.add(&b.run.Records[i])
+		}
+		for i, v := range segs.vals {
+			yield(i, v)
+		}
+		return nil
+	})
+	if first && err == nil {
+		rd.ids.first(rd.nIDs)
+	}
+	return err
+}
+
+// first validates, tallies and hashes the records of a batch, and notes
+// what the file says beside them.
+func (rd *reader) first(b *batch) error {
+	rd.file.note(b)
+	for i := range b.run.Records {
+		r := &b.run.Records[i]
+		err := r.Validate()
+		if err == nil {
+			err = rd.t.one(r, rd.opt.SLO)
+		}
+		if err != nil {
+			return recordError(b, i, err)
+		}
+		if r.ID != "" {
+			rd.nIDs++
+			rd.ids.add(r.ID)
+		}
+	}
+	return nil
+}
+
+// recordError returns the error of record i of a batch as a
+// *llmmetrics.RecordError that names it in the file.
+func recordError(b *batch, i int, err error) error {
+	e := &llmmetrics.RecordError{Field: "chunks", Err: err}
+	if !errors.As(err, &e) {
+		e.ID = b.run.Records[i].ID
+	}
+	e.Index, e.Line = b.first+i, b.lineOf(i)
+	return e
+}
+
+// note notes what a batch's run says beside its records: the header and
+// declared window of the first, the end line and cut of the last.
+func (f *info) note(b *batch) {
+	run := b.run
+	if run.Header != nil {
+		f.header = run.Header
+	}
+	if run.Window != 0 {
+		f.window = run.Window
+	}
+	f.noSendTimes = f.noSendTimes || run.NoSendTimes
+	if run.End != nil {
+		f.end = run.End
+	}
+	if run.Cut != nil {
+		cut := *run.Cut
+		cut.Line += b.line - 1
+		cut.After += b.first
+		f.cut = &cut
+	}
+}
