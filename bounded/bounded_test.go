@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -259,4 +260,45 @@ func TestSummarizeBudget(t *testing.T) {
 		t.Errorf("peak %d bytes", cost.Peak)
 	}
 	same(t, got, want)
+}
+
+// A run in CSV, read a batch at a time with the header row before each,
+// gives the figures Run.Summarize gives for the file read in memory, and
+// a record's line in the file when it is invalid.
+func TestSummarizeCSV(t *testing.T) {
+	recs := run(50_000)
+	for i := range recs {
+		recs[i].Warmup, recs[i].Preflight = false, false // which CSV cannot mark
+		if recs[i].Status != llmmetrics.StatusOK {
+			recs[i].Message = "the server said,\n\"busy\""
+		}
+	}
+	var b bytes.Buffer
+	if err := llmmetrics.WriteCSV(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	open := writeBytes(t, b.Bytes())
+	opt := llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 150 * time.Millisecond}}
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(b.Bytes()), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{256 << 10, 0} {
+		got, st, err := bounded.Summarize(open, bounded.Options{Options: opt, Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("budget %d: %d passes", budget, st.Passes)
+		same(t, got, want)
+	}
+	r := &recs[40_000]
+	r.Status, r.Chunks, r.ChunkTokens, r.FirstText, r.LastText, r.CompletionTokens = llmmetrics.StatusOK, nil, nil, 2*time.Second, time.Second, 3
+	var bad bytes.Buffer
+	llmmetrics.WriteCSV(&bad, recs)
+	_, _, err = bounded.Summarize(writeBytes(t, bad.Bytes()), bounded.Options{})
+	var re *llmmetrics.RecordError
+	_, _, inMemory := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(bad.Bytes()), opt)
+	if !errors.As(err, &re) || re.Index != 40_000 || !strings.Contains(inMemory.Error(), fmt.Sprintf("line %d", re.Line)) {
+		t.Errorf("an invalid record: %v; in memory: %v", err, inMemory)
+	}
 }

@@ -46,30 +46,66 @@ func pass(open Opener, fn func(b *batch) error) (err error) {
 }
 
 // batches reads r a batch of whole lines at a time and hands each
-// batch, read as JSONL, to fn.
+// batch, read as JSONL or CSV (told by its first byte, as llmmetrics.Read
+// tells them), to fn. Each batch of CSV after the first is read with the
+// file's header row before it.
 func batches(r io.Reader, fn func(b *batch) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
+	head, _ := br.Peek(64)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	read := llmmetrics.ReadJSONL
+	var header []byte // a CSV file's header row
+	if len(head) > 0 && head[0] != '{' {
+		read = llmmetrics.ReadCSV
+		header = []byte{}
+	}
+	line := 1
+	return lines(br, header != nil, batchBytes, func(buf []byte, n int) error {
+		b := &batch{line: line}
+		in := io.Reader(bytes.NewReader(buf))
+		switch {
+		case header == nil:
+		case len(header) == 0: // the first batch, which begins with the header row
+			header = append(header, buf[:bytes.IndexByte(buf, '\n')+1]...)
+		default: // the header row read first sits on the line before
+			in = io.MultiReader(bytes.NewReader(header), in)
+			b.line--
+		}
+		run, err := read(in)
+		if err != nil {
+			return fmt.Errorf("bounded: the batch of lines from %d: %w", line, err)
+		}
+		b.run, line = run, line+n
+		return fn(b)
+	})
+}
+
+// lines reads br a batch of whole lines at a time, of about size bytes,
+// and hands each, with the number of lines it holds, to fn. With quoted,
+// a batch ends only at a line's end outside double quotes, as a CSV
+// record may hold a line break in a quoted field. A batch is read only
+// during the call of fn that hands it over.
+func lines(br *bufio.Reader, quoted bool, size int, fn func(buf []byte, n int) error) error {
 	var buf []byte
-	line, lines := 1, 0
+	n, quotes := 0, 0
 	for {
 		part, err := br.ReadSlice('\n')
 		buf = append(buf, part...)
+		if quoted {
+			quotes += bytes.Count(part, []byte{'"'})
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil && err != io.EOF {
 			return err
 		}
-		lines++
-		if len(buf) >= batchBytes || err == io.EOF && len(buf) > 0 {
-			run, rerr := llmmetrics.ReadJSONL(bytes.NewReader(buf))
-			if rerr != nil {
-				return fmt.Errorf("bounded: the batch of lines from %d: %w", line, rerr)
-			}
-			if ferr := fn(&batch{run: run, line: line}); ferr != nil {
+		n++
+		if (len(buf) >= size && quotes%2 == 0) || err == io.EOF && len(buf) > 0 {
+			if ferr := fn(buf, n); ferr != nil {
 				return ferr
 			}
-			buf, line, lines = buf[:0], line+lines, 0
+			buf, n = buf[:0], 0
 		}
 		if err == io.EOF {
 			return nil
