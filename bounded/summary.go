@@ -33,7 +33,9 @@ func (rd *reader) summary(ps []llmmetrics.Percentile, ds [nSamples]*llmmetrics.D
 		s.ITL = t.itl(d)
 	}
 	t.absentLatencies(s)
-	s.Absent["workload"] = NotComputed
+	for _, k := range []string{"workload", "workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop"} {
+		s.Absent[k] = NotComputed
+	}
 	if t.client {
 		s.Absent["client"] = NotComputed
 	}

@@ -91,7 +91,14 @@ var reportCommand = &command{
 		"and report says on standard error \"pushed N spans to ENDPOINT\". A file without a run header (CSV,\n" +
 		"another tool's) has no wall clock: --otlp refuses it (status 2) unless --otlp-epoch RFC3339 says when\n" +
 		"its send times count from (it overrides a header's start too). A file that stores no send times has\n" +
-		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.",
+		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.\n" +
+		"A file of llmmetrics' JSONL or CSV that would take more than --max-memory in memory (3 times its size;\n" +
+		"by default half the physical memory) is summarized in bounded memory (docs/scale.md): read several\n" +
+		"times, holding a batch of records and at most half of --max-memory, with the same figures, exactly;\n" +
+		"the workload, the client's distributions, the load check, the error set and TTFT by turn are not\n" +
+		"computed, and a note says so and what it cost. --lenient, --warmup, --stratify, the pictures,\n" +
+		"--spectrum and --otlp need the records in memory: with them the file is read whole, said in a note.\n" +
+		"--merge is not yet bounded: its files are read whole.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -119,6 +126,7 @@ type reportFlags struct {
 	turns     []turnRow  // TTFT by turn of multi-turn sessions (turns.go)
 	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
 	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
+	maxMemory maxMemory  // --max-memory: past it, a bounded summary (bounded.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -131,6 +139,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.gate.define(fs)
 	f.pics.define(fs, "report")
 	f.replay.define(fs)
+	f.maxMemory.define(fs)
 	return fs, f
 }
 
@@ -193,6 +202,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if tool == "" {
 		if *f.benchmark > 1 {
 			return fmt.Errorf("%w: --benchmark %d: %s is one run in llmmetrics' format", errUsage, *f.benchmark, name)
+		}
+		if done, err := f.reportBounded(stdout, files, &opt); done {
+			return err
 		}
 		return reportOwn(stdout, in, name, opt, f)
 	}
