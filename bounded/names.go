@@ -28,17 +28,7 @@ func name(open Opener, ds *[nSamples]*llmmetrics.Distribution) error {
 	}
 	err := pass(open, func(b *batch) error {
 		for k := range b.run.Records {
-			r := &b.run.Records[k]
-			if r.Category() != llmmetrics.CategoryOK {
-				continue
-			}
-			v, has := values(r)
-			for i := range v {
-				if has[i] && named[i] != nil {
-					left -= nameAt(ds[i], named[i], v[i], r.ID)
-				}
-			}
-			if left == 0 {
+			if left -= nameBy(&b.run.Records[k], ds, &named); left == 0 {
 				return errNamed
 			}
 		}
@@ -48,6 +38,22 @@ func name(open Opener, ds *[nSamples]*llmmetrics.Distribution) error {
 		return nil
 	}
 	return err
+}
+
+// nameBy names with r's id the points not yet named whose value is r's
+// sample, and returns how many it named.
+func nameBy(r *llmmetrics.Record, ds *[nSamples]*llmmetrics.Distribution, named *[nSamples][]bool) int {
+	if r.Category() != llmmetrics.CategoryOK {
+		return 0
+	}
+	n := 0
+	v, has := values(r)
+	for i := range v {
+		if has[i] && named[i] != nil {
+			n += nameAt(ds[i], named[i], v[i], r.ID)
+		}
+	}
+	return n
 }
 
 // nameAt names the points of d not yet named whose value is v with id,

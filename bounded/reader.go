@@ -38,29 +38,12 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 	if ps == nil {
 		ps = llmmetrics.DefaultPercentiles
 	}
-	units, err := unitsOf(ps)
+	ds, stats, err := rd.distributions(ps)
 	if err != nil {
-		return nil, Stats{}, err
-	}
-	idBudget := rd.opt.Budget / 4
-	rd.ids = newIDCheck(idBudget)
-	ranks := func(_, n int) []int { return ranksOf(opt.Method, units, n) }
-	mos, vals, st, err := outofcore.SelectEach(rd.samples, nSamples, rd.opt.Budget-idBudget, ranks)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	if rd.t.a.Offered == 0 {
-		return nil, Stats{}, llmmetrics.ErrNoRecords
-	}
-	stats := Stats{Passes: st.Passes, Held: st.Held + rd.ids.held()}
-	if err := rd.ids.check(rd.open, &stats.Passes); err != nil {
 		return nil, stats, err
 	}
-	var ds [nSamples]*llmmetrics.Distribution
-	for i := range ds {
-		if mos[i].N > 0 {
-			ds[i] = distribution(mos[i], vals[i], opt.Method, ps, units)
-		}
+	if err := rd.ids.check(rd.open, &stats.Passes); err != nil {
+		return nil, stats, err
 	}
 	if opt.Method == llmmetrics.NearestRank {
 		stats.Passes++
@@ -69,6 +52,34 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 		}
 	}
 	return rd.summary(ps, ds), stats, nil
+}
+
+// distributions reads the file for the distributions of the samples at
+// percentiles ps, tallying and hashing the records in the first pass; a
+// quarter of the budget is the ids'.
+func (rd *reader) distributions(ps []llmmetrics.Percentile) ([nSamples]*llmmetrics.Distribution, Stats, error) {
+	var ds [nSamples]*llmmetrics.Distribution
+	m := rd.opt.Method
+	units, err := unitsOf(ps)
+	if err != nil {
+		return ds, Stats{}, err
+	}
+	idBudget := rd.opt.Budget / 4
+	rd.ids = newIDCheck(idBudget)
+	ranks := func(_, n int) []int { return ranksOf(m, units, n) }
+	mos, vals, st, err := outofcore.SelectEach(rd.samples, nSamples, rd.opt.Budget-idBudget, ranks)
+	if err == nil && rd.t.a.Offered == 0 {
+		err = llmmetrics.ErrNoRecords
+	}
+	if err != nil {
+		return ds, Stats{}, err
+	}
+	for i := range ds {
+		if mos[i].N > 0 {
+			ds[i] = distribution(mos[i], vals[i], m, ps, units)
+		}
+	}
+	return ds, Stats{Passes: st.Passes, Held: st.Held + rd.ids.held()}, nil
 }
 
 // samples is the selection's source: it reads the file once, yielding

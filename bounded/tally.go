@@ -131,36 +131,34 @@ func (t *tally) basis(r *llmmetrics.Record) {
 	}
 }
 
-// judge judges an ok record against slo, as the root's SLO.judge does.
+// judge judges an ok record against slo, as the root's SLO.judge does:
+// a TPOT limit does not apply to a record without two counted tokens,
+// nor a max_gap limit to one without two chunks; an unstreamed answer is
+// judged on its first text and its TPOT, which its text at once makes 0.
 func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 	if slo.MaxGap > 0 && len(r.Chunks) == 0 {
 		return fmt.Errorf("%w: a max_gap limit needs chunk arrivals", llmmetrics.ErrNoChunks)
 	}
 	v, has := values(r)
-	ttft, _ := r.TTFT() // an unstreamed answer is judged on its first text too
-	var tpot time.Duration
-	if hasTPOT(r) {
-		tpot, _ = r.TPOT()
+	v[sampleTTFT], _ = r.TTFT()
+	has[sampleTPOT] = hasTPOT(r)
+	if has[sampleTPOT] {
+		v[sampleTPOT], _ = r.TPOT()
 	}
 	g := &t.good
-	if !hasTPOT(r) {
+	if !has[sampleTPOT] {
 		g.TPOTNotApplicable++
 	}
 	if !has[sampleMaxGap] {
 		g.GapNotApplicable++
 	}
 	good := true
-	for _, l := range []struct {
-		v, limit time.Duration
-		applies  bool
-		failed   *int
-	}{
-		{ttft, slo.TTFT, true, &g.FailedTTFT},
-		{tpot, slo.TPOT, hasTPOT(r), &g.FailedTPOT},
-		{v[sampleE2E], slo.E2E, true, &g.FailedE2E},
-		{v[sampleMaxGap], slo.MaxGap, has[sampleMaxGap], &g.FailedMaxGap},
-	} {
-		if l.applies && !within(slo, l.v, l.limit) {
+	for _, l := range [...]struct {
+		i      int
+		limit  time.Duration
+		failed *int
+	}{{sampleTTFT, slo.TTFT, &g.FailedTTFT}, {sampleTPOT, slo.TPOT, &g.FailedTPOT}, {sampleE2E, slo.E2E, &g.FailedE2E}, {sampleMaxGap, slo.MaxGap, &g.FailedMaxGap}} {
+		if (l.i == sampleTTFT || has[l.i]) && !within(slo, v[l.i], l.limit) {
 			*l.failed++
 			good = false
 		}
