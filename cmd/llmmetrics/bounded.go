@@ -26,24 +26,24 @@ const inMemoryFactor = 3
 const minBudget = 64 << 10
 
 // maxMemory is report's --max-memory: the memory a report may take, in
-// bytes; 0 until given, then half the physical memory.
-type maxMemory struct{ bytes int64 }
+// bytes, once parse has read the flag; 0 when it was not given.
+type maxMemory struct {
+	text  *string
+	bytes int64
+}
 
 func (m *maxMemory) define(fs *flag.FlagSet) {
-	fs.Var(m, "max-memory", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV that would take more in memory (3 times its size) is summarized in bounded memory instead, read several times (docs/scale.md); not yet for --merge")
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV that would take more in memory (3 times its size) is summarized in bounded memory instead, read several times (docs/scale.md); not yet for --merge")
 }
 
-func (m *maxMemory) String() string {
-	if m == nil || m.bytes == 0 {
-		return ""
+// parse reads the flag's size.
+func (m *maxMemory) parse() error {
+	if *m.text == "" {
+		return nil
 	}
-	return strconv.FormatInt(m.bytes, 10)
-}
-
-func (m *maxMemory) Set(s string) error {
-	n, err := parseSize(s)
+	n, err := parseSize(*m.text)
 	if err != nil {
-		return err
+		return valueError("--max-memory " + err.Error())
 	}
 	m.bytes = n
 	return nil
@@ -78,7 +78,7 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n <= 0 || n > (1<<62)/unit {
-		return 0, fmt.Errorf("%q is not a positive size such as 512MiB, 8GB or 1048576", s)
+		return 0, fmt.Errorf("%s: not a positive size, such as 512MiB, 8GB or 1048576", s)
 	}
 	return n * unit, nil
 }

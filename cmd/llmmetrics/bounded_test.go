@@ -102,7 +102,7 @@ func TestMaxMemory(t *testing.T) {
 	if got, ok := physicalMemory(path); !ok || got != 24576000<<10 {
 		t.Errorf("MemTotal: %d, %v", got, ok)
 	}
-	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || !strings.Contains(errs, "not a positive size") {
+	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 8GB or 1048576\n" {
 		t.Errorf("--max-memory lots: %d %s", code, errs)
 	}
 }

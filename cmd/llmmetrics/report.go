@@ -167,6 +167,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err := f.replay.parse(f); err != nil {
 		return err
 	}
+	if err := f.maxMemory.parse(); err != nil {
+		return err
+	}
 	if *f.pics.timings != "" && !f.pics.wanted() {
 		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
 	}
