@@ -302,3 +302,62 @@ func TestSummarizeCSV(t *testing.T) {
 		t.Errorf("an invalid record: %v; in memory: %v", err, inMemory)
 	}
 }
+
+// A file of several batches with its run header and end line gives the
+// summary Run.Summarize gives, the header with the end line's load facts,
+// the completeness and the end line's notes with it; a header after the
+// first line, or a record after the end line, is refused as in memory.
+func TestSummarizeHeaderAndEnd(t *testing.T) {
+	recs := synth.Mixed(20_000, 8)
+	file := func(edit func(lines [][]byte) [][]byte) []byte {
+		var b bytes.Buffer
+		h := &llmmetrics.RunHeader{Tool: "test", Start: time.Unix(1e9, 0).UTC(), Ends: true, Load: map[string]string{"loop": "closed"}}
+		h.WriteLine(&b)
+		llmmetrics.WriteJSONL(&b, recs)
+		e := &llmmetrics.RunEnd{State: "interrupted", By: "SIGINT", Written: len(recs), Load: map[string]string{"scrape_elapsed": "9s"}, Notes: []string{"stopped"}}
+		e.WriteLine(&b)
+		lines := bytes.SplitAfter(b.Bytes(), []byte("\n"))
+		return bytes.Join(edit(lines), nil)
+	}
+	whole := file(func(l [][]byte) [][]byte { return l })
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(whole), llmmetrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := bounded.Summarize(writeBytes(t, whole), bounded.Options{Budget: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, got, want)
+	if !reflect.DeepEqual(got.Completeness, want.Completeness) || !reflect.DeepEqual(got.Header, want.Header) || !reflect.DeepEqual(got.Notes, want.Notes) {
+		t.Errorf("got %+v %+v %v\nwant %+v %+v %v", got.Completeness, got.Header, got.Notes, want.Completeness, want.Header, want.Notes)
+	}
+	for name, edit := range map[string]func([][]byte) [][]byte{
+		"a header later": func(l [][]byte) [][]byte { return append(l[:15_000:15_000], append([][]byte{l[0]}, l[15_000:]...)...) },
+		"after the end":  func(l [][]byte) [][]byte { return append(l, l[1]) },
+		"a header at a batch's start": func(l [][]byte) [][]byte { // batches of 1 MiB
+			k, n := 0, 0
+			for ; n < 1<<20; k++ {
+				n += len(l[k])
+			}
+			return append(l[:k:k], append([][]byte{l[0]}, l[k:]...)...)
+		},
+		"the end line at a batch's end": func(l [][]byte) [][]byte { // padded to end the batch
+			k, n := 0, 0
+			for ; n < 1<<20; k++ {
+				n += len(l[k])
+			}
+			end := bytes.TrimSuffix(l[len(l)-2], []byte("\n"))
+			end = append(append(end, bytes.Repeat([]byte(" "), len(l[k-1]))...), '\n')
+			return append(l[:k-1:k-1], append([][]byte{end}, l[k-1:]...)...)
+		},
+	} {
+		bad := file(edit)
+		_, _, inMemory := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(bad), llmmetrics.Options{})
+		_, _, err := bounded.Summarize(writeBytes(t, bad), bounded.Options{})
+		t.Logf("%s: %v", name, err)
+		if err == nil || inMemory == nil || !errors.Is(err, llmmetrics.ErrSyntax) {
+			t.Errorf("%s: got %v; in memory %v", name, err, inMemory)
+		}
+	}
+}

@@ -17,8 +17,8 @@ const batchBytes = 1 << 20
 // (lines counted from the batch's first), the index of its first record
 // in the file, and the file's line the batch starts on.
 type batch struct {
-	run         *llmmetrics.Run
-	first, line int
+	run                *llmmetrics.Run
+	first, line, lines int // lines: the lines it holds
 }
 
 // line returns the file's line record i of the batch starts on.
@@ -61,7 +61,7 @@ func batches(r io.Reader, fn func(b *batch) error) error {
 	}
 	line := 1
 	return lines(br, header != nil, batchBytes, func(buf []byte, n int) error {
-		b := &batch{line: line}
+		b := &batch{line: line, lines: n}
 		in := io.Reader(bytes.NewReader(buf))
 		switch {
 		case header == nil:

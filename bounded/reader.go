@@ -2,6 +2,8 @@ package bounded
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -24,6 +26,7 @@ type info struct {
 	header      *llmmetrics.RunHeader
 	end         *llmmetrics.RunEnd
 	cut         *llmmetrics.Cut
+	endLine     int
 	window      time.Duration
 	noSendTimes bool
 }
@@ -113,7 +116,9 @@ func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 // first validates, tallies and hashes the records of a batch, and notes
 // what the file says beside them.
 func (rd *reader) first(b *batch) error {
-	rd.file.note(b)
+	if err := rd.file.note(b); err != nil {
+		return err
+	}
 	for i := range b.run.Records {
 		r := &b.run.Records[i]
 		err := r.Validate()
@@ -143,9 +148,17 @@ func recordError(b *batch, i int, err error) error {
 }
 
 // note notes what a batch's run says beside its records: the header and
-// declared window of the first, the end line and cut of the last.
-func (f *info) note(b *batch) {
+// declared window of the first, the end line and cut of the last. A
+// header after the first batch, or a batch after the one with the end
+// line, is the error Summarize gives for the lines in one file.
+func (f *info) note(b *batch) error {
 	run := b.run
+	if f.end != nil {
+		return &llmmetrics.RecordError{Index: -1, Line: b.line, Err: fmt.Errorf("%w (line %d), which must be the file's last", llmmetrics.ErrAfterEnd, f.endLine)}
+	}
+	if run.Header != nil && b.line > 1 {
+		return &llmmetrics.RecordError{Index: -1, Line: b.line, Field: "llmmetrics_run", Err: fmt.Errorf("%w: a run header must be the file's first line", llmmetrics.ErrSyntax)}
+	}
 	if run.Header != nil {
 		f.header = run.Header
 	}
@@ -154,7 +167,8 @@ func (f *info) note(b *batch) {
 	}
 	f.noSendTimes = f.noSendTimes || run.NoSendTimes
 	if run.End != nil {
-		f.end = run.End
+		f.end, f.endLine = run.End, b.line+b.lines-1
+		f.addEndLoad()
 	}
 	if run.Cut != nil {
 		cut := *run.Cut
@@ -162,4 +176,17 @@ func (f *info) note(b *batch) {
 		cut.After += b.first
 		f.cut = &cut
 	}
+	return nil
+}
+
+// addEndLoad adds the end line's load facts to the header's, as the
+// reader does when it reads both (see llmmetrics.RunEnd.Load).
+func (f *info) addEndLoad() {
+	if f.header == nil || len(f.end.Load) == 0 {
+		return
+	}
+	if f.header.Load == nil {
+		f.header.Load = map[string]string{}
+	}
+	maps.Copy(f.header.Load, f.end.Load)
 }
