@@ -161,14 +161,10 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := f.gate.parse(&opt); err != nil {
-		return err
-	}
-	if err := f.replay.parse(f); err != nil {
-		return err
-	}
-	if err := f.maxMemory.parse(); err != nil {
-		return err
+	for _, parse := range []func() error{func() error { return f.gate.parse(&opt) }, func() error { return f.replay.parse(f) }, f.maxMemory.parse} {
+		if err := parse(); err != nil {
+			return err
+		}
 	}
 	if *f.pics.timings != "" && !f.pics.wanted() {
 		return fmt.Errorf("%w: --timings draws the decomposition chart: give --plot or --html", errUsage)
