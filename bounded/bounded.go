@@ -68,14 +68,16 @@ type Opener func() (io.ReadCloser, error)
 // error (a *llmmetrics.RecordError), and so is a repeated id (wrapping
 // llmmetrics.ErrDuplicateID); an empty run is llmmetrics.ErrNoRecords.
 func Summarize(open Opener, opt Options) (*llmmetrics.Summary, Stats, error) {
-	if err := check(opt); err != nil {
-		return nil, Stats{}, err
-	}
+	return SummarizeMerged([]Opener{open}, opt, nil)
+}
+
+// checkOptions refuses the options the bounded summary does not apply,
+// and sets the default budget.
+func checkOptions(opt *Options) error {
 	if opt.Budget == 0 {
 		opt.Budget = DefaultBudget
 	}
-	rd := &reader{open: open, opt: opt}
-	return rd.summarize()
+	return check(*opt)
 }
 
 // check refuses the options the bounded summary does not apply.

@@ -1,9 +1,11 @@
 package bounded_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/bounded"
@@ -38,4 +40,42 @@ func ExampleSummarize() {
 	// 612.19 output tokens/s
 	// workload: not computed by the bounded summary (the run was read in passes within a memory budget)
 	// passes: 4
+}
+
+// Two files of one run, taken by two machines that started 2 s apart,
+// summarized as one in bounded memory: the check sees each file on its
+// own clock, and the merged run.
+func ExampleSummarizeMerged() {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var opens []bounded.Opener
+	for i, id := range []string{"a", "b"} {
+		var b bytes.Buffer
+		h := &llmmetrics.RunHeader{Tool: "example", Start: start.Add(time.Duration(i) * 2 * time.Second)}
+		h.WriteLine(&b)
+		llmmetrics.WriteJSONL(&b, []llmmetrics.Record{
+			{ID: id + "1", Sent: 0, FirstText: 100 * time.Millisecond, LastText: 900 * time.Millisecond, CompletionTokens: 9},
+			{ID: id + "2", Sent: time.Second, FirstText: 300 * time.Millisecond, LastText: 1300 * time.Millisecond, CompletionTokens: 11},
+		})
+		opens = append(opens, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.Bytes())), nil })
+	}
+	check := func(merged *llmmetrics.Run, files []bounded.File) error {
+		for i, f := range files {
+			fmt.Printf("file %d: %d records, %v to %v\n", i+1, f.Records, f.First, f.Last)
+		}
+		fmt.Println("merged files:", merged.Header.Load["merged_files"])
+		return nil
+	}
+	s, _, err := bounded.SummarizeMerged(opens, bounded.Options{}, check)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("ok:", s.Requests.OK, "over", s.Throughput.Window.Length)
+	fmt.Println("ttft p99:", s.TTFT.Points[3].Value, s.TTFT.Points[3].ID)
+	// Output:
+	// file 1: 2 records, 0s to 2.3s
+	// file 2: 2 records, 0s to 2.3s
+	// merged files: 2
+	// ok: 4 over 4.3s
+	// ttft p99: 300ms 1/a2
 }

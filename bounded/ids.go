@@ -83,11 +83,11 @@ func (c *idCheck) held() int { return 8 * min(c.max, max(c.ids, len(c.hashes))) 
 // check reads the file for the parts the first pass could not hash, then
 // compares the candidates' ids; it returns the first repeated id as an
 // error.
-func (c *idCheck) check(open Opener, passes *int) error {
+func (c *idCheck) check(each passFunc, passes *int) error {
 	for c.part = 0; c.over && c.part < c.parts; c.part++ {
 		c.over = false
 		*passes++
-		err := pass(open, func(b *batch) error {
+		err := each(func(b *batch) error {
 			for i := range b.run.Records {
 				c.add(b.run.Records[i].ID)
 			}
@@ -106,14 +106,14 @@ func (c *idCheck) check(open Opener, passes *int) error {
 		return nil
 	}
 	*passes++
-	return c.compare(open)
+	return c.compare(each)
 }
 
 // compare reads the file for the ids of the candidates' records and
 // returns the first that repeats an earlier one.
-func (c *idCheck) compare(open Opener) error {
+func (c *idCheck) compare(each passFunc) error {
 	seen := map[string]int{} // the line of each id's first record
-	return pass(open, func(b *batch) error {
+	return each(func(b *batch) error {
 		for i := range b.run.Records {
 			r := &b.run.Records[i]
 			if r.ID == "" || !c.candidates[maphash.String(c.seed, r.ID)] {

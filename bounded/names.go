@@ -14,7 +14,7 @@ var errNamed = errors.New("bounded: every point named")
 // of the first request, in input order, whose sample equals the point's
 // value, as the root's nameRequests does: for TTFT, E2E, TPOT and the
 // largest gaps (a pooled gap is not a request's).
-func name(open Opener, ds *[nSamples]*llmmetrics.Distribution) error {
+func name(each passFunc, ds *[nSamples]*llmmetrics.Distribution) error {
 	var named [nSamples][]bool
 	left := 0
 	for i, d := range ds {
@@ -26,7 +26,7 @@ func name(open Opener, ds *[nSamples]*llmmetrics.Distribution) error {
 	if left == 0 {
 		return nil
 	}
-	err := pass(open, func(b *batch) error {
+	err := each(func(b *batch) error {
 		for k := range b.run.Records {
 			if left -= nameBy(&b.run.Records[k], ds, &named); left == 0 {
 				return errNamed

@@ -18,6 +18,7 @@ const batchBytes = 1 << 20
 // in the file, and the file's line the batch starts on.
 type batch struct {
 	run                *llmmetrics.Run
+	file               int // the file's index, among the run's
 	first, line, lines int // lines: the lines it holds
 }
 

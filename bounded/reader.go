@@ -12,17 +12,56 @@ import (
 
 // A reader reads a run's file in passes for its summary.
 type reader struct {
-	open   Opener
+	srcs   []source
 	opt    Options
 	passes int // the selection's passes begun
 	t      tally
 	ids    *idCheck
-	nIDs   int  // the non-empty ids the first pass saw
-	file   info // what the first pass read beside the records
+	nIDs   int    // the non-empty ids the first pass saw
+	files  []info // what the first pass read of each file beside its records
+	// merged is the run of several files, without records: its header
+	// and end line; nil for one file. check, when not nil, checks the
+	// files and the merged run after the first pass.
+	merged *llmmetrics.Run
+	check  func(merged *llmmetrics.Run, files []File) error
+}
+
+// A source is a file of the run, read with each record's send moved by
+// shift and its id prefixed with prefix, as llmmetrics.MergeRuns moves
+// and names the records of several files.
+type source struct {
+	open   Opener
+	shift  time.Duration
+	prefix string
+}
+
+// A passFunc reads the run once, handing each batch of its records, in
+// order, to fn.
+type passFunc func(fn func(b *batch) error) error
+
+// each reads every file of the run once, in order, a batch at a time,
+// its records moved and named as the source says.
+func (rd *reader) each(fn func(b *batch) error) error {
+	n := 0
+	for i, src := range rd.srcs {
+		err := pass(src.open, func(b *batch) error {
+			b.file, b.first = i, n
+			n += len(b.run.Records)
+			if src.prefix != "" {
+				move(b.run.Records, src.shift, src.prefix)
+			}
+			return fn(b)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // info is what a run's file says beside its records.
 type info struct {
+	facts
 	header      *llmmetrics.RunHeader
 	end         *llmmetrics.RunEnd
 	cut         *llmmetrics.Cut
@@ -45,12 +84,12 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 	if err != nil {
 		return nil, stats, err
 	}
-	if err := rd.ids.check(rd.open, &stats.Passes); err != nil {
+	if err := rd.ids.check(rd.each, &stats.Passes); err != nil {
 		return nil, stats, err
 	}
 	if opt.Method == llmmetrics.NearestRank {
 		stats.Passes++
-		if err := name(rd.open, &ds); err != nil {
+		if err := name(rd.each, &ds); err != nil {
 			return nil, stats, err
 		}
 	}
@@ -92,7 +131,7 @@ func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 	first := rd.passes == 0
 	rd.passes++
 	var segs segments
-	err := pass(rd.open, func(b *batch) error {
+	err := rd.each(func(b *batch) error {
 		if first {
 			if err := rd.first(b); err != nil {
 				return err
@@ -109,6 +148,7 @@ func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 	})
 	if first && err == nil {
 		rd.ids.first(rd.nIDs)
+		err = rd.checkFiles()
 	}
 	return err
 }
@@ -116,7 +156,8 @@ func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 // first validates, tallies and hashes the records of a batch, and notes
 // what the file says beside them.
 func (rd *reader) first(b *batch) error {
-	if err := rd.file.note(b); err != nil {
+	f := &rd.files[b.file]
+	if err := f.note(b); err != nil {
 		return err
 	}
 	for i := range b.run.Records {
@@ -128,6 +169,7 @@ func (rd *reader) first(b *batch) error {
 		if err != nil {
 			return recordError(b, i, err)
 		}
+		f.see(r, rd.srcs[b.file].shift)
 		if r.ID != "" {
 			rd.nIDs++
 			rd.ids.add(r.ID)

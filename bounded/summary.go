@@ -19,11 +19,11 @@ const (
 // summary puts the tally and the distributions together as the root's
 // summarize does.
 func (rd *reader) summary(ps []llmmetrics.Percentile, ds [nSamples]*llmmetrics.Distribution) *llmmetrics.Summary {
-	opt, t := rd.opt.Options, &rd.t
+	opt, t, file := rd.opt.Options, &rd.t, rd.whole()
 	if opt.Window == 0 {
-		opt.Window = rd.file.window
+		opt.Window = file.window
 	}
-	opt.NoSendTimes = opt.NoSendTimes || rd.file.noSendTimes
+	opt.NoSendTimes = opt.NoSendTimes || file.noSendTimes
 	s := &llmmetrics.Summary{Method: opt.Method, Percentiles: ps, Requests: t.a, Absent: map[string]string{}, Notes: opt.Notes}
 	s.TTFT, s.E2E, s.MaxGap = ds[sampleTTFT], ds[sampleE2E], ds[sampleMaxGap]
 	if d := ds[sampleTPOT]; d != nil {
@@ -43,9 +43,9 @@ func (rd *reader) summary(ps []llmmetrics.Percentile, ds [nSamples]*llmmetrics.D
 	if opt.SLO != nil {
 		t.goodput(s, w, werr, *opt.SLO)
 	}
-	s.Header = rd.file.header
-	s.Completeness = completeness(rd.file.header, rd.file.end, rd.file.cut, t.a.Offered)
-	if e := rd.file.end; e != nil && len(e.Notes) > 0 {
+	s.Header = file.header
+	s.Completeness = completeness(file.header, file.end, file.cut, t.a.Offered)
+	if e := file.end; e != nil && len(e.Notes) > 0 {
 		s.Notes = append(s.Notes[:len(s.Notes):len(s.Notes)], e.Notes...)
 	}
 	return s
