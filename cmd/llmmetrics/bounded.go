@@ -33,7 +33,7 @@ type maxMemory struct {
 }
 
 func (m *maxMemory) define(fs *flag.FlagSet) {
-	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV that would take more in memory (3 times its size) is summarized in bounded memory instead, read several times (docs/scale.md); not yet for --merge")
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV, or --merge's files, that would take more in memory (3 times their size) is summarized in bounded memory instead, read several times (docs/scale.md)")
 }
 
 // parse reads the flag's size.
@@ -110,23 +110,47 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 		return false, nil
 	}
 	name := files[0]
-	st, err := os.Stat(name)
-	limit := f.maxMemory.limit()
-	if err != nil || !st.Mode().IsRegular() || st.Size() <= limit/inMemoryFactor || isParquetFile(name) {
-		return false, nil
-	}
-	over := fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", name, megabytes(st.Size()), megabytes(limit))
-	if needs := f.needRecords(); needs != "" {
-		opt.Notes = append(opt.Notes, over+", but "+needs+" needs its records there: it was read whole")
+	over, budget, ok := f.overMemory(files, opt)
+	if !ok {
 		return false, nil
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(name) }
-	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: int(min(max(limit/2, minBudget), 1<<40))})
+	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: budget})
 	if err != nil {
 		return true, inFile(name, err)
 	}
-	s.Notes = append(s.Notes, fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check, the error set and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held))))
+	s.Notes = append(s.Notes, boundedNote(over, cost))
 	return true, f.writeSummary(w, name, s, nil)
+}
+
+// overMemory says whether the files, read whole, would take more than
+// --max-memory, and then the budget of a bounded summary: no when a file
+// is not a regular file or is Parquet, and no, said in a note of opt, when
+// a flag given needs the records in memory. over says it in a sentence.
+func (f *reportFlags) overMemory(files []string, opt *llmmetrics.Options) (over string, budget int, ok bool) {
+	var size int64
+	for _, name := range files {
+		st, err := os.Stat(name)
+		if err != nil || !st.Mode().IsRegular() || isParquetFile(name) {
+			return "", 0, false
+		}
+		size += st.Size()
+	}
+	limit := f.maxMemory.limit()
+	if size <= limit/inMemoryFactor {
+		return "", 0, false
+	}
+	over = fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", strings.Join(files, " + "), megabytes(size), megabytes(limit))
+	if needs := f.needRecords(); needs != "" {
+		opt.Notes = append(opt.Notes, over+", but "+needs+" needs its records there: it was read whole")
+		return "", 0, false
+	}
+	return over, int(min(max(limit/2, minBudget), 1<<40)), true
+}
+
+// boundedNote is the note of a report summarized in bounded memory.
+func boundedNote(over string, cost bounded.Stats) string {
+	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check, the error set and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)))
 }
 
 // needRecords names the first flag given that needs the records in

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
@@ -104,5 +106,58 @@ func TestMaxMemory(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 8GB or 1048576\n" {
 		t.Errorf("--max-memory lots: %d %s", code, errs)
+	}
+}
+
+// report --merge --max-memory 1MiB of three shards' files merges them in
+// bounded memory, with the checks and figures of the merge in memory:
+// the same JSON but for what it does not compute, the merge's note and
+// warning, and the refusal of a shard given twice.
+func TestReportMergeMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var paths []string
+	for i, at := range []time.Duration{0, 1500 * time.Millisecond, 250 * time.Millisecond} {
+		var b bytes.Buffer
+		h := &llmmetrics.RunHeader{Tool: "test", Model: "m", Start: start.Add(at), Ends: true,
+			Load: map[string]string{"plan": "p1", "loop": "closed", "concurrency": "4", "shard": fmt.Sprintf("%d/3", i+1)}}
+		h.WriteLine(&b)
+		recs := synth.Mixed(8_000+1_000*i, 8)
+		llmmetrics.WriteJSONL(&b, recs)
+		e := &llmmetrics.RunEnd{State: "completed", Written: len(recs), Planned: len(recs)}
+		if i == 1 {
+			e.State, e.By = "interrupted", "SIGTERM"
+		}
+		e.WriteLine(&b)
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i+1)))
+		if err := os.WriteFile(paths[i], b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"report", "--merge", "--json", "--slo", "ttft=200ms"}, paths...)
+	code, inMemory, errs := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("in memory: %d %s", code, errs)
+	}
+	code, got, errs := runCLI(t, "", append([]string{"report", "--max-memory", "1MiB"}, args[1:]...)...)
+	if code != 0 {
+		t.Fatalf("bounded: %d %s", code, errs)
+	}
+	sameReport(t, "merge", got, inMemory)
+	for _, key := range []string{"header", "completeness"} {
+		var g, w map[string]any
+		json.Unmarshal([]byte(got), &g)
+		json.Unmarshal([]byte(inMemory), &w)
+		if !reflect.DeepEqual(g[key], w[key]) {
+			t.Errorf("%s:\n got %v\nwant %v", key, g[key], w[key])
+		}
+	}
+	if !strings.Contains(got, "Merged 3 files of one run") || !strings.Contains(got, "the files' starts differ by 1.5s") {
+		t.Errorf("the merge's notes are missing:\n%s", got)
+	}
+	twice := []string{"report", "--merge", "--max-memory", "1MiB", paths[0], paths[1], paths[2], paths[1]}
+	_, _, inMemoryErr := runCLI(t, "", append([]string{"report", "--merge"}, twice[4:]...)...)
+	if code, _, errs := runCLI(t, "", twice...); code != 2 || errs != inMemoryErr {
+		t.Errorf("a file given twice: %d %q, in memory %q", code, errs, inMemoryErr)
 	}
 }
