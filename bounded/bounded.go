@@ -1,90 +1,104 @@
 // Package bounded summarizes runs too large to hold in memory: it reads a
 // run's file once a pass, holding a batch of records and a budget of
-// bytes for the selection (internal/outofcore), and gives the latency
-// distributions llmmetrics.Summarize gives in memory, figure for figure.
+// bytes, and gives the Summary llmmetrics.Summarize gives in memory,
+// figure for figure, for what it computes.
 //
-// It covers the TTFT, E2E and ITL (the pooled gaps between chunk
-// arrivals) distributions: N, mean, standard deviation, extremes and
-// percentiles by either method. It does not give the rest of a Summary:
-// the accounting, TPOT, the largest gaps, the rates and goodput, the SLO,
-// the workload, nor the ids of the requests at nearest-rank percentiles;
-// it does not find records that repeat an id (Summarize refuses them), and
-// applies no warm-up rule beyond the records' own marks.
+// The first pass validates every record and counts: the accounting, the
+// window, the token and request rates, the gap-weighted TPOT, the basis
+// of the gaps, the verdicts of an SLO, and the moments of each latency
+// sample (TTFT, E2E, TPOT, the pooled gaps and each request's largest
+// gap), which it also counts into bins (internal/outofcore). Later passes
+// copy out only the values of the bins that hold the wanted ranks, until
+// each percentile is found exactly. The ids are hashed into the budget to
+// find a repeated one, which Summarize refuses too: when they do not fit,
+// more passes each hash a part of them. With the nearest-rank method one
+// last pass names the request at each percentile, as Summarize does.
+//
+// Memory is the budget (Options.Budget: the bins' counts, the values
+// copied out, a quarter for the id hashes) and a batch of about 1 MiB of
+// lines parsed, some 15 MiB, whatever the number of records; Stats says
+// how many passes it took and the most it held of the budget. 10⁶
+// records of 16 chunks in a budget of 4 MiB take 13 passes and a heap
+// peak under 10 MB (TestSummarizeBudget).
+//
+// SummarizeMerged does the same for the files of one run taken by several
+// machines, merged as llmmetrics.MergeRuns merges them.
+//
+// What it does not compute is nil in the Summary, with its reason in
+// Summary.Absent (NotComputed): the workload, the client's distributions
+// and the strata. It is strict, as Summarize without Lenient: an invalid
+// record or a repeated id is an error; it refuses Options.Lenient,
+// Options.Warmup (a rule that cuts the warm-up by time or count) and
+// Options.Stratify.
 package bounded
 
 import (
+	"errors"
+	"fmt"
 	"io"
-	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// DefaultBudget is the selection's budget when Options gives none.
+// DefaultBudget is the budget when Options gives none.
 const DefaultBudget = 256 << 20
 
-// Options are the figures asked and the memory given.
+// NotComputed is the reason, in Summary.Absent, of each section the
+// bounded summary leaves out.
+const NotComputed = "not computed by the bounded summary (the run was read in passes within a memory budget)"
+
+// ErrUnsupported is returned for options the bounded summary does not
+// apply: Lenient, Warmup and Stratify.
+var ErrUnsupported = errors.New("bounded: option not supported in bounded memory")
+
+// Options are the summary's options, as for llmmetrics.Summarize, and the
+// memory given.
 type Options struct {
-	Method      llmmetrics.Method
-	Percentiles []llmmetrics.Percentile // nil: llmmetrics.DefaultPercentiles
-	// Budget is the most bytes the selection holds at once, apart from a
-	// batch of records; 0 is DefaultBudget.
+	llmmetrics.Options
+	// Budget is the most bytes the selection of the percentiles and the
+	// check of the ids hold at once, apart from a batch of records (about
+	// 1 MiB of a file, parsed); 0 is DefaultBudget.
 	Budget int
 }
 
-// Latencies are the distributions of a run's ok records, each nil when
-// the run has no sample of it, and what reading them cost.
-type Latencies struct {
-	TTFT, E2E, ITL *llmmetrics.Distribution
-	Passes         int // reads of the file
-	Held           int // the most bytes the selection held at once
+// Stats say what a bounded summary cost.
+type Stats struct {
+	Passes int // reads of the file
+	Held   int // the most bytes of counts, values and id hashes held at once
 }
 
 // An Opener opens the run's file, once for each pass.
 type Opener func() (io.ReadCloser, error)
 
-// The samples, in the order the selection numbers them.
-const (
-	sampleTTFT = iota
-	sampleE2E
-	sampleITL
-	nSamples
-)
-
-// streamed says whether an ok record's TTFT is a sample: not when its
-// text of two or more counted tokens came at once, in one chunk or, with
-// no chunk arrivals, with its first and last text together (as the root's
-// Record.unstreamed decides).
-func streamed(r *llmmetrics.Record) bool {
-	counted := !r.NoUsage && len(r.Chunks) <= r.CompletionTokens
-	if r.CompletionTokens < 2 || !counted {
-		return true
-	}
-	if len(r.Chunks) > 0 {
-		return len(r.Chunks) != 1
-	}
-	return r.FirstText != r.LastText
+// Summarize reads the run that open opens, once a pass, and returns its
+// Summary as llmmetrics.Summarize (or Run.Summarize, for a file with a
+// run header and end line) gives it, with what it does not compute
+// absent, and what it cost. The file is llmmetrics' JSONL or CSV, told
+// by its first byte as llmmetrics.Read tells it. An invalid record is an
+// error (a *llmmetrics.RecordError), and so is a repeated id (wrapping
+// llmmetrics.ErrDuplicateID); an empty run is llmmetrics.ErrNoRecords.
+func Summarize(open Opener, opt Options) (*llmmetrics.Summary, Stats, error) {
+	return SummarizeMerged([]Opener{open}, opt, nil)
 }
 
-// batch holds the samples of a batch of records.
-type batch struct{ vals [nSamples][]time.Duration }
+// checkOptions refuses the options the bounded summary does not apply,
+// and sets the default budget.
+func checkOptions(opt *Options) error {
+	if opt.Budget == 0 {
+		opt.Budget = DefaultBudget
+	}
+	return check(*opt)
+}
 
-// add adds the samples of a record; it returns the record's error if it
-// is invalid.
-func (b *batch) add(r *llmmetrics.Record) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	if r.Category() != llmmetrics.CategoryOK {
-		return nil
-	}
-	e2e, _ := r.E2E()
-	b.vals[sampleE2E] = append(b.vals[sampleE2E], e2e)
-	if streamed(r) {
-		ttft, _ := r.TTFT()
-		b.vals[sampleTTFT] = append(b.vals[sampleTTFT], ttft)
-	}
-	if len(r.Chunks) >= 2 {
-		b.vals[sampleITL], _ = r.AppendGaps(b.vals[sampleITL])
+// check refuses the options the bounded summary does not apply.
+func check(opt Options) error {
+	switch {
+	case opt.Lenient:
+		return fmt.Errorf("%w: Lenient (an invalid record is an error)", ErrUnsupported)
+	case opt.Warmup != nil:
+		return fmt.Errorf("%w: Warmup (only the records' own warm-up marks apply)", ErrUnsupported)
+	case opt.Stratify != nil:
+		return fmt.Errorf("%w: Stratify", ErrUnsupported)
 	}
 	return nil
 }

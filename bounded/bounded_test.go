@@ -2,9 +2,14 @@ package bounded_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,16 +20,19 @@ import (
 )
 
 // run returns synth.Mixed's records with some the samples leave out or
-// take apart: warm-up, answers whose text came at once (E2E only), ok
-// without a usage block, and ok without chunk arrivals (no gaps).
+// take apart (warm-up, answers whose text came at once, ok without a
+// usage block, ok without chunk arrivals), then edges: every category and
+// count state, preflight, one-token answers and client facts. (No
+// record of a JSONL file is unfinished: only another tool's reader marks
+// one so.)
 func run(n int) []llmmetrics.Record {
-	recs := synth.Mixed(n, 32)
+	recs := synth.Mixed(n, 16)
 	for i := 0; i < len(recs); i += 97 {
 		r := &recs[i]
 		if r.Status != llmmetrics.StatusOK || len(r.Chunks) < 2 {
 			continue
 		}
-		switch i % 4 {
+		switch i % 5 {
 		case 0:
 			r.Warmup = true
 		case 1: // the whole text in one chunk
@@ -35,136 +43,321 @@ func run(n int) []llmmetrics.Record {
 		case 3: // times without chunk arrivals
 			r.FirstText, r.LastText = r.Chunks[0], r.Chunks[len(r.Chunks)-1]
 			r.Chunks, r.ChunkTokens = nil, nil
+		case 4: // a count below the chunks
+			r.CompletionTokens, r.ChunkTokens = 2, nil
 		}
 	}
-	return recs
+	return append(recs, edges(recs[len(recs)-1].Sent)...)
+}
+
+// edges returns records of each kind Summarize counts apart, sent from t.
+func edges(t time.Duration) []llmmetrics.Record {
+	ms := time.Millisecond
+	return []llmmetrics.Record{
+		{ID: "pre", Preflight: true, Warmup: true, Sent: t, FirstText: ms, LastText: ms, CompletionTokens: 1},
+		{ID: "can", Status: llmmetrics.StatusCancelled, Message: "stopped", Sent: t + ms},
+		{ID: "zero", Sent: t + ms, FirstText: 2 * ms, LastText: 2 * ms},
+		{ID: "one", Sent: t + 2*ms, FirstText: 3 * ms, LastText: 3 * ms, CompletionTokens: 1, PromptTokens: 7, Chunks: []time.Duration{3 * ms}},
+		{ID: "zu", Sent: t + 2*ms, Chunks: []time.Duration{3 * ms, 4 * ms, 9 * ms}},
+		{ID: "cli", Sent: t + 3*ms, FirstText: 3 * ms, LastText: 8 * ms, CompletionTokens: 4, Client: &llmmetrics.ClientSide{Wait: ms}},
+		{Sent: t + 3*ms, FirstText: 5 * ms, LastText: 5 * ms, CompletionTokens: 3},
+	}
 }
 
 // write writes recs as JSONL to a file of the test's and returns its
 // opener.
-func write(t *testing.T, recs []llmmetrics.Record) bounded.Opener {
+func write(t testing.TB, recs []llmmetrics.Record) bounded.Opener {
 	t.Helper()
 	var b bytes.Buffer
 	if err := llmmetrics.WriteJSONL(&b, recs); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "run.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	return writeBytes(t, b.Bytes())
+}
+
+// writeBytes writes b to a file of the test's and returns its opener.
+func writeBytes(t testing.TB, b []byte) bounded.Opener {
+	path := filepath.Join(t.TempDir(), "run")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return func() (io.ReadCloser, error) { return os.Open(path) }
 }
 
-// The distributions of 10⁵ records read a pass at a time, in a budget
-// small enough to need passes of refinement or the default one, are
-// Summarize's, by either method.
-func TestReadJSONLSummarize(t *testing.T) {
+// The summary of 10⁵ records and the edges read a pass at a time, in a
+// budget small enough to need passes of refinement and of the ids or the
+// default one, is Summarize's, by either method, with an SLO or without.
+func TestSummarizeEqualsInMemory(t *testing.T) {
 	recs := run(100_000)
 	open := write(t, recs)
 	ps := []llmmetrics.Percentile{llmmetrics.MustPercentile(0), llmmetrics.MustPercentile(50), llmmetrics.MustPercentile(90),
 		llmmetrics.MustPercentile(99), llmmetrics.MustPercentile(99.9), llmmetrics.MustPercentile(100)}
+	slo := &llmmetrics.SLO{TTFT: 150 * time.Millisecond, TPOT: 30 * time.Millisecond, E2E: 3 * time.Second}
 	for _, m := range []llmmetrics.Method{llmmetrics.NearestRank, llmmetrics.Linear} {
-		want, err := llmmetrics.Summarize(recs, llmmetrics.Options{Method: m, Percentiles: ps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := want.Requests; a.Warmup == 0 || a.Unstreamed == 0 || a.Failed == 0 || want.TTFT.N >= want.E2E.N {
-			t.Fatalf("the run lacks the records the samples leave out: %+v", a)
-		}
-		for _, budget := range []int{64 << 10, 0} {
-			got, err := bounded.ReadJSONL(open, bounded.Options{Method: m, Percentiles: ps, Budget: budget})
+		for _, slo := range []*llmmetrics.SLO{nil, slo} {
+			opt := llmmetrics.Options{Method: m, Percentiles: ps, SLO: slo}
+			want, err := llmmetrics.Summarize(recs, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%v, budget %d: %d passes, %d bytes held", m, budget, got.Passes, got.Held)
-			if budget > 0 && got.Held > budget {
-				t.Errorf("held %d bytes of %d", got.Held, budget)
+			if a := want.Requests; a.Warmup == 0 || a.Unstreamed == 0 || a.Uncounted.Total() == 0 || a.Preflight == 0 || want.TTFT.N >= want.E2E.N {
+				t.Fatalf("the run lacks the records the samples leave out: %+v", a)
 			}
-			same(t, "ttft", got.TTFT, want.TTFT)
-			same(t, "e2e", got.E2E, want.E2E)
-			same(t, "itl", got.ITL, &want.ITL.Distribution)
+			for _, budget := range []int{256 << 10, 0} {
+				got, st, err := bounded.Summarize(open, bounded.Options{Options: opt, Budget: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%v, slo %v, budget %d: %d passes, %d bytes held", m, slo != nil, budget, st.Passes, st.Held)
+				if budget > 0 && (st.Held > budget || st.Passes < 4) {
+					t.Errorf("held %d bytes of %d in %d passes", st.Held, budget, st.Passes)
+				}
+				same(t, got, want)
+			}
 		}
 	}
 }
 
-// same fails unless got has want's figures (the ids of the requests at
-// the percentiles aside).
-func same(t *testing.T, name string, got, want *llmmetrics.Distribution) {
+// same fails unless got's JSON has every key of want's but those got
+// says it did not compute, with their values.
+func same(t *testing.T, got, want *llmmetrics.Summary) {
 	t.Helper()
-	if got == nil || want == nil {
-		t.Fatalf("%s: got %v, want %v", name, got, want)
+	g, w := object(t, got), object(t, want)
+	notComputed := map[string]bool{}
+	for k, v := range got.Absent {
+		if v == bounded.NotComputed {
+			notComputed[k] = true
+		}
 	}
-	if got.N != want.N || got.Mean != want.Mean || got.Std != want.Std || got.Min != want.Min || got.Max != want.Max || got.Method != want.Method {
-		t.Errorf("%s: got %+v\nwant %+v", name, *got, *want)
-		return
+	if len(notComputed) == 0 {
+		t.Error("nothing is said to be not computed")
 	}
-	for i, p := range want.Points {
-		if got.Points[i].P != p.P || got.Points[i].Value != p.Value {
-			t.Errorf("%s %s: got %v, want %v", name, p.P.Key(), got.Points[i].Value, p.Value)
+	for k, wv := range w {
+		if k == "absent" {
+			continue
+		}
+		if notComputed[k] {
+			if _, ok := g[k]; ok {
+				t.Errorf("%s: computed though said absent", k)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(g[k], wv) {
+			t.Errorf("%s:\n got %v\nwant %v", k, g[k], wv)
+		}
+	}
+	for k, v := range want.Absent {
+		if sec, _, _ := strings.Cut(k, "."); !notComputed[sec] && got.Absent[k] != v {
+			t.Errorf("absent %s: got %q, want %q", k, got.Absent[k], v)
+		}
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok && k != "absent" && k != "notes" {
+			t.Errorf("%s: not in Summarize's", k)
 		}
 	}
 }
 
-// An invalid record is an error, and a run of no ok record has no
-// distributions.
-func TestReadJSONLEdges(t *testing.T) {
-	bad := []llmmetrics.Record{{ID: "a", Sent: time.Second, FirstText: 2 * time.Second, LastText: time.Second, CompletionTokens: 3}}
-	if _, err := bounded.ReadJSONL(write(t, bad), bounded.Options{}); err == nil {
-		t.Error("an invalid record: no error")
+// object returns s's JSON as a map.
+func object(t *testing.T, s *llmmetrics.Summary) map[string]any {
+	t.Helper()
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
 	}
-	failed := []llmmetrics.Record{{ID: "a", Status: llmmetrics.StatusError, Message: "boom"}}
-	l, err := bounded.ReadJSONL(write(t, failed), bounded.Options{})
-	if err != nil || l.TTFT != nil || l.E2E != nil || l.ITL != nil {
-		t.Errorf("failed only: %+v, %v", l, err)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
 	}
+	return m
 }
 
-// Reading holds a batch of records and the selection's budget, not the
-// run: the peak stays within the budget (1 MiB) and 15 MiB for a batch of
-// lines (1 MiB) parsed, whatever the run's size; here that is below a
-// third of what Summarize holds for the run read in memory. (The peak
-// seen is 5.8 MB or 14 MB from run to run: the parser's arenas of two
-// batches, mapped apart from the heap, are sometimes held at once.)
-func TestReadJSONLBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 10⁵ records several times")
+// An invalid record is an error naming it, a repeated id is refused
+// whether the ids fit the budget or take passes of their own, and an
+// empty file has no records.
+func TestSummarizeRefuses(t *testing.T) {
+	bad := []llmmetrics.Record{{ID: "a"}, {ID: "b", Sent: time.Second, FirstText: 2 * time.Second, LastText: time.Second, CompletionTokens: 3}}
+	var re *llmmetrics.RecordError
+	if _, _, err := bounded.Summarize(write(t, bad), bounded.Options{}); !errors.As(err, &re) || re.Index != 1 || re.Line != 2 || re.ID != "b" {
+		t.Errorf("an invalid record: %v", err)
 	}
-	recs := run(100_000)
+	recs := synth.Mixed(20_000, 4)
+	recs[15_000].ID = recs[7].ID
 	open := write(t, recs)
-	var err error
-	bounded := budget.Measure(func() { _, err = bounded.ReadJSONL(open, bounded.Options{Budget: 1 << 20}) })
-	if err != nil {
-		t.Fatal(err)
+	for _, budget := range []int{32 << 10, 0} {
+		_, st, err := bounded.Summarize(open, bounded.Options{Budget: budget})
+		if !errors.Is(err, llmmetrics.ErrDuplicateID) || !errors.As(err, &re) || re.Line != 15_001 || !strings.Contains(err.Error(), "also line 8") {
+			t.Errorf("budget %d: a repeated id: %v", budget, err)
+		}
+		t.Logf("budget %d: %d passes", budget, st.Passes)
 	}
-	inMemory := budget.Measure(func() {
-		f, _ := open()
-		defer f.Close()
-		_, _, err = llmmetrics.ReadOptions{}.Summarize(f, llmmetrics.Options{})
-	})
-	if err != nil {
-		t.Fatal(err)
+	if _, _, err := bounded.Summarize(writeBytes(t, nil), bounded.Options{}); !errors.Is(err, llmmetrics.ErrNoRecords) {
+		t.Errorf("no records: %v", err)
 	}
-	t.Logf("bounded: %v; in memory: %v", bounded, inMemory)
-	if bounded.Peak > 16<<20 || bounded.Peak > inMemory.Peak/3 {
-		t.Errorf("bounded peak %d bytes, in memory %d", bounded.Peak, inMemory.Peak)
+	if _, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Lenient: true}}); !errors.Is(err, bounded.ErrUnsupported) {
+		t.Errorf("lenient: %v", err)
 	}
 }
 
-// The repository's sample run, with its header line, read in a small
-// budget, gives the figures Summarize gives for the file.
-func TestReadJSONLSampleRun(t *testing.T) {
+// A run of failed records only has no distributions, and says why as
+// Summarize does.
+func TestSummarizeFailedOnly(t *testing.T) {
+	failed := []llmmetrics.Record{{ID: "a", Status: llmmetrics.StatusError, Message: "boom"}}
+	got, _, err := bounded.Summarize(write(t, failed), bounded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := llmmetrics.Summarize(failed, llmmetrics.Options{})
+	same(t, got, want)
+}
+
+// The repository's sample run, with its header and end line, read in a
+// small budget, gives the figures Run.Summarize gives for the file, its
+// completeness and notes with them.
+func TestSummarizeSampleRun(t *testing.T) {
 	open := func() (io.ReadCloser, error) { return os.Open("../testdata/sample_run.jsonl") }
-	f, _ := open()
-	defer f.Close()
-	want, _, err := llmmetrics.ReadOptions{}.Summarize(f, llmmetrics.Options{Method: llmmetrics.Linear})
+	for _, m := range []llmmetrics.Method{llmmetrics.NearestRank, llmmetrics.Linear} {
+		f, _ := open()
+		want, _, err := llmmetrics.ReadOptions{}.Summarize(f, llmmetrics.Options{Method: m})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Method: m}, Budget: 16 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, got, want)
+		if !reflect.DeepEqual(got.Completeness, want.Completeness) || !reflect.DeepEqual(got.Header, want.Header) || !reflect.DeepEqual(got.Notes, want.Notes) {
+			t.Errorf("completeness %+v, want %+v", got.Completeness, want.Completeness)
+		}
+	}
+}
+
+// The summary of 10⁶ records holds the budget (4 MiB) and a batch of
+// records parsed (about 15 MiB), not the run, on the heap as runtime
+// metrics see it, and its figures are Summarize's in memory.
+func TestSummarizeBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 10⁶ records several times")
+	}
+	recs := run(1_000_000)
+	open := write(t, recs)
+	opt := llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 150 * time.Millisecond, E2E: 3 * time.Second}}
+	want, err := llmmetrics.Summarize(recs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := bounded.ReadJSONL(open, bounded.Options{Method: llmmetrics.Linear, Budget: 8 << 10})
+	recs = nil
+	var got *llmmetrics.Summary
+	var st bounded.Stats
+	cost := budget.Measure(func() { got, st, err = bounded.Summarize(open, bounded.Options{Options: opt, Budget: 4 << 20}) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	same(t, "ttft", got.TTFT, want.TTFT)
-	same(t, "e2e", got.E2E, want.E2E)
-	same(t, "itl", got.ITL, &want.ITL.Distribution)
+	t.Logf("%v; %d passes, %d bytes held", cost, st.Passes, st.Held)
+	if cost.Peak > 4<<20+16<<20 {
+		t.Errorf("peak %d bytes", cost.Peak)
+	}
+	same(t, got, want)
+}
+
+// A run in CSV, read a batch at a time with the header row before each,
+// gives the figures Run.Summarize gives for the file read in memory, and
+// a record's line in the file when it is invalid.
+func TestSummarizeCSV(t *testing.T) {
+	recs := run(50_000)
+	for i := range recs {
+		recs[i].Warmup, recs[i].Preflight = false, false // which CSV cannot mark
+		if recs[i].Status != llmmetrics.StatusOK {
+			recs[i].Message = "the server said,\n\"busy\""
+		}
+	}
+	var b bytes.Buffer
+	if err := llmmetrics.WriteCSV(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	open := writeBytes(t, b.Bytes())
+	opt := llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 150 * time.Millisecond}}
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(b.Bytes()), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{256 << 10, 0} {
+		got, st, err := bounded.Summarize(open, bounded.Options{Options: opt, Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("budget %d: %d passes", budget, st.Passes)
+		same(t, got, want)
+	}
+	r := &recs[40_000]
+	r.Status, r.Chunks, r.ChunkTokens, r.FirstText, r.LastText, r.CompletionTokens = llmmetrics.StatusOK, nil, nil, 2*time.Second, time.Second, 3
+	var bad bytes.Buffer
+	llmmetrics.WriteCSV(&bad, recs)
+	_, _, err = bounded.Summarize(writeBytes(t, bad.Bytes()), bounded.Options{})
+	var re *llmmetrics.RecordError
+	_, _, inMemory := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(bad.Bytes()), opt)
+	if !errors.As(err, &re) || re.Index != 40_000 || !strings.Contains(inMemory.Error(), fmt.Sprintf("line %d", re.Line)) {
+		t.Errorf("an invalid record: %v; in memory: %v", err, inMemory)
+	}
+}
+
+// A file of several batches with its run header and end line gives the
+// summary Run.Summarize gives, the header with the end line's load facts,
+// the completeness and the end line's notes with it; a header after the
+// first line, or a record after the end line, is refused as in memory.
+func TestSummarizeHeaderAndEnd(t *testing.T) {
+	recs := synth.Mixed(20_000, 8)
+	file := func(edit func(lines [][]byte) [][]byte) []byte {
+		var b bytes.Buffer
+		h := &llmmetrics.RunHeader{Tool: "test", Start: time.Unix(1e9, 0).UTC(), Ends: true, Load: map[string]string{"loop": "closed"}}
+		h.WriteLine(&b)
+		llmmetrics.WriteJSONL(&b, recs)
+		e := &llmmetrics.RunEnd{State: "interrupted", By: "SIGINT", Written: len(recs), Load: map[string]string{"scrape_elapsed": "9s"}, Notes: []string{"stopped"}}
+		e.WriteLine(&b)
+		lines := bytes.SplitAfter(b.Bytes(), []byte("\n"))
+		return bytes.Join(edit(lines), nil)
+	}
+	whole := file(func(l [][]byte) [][]byte { return l })
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(whole), llmmetrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := bounded.Summarize(writeBytes(t, whole), bounded.Options{Budget: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, got, want)
+	if !reflect.DeepEqual(got.Completeness, want.Completeness) || !reflect.DeepEqual(got.Header, want.Header) || !reflect.DeepEqual(got.Notes, want.Notes) {
+		t.Errorf("got %+v %+v %v\nwant %+v %+v %v", got.Completeness, got.Header, got.Notes, want.Completeness, want.Header, want.Notes)
+	}
+	for name, edit := range map[string]func([][]byte) [][]byte{
+		"a header later": func(l [][]byte) [][]byte { return append(l[:15_000:15_000], append([][]byte{l[0]}, l[15_000:]...)...) },
+		"after the end":  func(l [][]byte) [][]byte { return append(l, l[1]) },
+		"a header at a batch's start": func(l [][]byte) [][]byte { // batches of 1 MiB
+			k, n := 0, 0
+			for ; n < 1<<20; k++ {
+				n += len(l[k])
+			}
+			return append(l[:k:k], append([][]byte{l[0]}, l[k:]...)...)
+		},
+		"the end line at a batch's end": func(l [][]byte) [][]byte { // padded to end the batch
+			k, n := 0, 0
+			for ; n < 1<<20; k++ {
+				n += len(l[k])
+			}
+			end := bytes.TrimSuffix(l[len(l)-2], []byte("\n"))
+			end = append(append(end, bytes.Repeat([]byte(" "), len(l[k-1]))...), '\n')
+			return append(l[:k-1:k-1], append([][]byte{end}, l[k-1:]...)...)
+		},
+	} {
+		bad := file(edit)
+		_, _, inMemory := llmmetrics.ReadOptions{}.Summarize(bytes.NewReader(bad), llmmetrics.Options{})
+		_, _, err := bounded.Summarize(writeBytes(t, bad), bounded.Options{})
+		t.Logf("%s: %v", name, err)
+		if err == nil || inMemory == nil || !errors.Is(err, llmmetrics.ErrSyntax) {
+			t.Errorf("%s: got %v; in memory %v", name, err, inMemory)
+		}
+	}
 }

@@ -82,7 +82,7 @@ func checkMerge(runs []namedRun) ([]string, error) {
 	for _, r := range runs {
 		w, ok := windowOf(r)
 		if !ok {
-			if r.run.Completeness() != nil {
+			if r.completeness() != nil {
 				// It says how it ended: an empty share (shard.go), or one
 				// stopped or cut before its first record, which the merged
 				// run's completeness names.
@@ -186,6 +186,10 @@ func checkShards(runs []namedRun) error {
 
 // windowOf returns a file's window on the wall clock.
 func windowOf(r namedRun) (wallWindow, bool) {
+	if f := r.file; f != nil {
+		start := r.run.Header.Start
+		return wallWindow{name: r.name, from: start.Add(f.First), to: start.Add(f.Last)}, f.Records > 0
+	}
 	recs := r.run.Records
 	if len(recs) == 0 {
 		return wallWindow{}, false
@@ -210,6 +214,9 @@ func windowOf(r namedRun) (wallWindow, bool) {
 // request: in a Kubernetes Job the pods' differ by seconds.
 func loadStart(r namedRun) time.Time {
 	first := time.Duration(-1)
+	if r.file != nil {
+		first = r.file.LoadFirst
+	}
 	for i := range r.run.Records {
 		if rec := &r.run.Records[i]; !rec.Preflight && (first < 0 || rec.Sent < first) {
 			first = rec.Sent
@@ -303,11 +310,19 @@ func nameTruncated(c *llmmetrics.Completeness, runs []namedRun) {
 	}
 	var whys []string
 	for _, r := range runs {
-		if rc := r.run.Completeness(); rc != nil && rc.State == "truncated" {
+		if rc := r.completeness(); rc != nil && rc.State == "truncated" {
 			whys = append(whys, label(r)+": "+strings.TrimPrefix(rc.Reason, "TRUNCATED: "))
 		}
 	}
 	if len(whys) > 0 {
 		c.Reason = "TRUNCATED: " + strings.Join(whys, "; and ")
 	}
+}
+
+// completeness is what the file's header, end line and cut say of it.
+func (r namedRun) completeness() *llmmetrics.Completeness {
+	if r.file != nil {
+		return r.file.Completeness
+	}
+	return r.run.Completeness()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/bounded"
 	"github.com/llmmetrics/llmmetrics/charts"
 	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/server"
@@ -72,6 +73,9 @@ func (d *drawn) keep(what string, c charts.Chart, err error) {
 type namedRun struct {
 	name string
 	run  *llmmetrics.Run
+	// file, for a file merged in bounded memory, is what the first pass
+	// found of it; its run then holds no record (boundedmerge.go).
+	file *bounded.File
 }
 
 // marked returns the run's records with the summary's warm-up cut applied.

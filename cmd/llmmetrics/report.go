@@ -95,7 +95,14 @@ var reportCommand = &command{
 		"and report says on standard error \"pushed N spans to ENDPOINT\". A file without a run header (CSV,\n" +
 		"another tool's) has no wall clock: --otlp refuses it (status 2) unless --otlp-epoch RFC3339 says when\n" +
 		"its send times count from (it overrides a header's start too). A file that stores no send times has\n" +
-		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.",
+		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.\n" +
+		"A file of llmmetrics' JSONL or CSV, or --merge's files together, that would take more than --max-memory\n" +
+		"in memory (3 times their size; by default half the physical memory) is summarized in bounded memory\n" +
+		"(docs/scale.md), --merge's checks made as ever: read several times, holding a batch of records and at\n" +
+		"most half of --max-memory, with the same figures, exactly; the workload, the client's distributions,\n" +
+		"the load check, the error set and TTFT by turn are not computed, and a note says so and what it cost.\n" +
+		"--lenient, --warmup, --stratify, the pictures, --spectrum and --otlp need the records in memory: with\n" +
+		"them the files are read whole, said in a note.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -124,6 +131,7 @@ type reportFlags struct {
 	load      *loadCheck // the load check of llmmetrics' JSONL, as run prints it (runloop.go)
 	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
 	plan      planFlag   // --plan: the fidelity against a dry run's plan (reportplan.go)
+	maxMemory maxMemory  // --max-memory: past it, a bounded summary (bounded.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -137,6 +145,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.pics.define(fs, "report")
 	f.replay.define(fs)
 	f.plan.define(fs)
+	f.maxMemory.define(fs)
 	return fs, f
 }
 
@@ -149,6 +158,9 @@ func (f *reportFlags) reportMerge(w io.Writer, files []string, opt llmmetrics.Op
 	if f.tool != "" || *f.dialect != "" {
 		return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
 	}
+	if done, err := f.reportMergedBounded(w, files, opt); done {
+		return err
+	}
 	return reportMerged(w, files, opt, f)
 }
 
@@ -158,11 +170,10 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := f.gate.parse(&opt); err != nil {
-		return err
-	}
-	if err := f.replay.parse(f); err != nil {
-		return err
+	for _, parse := range []func() error{func() error { return f.gate.parse(&opt) }, func() error { return f.replay.parse(f) }, f.maxMemory.parse} {
+		if err := parse(); err != nil {
+			return err
+		}
 	}
 	if err := f.checkFiles(files); err != nil {
 		return err
@@ -199,6 +210,9 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if tool == "" {
 		if *f.benchmark > 1 {
 			return fmt.Errorf("%w: --benchmark %d: %s is one run in llmmetrics' format", errUsage, *f.benchmark, name)
+		}
+		if done, err := f.reportBounded(stdout, files, &opt); done {
+			return err
 		}
 		return reportOwn(stdout, in, name, opt, f)
 	}
@@ -305,7 +319,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 			return err
 		}
 	}
-	return f.writeSummary(w, name, s, []namedRun{{name, run}})
+	return f.writeSummary(w, name, s, []namedRun{{name: name, run: run}})
 }
 
 // noRecordsOf says why a run's file holds no record, from its end line:
@@ -353,7 +367,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		runs = append(runs, run)
-		named = append(named, namedRun{name, run})
+		named = append(named, namedRun{name: name, run: run})
 	}
 	merged, err := llmmetrics.MergeRuns(runs)
 	if err != nil {
@@ -365,7 +379,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	}
 	mergeShards(merged, named)
 	nameInterrupted(merged, named) // merge.go
-	opt.Notes = append(opt.Notes, fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", len(files)))
+	opt.Notes = append(opt.Notes, mergedNote(len(files)))
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
@@ -375,6 +389,11 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	f.errs = newErrorSet(merged.Records)
 	f.load = checkLoad(mergedLoad(s.Header, named), merged.Records, s, opt)
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
+}
+
+// mergedNote is the note of a merged report of n files.
+func mergedNote(n int) string {
+	return fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", n)
 }
 
 // mergedLoad is the load of a merged run for its load check: the merged
@@ -434,7 +453,7 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 	}
 	withoutSampleRates(s, file) // sample.go
 	f.errs = newErrorSet(run.Records)
-	return f.writeSummary(w, name, s, []namedRun{{name, run}})
+	return f.writeSummary(w, name, s, []namedRun{{name: name, run: run}})
 }
 
 // computingFlags are report's flags that compute, judge or draw

@@ -1,0 +1,223 @@
+package bounded
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// A File is what the first pass found of one file of a merged run, for
+// the checks a merge makes before it trusts the files to be one run.
+type File struct {
+	// Run holds the file's header, end line and cut, and no record.
+	Run *llmmetrics.Run
+	// Completeness is what Run.Completeness says of the file read whole.
+	Completeness *llmmetrics.Completeness
+	// Records counts its records. First and Last are its earliest send
+	// and its latest send or end of an ok answer with tokens, on its own
+	// clock (from its header's start); LoadFirst is its earliest send but
+	// for preflight requests, -1 when it has none.
+	Records     int
+	First, Last time.Duration
+	LoadFirst   time.Duration
+}
+
+// facts are what the first pass notes of a file's records for its File.
+type facts struct {
+	records                int
+	first, last, loadFirst time.Duration
+	hasSpan, hasLoadFirst  bool
+}
+
+// see notes a valid record of the file, its send moved by shift.
+func (f *facts) see(r *llmmetrics.Record, shift time.Duration) {
+	sent := r.Sent - shift
+	last := sent
+	if r.Status == llmmetrics.StatusOK && r.CompletionTokens > 0 {
+		e2e, _ := r.E2E()
+		last = sent + e2e
+	}
+	if !f.hasSpan {
+		f.first, f.last, f.hasSpan = sent, last, true
+	}
+	f.first, f.last = min(f.first, sent), max(f.last, last)
+	if !r.Preflight && (!f.hasLoadFirst || sent < f.loadFirst) {
+		f.loadFirst, f.hasLoadFirst = sent, true
+	}
+	f.records++
+}
+
+// SummarizeMerged summarizes the files of one run taken by several
+// machines as one run, as llmmetrics.MergeRuns merges them and
+// Run.Summarize summarizes the merge: each record's send moved onto the
+// clock of the earliest header's start, each id prefixed with its file's
+// position ("2/r17"), the end lines added up. Each file is llmmetrics'
+// JSONL with its run header. After the first pass, check, when not nil,
+// is given the merged run (its header and end line, no record), which it
+// may amend, and the files; its error stops the summary. For one file it
+// is Summarize.
+func SummarizeMerged(opens []Opener, opt Options, check func(merged *llmmetrics.Run, files []File) error) (*llmmetrics.Summary, Stats, error) {
+	if err := checkOptions(&opt); err != nil {
+		return nil, Stats{}, err
+	}
+	rd := &reader{opt: opt, files: make([]info, len(opens)), check: check}
+	for _, open := range opens {
+		rd.srcs = append(rd.srcs, source{open: open})
+	}
+	if len(opens) > 1 {
+		if err := rd.headers(); err != nil {
+			return nil, Stats{}, err
+		}
+	}
+	return rd.summarize()
+}
+
+// headers reads each file's header and merges them, setting the moves
+// and names of the records.
+func (rd *reader) headers() error {
+	var runs []*llmmetrics.Run
+	for _, src := range rd.srcs {
+		h, err := header(src.open)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, &llmmetrics.Run{Header: h})
+	}
+	merged, err := llmmetrics.MergeRuns(runs)
+	if err != nil {
+		return err
+	}
+	for i := range rd.srcs {
+		rd.srcs[i].shift = runs[i].Header.Start.Sub(merged.Header.Start)
+		rd.srcs[i].prefix = fmt.Sprintf("%d/", i+1)
+	}
+	rd.merged = &llmmetrics.Run{Header: merged.Header}
+	return nil
+}
+
+// header reads the run header on a file's first line; nil when it has
+// none.
+func header(open Opener) (*llmmetrics.RunHeader, error) {
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, nil
+	}
+	line = bytes.TrimSpace(line)
+	if !bytes.HasPrefix(line, []byte(`{"llmmetrics_run"`)) {
+		return nil, nil
+	}
+	run, err := llmmetrics.ReadJSONL(bytes.NewReader(line))
+	if err != nil {
+		return nil, err
+	}
+	return run.Header, nil
+}
+
+// move moves records' sends by shift and prefixes their ids.
+func move(recs []llmmetrics.Record, shift time.Duration, prefix string) {
+	for i := range recs {
+		r := &recs[i]
+		r.ID = prefix + r.ID
+		r.Sent += shift
+		if c := r.Client; c != nil && c.HasSchedule {
+			cc := *c
+			cc.Scheduled += shift
+			r.Client = &cc
+		}
+	}
+}
+
+// checkFiles ends the first pass of a merged run: it adds up the files'
+// end lines, as MergeRuns does, and has check check them.
+func (rd *reader) checkFiles() error {
+	if rd.merged == nil {
+		return nil
+	}
+	files := make([]File, len(rd.files))
+	for i := range rd.files {
+		f := &rd.files[i]
+		run := &llmmetrics.Run{Header: f.header, End: f.end, Cut: f.cut}
+		files[i] = File{Run: run, Completeness: completeness(f.header, f.end, f.cut, f.records), Records: f.records,
+			First: f.first, Last: f.last, LoadFirst: -1}
+		if f.hasLoadFirst {
+			files[i].LoadFirst = f.loadFirst
+		}
+	}
+	h := rd.merged.Header
+	if e := rd.files[0].end; e != nil {
+		for k, v := range e.Load { // the first file's, as its reader adds them to its header
+			if _, set := h.Load[k]; !set || k != "merged_files" && k != "clock_alignment" {
+				h.Load[k] = v
+			}
+		}
+	}
+	rd.merged.End, h.Ends = mergeEnds(files)
+	if rd.check == nil {
+		return nil
+	}
+	return rd.check(rd.merged, files)
+}
+
+// mergeEnds returns the end line of the files merged, and whether the
+// merged run promises one, as llmmetrics.MergeRuns makes them: none, and
+// no promise, when a file neither has nor promises one; none, but a
+// promise, when a file is truncated; otherwise the files' ends added up.
+func mergeEnds(files []File) (*llmmetrics.RunEnd, bool) {
+	end := &llmmetrics.RunEnd{State: "completed"}
+	var by []string
+	truncated := false
+	for i, f := range files {
+		switch c := f.Completeness; {
+		case c == nil:
+			return nil, false
+		case c.State == "truncated":
+			truncated = true
+			continue
+		}
+		e := f.Run.End
+		end.Written += e.Written
+		switch why, absent := e.Absent["planned"]; {
+		case absent:
+			end.Absent = map[string]string{"planned": fmt.Sprintf("run %d: %s", i+1, why)}
+		case e.Planned == 0 && e.Written > 0:
+			end.Absent = map[string]string{"planned": fmt.Sprintf("run %d: %s", i+1, plannedUnsaid)}
+		}
+		end.Planned += e.Planned
+		if e.State == "interrupted" {
+			end.State = "interrupted"
+			by = append(by, fmt.Sprintf("%s in run %d", e.By, i+1))
+		}
+		for _, n := range e.Notes {
+			if !slices.Contains(end.Notes, n) {
+				end.Notes = append(end.Notes, n)
+			}
+		}
+	}
+	if truncated {
+		return nil, true
+	}
+	if end.Absent != nil {
+		end.Planned = 0
+	}
+	end.By = strings.Join(by, "; ")
+	return end, true
+}
+
+// whole is what the run's file, or its files merged, say beside the
+// records.
+func (rd *reader) whole() info {
+	if rd.merged == nil {
+		return rd.files[0]
+	}
+	return info{header: rd.merged.Header, end: rd.merged.End}
+}

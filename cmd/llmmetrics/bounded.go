@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/bounded"
+)
+
+// inMemoryFactor is how many times its size a file of llmmetrics' JSONL
+// or CSV takes in memory when read whole and summarized, at most: the
+// records, their chunk arrivals and the summary's lists (a file of
+// records of 16 chunks takes about twice its size).
+const inMemoryFactor = 3
+
+// minBudget is the least budget a bounded summary is given, whatever
+// --max-memory says: the selection of five samples needs some.
+const minBudget = 64 << 10
+
+// maxMemory is report's --max-memory: the memory a report may take, in
+// bytes, once parse has read the flag; 0 when it was not given.
+type maxMemory struct {
+	text  *string
+	bytes int64
+}
+
+func (m *maxMemory) define(fs *flag.FlagSet) {
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV, or --merge's files, that would take more in memory (3 times their size) is summarized in bounded memory instead, read several times (docs/scale.md)")
+}
+
+// parse reads the flag's size.
+func (m *maxMemory) parse() error {
+	if *m.text == "" {
+		return nil
+	}
+	n, err := parseSize(*m.text)
+	if err != nil {
+		return valueError("--max-memory " + err.Error())
+	}
+	m.bytes = n
+	return nil
+}
+
+// limit returns the bytes given, or half the physical memory.
+func (m *maxMemory) limit() int64 {
+	if m.bytes > 0 {
+		return m.bytes
+	}
+	if total, ok := physicalMemory("/proc/meminfo"); ok {
+		return total / 2
+	}
+	return 4 << 30
+}
+
+// sizeUnits are the units --max-memory takes, longest first.
+var sizeUnits = []struct {
+	suffix string
+	bytes  int64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+
+// parseSize reads a positive size in bytes, with a unit of sizeUnits or
+// none.
+func parseSize(s string) (int64, error) {
+	num, unit := s, int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			num, unit = strings.TrimSuffix(s, u.suffix), u.bytes
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/unit {
+		return 0, fmt.Errorf("%s: not a positive size, such as 512MiB, 8GB or 1048576", s)
+	}
+	return n * unit, nil
+}
+
+// physicalMemory reads MemTotal from a file in the form of /proc/meminfo.
+func physicalMemory(path string) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 3 && fields[0] == "MemTotal:" && fields[2] == "kB" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			return kb << 10, err == nil && kb > 0
+		}
+	}
+	return 0, false
+}
+
+// reportBounded reports the one file named in bounded memory when it is
+// llmmetrics' JSONL or CSV and would take more than --max-memory in
+// memory; it says whether it did. The flags that need the records in
+// memory keep them there, said in a note.
+func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics.Options) (bool, error) {
+	if len(files) != 1 || files[0] == "-" {
+		return false, nil
+	}
+	name := files[0]
+	over, budget, ok := f.overMemory(files, opt)
+	if !ok {
+		return false, nil
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(name) }
+	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: budget})
+	if err != nil {
+		return true, inFile(name, err)
+	}
+	s.Notes = append(s.Notes, boundedNote(over, cost))
+	return true, f.writeSummary(w, name, s, nil)
+}
+
+// overMemory says whether the files, read whole, would take more than
+// --max-memory, and then the budget of a bounded summary: no when a file
+// is not a regular file or is Parquet, and no, said in a note of opt, when
+// a flag given needs the records in memory. over says it in a sentence.
+func (f *reportFlags) overMemory(files []string, opt *llmmetrics.Options) (over string, budget int, ok bool) {
+	var size int64
+	for _, name := range files {
+		st, err := os.Stat(name)
+		if err != nil || !st.Mode().IsRegular() || isParquetFile(name) {
+			return "", 0, false
+		}
+		size += st.Size()
+	}
+	limit := f.maxMemory.limit()
+	if size <= limit/inMemoryFactor {
+		return "", 0, false
+	}
+	over = fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", strings.Join(files, " + "), megabytes(size), megabytes(limit))
+	if needs := f.needRecords(); needs != "" {
+		opt.Notes = append(opt.Notes, over+", but "+needs+" needs its records there: it was read whole")
+		return "", 0, false
+	}
+	return over, int(min(max(limit/2, minBudget), 1<<40)), true
+}
+
+// boundedNote is the note of a report summarized in bounded memory.
+func boundedNote(over string, cost bounded.Stats) string {
+	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check, the error set and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)))
+}
+
+// needRecords names the first flag given that needs the records in
+// memory, or "" when none does.
+func (f *reportFlags) needRecords() string {
+	switch {
+	case *f.lenient:
+		return "--lenient"
+	case *f.warmup != "":
+		return "--warmup"
+	case *f.stratify != "":
+		return "--stratify"
+	case f.pics.wanted():
+		return "--plot or --html"
+	case *f.pics.spectrum != "":
+		return "--spectrum"
+	case f.replay.on:
+		return "--otlp"
+	case *f.plan.path != "":
+		return "--plan"
+	}
+	return ""
+}
+
+// isParquetFile says whether the named file begins with Parquet's magic
+// bytes.
+func isParquetFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	_, err = io.ReadFull(f, head)
+	return !errors.Is(err, io.ErrUnexpectedEOF) && err == nil && bytes.Equal(head, []byte("PAR1"))
+}
+
+// megabytes writes a size in bytes in MB, to one decimal, or in kB below
+// 1 MB.
+func megabytes(n int64) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%d kB", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/synth"
+)
+
+// report --max-memory 1MiB of a file of several MB summarizes it in
+// bounded memory, says so in a note, and prints the figures the report in
+// memory prints, in JSON and in the table, for JSONL and CSV; the
+// sections it does not compute are absent.
+func TestReportMaxMemory(t *testing.T) {
+	recs := synth.Mixed(20_000, 8)
+	for _, format := range []struct {
+		name  string
+		write func(*bytes.Buffer, []llmmetrics.Record) error
+	}{{"run.jsonl", func(b *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteJSONL(b, r) }},
+		{"run.csv", func(b *bytes.Buffer, r []llmmetrics.Record) error { return llmmetrics.WriteCSV(b, r) }}} {
+		var b bytes.Buffer
+		if err := format.write(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), format.name)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"report", "--json", "--slo", "ttft=200ms,e2e=3s", "--percentiles", "50,99,99.9", path}
+		code, inMemory, errs := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: in memory: %d %s", format.name, code, errs)
+		}
+		code, boundedOut, errs := runCLI(t, "", append([]string{"report", "--max-memory", "1MiB"}, args[1:]...)...)
+		if code != 0 {
+			t.Fatalf("%s: bounded: %d %s", format.name, code, errs)
+		}
+		sameReport(t, format.name, boundedOut, inMemory)
+		_, table, _ := runCLI(t, "", "report", "--max-memory", "1MiB", path)
+		if !strings.Contains(table, "bounded summary: "+path) || !strings.Contains(table, "would take more than --max-memory (1.0 MB) in memory; read in ") ||
+			!strings.Contains(table, "workload.prompt: not computed by the bounded summary") {
+			t.Errorf("%s: the table does not say it was bounded:\n%s", format.name, table)
+		}
+		_, table, _ = runCLI(t, "", "report", "--max-memory", "1MiB", "--stratify", "output=100", path)
+		if !strings.Contains(table, "in memory, but --stratify needs its records there: it was read whole") {
+			t.Errorf("%s: --stratify: the table does not say it was read whole:\n%s", format.name, table)
+		}
+	}
+}
+
+// sameReport fails unless the bounded report's JSON has the in-memory
+// one's keys and values, but for the sections it does not compute and its
+// notes.
+func sameReport(t *testing.T, name, got, want string) {
+	t.Helper()
+	var g, w map[string]any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	for k, wv := range w {
+		switch k {
+		case "workload", "load_check", "error_set", "ttft_by_turn", "client", "absent", "notes":
+			continue
+		}
+		if !reflect.DeepEqual(g[k], wv) {
+			t.Errorf("%s: %s:\n got %v\nwant %v", name, k, g[k], wv)
+		}
+	}
+	if _, ok := g["workload"]; ok {
+		t.Errorf("%s: a bounded report has a workload", name)
+	}
+	notes, _ := g["notes"].([]any)
+	if len(notes) == 0 || !strings.HasPrefix(notes[len(notes)-1].(string), "bounded summary: ") {
+		t.Errorf("%s: notes %v", name, notes)
+	}
+}
+
+// --max-memory reads sizes in bytes, with a decimal or binary unit, and
+// refuses others; the physical memory is read from /proc/meminfo's form.
+func TestMaxMemory(t *testing.T) {
+	for s, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "8GB": 8e9, "3KiB": 3 << 10, "10B": 10} {
+		if got, err := parseSize(s); err != nil || got != want {
+			t.Errorf("%s: got %d, %v, want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "0", "-1MiB", "1.5GB", "12XB", "MiB"} {
+		if _, err := parseSize(s); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "meminfo")
+	os.WriteFile(path, []byte("MemFree:  10 kB\nMemTotal:       24576000 kB\n"), 0o644)
+	if got, ok := physicalMemory(path); !ok || got != 24576000<<10 {
+		t.Errorf("MemTotal: %d, %v", got, ok)
+	}
+	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 8GB or 1048576\n" {
+		t.Errorf("--max-memory lots: %d %s", code, errs)
+	}
+}
+
+// report --merge --max-memory 1MiB of three shards' files merges them in
+// bounded memory, with the checks and figures of the merge in memory:
+// the same JSON but for what it does not compute, the merge's note and
+// warning, and the refusal of a shard given twice.
+func TestReportMergeMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var paths []string
+	for i, at := range []time.Duration{0, 1500 * time.Millisecond, 250 * time.Millisecond} {
+		var b bytes.Buffer
+		h := &llmmetrics.RunHeader{Tool: "test", Model: "m", Start: start.Add(at), Ends: true,
+			Load: map[string]string{"plan": "p1", "loop": "closed", "concurrency": "4", "shard": fmt.Sprintf("%d/3", i+1)}}
+		h.WriteLine(&b)
+		recs := synth.Mixed(8_000+1_000*i, 8)
+		llmmetrics.WriteJSONL(&b, recs)
+		e := &llmmetrics.RunEnd{State: "completed", Written: len(recs), Planned: len(recs)}
+		if i == 1 {
+			e.State, e.By = "interrupted", "SIGTERM"
+		}
+		e.WriteLine(&b)
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i+1)))
+		if err := os.WriteFile(paths[i], b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"report", "--merge", "--json", "--slo", "ttft=200ms"}, paths...)
+	code, inMemory, errs := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("in memory: %d %s", code, errs)
+	}
+	code, got, errs := runCLI(t, "", append([]string{"report", "--max-memory", "1MiB"}, args[1:]...)...)
+	if code != 0 {
+		t.Fatalf("bounded: %d %s", code, errs)
+	}
+	sameReport(t, "merge", got, inMemory)
+	for _, key := range []string{"header", "completeness"} {
+		var g, w map[string]any
+		json.Unmarshal([]byte(got), &g)
+		json.Unmarshal([]byte(inMemory), &w)
+		if !reflect.DeepEqual(g[key], w[key]) {
+			t.Errorf("%s:\n got %v\nwant %v", key, g[key], w[key])
+		}
+	}
+	if !strings.Contains(got, "Merged 3 files of one run") || !strings.Contains(got, "the files' starts differ by 1.5s") {
+		t.Errorf("the merge's notes are missing:\n%s", got)
+	}
+	twice := []string{"report", "--merge", "--max-memory", "1MiB", paths[0], paths[1], paths[2], paths[1]}
+	_, _, inMemoryErr := runCLI(t, "", append([]string{"report", "--merge"}, twice[4:]...)...)
+	if code, _, errs := runCLI(t, "", twice...); code != 2 || errs != inMemoryErr {
+		t.Errorf("a file given twice: %d %q, in memory %q", code, errs, inMemoryErr)
+	}
+}

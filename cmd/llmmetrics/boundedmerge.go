@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/bounded"
+	"github.com/llmmetrics/llmmetrics/formats"
+)
+
+// reportMergedBounded reports --merge's files in bounded memory when
+// they would take more than --max-memory read whole, with the checks and
+// the figures reportMerged gives; it says whether it did.
+func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, opt llmmetrics.Options) (bool, error) {
+	over, budget, ok := f.overMemory(files, &opt)
+	if !ok {
+		return false, nil
+	}
+	if err := ownFiles(files); err != nil {
+		return true, err
+	}
+	var opens []bounded.Opener
+	for _, name := range files {
+		opens = append(opens, func() (io.ReadCloser, error) { return os.Open(name) })
+	}
+	var named []namedRun
+	var warnings []string
+	check := func(merged *llmmetrics.Run, fs []bounded.File) (err error) {
+		for i := range fs {
+			named = append(named, namedRun{name: files[i], run: fs[i].Run, file: &fs[i]})
+		}
+		if warnings, err = checkMerge(named); err != nil {
+			return err
+		}
+		mergeShards(merged, named)
+		nameInterrupted(merged, named) // merge.go
+		return nil
+	}
+	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files)))
+	s, cost, err := bounded.SummarizeMerged(opens, bounded.Options{Options: opt, Budget: budget}, check)
+	if errors.Is(err, llmmetrics.ErrMerge) {
+		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
+	}
+	if err != nil {
+		return true, err
+	}
+	// The load's warnings follow the merge's note, as reportMerged puts them.
+	s.Notes = slices.Insert(s.Notes, len(opt.Notes), warnings...)
+	nameTruncated(s.Completeness, named) // merge.go
+	s.Notes = append(s.Notes, boundedNote(over, cost))
+	return true, f.writeSummary(w, strings.Join(files, " + "), s, nil)
+}
+
+// ownFiles refuses a file of another tool among --merge's, as
+// reportMerged does.
+func ownFiles(files []string) error {
+	for _, name := range files {
+		in, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		_, head := formats.Peek(in)
+		in.Close()
+		if tool, ok := formats.Detect(head); ok {
+			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
+		}
+	}
+	return nil
+}
