@@ -72,8 +72,7 @@ type Plan struct {
 	// Scheduled (a replayed trace): request k is sent at the measured
 	// part's start plus Replay[k-1].Scheduled, with its MaxTokens and a
 	// prompt of its PromptTokens made by Sizing, without streaming when it
-	// is Unstreamed (refused for the Responses API, whose whole reply
-	// observe does not read, and for a TGI URL without /generate_stream).
+	// is Unstreamed (refused for a TGI URL without /generate_stream).
 	// Requests is then
 	// len(Replay), Rate its mean rate, and there is no warm-up.
 	Replay []Request

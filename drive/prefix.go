@@ -21,12 +21,22 @@ import (
 // decide, so two requests' prompts are byte-identical through the blocks
 // they share, from the start, and part at the first block they do not:
 // a server's prefix cache sees exactly the sharing the plan describes.
-// Every block holds Plan.PrefixBlockTokens tokens as the server counts
-// them (the nearest whole words, against the running total), but the
-// last, which holds what is left of the prompt's length: Mooncake's
-// input_length − 512·(k−1). A prompt
-// shorter than its blocks uses the first ceil(tokens/size) of them; a
-// partial block is a prefix of the same block whole.
+//
+// Block i ends at token i·Plan.PrefixBlockTokens of the prompt as the
+// server counts it from its very start, the chat template's opening (its
+// BOS, system prompt, user header: the same in every request) included,
+// as a prefix cache counts the tokens it reuses and as Mooncake's
+// hash_ids number blocks of the tokenized prompt: two requests that share
+// their first block share their first PrefixBlockTokens tokens (the
+// nearest whole words, against the running total). The template's
+// closing (end of turn, assistant header) comes after the message: the
+// prompt's length counts it, no block holds it, so the last block holds
+// what is left of the prompt's length but the closing: Mooncake's
+// input_length − 512·(k−1) − closing. Where the sizing could not tell
+// the template's opening from its closing (SizePrompts), the whole
+// template is taken as the opening. A prompt shorter than its blocks
+// uses the first ceil(tokens/size) of them; a partial block is a prefix
+// of the same block whole.
 
 // blockSalt returns the salt that begins block id's text: the id's low 32
 // bits, mixed with the seed by a bijection (murmur3's finalizer), so that
@@ -46,8 +56,9 @@ func blockSalt(seed uint64, id int) uint64 {
 // blockWords returns the words of the block that ends the prompt's first
 // target tokens, after blocks the server counts as done tokens: the whole
 // words that bring the count nearest target (of two as near, the fewer).
-// The first block's count takes the chat template and its salt (the
-// sizing's fixed part), a later block's its space and salt (saltTokens).
+// The first block's count takes the chat template's opening and its salt
+// (the sizing's fixed part but the closing), a later block's its space
+// and salt (saltTokens).
 // Sizing each block against the running total, not alone, keeps a
 // prompt's count within half a word of its length however many blocks
 // it has; a block's words still depend only on its place and its length,
@@ -55,7 +66,7 @@ func blockSalt(seed uint64, id int) uint64 {
 func (s *Sizing) blockWords(target int, done float64, first bool) (words int, count float64) {
 	fixed, per := s.saltTokens, s.s.per
 	if first {
-		fixed = s.s.fixed
+		fixed = s.s.fixed - s.closing
 	}
 	if !s.s.ok {
 		fixed, per = 0, 1
@@ -68,10 +79,11 @@ func (s *Sizing) blockWords(target int, done float64, first bool) (words int, co
 // blocks of size tokens each (see above).
 func (s *Sizing) prefixed(n, tokens int, blocks []int, size int) string {
 	k := min(len(blocks), (tokens+size-1)/size)
+	end := tokens - int(math.Round(s.closing)) // the message's end, from the prompt's start
 	var b strings.Builder
 	target, done := 0, 0.0
 	for i := range k {
-		target += min(size, tokens-target)
+		target = min(target+size, end)
 		var w int
 		w, done = s.blockWords(target, done, i == 0)
 		if i > 0 {
@@ -79,8 +91,8 @@ func (s *Sizing) prefixed(n, tokens int, blocks []int, size int) string {
 		}
 		b.WriteString(synthetic(blockSalt(s.seed, blocks[i]), w))
 	}
-	if target < tokens {
-		w, _ := s.blockWords(tokens, done, k == 0)
+	if target < end {
+		w, _ := s.blockWords(end, done, k == 0)
 		if k > 0 {
 			b.WriteByte(' ')
 		}

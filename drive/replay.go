@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/llmmetrics/llmmetrics/observe"
 )
 
 // checkReplay reports what makes a plan's Replay impossible to send.
@@ -35,9 +33,7 @@ func checkReplay(p Plan) error {
 }
 
 // checkUnstreamed refuses a replay whose unstreamed requests cannot be
-// sent and read: TGI's go to /generate, in place of its URL's
-// /generate_stream; the Responses API's whole reply (one response object)
-// is not read by observe, its stream alone.
+// sent: TGI's go to /generate, in place of its URL's /generate_stream.
 func checkUnstreamed(p Plan) error {
 	i := slices.IndexFunc(p.Replay, func(r Request) bool { return r.Unstreamed })
 	if i < 0 {
@@ -45,11 +41,7 @@ func checkUnstreamed(p Plan) error {
 	}
 	q := p
 	q.unstreamed = true
-	_, err := requestURL(q)
-	if p.API == observe.Responses {
-		err = errors.New("drive: the Responses API's reply in one JSON body is not read, its stream alone: send every request streamed")
-	}
-	if err != nil {
+	if _, err := requestURL(q); err != nil {
 		return fmt.Errorf("%w (replay request %d, %s, was not streamed)", err, i+1, p.Replay[i].Source)
 	}
 	return nil

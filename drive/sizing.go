@@ -20,13 +20,21 @@ type Sizing struct {
 	// saltTokens is the server's count of a block's salt after the
 	// first, with its space (prefix.go); 0 where not measured.
 	saltTokens float64
-	forBlocks  bool // sized for shared prefixes: a block may hold its salt alone
+	// closing is the server's count of the chat template's part after
+	// the message (its end of turn, the assistant's header): the
+	// prompt's length counts it, no block holds it (prefix.go); 0 where
+	// not measured, as though the whole template came first.
+	closing   float64
+	forBlocks bool // sized for shared prefixes: a block may hold its salt alone
 }
 
 // SizePrompts measures how the server counts synthetic prompts, with the
 // preflight requests of SizedPrompts, for prompts of lo to hi tokens; a
 // plan of shared prefixes (PrefixBlockTokens) sends a third, of two
-// salts, which measures a block's salt after the first. The
+// salts, which measures a block's salt after the first, and, by the
+// tokens the server reports it took from its prefix cache (the third
+// begins as the second, with the second's salt), where the chat template
+// parts around the message. The
 // preflight results are returned, marked preflight, to be kept with the
 // run; note says how the length is set. A length below the smallest
 // prompt the server allows (Smallest) is made of one word; only hi below
@@ -41,6 +49,8 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 		largest = math.MaxInt // a prompt of blocks is never one word: always measured
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, 7))
+	alone := rand.New(rand.NewPCG(p.Seed, 7))
+	alone.Uint64() // calibrate draws preflight-1's salt, then preflight-2's (the salt alone)
 	sz, preflight, err := calibrate(ctx, p, hi, largest, rng)
 	if err != nil {
 		return nil, preflight, "", err
@@ -50,30 +60,47 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 	if !prefixed || !sz.ok {
 		return s, preflight, note, nil
 	}
-	res, err := sizeSalt(ctx, p, rng)
+	res, err := sizeSalt(ctx, p, alone.Uint64(), rng)
 	preflight = append(preflight, res)
 	if err != nil {
 		return nil, preflight, "", err
 	}
-	if p0 := sz.fixed; res.Record.PromptTokens > int(p0) {
-		s.saltTokens = float64(res.Record.PromptTokens) - p0
-		note += fmt.Sprintf("; the shared prefixes' blocks are sized by a third, of two salts (a block's salt after the first counts %.3g tokens)", s.saltTokens)
-	} else {
-		note += "; the third sizing request, of two salts, got no greater count than one salt: blocks are sized without their salts' tokens"
-	}
-	return s, preflight, note, nil
+	return s, preflight, note + s.sizeBlocks(res), nil
 }
 
-// sizeSalt sends the preflight request of two salts and no word, which
-// measures a block's salt after the first (prefix.go), named
-// "preflight-3".
-func sizeSalt(ctx context.Context, p Plan, rng *rand.Rand) (*observe.Result, error) {
+// sizeBlocks sets the blocks' sizing from the third sizing request, res,
+// of two salts, the first preflight-2's, and returns what the note adds:
+// its count beyond the salt alone is a later block's salt; the tokens
+// the server took from its cache, the template's opening and the first
+// salt, which it shares with preflight-2 (no more: the second parts at
+// the template's closing), so that the rest of preflight-2's count is
+// the template's closing.
+func (s *Sizing) sizeBlocks(res *observe.Result) string {
+	rec := &res.Record
+	p0, note := s.s.fixed, ""
+	if rec.PromptTokens > int(p0) {
+		s.saltTokens = float64(rec.PromptTokens) - p0
+		note = fmt.Sprintf("; the shared prefixes' blocks are sized by a third, of two salts (a block's salt after the first counts %.3g tokens)", s.saltTokens)
+	} else {
+		note = "; the third sizing request, of two salts, got no greater count than one salt: blocks are sized without their salts' tokens"
+	}
+	if c := res.CachedTokens; res.CacheKnown && c > 0 && float64(c) < p0 {
+		s.closing = p0 - float64(c)
+		return note + fmt.Sprintf("; the chat template's opening and the first salt count %d tokens (the server's cached tokens of the third, which begins as the second), its closing after the message %.3g: a shared block of n tokens is the prompt's first n tokens, the template's opening included", c, s.closing)
+	}
+	return note + "; the server reported no cached tokens of the third sizing request, so where its chat template parts around the message is not known: blocks are sized as though the whole template came before the message, and may come short by the template's closing"
+}
+
+// sizeSalt sends the preflight request of two salts and no word, the
+// first first (preflight-2's), which measures a block's salt after the
+// first and the template's opening (prefix.go), named "preflight-3".
+func sizeSalt(ctx context.Context, p Plan, first uint64, rng *rand.Rand) (*observe.Result, error) {
 	u, err := url.Parse(p.URL)
 	if err != nil {
 		return nil, err
 	}
 	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
-	res := sendPreflight(ctx, obs, p, u.Path, synthetic(rng.Uint64(), 0)+" "+synthetic(rng.Uint64(), 0), "preflight-3")
+	res := sendPreflight(ctx, obs, p, u.Path, synthetic(first, 0)+" "+synthetic(rng.Uint64(), 0), "preflight-3")
 	if p.OnResult != nil {
 		p.OnResult(res)
 	}

@@ -79,6 +79,8 @@ func newWholeServer(t *testing.T) *wholeServer {
 		switch r.URL.Path {
 		case "/api/generate":
 			io.WriteString(w, `{"model":"m","response":"a b c","done":true,"done_reason":"length","prompt_eval_count":5,"eval_count":3}`)
+		case "/v1/responses":
+			io.WriteString(w, `{"id":"resp_1","object":"response","status":"completed","model":"m","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a b c"}]}],"usage":{"input_tokens":5,"output_tokens":3,"total_tokens":8}}`)
 		case "/tgi/generate":
 			io.WriteString(w, `{"generated_text":"a b c","details":{"finish_reason":"length","generated_tokens":3}}`)
 		default:
@@ -100,6 +102,7 @@ func TestRunUnstreamed(t *testing.T) {
 		path, sent string
 	}{
 		{observe.Chat, "/v1/chat/completions", "/v1/chat/completions"},
+		{observe.Responses, "/v1/responses", "/v1/responses"},
 		{observe.Ollama, "/api/generate", "/api/generate"},
 		{observe.TGI, "/tgi/generate_stream", "/tgi/generate"},
 	} {
@@ -124,8 +127,7 @@ func TestRunUnstreamed(t *testing.T) {
 }
 
 // A replay with a request to send without streaming refuses, before
-// anything is sent, a TGI URL that does not end in /generate_stream, and
-// the Responses API, whose whole reply observe does not read.
+// anything is sent, a TGI URL that does not end in /generate_stream.
 func TestRunUnstreamedRefused(t *testing.T) {
 	srv := newWholeServer(t)
 	for _, c := range []struct {
@@ -134,7 +136,6 @@ func TestRunUnstreamedRefused(t *testing.T) {
 		want string
 	}{
 		{observe.TGI, "/custom", `goes to /generate: the URL "` + srv.URL + `/custom" does not end in /generate_stream (replay request 2, run.jsonl:3, was not streamed)`},
-		{observe.Responses, "/v1/responses", "not read, its stream alone: send every request streamed (replay request 2, run.jsonl:3, was not streamed)"},
 	} {
 		p := Plan{URL: srv.URL + c.path, API: c.api, Model: "m", Prompts: []string{"hello"}, Requests: 2, Rate: 1,
 			Replay: []Request{{HasSchedule: true, MaxTokens: 3, Source: "run.jsonl:2"}, {HasSchedule: true, MaxTokens: 3, Unstreamed: true, Source: "run.jsonl:3"}}}

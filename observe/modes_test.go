@@ -45,6 +45,12 @@ type modeWant struct {
 	noUsage, zeroTokenText bool
 }
 
+// A Responses API request not streamed, and the type of its reply.
+var (
+	responsesUnstreamed = `{"model":"asked","stream":false,"input":"hi"}`
+	jsonType            = map[string]string{"Content-Type": "application/json"}
+)
+
 var chunk = func(text string) string {
 	return `data: {"model":"served","choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}` + "\n\n"
 }
@@ -88,6 +94,29 @@ var modes = []mode{
 	{name: "a server that ignored stream, as text/event-stream", pieces: []string{
 		`{"model":"served","choices":[{"message":{"content":"hi"},"finish_reason":"length"}],"usage":{"completion_tokens":1}}`},
 		want: modeWant{chunks: 1, n: 1, usage: true, streamed: false, end: EndFinish, responseModel: "served", finish: "length"}},
+	// The Responses API not streamed: one body, shaped as OpenAI's API
+	// reference gives it; its status ends it as the stream's last event
+	// would (response.completed, response.incomplete, response.failed).
+	{name: "Responses body", path: "/v1/responses", request: responsesUnstreamed, header: jsonType, pieces: []string{
+		`{"id":"resp_1","object":"response","created_at":1741476542,"status":"completed","model":"served",` +
+			`"output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hello there","annotations":[]}]}],` +
+			`"usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":0},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":15}}`},
+		want: modeWant{chunks: 1, n: 3, usage: true, end: EndFinish, responseModel: "served", finish: "completed"}},
+	{name: "Responses body of a reasoning item and a function call", path: "/v1/responses", request: responsesUnstreamed, header: jsonType, pieces: []string{
+		`{"id":"resp_2","object":"response","status":"completed","model":"served","output":[` +
+			`{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"The user wants the weather."}]},` +
+			`{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"completed"}],` +
+			`"usage":{"input_tokens":40,"output_tokens":25,"output_tokens_details":{"reasoning_tokens":16},"total_tokens":65}}`},
+		want: modeWant{chunks: 1, n: 25, usage: true, end: EndFinish, responseModel: "served", finish: "completed"}},
+	{name: "Responses body incomplete", path: "/v1/responses", request: responsesUnstreamed, header: jsonType, pieces: []string{
+		`{"id":"resp_3","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"model":"served",` +
+			`"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Once upon a"}]}],` +
+			`"usage":{"input_tokens":12,"output_tokens":16,"total_tokens":28}}`},
+		want: modeWant{chunks: 1, n: 16, usage: true, end: EndFinish, responseModel: "served", finish: "incomplete"}},
+	{name: "Responses body failed", path: "/v1/responses", request: responsesUnstreamed, header: jsonType, pieces: []string{
+		`{"id":"resp_4","object":"response","status":"failed","model":"served",` +
+			`"error":{"code":"server_error","message":"The model failed to generate a response."},"output":[],"usage":null}`},
+		want: modeWant{status: llmmetrics.StatusError, message: "The model failed to generate a response.", errCode: "server_error", responseModel: ""}},
 	{name: "CR line ends", pieces: []string{strings.ReplaceAll(chunk("a")+chunk("b")+finishChunk+usageChunk+doneEvent, "\n", "\r")},
 		want: modeWant{chunks: 2, n: 2, usage: true, streamed: true, end: EndFinish, responseModel: "served", finish: "stop"}},
 	{name: "CRLF line ends, split between CR and LF", pieces: func() []string {

@@ -283,35 +283,103 @@ func (s *stream) responses(e event) {
 		s.setModel(field(resp, "model"))
 		s.setID(field(resp, "id"))
 	case "response.completed", "response.incomplete":
-		s.finished = true
-		resp := field(e.data, "response")
-		s.setModel(field(resp, "model"))
-		s.setID(field(resp, "id"))
-		s.finish = strings.TrimPrefix(typ, "response.")
-		if u := field(resp, "usage"); !isNull(u) {
-			if n, ok := wholeNumber(field(u, "output_tokens")); ok {
-				s.completion, s.usage = n, true
-			}
-			s.prompt, _ = wholeNumber(field(u, "input_tokens"))
-			if r, ok := wholeNumber(field(field(u, "output_tokens_details"), "reasoning_tokens")); ok {
-				s.reasoning, s.hasReasoning = r, true
-			}
-			if n, ok := wholeNumber(field(field(u, "input_tokens_details"), "cached_tokens")); ok {
-				s.cached, s.hasCached = n, true
-			}
-		}
-		if m := field(resp, "metrics"); len(m) > 0 && m[0] == '{' {
-			s.setTimings("vllm", m)
-		}
+		s.finished, s.finish = true, strings.TrimPrefix(typ, "response.")
+		s.response(field(e.data, "response"))
 	case "response.failed":
-		if msg := field(field(e.data, "response"), "error"); !isNull(msg) {
-			s.fail(msg)
-		} else {
-			s.fail(e.data)
-		}
+		s.responseFailed(field(e.data, "response"), e.data)
 	case "error":
 		s.fail(e.data)
+	case "":
+		if string(field(e.data, "object")) == `"response"` {
+			s.responseBody(e)
+		}
 	}
+}
+
+// response reads a Responses API response object, the last event's or a
+// whole body's: its model, id, usage and vLLM's metrics.
+func (s *stream) response(resp []byte) {
+	s.setModel(field(resp, "model"))
+	s.setID(field(resp, "id"))
+	if u := field(resp, "usage"); !isNull(u) {
+		if n, ok := wholeNumber(field(u, "output_tokens")); ok {
+			s.completion, s.usage = n, true
+		}
+		s.prompt, _ = wholeNumber(field(u, "input_tokens"))
+		if r, ok := wholeNumber(field(field(u, "output_tokens_details"), "reasoning_tokens")); ok {
+			s.reasoning, s.hasReasoning = r, true
+		}
+		if n, ok := wholeNumber(field(field(u, "input_tokens_details"), "cached_tokens")); ok {
+			s.cached, s.hasCached = n, true
+		}
+	}
+	if m := field(resp, "metrics"); len(m) > 0 && m[0] == '{' {
+		s.setTimings("vllm", m)
+	}
+}
+
+// responseFailed records a failed response: its error where it gave one,
+// else whole, the event or body that holds it.
+func (s *stream) responseFailed(resp, whole []byte) {
+	if msg := field(resp, "error"); !isNull(msg) {
+		s.fail(msg)
+	} else {
+		s.fail(whole)
+	}
+}
+
+// responseBody reads a whole Responses API body (a call not streamed: one
+// JSON object, "object": "response") as its stream's events would be
+// read: its output's text is one chunk, at the body's end; its status
+// "completed" or "incomplete" is the finish, as response.completed or
+// response.incomplete ends a stream, and "failed" is the error
+// response.failed carries.
+func (s *stream) responseBody(e event) {
+	status, _ := stringValue(field(e.data, "status"))
+	if status == "failed" {
+		s.responseFailed(e.data, e.data)
+		return
+	}
+	if status == "completed" || status == "incomplete" {
+		s.finished, s.finish = true, status
+	}
+	text, answer := false, false
+	elements(field(e.data, "output"), func(item []byte) bool {
+		t, a := outputText(item)
+		text, answer = text || t, answer || a
+		return true
+	})
+	if text {
+		s.text(e.at, answer)
+	}
+	s.response(e.data)
+}
+
+// outputText reports whether an item of a Responses body's output bears
+// text and whether that text is the answer: a message's non-empty
+// output_text or refusal, a function call's arguments (answer), a
+// reasoning item's summary or content text (not the answer).
+func outputText(item []byte) (text, answer bool) {
+	parts := func(v []byte, kinds ...string) (found bool) {
+		elements(v, func(p []byte) bool {
+			for _, k := range kinds {
+				found = found || nonEmptyString(field(p, k))
+			}
+			return !found
+		})
+		return found
+	}
+	switch t, _ := stringValue(field(item, "type")); t {
+	case "message":
+		text = parts(field(item, "content"), "text", "refusal")
+		return text, text
+	case "function_call", "custom_tool_call":
+		text = nonEmptyString(field(item, "arguments")) || nonEmptyString(field(item, "input"))
+		return text, text
+	case "reasoning":
+		return parts(field(item, "summary"), "text") || parts(field(item, "content"), "text"), false
+	}
+	return false, false
 }
 
 // ollama reads one NDJSON line of /api/chat (message.content,

@@ -166,18 +166,14 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 
 // refuseUnstreamed refuses, in one line before anything is sent, a replay
 // of calls production made without streaming to an API that cannot take
-// them so: the Responses API, whose answer in one JSON body is not read
-// (its stream alone), and a TGI URL without the /generate_stream that
-// such a call's /generate takes the place of. A dry run (no --url) plans
-// them.
+// them so: a TGI URL without the /generate_stream that such a call's
+// /generate takes the place of. A dry run (no --url) plans them.
 func refuseUnstreamed(p drive.Plan, r *trace.Replay) error {
 	if r.Unstreamed == 0 || p.URL == "" {
 		return nil
 	}
 	why := ""
 	switch u, err := url.Parse(p.URL); {
-	case p.API == observe.Responses:
-		why = "the Responses API's answer in one JSON body is not read, its stream alone"
 	case p.API == observe.TGI && (err != nil || !strings.HasSuffix(u.Path, "/generate_stream")):
 		why = "TGI's go to /generate in place of /generate_stream, which --url does not end in"
 	default:

@@ -94,15 +94,13 @@ func TestReplayUnstreamedPlan(t *testing.T) {
 	assert.Contains(t, errs, "--replay-stream belong to --replay")
 }
 
-// Calls production made without streaming cannot go to the Responses API
-// (its answer in one JSON body is not read) nor to a TGI URL without
+// Calls production made without streaming cannot go to a TGI URL without
 // /generate_stream: one line, status 2, nothing sent; --replay-stream
 // sends them streamed.
 func TestReplayUnstreamedRefused(t *testing.T) {
 	srv, served := fakeLlama(t)
 	prod := writeFile(t, "prod.jsonl", prodUnstreamed)
 	for _, c := range []struct{ args []string }{
-		{[]string{"--url", srv.URL + "/v1/responses"}},
 		{[]string{"--url", srv.URL + "/tgi", "--api", "tgi"}},
 	} {
 		args := append([]string{"run", "--model", "m", "--replay", prod}, c.args...)
