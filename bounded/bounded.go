@@ -59,6 +59,11 @@ type Options struct {
 	// check of the ids hold at once, apart from a batch of records (about
 	// 1 MiB of a file, parsed); 0 is DefaultBudget.
 	Budget int
+	// Failed, when not nil, is called with each failed record, in input
+	// order, during the first pass (as ReadOptions.SummarizeFailed calls
+	// it), so that a caller can show the failures with the server's
+	// words; a merged run's ids carry their file's position ("2/r17").
+	Failed func(llmmetrics.Record)
 }
 
 // Stats say what a bounded summary cost.

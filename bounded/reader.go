@@ -169,6 +169,7 @@ func (rd *reader) first(b *batch) error {
 		if err != nil {
 			return recordError(b, i, err)
 		}
+		rd.showFailed(r)
 		f.see(r, rd.srcs[b.file].shift)
 		if r.ID != "" {
 			rd.nIDs++
@@ -176,6 +177,13 @@ func (rd *reader) first(b *batch) error {
 		}
 	}
 	return nil
+}
+
+// showFailed hands a failed record to Options.Failed.
+func (rd *reader) showFailed(r *llmmetrics.Record) {
+	if rd.opt.Failed != nil && r.Category() == llmmetrics.CategoryFailed {
+		rd.opt.Failed(*r)
+	}
 }
 
 // recordError returns the error of record i of a batch as a

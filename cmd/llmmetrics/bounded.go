@@ -115,10 +115,12 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 		return false, nil
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(name) }
-	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: budget})
+	var failed errorTally
+	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add})
 	if err != nil {
 		return true, inFile(name, err)
 	}
+	f.errs = summarizedSet(&failed, s)
 	s.Notes = append(s.Notes, boundedNote(over, cost))
 	return true, f.writeSummary(w, name, s, nil)
 }
@@ -150,7 +152,7 @@ func (f *reportFlags) overMemory(files []string, opt *llmmetrics.Options) (over 
 
 // boundedNote is the note of a report summarized in bounded memory.
 func boundedNote(over string, cost bounded.Stats) string {
-	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check, the error set and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)))
+	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)))
 }
 
 // needRecords names the first flag given that needs the records in

@@ -70,7 +70,7 @@ func sameReport(t *testing.T, name, got, want string) {
 	}
 	for k, wv := range w {
 		switch k {
-		case "workload", "load_check", "error_set", "ttft_by_turn", "client", "absent", "notes":
+		case "workload", "load_check", "ttft_by_turn", "client", "absent", "notes":
 			continue
 		}
 		if !reflect.DeepEqual(g[k], wv) {

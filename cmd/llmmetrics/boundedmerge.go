@@ -42,7 +42,8 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, opt llmme
 		return nil
 	}
 	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files)))
-	s, cost, err := bounded.SummarizeMerged(opens, bounded.Options{Options: opt, Budget: budget}, check)
+	var failed errorTally
+	s, cost, err := bounded.SummarizeMerged(opens, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
 	if errors.Is(err, llmmetrics.ErrMerge) {
 		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
@@ -52,6 +53,7 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, opt llmme
 	// The load's warnings follow the merge's note, as reportMerged puts them.
 	s.Notes = slices.Insert(s.Notes, len(opt.Notes), warnings...)
 	nameTruncated(s.Completeness, named) // merge.go
+	f.errs = summarizedSet(&failed, s)
 	s.Notes = append(s.Notes, boundedNote(over, cost))
 	return true, f.writeSummary(w, strings.Join(files, " + "), s, nil)
 }

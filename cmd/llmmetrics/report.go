@@ -99,8 +99,8 @@ var reportCommand = &command{
 		"A file of llmmetrics' JSONL or CSV, or --merge's files together, that would take more than --max-memory\n" +
 		"in memory (3 times their size; by default half the physical memory) is summarized in bounded memory\n" +
 		"(docs/scale.md), --merge's checks made as ever: read several times, holding a batch of records and at\n" +
-		"most half of --max-memory, with the same figures, exactly; the workload, the client's distributions,\n" +
-		"the load check, the error set and TTFT by turn are not computed, and a note says so and what it cost.\n" +
+		"most half of --max-memory, with the same figures and error set, exactly; the workload, the client's\n" +
+		"distributions, the load check and TTFT by turn are not computed, and a note says so and what it cost.\n" +
 		"--lenient, --warmup, --stratify, the pictures, --spectrum and --otlp need the records in memory: with\n" +
 		"them the files are read whole, said in a note.",
 	examples: []string{
