@@ -78,3 +78,34 @@ func containsPrefix(ss []string, prefix string) bool {
 	}
 	return false
 }
+
+// A run interrupted before its load wrote a request is reported as a
+// file without a record, status 1, whether its file holds only the header
+// or its preflight requests too; the report of its figures would hold
+// none.
+func TestReportInterruptedUnmeasured(t *testing.T) {
+	head := `{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":"2025-01-01T00:00:00Z","ends":true,"load":{"loop":"closed","concurrency":"2","requests":"5"}}}`
+	pre := `{"id":"preflight-1","sent_ns":0,"first_text_ns":5000000,"last_text_ns":5000000,"prompt_tokens":7,"completion_tokens":1,"max_tokens":1,"warmup":true,"preflight":true}`
+	end := func(written int) string {
+		return fmt.Sprintf(`{"llmmetrics_end":{"state":"interrupted","by":"SIGTERM","planned":5,"written":%d}}`, written)
+	}
+	for _, c := range []struct {
+		name  string
+		lines []string
+	}{
+		{"header.jsonl", []string{head, end(0)}},
+		{"preflight.jsonl", []string{head, pre, end(1)}},
+	} {
+		path := writeLines(t, c.name, c.lines...)
+		for _, json := range []bool{false, true} {
+			args := []string{"report", path}
+			if json {
+				args = []string{"report", "--json", path}
+			}
+			code, out, errs := runCLI(t, "", args...)
+			assert.Equal(t, 1, code, c.name)
+			assert.Empty(t, out, c.name)
+			assert.Equal(t, "llmmetrics: "+path+": no records: the run was interrupted by SIGTERM before it wrote a request\n", errs, c.name)
+		}
+	}
+}
