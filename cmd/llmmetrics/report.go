@@ -292,15 +292,13 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	s, err := run.Summarize(opt)
-	if err == nil {
-		err = interruptedUnmeasured(run.End, s.Requests)
-	}
 	if errors.Is(err, llmmetrics.ErrNoRecords) && run.End != nil {
 		return inFile(name, noRecordsOf(run.End))
 	}
 	if err != nil {
 		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
+	noneMeasured(s.Completeness, s.Requests) // partial.go
 	f.errs, f.turns = newErrorSet(run.Records), byTurn(run.Records)
 	if jsonl {
 		f.load = withClient(checkLoad(loadFacts(s.Header, nil), run.Records, s, opt), checkClient(run.End, run.Records))
@@ -309,17 +307,6 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 		}
 	}
 	return f.writeSummary(w, name, s, []namedRun{{name, run}})
-}
-
-// interruptedUnmeasured returns ErrNoRecords for a run interrupted
-// before its load wrote a request (the file holds its preflight or
-// warm-up requests at most), as for a file without a record: a report of
-// no figure is not one. A completed run is left to the report.
-func interruptedUnmeasured(e *llmmetrics.RunEnd, a llmmetrics.Accounting) error {
-	if e == nil || e.State != "interrupted" || a.Offered > a.Preflight+a.Warmup+a.Unfinished {
-		return nil
-	}
-	return llmmetrics.ErrNoRecords
 }
 
 // noRecordsOf says why a run's file holds no record, from its end line:
