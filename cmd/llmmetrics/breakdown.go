@@ -182,12 +182,12 @@ func (f *runFlags) breakdownPlan(fs *flag.FlagSet) (drive.BreakdownPlan, error) 
 	for _, s := range strings.Split(*f.promptLengths, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return bp, fmt.Errorf("%w: --prompt-lengths %q: %q is not a token count", errUsage, *f.promptLengths, strings.TrimSpace(s))
+			return bp, valueError(fmt.Sprintf("--prompt-lengths %q: %q is not a token count", *f.promptLengths, strings.TrimSpace(s)))
 		}
 		bp.Lengths = append(bp.Lengths, n)
 	}
 	if *f.settle == 0 {
-		return bp, fmt.Errorf("%w: --settle must be positive (the specification uses 0.5s)", errUsage)
+		return bp, valueError("--settle must be positive (the specification uses 0.5s)")
 	}
 	if err := drive.CheckBreakdown(bp); err != nil {
 		return bp, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))

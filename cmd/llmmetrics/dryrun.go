@@ -20,7 +20,8 @@ import (
 const dryRunURL = "http://dry-run.invalid/v1/chat/completions"
 
 // runDryRun is run --dry-run: the load planned as the run would send it,
-// written to --out (or standard output) and described, with nothing sent.
+// written to --out and described, or written alone to standard output (a
+// description there would corrupt the plan), with nothing sent.
 func runDryRun(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	if flagSet(fs, "shard") || flagSet(fs, "start-at") {
 		return fmt.Errorf("%w: --dry-run plans the whole run: leave out --shard and --start-at", errUsage)
@@ -64,7 +65,7 @@ func runDryRun(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		return drive.WritePlan(stdout, h, reqs)
 	}
 	if st, err := os.Stat(*f.out); err == nil && !*f.force && st.Mode().IsRegular() {
-		return fmt.Errorf("%w: --out %s exists: give --force to overwrite it", errUsage, *f.out)
+		return valueError(fmt.Sprintf("--out %s exists; --force overwrites it", *f.out))
 	}
 	file, err := os.Create(*f.out)
 	if err != nil {

@@ -120,3 +120,23 @@ func TestFidelityWarnings(t *testing.T) {
 	fd.write(&b)
 	assert.Contains(t, b.String(), "asked 21, sent 16 (the run was interrupted by SIGTERM before the rest were sent)")
 }
+
+// A fit's line keeps its figures, and says when every length is within
+// the resolution of its own: a KS test sees a shift of a word there (300
+// asked, 302 counted: D 1), not a misfit, and no warning follows.
+func TestLengthFitLine(t *testing.T) {
+	prompt := lengthFit{AskedP50: 300, SentP50: 302, Sent: 40, KS: ksTest{D: 1, P: 5.55e-10}, OffP50: 2, OffP99: 2, Resolution: 1.3}
+	offPrompt := prompt
+	offPrompt.Off = 3
+	output := lengthFit{AskedP50: 64, SentP50: 64, Sent: 40, KS: ksTest{D: 0, P: 1}}
+	for _, c := range []struct {
+		f    lengthFit
+		want string
+	}{
+		{prompt, "median 300 asked, 302 sent (40 requests, as the server counted); KS D 1.000, p 5.55e-10; each off its own by p50 2, p99 2; 0 off by more than 1.3 (a word) and 2%: all within a word or 2% of their own, no warning"},
+		{offPrompt, "median 300 asked, 302 sent (40 requests, as the server counted); KS D 1.000, p 5.55e-10; each off its own by p50 2, p99 2; 3 off by more than 1.3 (a word) and 2%"},
+		{output, "median 64 asked, 64 sent (40 requests, as the server counted); KS D 0.000, p 1; each off its own by p50 0, p99 0; 0 off: all within 2% of their own, no warning"},
+	} {
+		assert.Equal(t, c.want, c.f.String())
+	}
+}

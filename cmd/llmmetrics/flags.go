@@ -108,7 +108,7 @@ func parseWarmup(v string) (*llmmetrics.WarmupSpec, error) {
 	if d, err := time.ParseDuration(v); err == nil && d > 0 {
 		return &llmmetrics.WarmupSpec{Duration: d}, nil
 	}
-	return nil, fmt.Errorf("%w: --warmup %q: want a positive count, a positive duration or auto", errUsage, v)
+	return nil, valueError(fmt.Sprintf("--warmup %q: want a positive count, a positive duration or auto", v))
 }
 
 // usageError reports a bad flag value: the flag, and the library's reason

@@ -322,7 +322,7 @@ func goldenCases(t *testing.T) []goldenCase {
 
 	// Runs taken by llmmetrics run (see the README): closed and open loop,
 	// truncated, and two shares of one run merged.
-	for _, f := range []string{"c1-0.jsonl", "c4-0.jsonl", "open.jsonl", "truncated.jsonl", "smallvllm.json"} {
+	for _, f := range []string{"c1-0.jsonl", "c4-0.jsonl", "open.jsonl", "truncated.jsonl", "smallvllm.json", "sessions-cancelled.jsonl"} {
 		both("report/"+f, "report", in(f))
 	}
 	both("report/merge", "report", "--merge", in("merge-a.jsonl"), in("merge-b.jsonl"))

@@ -47,7 +47,7 @@ func inFile(name string, err error) error {
 // library that made it, so that a message carries one prefix only.
 func trimPrefix(err error) string {
 	s := err.Error()
-	for _, p := range []string{"llmmetrics: ", "formats: ", "server: "} {
+	for _, p := range []string{"llmmetrics: ", "formats: ", "server: ", "drive: ", "trace: "} {
 		s = strings.TrimPrefix(s, p)
 	}
 	return s

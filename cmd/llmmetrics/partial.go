@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
@@ -32,4 +33,15 @@ func sampledRun(name string, file *formats.File) (warning string, ok bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s keeps a sample of its requests, %s (%s): its figures here are the sample's, and its rates count only those", name, file.Sample, file.Sample.Detail), true
+}
+
+// noneMeasured says, in the reason of a run interrupted before any of its
+// records was measured (a file of preflight or warm-up requests at
+// most), that there is no figure, where the library says that the
+// figures cover the requests written.
+func noneMeasured(c *llmmetrics.Completeness, a llmmetrics.Accounting) {
+	if c == nil || c.State != "interrupted" || a.Offered > a.Warmup+a.Preflight+a.Unfinished+a.Rejected {
+		return
+	}
+	c.Reason = strings.Replace(c.Reason, "the figures cover only these", "none of them was measured (preflight or warm-up requests at most), so there is no figure", 1)
 }

@@ -78,3 +78,33 @@ func containsPrefix(ss []string, prefix string) bool {
 	}
 	return false
 }
+
+// A run interrupted before its load wrote a request is reported as a
+// completed one with no measured request is: status 0, every count and
+// the error set of its preflight requests, and no figure; its
+// INTERRUPTED line says there is none, not that the figures cover the
+// requests written. A file of the header and end line alone holds no
+// record: status 1, as a completed one.
+func TestReportInterruptedUnmeasured(t *testing.T) {
+	head := `{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":"2025-01-01T00:00:00Z","ends":true,"load":{"loop":"closed","concurrency":"2","requests":"5"}}}`
+	pre := `{"id":"preflight-1","sent_ns":0,"first_text_ns":5000000,"last_text_ns":5000000,"prompt_tokens":7,"completion_tokens":1,"max_tokens":1,"warmup":true,"preflight":true}`
+	end := func(state string, written int) string {
+		return fmt.Sprintf(`{"llmmetrics_end":{"state":%q,"by":"SIGTERM","planned":5,"written":%d}}`, state, written)
+	}
+	for _, c := range []struct {
+		name  string
+		lines []string
+		code  int
+		want  string
+	}{
+		{"preflight.jsonl", []string{head, pre, end("interrupted", 1)}, 0, "INTERRUPTED by SIGTERM: 1 request of 5 planned written; none of them was measured (preflight or warm-up requests at most), so there is no figure\n"},
+		{"header.jsonl", []string{head, end("interrupted", 0)}, 1, "no records: the run was interrupted by SIGTERM before it wrote a request\n"},
+		{"completed.jsonl", []string{head, end("completed", 0)}, 1, "no records: the run completed without writing a request\n"},
+	} {
+		path := writeLines(t, c.name, c.lines...)
+		code, out, errs := runCLI(t, "", "report", path)
+		assert.Equal(t, c.code, code, c.name)
+		assert.Contains(t, out+errs, c.want, c.name)
+		assert.NotContains(t, out, "the figures cover only these", c.name)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type replayFlags struct {
 	replayed     *trace.Replay // the window sent, once applied
 	format       trace.Format  // the trace's format, once read
 	noUsage      int           // a run file's ok requests left out for want of usage
+	noUsageWhy   string        // why they lack it, by the file's tool
 	sessionTurns int           // a run file's rows that were turns of sessions
 }
 
@@ -45,7 +47,7 @@ func (r *replayFlags) define(fs *flag.FlagSet) {
 	r.capOut = fs.Int("cap-output-tokens", 0, "with --replay: outputs longer than `N` tokens asked at N (after --scale-tokens), each capped row counted and said (0: none)")
 	r.prefixGroups = fs.Int("prefix-groups", 0, "with --prompt-tokens: `G` shared prefixes (system prompts) of --prefix-tokens each; every request draws one (seeded by --seed) and its prompt begins with it, byte for byte, before a part of its own, so that a server's prefix cache can reuse it; the report gives the share of prompt tokens planned to be shared and, where the server reports them, its cached prompt tokens")
 	r.prefixTokens = fs.Int("prefix-tokens", 0, "with --prefix-groups: each shared prefix's length `P` in tokens, as the server counts them (shorter than every prompt)")
-	r.dryRun = fs.Bool("dry-run", false, "send nothing: write the plan (each request's scheduled offset, prompt tokens targeted, max_tokens, prefix blocks, group, session and turn) to --out, or to standard output, and describe it; 'llmmetrics report plan.jsonl' describes it again")
+	r.dryRun = fs.Bool("dry-run", false, "send nothing: write the plan (each request's scheduled offset, prompt tokens targeted, max_tokens, prefix blocks, group, session and turn) to --out and describe it, or without --out write the plan alone to standard output; 'llmmetrics report plan.jsonl' describes it (again)")
 }
 
 // replaying says whether the run replays a trace.
@@ -77,6 +79,9 @@ func (f *runFlags) checkReplay(fs *flag.FlagSet) error {
 	if err := f.checkReplayOnly(fs); err != nil {
 		return err
 	}
+	if err := f.checkReplayWindow(); err != nil {
+		return err
+	}
 	if err := f.checkPrefixGroups(fs); err != nil {
 		return err
 	}
@@ -104,6 +109,19 @@ func (f *runFlags) checkReplayOnly(fs *flag.FlagSet) error {
 	return nil
 }
 
+// checkReplayWindow refuses a window whose end (--replay-to, 0 for the
+// trace's end) is not after its start.
+func (f *runFlags) checkReplayWindow() error {
+	from, to := *f.replayFrom, *f.replayTo
+	switch {
+	case to <= 0 || to > from:
+		return nil
+	case to == from:
+		return valueError(fmt.Sprintf("--replay-to %v is --replay-from: the window would hold no time", to))
+	}
+	return valueError(fmt.Sprintf("--replay-to %v comes before --replay-from %v: the window ends after it starts", to, from))
+}
+
 // checkPrefixGroups checks --prefix-groups and --prefix-tokens.
 func (f *runFlags) checkPrefixGroups(fs *flag.FlagSet) error {
 	switch groups, tokens := *f.prefixGroups > 0 || flagSet(fs, "prefix-groups"), flagSet(fs, "prefix-tokens"); {
@@ -112,7 +130,7 @@ func (f *runFlags) checkPrefixGroups(fs *flag.FlagSet) error {
 	case groups != tokens:
 		return fmt.Errorf("%w: give --prefix-groups and --prefix-tokens together", errUsage)
 	case groups && (*f.prefixGroups < 1 || *f.prefixTokens < 1):
-		return fmt.Errorf("%w: --prefix-groups %d and --prefix-tokens %d: want positive numbers", errUsage, *f.prefixGroups, *f.prefixTokens)
+		return valueError(fmt.Sprintf("--prefix-groups %d and --prefix-tokens %d: want positive numbers", *f.prefixGroups, *f.prefixTokens))
 	case groups && *f.promptTokens <= 0:
 		return fmt.Errorf("%w: --prefix-groups makes synthetic prompts: give --prompt-tokens, not --prompts", errUsage)
 	}
@@ -158,7 +176,7 @@ func (f *runFlags) applyReplay(p *drive.Plan) error {
 	if err := refuseUnstreamed(*p, r); err != nil {
 		return err
 	}
-	f.replayed, f.format, f.noUsage, f.sessionTurns = r, tr.Format, tr.NoUsage, tr.SessionTurns
+	f.replayed, f.format, f.noUsage, f.noUsageWhy, f.sessionTurns = r, tr.Format, tr.NoUsage, tr.NoUsageWhy, tr.SessionTurns
 	p.Replay, p.Requests, p.Rate, p.Burstiness, p.MaxTokens, p.ExactOutput = r.Requests, len(r.Requests), r.MeanRate(), 0, 0, true
 	p.PrefixBlockTokens = r.BlockTokens
 	return nil
@@ -236,8 +254,7 @@ func (f *runFlags) replayLoad(p drive.Plan, load map[string]string) {
 	}
 	delete(load, "burstiness")
 	load["replay"], load["replay_format"], load["speed"] = *f.replay, string(f.format), fmt.Sprint(r.Speed)
-	load["replay_window"] = fmt.Sprintf("%v to %v of the trace, %d rows (lines %s to %s)", r.First, r.First+r.Span, len(r.Requests),
-		line(p.Replay[0].Source), line(p.Replay[len(p.Replay)-1].Source))
+	load["replay_window"] = fmt.Sprintf("%v to %v of the trace, %d rows (%s)", r.First, r.First+r.Span, len(r.Requests), fileLines(p.Replay))
 	if *f.scaleTokens != 1 {
 		load["scale_tokens"] = fmt.Sprint(*f.scaleTokens)
 	}
@@ -257,8 +274,23 @@ func (f *runFlags) replayLoad(p drive.Plan, load map[string]string) {
 	load["output_length"] = outputEnforced(p)
 }
 
-// line is the line of a row's source, file:line.
-func line(source string) string { return source[strings.LastIndexByte(source, ':')+1:] }
+// fileLines says the lines of the file the rows of reqs were read from:
+// the first and the last in the file (its rows are sent in time order,
+// which need not be the file's), with a word when they are not all the
+// lines between.
+func fileLines(reqs []drive.Request) string {
+	lo, hi := lengthRange(reqs, func(q drive.Request) int {
+		n, _ := strconv.Atoi(q.Source[strings.LastIndexByte(q.Source, ':')+1:]) // file:line
+		return n
+	})
+	switch {
+	case lo == hi:
+		return fmt.Sprintf("line %d of the file", lo)
+	case hi-lo+1 == len(reqs):
+		return fmt.Sprintf("lines %d to %d of the file", lo, hi)
+	}
+	return fmt.Sprintf("among lines %d to %d of the file", lo, hi)
+}
 
 // outputEnforced says how the trace's output lengths are asked of the
 // server.
@@ -309,7 +341,7 @@ func (f *runFlags) replayNotes() []string {
 		notes = append(notes, s)
 	}
 	if f.noUsage > 0 {
-		notes = append(notes, fmt.Sprintf("%s without a usage count left out: record with the gateway's --include-usage.", plural.Of(f.noUsage, "ok request")))
+		notes = append(notes, fmt.Sprintf("%s without a usage count left out: %s.", plural.Of(f.noUsage, "ok request"), f.noUsageWhy))
 	}
 	if r.Capped > 0 {
 		var what []string

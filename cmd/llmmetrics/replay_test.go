@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -187,6 +188,10 @@ func TestReplayBadInput(t *testing.T) {
 		// 0 is not read as 1 in silence.
 		{"speed0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--speed", "0"}, "--speed 0: want a positive factor"},
 		{"scale0.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--scale-tokens", "0"}, "--scale-tokens 0: want a positive factor"},
+		// A window backwards is a usage mistake, not an empty window.
+		{"backwards.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--replay-from", "10s", "--replay-to", "5s"}, "--replay-to 5s comes before --replay-from 10s"},
+		{"nothing.jsonl", `{"timestamp": 5, "input_length": 10, "output_length": 3}` + "\n", []string{"--replay-from", "5s", "--replay-to", "5s"}, "--replay-to 5s is --replay-from: the window would hold no time"},
+		{"empty.csv", "", nil, "empty.csv: the file is empty: no line holds anything"},
 	} {
 		path := writeFile(t, c.name, c.text)
 		args := append([]string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "tiny", "--replay", path}, c.args...)
@@ -247,7 +252,11 @@ func TestDryRunArrivals(t *testing.T) {
 	code, stdout, errs = runCLI(t, "", "run", "--dry-run", "--arrivals", "pareto:alpha=1.5,rate=20", "--requests", "3", "--concurrency", "2", "--prompt-tokens", "64")
 	require.Equal(t, 0, code, errs)
 	assert.True(t, strings.HasPrefix(stdout, drive.PlanPrefix), stdout)
-	assert.Equal(t, 4, strings.Count(stdout, "\n"))
+	assert.Equal(t, 4, strings.Count(stdout, "\n"), "the plan alone: no description mixed in")
+	// An --out that exists is refused in one line, as run's outputs are.
+	code, _, errs = runCLI(t, "", "run", "--dry-run", "--requests", "3", "--concurrency", "2", "--prompt-tokens", "64", "--out", plan)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "llmmetrics: --out "+plan+" exists; --force overwrites it\n", errs)
 }
 
 // help run documents every flag of a replay, of the arrivals and of the
@@ -319,19 +328,57 @@ func TestReplayNoteScaled(t *testing.T) {
 
 // A gateway's file where an ok call lacks usage replays the others, the
 // ones left out counted in the plan's notes; none with usage is refused.
+// The advice fits the file's origin: the gateway's --include-usage for a
+// file the gateway recorded, the server's silence for a run's.
 func TestReplayRunFileNoUsage(t *testing.T) {
 	withUsage := `{"id":"1","sent_ns":5,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7,"completion_tokens":3}` + "\n"
 	without := `{"id":"2","sent_ns":9,"first_text_ns":1,"last_text_ns":2,"prompt_tokens":7}` + "\n"
-	prod := writeFile(t, "prod.jsonl", withUsage+without+withUsage)
-	plan := filepath.Join(t.TempDir(), "p.jsonl")
-	code, stdout, errs := runCLI(t, "", "run", "--replay", prod, "--dry-run", "--model", "m", "--out", plan)
-	require.Equal(t, 0, code, errs)
-	assert.Contains(t, stdout, "PLAN "+plan+" (nothing sent): 2 requests")
-	assert.Contains(t, stdout, "note: 1 ok request without a usage count left out: record with the gateway's --include-usage.")
+	head := func(tool string) string {
+		return `{"llmmetrics_run":{"tool":"` + tool + `","start":"2026-01-01T00:00:00Z"}}` + "\n"
+	}
+	for _, c := range []struct{ name, header, why string }{
+		{"gateway", head("llmmetrics examples/gateway"), "record with the gateway's --include-usage"},
+		{"run", head("llmmetrics (devel) go1.26.8"), "the server sent no usage in its answers to llmmetrics run"},
+	} {
+		prod := writeFile(t, "prod.jsonl", c.header+withUsage+without+withUsage)
+		plan := filepath.Join(t.TempDir(), "p.jsonl")
+		code, stdout, errs := runCLI(t, "", "run", "--replay", prod, "--dry-run", "--model", "m", "--out", plan)
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, stdout, "PLAN "+plan+" (nothing sent): 2 requests", c.name)
+		assert.Contains(t, stdout, "note: 1 ok request without a usage count left out: "+c.why, c.name)
 
-	none := writeFile(t, "none.jsonl", without)
-	code, _, errs = runCLI(t, "", "run", "--replay", none, "--dry-run", "--model", "m", "--out", plan+"2")
-	assert.Equal(t, 2, code)
-	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
-	assert.Contains(t, errs, "none.jsonl:1: completion_tokens: missing: the server gave no usage for the one ok request: record with the gateway's --include-usage")
+		none := writeFile(t, "none.jsonl", c.header+without)
+		code, _, errs = runCLI(t, "", "run", "--replay", none, "--dry-run", "--model", "m", "--out", plan+"2")
+		assert.Equal(t, 2, code, c.name)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+		assert.Contains(t, errs, "none.jsonl:2: completion_tokens: missing: the server gave no usage for the one ok request: "+c.why, c.name)
+	}
+	code, stdout, _ := runCLI(t, "", "run", "--replay", writeFile(t, "bare.jsonl", withUsage+without), "--dry-run", "--model", "m", "--out", filepath.Join(t.TempDir(), "p.jsonl"))
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "left out: the file has no run header to say what recorded it; a file of the gateway needs its --include-usage")
+}
+
+// The replay window's lines are the file's first and last of its rows,
+// whatever order they are sent in (a run file is written as requests end,
+// sent in the order they were sent), with a word when lines between are
+// not rows of the window.
+func TestFileLines(t *testing.T) {
+	rows := func(lines ...int) []drive.Request {
+		var reqs []drive.Request
+		for _, n := range lines {
+			reqs = append(reqs, drive.Request{Source: fmt.Sprintf("dir:x/t.jsonl:%d", n)})
+		}
+		return reqs
+	}
+	for _, c := range []struct {
+		lines []int
+		want  string
+	}{
+		{[]int{7}, "line 7 of the file"},
+		{[]int{4, 5, 6}, "lines 4 to 6 of the file"},
+		{[]int{4, 3}, "lines 3 to 4 of the file"},          // sent in the other order
+		{[]int{2, 4, 1}, "among lines 1 to 4 of the file"}, // line 3 is not a row
+	} {
+		assert.Equal(t, c.want, fileLines(rows(c.lines...)), "%v", c.lines)
+	}
 }

@@ -312,6 +312,7 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 	if err != nil {
 		return inFile(name, withLenientHint(err, opt.Lenient))
 	}
+	noneMeasured(s.Completeness, s.Requests) // partial.go
 	f.errs, f.turns = newErrorSet(run.Records), byTurn(run.Records)
 	if jsonl {
 		f.load = withClient(checkLoad(loadFacts(s.Header, nil), run.Records, s, opt), checkClient(run.End, run.Records))

@@ -68,7 +68,7 @@ func (p *planFlag) withFidelity(lc *loadCheck, run *llmmetrics.Run) (*loadCheck,
 	}
 	fd := newFidelity(plan, block, resolution, resultsOf(run.Records), by)
 	if fd == nil {
-		return nil, fmt.Errorf("%w: --plan %s plans no measured request", errUsage, *p.path)
+		return nil, valueError(fmt.Sprintf("--plan %s plans no measured request", *p.path))
 	}
 	fd.CappedPrompt, fd.CappedOutput = cappedRows(h.Load["cap_prompt_tokens"]), cappedRows(h.Load["cap_output_tokens"])
 	if lc == nil {
@@ -83,7 +83,7 @@ func (p *planFlag) withFidelity(lc *loadCheck, run *llmmetrics.Run) (*loadCheck,
 func readPlanFile(path string) (*drive.PlanHeader, []drive.Request, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --plan: %v", errUsage, err)
+		return nil, nil, valueError(fmt.Sprintf("--plan: %v", err))
 	}
 	defer f.Close()
 	h, plan, err := drive.ReadPlan(f)
@@ -105,16 +105,16 @@ func samePlan(path string, h *drive.PlanHeader, run *llmmetrics.Run) error {
 	rh := run.Header
 	switch {
 	case rh == nil:
-		return fmt.Errorf("%w: --plan compares a run file of llmmetrics' JSONL, with its run header, to its plan: this file has no header", errUsage)
+		return valueError("--plan compares a run file of llmmetrics' JSONL, with its run header, to its plan: this file has no header")
 	case h.Load["sessions"] != "":
-		return fmt.Errorf("%w: --plan %s plans sessions: a turn's prompt is the whole conversation, which no plan knows, so a session run has no fidelity section", errUsage, path)
+		return valueError(fmt.Sprintf("--plan %s plans sessions: a turn's prompt is the whole conversation, which no plan knows, so a session run has no fidelity section", path))
 	case h.Model != "" && h.Model != rh.Model || h.API != "" && h.API != rh.API: // a dry run needs no model
-		return fmt.Errorf("%w: --plan %s is of model %q over %s, the run of model %q over %s", errUsage, path, h.Model, h.API, rh.Model, rh.API)
+		return valueError(fmt.Sprintf("--plan %s is of model %q over %s, the run of model %q over %s", path, h.Model, h.API, rh.Model, rh.API))
 	}
 	for _, k := range unionKeys(h.Load, rh.Load) {
 		_, fact := endLoad(run)[k] // known only at the end, which a plan is not
 		if h.Load[k] != rh.Load[k] && !fact && !slices.Contains(planOnlyKeys, k) {
-			return fmt.Errorf("%w: --plan %s is not this run's plan: its load's %s is %q, the run's %q (make the plan with the run's flags)", errUsage, path, k, h.Load[k], rh.Load[k])
+			return valueError(fmt.Sprintf("--plan %s is not this run's plan: its load's %s is %q, the run's %q (make the plan with the run's flags)", path, k, h.Load[k], rh.Load[k]))
 		}
 	}
 	return nil

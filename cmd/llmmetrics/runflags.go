@@ -177,8 +177,8 @@ func (f *runFlags) plan(fs *flag.FlagSet) (drive.Plan, llmmetrics.Options, error
 	}
 	probe := p
 	probe.Prompts = []string{"x"}
-	if err := drive.Check(probe); err != nil {
-		return p, opt, fmt.Errorf("%w: %s", errUsage, trimPrefix(err))
+	if err := drive.Check(probe); err != nil { // a value the plan cannot take
+		return p, opt, valueError(trimPrefix(err))
 	}
 	return p, opt, nil
 }

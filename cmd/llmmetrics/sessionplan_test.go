@@ -121,8 +121,9 @@ func TestSessionsPlanWarmup(t *testing.T) {
 }
 
 // What a session run cannot take is refused in one line, exit 2: a
-// warm-up of a time or auto, --concurrency, and a session plan given to
-// --replay (its later turns wait for answers: not a trace).
+// warm-up of a time or auto, the API of responses, and a session plan
+// given to --replay (its later turns wait for answers: not a trace); a
+// flag out of place (--concurrency) is told with run's usage.
 func TestSessionsWarmupRefused(t *testing.T) {
 	path, _ := sessionPlan(t)
 	for _, c := range []struct {
@@ -131,7 +132,7 @@ func TestSessionsWarmupRefused(t *testing.T) {
 	}{
 		{[]string{"--sessions", "2", "--turns", "2", "--warmup", "30s"}, "--warmup 30s: with --sessions the warm-up is a number of whole sessions of --turns turns (--warmup 2: two warm-up sessions), not a duration or auto"},
 		{[]string{"--sessions", "2", "--turns", "2", "--warmup", "auto"}, "--warmup auto: with --sessions the warm-up is a number of whole sessions"},
-		{[]string{"--sessions", "2", "--turns", "2", "--concurrency", "4"}, "--sessions S sets the requests in flight (at most S): leave out --concurrency"},
+		{[]string{"--sessions", "2", "--turns", "2", "--api", "responses"}, "llmmetrics: sessions need the chat or completions API, not responses\n"},
 		{[]string{"--replay", path}, "--replay " + path + ": a dry run's plan of 3 sessions of 3 turns, not a trace: its later turns wait for the server's answers, so their times cannot be replayed; send it with the flags it was planned with: llmmetrics run --max-tokens 16 --model m --prompt-tokens 100 --sessions 3 --think-time 1s --turns 3 --url URL\n"},
 	} {
 		args := []string{"run", "--url", "http://127.0.0.1:1/v1/chat/completions", "--model", "m"}
@@ -143,6 +144,9 @@ func TestSessionsWarmupRefused(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(errs, "\n"), "%v: %s", c.args, errs)
 		assert.Contains(t, errs, c.want, c.args)
 	}
+	code, _, errs := runCLI(t, "", "run", "--url", "http://127.0.0.1:1/v1/chat/completions", "--model", "m", "--prompt-tokens", "10", "--sessions", "2", "--turns", "2", "--concurrency", "4")
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(errs, "llmmetrics: run: --sessions S sets the requests in flight (at most S): leave out --concurrency\nusage: "), errs)
 }
 
 // A session run's warm-up against the fake llama.cpp server: two whole

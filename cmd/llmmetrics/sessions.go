@@ -29,7 +29,7 @@ func (f *runFlags) applySessions(p *drive.Plan, fs *flag.FlagSet) error {
 	}
 	switch {
 	case !flagSet(fs, "sessions") || !flagSet(fs, "turns"):
-		return valueError("give --sessions and --turns together (--think-time with them)")
+		return fmt.Errorf("%w: give --sessions and --turns together (--think-time with them)", errUsage)
 	case *s.sessions <= 0 || *s.turns <= 0:
 		return valueError(fmt.Sprintf("--sessions %d --turns %d: want positive numbers", *s.sessions, *s.turns))
 	case *s.thinkTime < 0:
@@ -39,7 +39,7 @@ func (f *runFlags) applySessions(p *drive.Plan, fs *flag.FlagSet) error {
 	case p.Warmup.Duration > 0 || p.Warmup.Auto:
 		return valueError(fmt.Sprintf("--warmup %s: with --sessions the warm-up is a number of whole sessions of --turns turns (--warmup 2: two warm-up sessions), not a duration or auto", *f.warmup))
 	case flagSet(fs, "concurrency"):
-		return valueError("--sessions S sets the requests in flight (at most S): leave out --concurrency")
+		return fmt.Errorf("%w: --sessions S sets the requests in flight (at most S): leave out --concurrency", errUsage)
 	}
 	p.Sessions, p.Turns, p.ThinkTime = *s.sessions, *s.turns, *s.thinkTime
 	return nil

@@ -15,10 +15,12 @@ var (
 	ErrUnsorted    = errors.New("earlier than the row before it: a trace's rows come in time order")
 	ErrZero        = errors.New("a length of zero: every request has a prompt and an output")
 	ErrEmptyWindow = errors.New("no row")
+	ErrEmptyFile   = errors.New("the file is empty: no line holds anything")
 )
 
 // An Error is a trace that cannot be replayed: the file, the line (1 is
-// the first; 0 for the whole file), the field, the value found and why.
+// the first; 0 for the whole file), the field ("" for none), the value
+// found and why.
 type Error struct {
 	File  string
 	Line  int
@@ -32,8 +34,11 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
-	if e.Value != "" {
+	switch {
+	case e.Value != "":
 		return fmt.Sprintf("%s: %s %q: %v", where, e.Field, e.Value, e.Err)
+	case e.Field == "":
+		return fmt.Sprintf("%s: %v", where, e.Err)
 	}
 	return fmt.Sprintf("%s: %s: %v", where, e.Field, e.Err)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
 )
@@ -35,6 +36,7 @@ func readRun(r io.Reader, b *builder) error {
 	}
 	slices.SortStableFunc(ok, func(a, b sent) int { return cmp.Compare(a.rec.Sent, b.rec.Sent) })
 	first := 0 // the line of the first ok request without usage
+	b.t.NoUsageWhy = noUsageWhy(run.Header)
 	for _, s := range ok {
 		rec := s.rec
 		row := Row{At: rec.Sent, Prompt: rec.PromptTokens, Output: rec.CompletionTokens, Line: s.line, Unstreamed: unstreamed(rec)}
@@ -63,9 +65,30 @@ func readRun(r io.Reader, b *builder) error {
 			which = "the one ok request"
 		}
 		return &Error{File: b.t.File, Line: first, Field: "completion_tokens",
-			Err: fmt.Errorf("%w: the server gave no usage for %s: record with the gateway's --include-usage", ErrMissing, which)}
+			Err: fmt.Errorf("%w: the server gave no usage for %s: %s", ErrMissing, which, b.t.NoUsageWhy)}
 	}
 	return nil
+}
+
+// gatewayTool begins the tool of a run header written by the recording
+// gateway (examples/gateway).
+const gatewayTool = "llmmetrics examples/gateway"
+
+// noUsageWhy says why a run file's ok requests lack usage, and what to
+// do, by the tool its header names: the gateway records usage only where
+// the client asked for it, or with its --include-usage; llmmetrics run
+// asks for it on chat and completions, so a server that sent none (or a
+// --body that turned it off) is the cause.
+func noUsageWhy(h *llmmetrics.RunHeader) string {
+	switch {
+	case h == nil:
+		return "the file has no run header to say what recorded it; a file of the gateway needs its --include-usage"
+	case strings.HasPrefix(h.Tool, gatewayTool):
+		return "record with the gateway's --include-usage"
+	case strings.HasPrefix(h.Tool, "llmmetrics"):
+		return "the server sent no usage in its answers to llmmetrics run (a server that ignores stream_options.include_usage, or a --body that turned it off)"
+	}
+	return fmt.Sprintf("the server sent no usage in the answers %s recorded", h.Tool)
 }
 
 // unstreamed says whether production made an ok request without

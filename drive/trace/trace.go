@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,8 +57,11 @@ type Trace struct {
 	Format Format
 	Rows   []Row // in time order
 	// NoUsage counts the ok requests of a run file (LLMMetrics) left out
-	// for want of a usage count, so of lengths to replay.
-	NoUsage int
+	// for want of a usage count, so of lengths to replay; NoUsageWhy says
+	// why they lack it and what to do, by the tool the file's header
+	// names (see noUsageWhy).
+	NoUsage    int
+	NoUsageWhy string
 	// SessionTurns counts the rows of a run file that were turns of
 	// multi-turn sessions: each is a request of its own in the trace, its
 	// prompt length the whole conversation the server counted.
@@ -81,6 +85,9 @@ func Read(path string, f Format) (*Trace, error) {
 // ("" detects it from the first line).
 func ReadFrom(r io.Reader, name string, f Format) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if empty(br) {
+		return nil, &Error{File: name, Err: ErrEmptyFile}
+	}
 	if f == "" {
 		var err error
 		if f, err = detect(br, name); err != nil {
@@ -108,6 +115,13 @@ func ReadFrom(r io.Reader, name string, f Format) (*Trace, error) {
 		return nil, &Error{File: name, Field: "rows", Err: fmt.Errorf("%w: the file holds no request", ErrEmptyWindow)}
 	}
 	return b.t, nil
+}
+
+// empty reports whether the whole of br is blank (a byte-order mark and
+// white space at most), without consuming it.
+func empty(br *bufio.Reader) bool {
+	head, err := br.Peek(64 << 10)
+	return errors.Is(err, io.EOF) && len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0
 }
 
 // detect reads the format from the first line that holds something,

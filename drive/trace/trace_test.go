@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -109,6 +110,8 @@ func TestBadInput(t *testing.T) {
 		{"zero output", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,m,10,0,10,API log\n", ErrZero, 2, "Response tokens"},
 		{"no rows", azHead, ErrEmptyWindow, 0, "rows"},
 		{"unknown", "time,in,out\n1,2,3\n", ErrFormat, 1, "first line"},
+		{"empty", "", ErrEmptyFile, 0, ""},
+		{"blank lines", "\xef\xbb\xbf\n \r\n\t\n", ErrEmptyFile, 0, ""},
 	} {
 		_, err := ReadFrom(strings.NewReader(c.text), "t.trace", "")
 		require.Error(t, err, c.name)
@@ -120,6 +123,11 @@ func TestBadInput(t *testing.T) {
 		msg := err.Error()
 		assert.True(t, strings.HasPrefix(msg, "t.trace"), msg)
 		assert.NotContains(t, msg, "\n")
+	}
+	// An empty file says so whatever the format asked.
+	for _, f := range []Format{"", Azure, Mooncake, BurstGPT, LLMMetrics} {
+		_, err := ReadFrom(strings.NewReader(""), "t.trace", f)
+		assert.EqualError(t, err, "t.trace: the file is empty: no line holds anything", f)
 	}
 	// An empty window names the file and the window.
 	tr, err := Read("testdata/mooncake.jsonl", "")
@@ -144,9 +152,26 @@ func TestReadRunNoUsage(t *testing.T) {
 	require.Len(t, tr.Rows, 2)
 	assert.Equal(t, []int{1, 3}, []int{tr.Rows[0].Line, tr.Rows[1].Line})
 
-	_, err = ReadFrom(strings.NewReader(without+without), "r.jsonl", "")
-	assert.ErrorIs(t, err, ErrMissing)
-	assert.EqualError(t, err, "r.jsonl:1: completion_tokens: missing: the server gave no usage for any of the 2 ok requests: record with the gateway's --include-usage")
+	// The advice fits the file's origin, by its header's tool: the
+	// gateway asks for usage with --include-usage; llmmetrics run asks
+	// for it always, so the server sent none.
+	head := func(tool string) string {
+		return `{"llmmetrics_run":{"tool":"` + tool + `","start":"2026-01-01T00:00:00Z"}}` + "\n"
+	}
+	for _, c := range []struct{ name, header, why string }{
+		{"gateway", head("llmmetrics examples/gateway"), "record with the gateway's --include-usage"},
+		{"run", head("llmmetrics v1.2.0 go1.26.8"), "the server sent no usage in its answers to llmmetrics run (a server that ignores stream_options.include_usage, or a --body that turned it off)"},
+		{"other tool", head("mytool 3"), "the server sent no usage in the answers mytool 3 recorded"},
+		{"no header", "", "the file has no run header to say what recorded it; a file of the gateway needs its --include-usage"},
+	} {
+		tr, err := ReadFrom(strings.NewReader(c.header+withUsage+without), "r.jsonl", "")
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.why, tr.NoUsageWhy, c.name)
+		_, err = ReadFrom(strings.NewReader(c.header+without+without), "r.jsonl", "")
+		assert.ErrorIs(t, err, ErrMissing, c.name)
+		line := 1 + strings.Count(c.header, "\n")
+		assert.EqualError(t, err, fmt.Sprintf("r.jsonl:%d: completion_tokens: missing: the server gave no usage for any of the 2 ok requests: %s", line, c.why), c.name)
+	}
 }
 
 func TestParseFormat(t *testing.T) {
