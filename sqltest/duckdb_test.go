@@ -28,7 +28,7 @@ type duck struct {
 }
 
 // openDB opens an in-memory DuckDB, closed when the test ends.
-func openDB(t *testing.T) *duck {
+func openDB(t testing.TB) *duck {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -55,7 +55,7 @@ func writeParquet(t *testing.T, dir, name string, run *llmmetrics.Run) string {
 
 // recipeFigures runs the recipe for the file at path with opt, and
 // returns the rows of its view lm_figures.
-func recipeFigures(t *testing.T, d *duck, path string, opt llmmetrics.Options) conformance.Figures {
+func recipeFigures(t testing.TB, d *duck, path string, opt llmmetrics.Options) conformance.Figures {
 	t.Helper()
 	var b strings.Builder
 	if err := sqlrecipe.Write(&b, path, opt); err != nil {
