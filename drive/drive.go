@@ -425,6 +425,8 @@ func (r *runner) phase(ctx context.Context, wg *sync.WaitGroup, warm bool) strin
 				break
 			}
 			if !sleepUntil(sendCtx, r.obs.Epoch.Add(at)) {
+				// Due before the deadline, which came first: unsent.
+				r.countUnsent(ctx, sendCtx, next, began, dur, count-i, warm)
 				break
 			}
 		} else if sendCtx.Err() != nil {
