@@ -121,6 +121,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 		return true, inFile(name, err)
 	}
 	f.errs = summarizedSet(&failed, s)
+	f.noteUnchecked(s)
 	s.Notes = append(s.Notes, boundedNote(over, cost))
 	return true, f.writeSummary(w, name, s, nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
+	"github.com/stretchr/testify/assert"
 )
 
 // report --max-memory 1MiB of a file of several MB summarizes it in
@@ -160,4 +161,24 @@ func TestReportMergeMaxMemory(t *testing.T) {
 	if code, _, errs := runCLI(t, "", twice...); code != 2 || errs != inMemoryErr {
 		t.Errorf("a file given twice: %d %q, in memory %q", code, errs, inMemoryErr)
 	}
+}
+
+// A gate on a bounded report of a run file with a run header: the load
+// check, which a gate consults before it trusts a latency or a throughput,
+// was not computed, so such a condition cannot be judged (status 1, never
+// a pass); error_rate, which counts every request, is judged as ever.
+func TestReportMaxMemoryGate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"llmmetrics_run":{"tool":"llmmetrics test","start":"2026-12-02T00:00:00Z","load":{"loop":"open","rate_per_s":"100"}}}` + "\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, `{"id":"r%d","status":"ok","sent_ns":%d,"chunk_arrivals_ns":[100000000,140000000],"completion_tokens":2}`+"\n", i, i*10_000_000)
+	}
+	path := writeFile(t, "run.jsonl", b.String())
+	code, _, errs := runCLI(t, "", "report", "--max-memory", "1KiB", "--fail-if", "p99(ttft)>100s", path)
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, "p99(ttft)>100s cannot be judged: the load check was not computed")
+	code, _, errs = runCLI(t, "", "report", "--max-memory", "1KiB", "--fail-if", "error_rate>0.5", path)
+	assert.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>100s", path)
+	assert.Equal(t, 0, code, "in memory the load check is computed: %s", errs)
 }

@@ -54,6 +54,7 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, opt llmme
 	s.Notes = slices.Insert(s.Notes, len(opt.Notes), warnings...)
 	nameTruncated(s.Completeness, named) // merge.go
 	f.errs = summarizedSet(&failed, s)
+	f.noteUnchecked(s)
 	s.Notes = append(s.Notes, boundedNote(over, cost))
 	return true, f.writeSummary(w, strings.Join(files, " + "), s, nil)
 }

@@ -100,7 +100,9 @@ var reportCommand = &command{
 		"in memory (3 times their size; by default half the physical memory) is summarized in bounded memory\n" +
 		"(docs/scale.md), --merge's checks made as ever: read several times, holding a batch of records and at\n" +
 		"most half of --max-memory, with the same figures and error set, exactly; the workload, the client's\n" +
-		"distributions, the load check and TTFT by turn are not computed, and a note says so and what it cost.\n" +
+		"distributions, the load check and TTFT by turn are not computed, and a note says so and what it cost;\n" +
+		"without the load check a gate judges error_rate and attainment only: a latency or throughput condition\n" +
+		"on a run file with a run header cannot be judged there (status 1).\n" +
 		"--lenient, --warmup, --stratify, the pictures, --spectrum and --otlp need the records in memory: with\n" +
 		"them the files are read whole, said in a note.",
 	examples: []string{
@@ -132,6 +134,7 @@ type reportFlags struct {
 	replay    otlpReplay // --otlp: the records as spans (reportotlp.go)
 	plan      planFlag   // --plan: the fidelity against a dry run's plan (reportplan.go)
 	maxMemory maxMemory  // --max-memory: past it, a bounded summary (bounded.go)
+	unchecked string     // why the load was not checked, for the gate (boundedgate.go)
 }
 
 func newReportFlags() (*flag.FlagSet, *reportFlags) {
@@ -520,6 +523,9 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 		if err := f.pics.writeReport("llmmetrics report: "+name, s, runs); err != nil {
 			return err
 		}
+	}
+	if err := f.gate.refuseUnchecked(f.unchecked); err != nil {
+		return err
 	}
 	return f.gate.check(s, f.load)
 }
