@@ -23,13 +23,6 @@ func (r *Record) unstreamed() bool {
 	return r.FirstText == r.LastText
 }
 
-// streamed is the opposite of unstreamed, for nameRequests.
-func streamed(r *Record) bool { return !r.unstreamed() }
-
-// streamedTPOT says which ok records have a TPOT sample once the
-// unstreamed are left out.
-func streamedTPOT(r *Record) bool { return hasTPOT(r) && !r.unstreamed() }
-
 // okFacts are what the workload's pass over the records notes of the ok
 // ones for the summary: the ok records seen; of those without a usable
 // count, the ones that say their max_tokens and the ones with chunk

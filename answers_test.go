@@ -226,3 +226,23 @@ func TestUnstreamedLeftOutAtScale(t *testing.T) {
 		assert.Equal(t, want.TTFT.Mean, fromFile.TTFT.Mean)
 	}
 }
+
+// The client's time to first answer and the open loop's TTFT from the
+// scheduled time leave an unstreamed answer out, as TTFT does; its E2E
+// from the scheduled time is kept: of s (first answer 100 ms) and "one"
+// (its 101 tokens in one chunk at 500 ms), each first answer's and
+// TTFT's n is 1 (100 ms), E2E's 2 (max 500 ms).
+func TestUnstreamedClientFigures(t *testing.T) {
+	recs := []Record{
+		{ID: "s", Chunks: durations(100, 140, 180), CompletionTokens: 3, Client: &ClientSide{HasAnswer: true, FirstAnswer: ms(100), HasSchedule: true}},
+		{ID: "one", Chunks: durations(500), CompletionTokens: 101, Client: &ClientSide{HasAnswer: true, FirstAnswer: ms(500), HasSchedule: true}},
+	}
+	s, err := Summarize(recs, Options{})
+	require.NoError(t, err)
+	c := s.Client
+	require.NotNil(t, c)
+	assert.Equal(t, [2]int{1, 1}, [2]int{c.FirstAnswer.N, c.TTFTFromScheduled.N})
+	assert.Equal(t, [2]time.Duration{ms(100), ms(100)}, [2]time.Duration{c.FirstAnswer.Max, c.TTFTFromScheduled.Max})
+	assert.Equal(t, 2, c.E2EFromScheduled.N)
+	assert.Equal(t, ms(500), c.E2EFromScheduled.Max)
+}

@@ -341,7 +341,8 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 	}
 	var timedOK, timedTPOT func(*Record) bool = nil, hasTPOT // nil: every ok record
 	if a.Unstreamed > 0 {
-		timedOK, timedTPOT = streamed, streamedTPOT
+		timedOK = func(r *Record) bool { return !r.unstreamed() } // for nameRequests
+		timedTPOT = func(r *Record) bool { return hasTPOT(r) && !r.unstreamed() }
 	}
 	// The distributions are taken at once, the cores sharing them.
 	var wg sync.WaitGroup
@@ -547,7 +548,8 @@ type ClientStats struct {
 	// over every request that records it: never inside TTFT.
 	Wait *Distribution
 	// FirstAnswer is the time to the first answer (non-reasoning) chunk of
-	// ok requests, from Sent: TTFT's counterpart for reasoning models.
+	// ok requests, from Sent: TTFT's counterpart for reasoning models;
+	// like TTFT (and TTFTFromScheduled) it leaves out unstreamed answers.
 	FirstAnswer *Distribution
 	// TTFTFromScheduled and E2EFromScheduled are TTFT and E2E of the ok
 	// requests of an open loop measured from each request's scheduled time
@@ -583,15 +585,19 @@ func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *Cli
 		if l, ok := c.Lateness(src.recs[i].Sent); ok {
 			late = append(late, l)
 		}
+		r := &src.recs[i]
 		if cat[i] != CategoryOK {
 			continue
 		}
-		if c.HasAnswer {
+		timed := !r.unstreamed() // else no time to first token, as in TTFT
+		if c.HasAnswer && timed {
 			answer = append(answer, c.FirstAnswer)
 		}
-		if r := &src.recs[i]; c.HasSchedule {
-			due := r.Sent - c.Scheduled // from when it was due to when it was written
-			ttftDue, e2eDue = append(ttftDue, due+r.first()), append(e2eDue, due+r.last())
+		if due := r.Sent - c.Scheduled; c.HasSchedule { // from when it was due to when it was written
+			e2eDue = append(e2eDue, due+r.last())
+			if timed {
+				ttftDue = append(ttftDue, due+r.first())
+			}
 		}
 		if c.HasReasoning {
 			cs.ReasoningTokens += int64(c.ReasoningTokens)

@@ -55,6 +55,12 @@ func TestReportPlanFidelity(t *testing.T) {
 	code, _, errs = runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
 
+	seeded := filepath.Join(dir, "seeded.jsonl")
+	code, _, errs = runCLI(t, "", append([]string{"run", "--dry-run", "--out", seeded, "--seed", "9"}, flags...)...)
+	require.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "", "report", "--plan", seeded, out)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "its load's seed is \"9\", the run's \"1\"")
 	code, _, errs = runCLI(t, "", "report", "--plan", other, out)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "is not this run's plan: its load's rate_per_s is \"50\", the run's \"25\"")

@@ -83,6 +83,7 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 		load["duration"] = p.Duration.String()
 	}
 	load["max_tokens"] = f.maxTokensLoad(p)
+	load["seed"] = fmt.Sprint(p.Seed) // the arrivals and the lengths it draws
 	if *f.promptTokens > 0 {
 		load["prompt_tokens"] = f.promptLen.String()
 	}
