@@ -260,9 +260,10 @@ func sideFacts(runs []*llmmetrics.Run, side string, warn *[]string) (map[string]
 
 // headerFacts are what a run header says of how the run was taken, by
 // name: the model, the API, each key of the load (loop, concurrency,
-// rate, lengths) and each key of the environment. The target URL and the
-// names of the scrape files differ between runs of one setup and are left
-// out.
+// rate, lengths) and each key of the environment. The target URL, the
+// names of the scrape files and the salt of the synthetic prompts' text
+// (prompt_salt, a run's own) differ between runs of one setup and are
+// left out.
 func headerFacts(h *llmmetrics.RunHeader) map[string]string {
 	f := map[string]string{}
 	if h.Model != "" {
@@ -272,7 +273,7 @@ func headerFacts(h *llmmetrics.RunHeader) map[string]string {
 		f["api"] = h.API
 	}
 	for k, v := range h.Load {
-		if !strings.HasPrefix(k, "scrape_") {
+		if !strings.HasPrefix(k, "scrape_") && k != "prompt_salt" {
 			f["load "+k] = v
 		}
 	}

@@ -194,13 +194,15 @@ func TestMinRuns(t *testing.T) {
 }
 
 // Each difference between the sides' run headers is a warning, and so is
-// a side whose runs disagree among themselves.
+// a side whose runs disagree among themselves; the scrape files' names
+// and the prompts' salt (each run's own, so that none finds another's
+// prompts cached) are not.
 func TestDiffHeaderWarnings(t *testing.T) {
 	ms := time.Millisecond
 	with := func(conc, gpu, driver string) *llmmetrics.Run {
 		r := runOf(10, 100*ms, ms)
 		r.Header = &llmmetrics.RunHeader{Model: "m", API: "chat", Load: map[string]string{"loop": "closed", "concurrency": conc, "max_tokens": "64",
-			"scrape_before": "x" + conc + driver + ".prom"}, Env: map[string]string{"gpu": gpu, "driver": driver}}
+			"scrape_before": "x" + conc + driver + ".prom", "prompt_salt": "00000000000000" + conc + driver[2:]}, Env: map[string]string{"gpu": gpu, "driver": driver}}
 		return r
 	}
 	a := []*llmmetrics.Run{with("1", "h100", "550"), with("1", "h100", "551")}

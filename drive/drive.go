@@ -64,7 +64,16 @@ type Plan struct {
 	// gamma distributed with shape Burstiness (0 or 1: Poisson).
 	Rate       float64
 	Burstiness float64
-	Seed       uint64
+	// Seed fixes the plan: the arrivals, the lengths drawn and the prefix
+	// group each request draws.
+	Seed uint64
+	// PromptSalt, with Seed, decides the salts of the synthetic prompts
+	// (SyntheticPrompts, SizePrompts, Breakdown's sizing): their text,
+	// never the plan. A server's prefix cache holds what one run sent, so
+	// a run that sends the same prompts again (one Seed, one PromptSalt)
+	// finds them cached: give each run a random PromptSalt to measure it
+	// cold, or one run's again to send its very prompts.
+	PromptSalt uint64
 	// Arrivals, when set, draws the open loop's arrivals from ON-OFF or
 	// Pareto instead of gamma; Rate is then its MeanRate.
 	Arrivals Arrivals
@@ -527,12 +536,20 @@ func (r *runner) release() {
 }
 
 // reserve adds a result in send order and returns it, so that every
-// request dispatched is in the outcome exactly once.
-func (r *runner) reserve() *observe.Result {
+// request dispatched is in the outcome exactly once. Its id is its place
+// in send order, the plan's row of an open or a closed loop.
+func (r *runner) reserve() *observe.Result { return r.reserveAs(0) }
+
+// reserveAs is reserve of the request whose id is n, its row of the plan
+// (a session's turn: sessions.go), or its place in send order for n 0.
+func (r *runner) reserveAs(n int) *observe.Result {
 	res := &observe.Result{}
 	r.mu.Lock()
 	r.results = append(r.results, res)
-	res.Record.ID = strconv.Itoa(len(r.results))
+	if n == 0 {
+		n = len(r.results)
+	}
+	res.Record.ID = strconv.Itoa(n)
 	r.mu.Unlock()
 	return res
 }

@@ -17,10 +17,12 @@ import (
 //	block i   " " + salt(id) + " hello"×w   (i ≥ 2)
 //	tail      " " + salt(request) + " hello"×w
 //
-// A block's salt is eight hex digits that only its id (and the seed)
-// decide, so two requests' prompts are byte-identical through the blocks
-// they share, from the start, and part at the first block they do not:
-// a server's prefix cache sees exactly the sharing the plan describes.
+// A block's salt is eight hex digits that only its id (and the plan's
+// Seed and PromptSalt) decide, so two requests' prompts are
+// byte-identical through the blocks they share, from the start, and part
+// at the first block they do not: a server's prefix cache sees exactly
+// the sharing the plan describes, and nothing of another run's blocks
+// (another PromptSalt).
 //
 // Block i ends at token i·Plan.PrefixBlockTokens of the prompt as the
 // server counts it from its very start, the chat template's opening (its

@@ -17,6 +17,8 @@ import (
 
 // synthetic returns a prompt of words filler words after a salt of eight
 // hex digits, so that no two prompts share a prefix a server could cache.
+// The salts are drawn from the plan's textSeed: its Seed and its
+// PromptSalt, which differs from run to run.
 func synthetic(salt uint64, words int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%08x", uint32(salt))
@@ -48,6 +50,10 @@ func SyntheticPrompts(ctx context.Context, p Plan, tokens, n int) (prompts []str
 	return SizedPrompts(ctx, p, lengths)
 }
 
+// textSeed is the seed of the synthetic prompts' salts: the plan's Seed
+// and its PromptSalt (a PromptSalt of 0 leaves the Seed's).
+func (p Plan) textSeed() uint64 { return p.Seed ^ p.PromptSalt }
+
 // SizedPrompts is SyntheticPrompts for prompts of lengths of their own:
 // one prompt for each length, in order, sized by one calibration (a length
 // spread, as vLLM's random dataset draws).
@@ -56,7 +62,7 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 		return nil, nil, "", fmt.Errorf("drive: prompts of lengths %v", lengths)
 	}
 	lo, hi := slices.Min(lengths), slices.Max(lengths)
-	rng := rand.New(rand.NewPCG(p.Seed, 7))
+	rng := rand.New(rand.NewPCG(p.textSeed(), 7))
 	sz, preflight, err := calibrate(ctx, p, lo, hi, rng)
 	if err != nil {
 		return nil, preflight, "", err

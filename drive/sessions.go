@@ -33,7 +33,9 @@ import (
 // its place in the plan, not of its send order: session k's turn t (k from
 // 1, the warm-up's sessions first) is request (k−1)·Turns + t, whatever
 // the server's speed, so that a session's turns are as Schedule lists
-// them.
+// them; and its record's ID is that n, its row of Schedule's list, not
+// its place in send order (a later turn of one session may be sent
+// before an earlier session's first).
 
 // checkSessions checks a plan's sessions, when it has any.
 func checkSessions(p Plan) error {
@@ -117,7 +119,7 @@ func (r *runner) session(ctx context.Context, name string, base int, warm bool) 
 		if turn > 1 && !sleepFor(ctx, r.p.ThinkTime) || ctx.Err() != nil {
 			return
 		}
-		res := r.reserve()
+		res := r.reserveAs(base + turn) // its id is its row of the plan
 		id := res.Record.ID
 		prompt, maxTokens := r.p.request(base + turn)
 		history = append(history, message{"user", prompt})

@@ -16,7 +16,7 @@ import (
 // they are sent, not held in memory.
 type Sizing struct {
 	s    sizing
-	seed uint64
+	seed uint64 // the plan's textSeed: its Seed and PromptSalt
 	// saltTokens is the server's count of a block's salt after the
 	// first, with its space (prefix.go); 0 where not measured.
 	saltTokens float64
@@ -48,14 +48,14 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 	if prefixed {
 		largest = math.MaxInt // a prompt of blocks is never one word: always measured
 	}
-	rng := rand.New(rand.NewPCG(p.Seed, 7))
-	alone := rand.New(rand.NewPCG(p.Seed, 7))
+	rng := rand.New(rand.NewPCG(p.textSeed(), 7))
+	alone := rand.New(rand.NewPCG(p.textSeed(), 7))
 	alone.Uint64() // calibrate draws preflight-1's salt, then preflight-2's (the salt alone)
 	sz, preflight, err := calibrate(ctx, p, hi, largest, rng)
 	if err != nil {
 		return nil, preflight, "", err
 	}
-	s := &Sizing{s: sz, seed: p.Seed, forBlocks: prefixed}
+	s := &Sizing{s: sz, seed: p.textSeed(), forBlocks: prefixed}
 	note := sizingNote(sz, lo, hi)
 	if !prefixed || !sz.ok {
 		return s, preflight, note, nil
@@ -111,8 +111,9 @@ func sizeSalt(ctx context.Context, p Plan, first uint64, rng *rand.Rand) (*obser
 }
 
 // Prompt returns request n's prompt of about tokens tokens: the whole
-// number of words that comes nearest, after a salt drawn from the seed
-// and n, so that no two requests share a prefix a server could cache. It
+// number of words that comes nearest, after a salt drawn from the plan's
+// Seed and PromptSalt and n, so that no two requests share a prefix a
+// server could cache, nor two runs of different PromptSalts. It
 // is safe for concurrent use.
 func (s *Sizing) Prompt(n, tokens int) string {
 	return synthetic(rand.NewPCG(s.seed, uint64(n)).Uint64(), s.s.words(tokens))

@@ -40,11 +40,12 @@ func runDryRun(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 		return fmt.Errorf("%w: --dry-run: %s", errUsage, trimPrefix(errors.New(strings.TrimPrefix(err.Error(), "drive: "))))
 	}
 	h := &drive.PlanHeader{Tool: version(), API: p.API.String(), Model: p.Model, Load: f.load(p), Flags: map[string]string{}}
+	delete(h.Load, promptSaltKey) // the plan's rows carry no text: the salt is its run's
 	if !noURL {
 		h.Target = p.URL
 	}
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name != "header" {
+		if fl.Name != "header" && fl.Name != "prompt-salt" {
 			h.Flags[fl.Name] = fl.Value.String()
 		}
 	})

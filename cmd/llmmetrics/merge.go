@@ -18,7 +18,7 @@ import (
 func planFacts(h *llmmetrics.RunHeader) map[string]string {
 	f := map[string]string{"model": h.Model, "api": h.API, "target": h.Target}
 	for k, v := range h.Load {
-		if !strings.HasPrefix(k, "scrape_") && k != unsentKey && k != endedWithoutFinishKey { // facts of the run's end, not of its plan
+		if !strings.HasPrefix(k, "scrape_") && k != unsentKey && k != endedWithoutFinishKey && k != promptSaltKey { // facts of the run's end, or its prompts' text, not of its plan
 			f["load "+k] = v
 		}
 	}

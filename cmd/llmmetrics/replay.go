@@ -383,23 +383,32 @@ func unstreamedNote(r *trace.Replay) string {
 	return ""
 }
 
-// sizeReplay sizes the prompts of a replay, or of shared prefix groups,
-// with the preflight requests, the prompts themselves made as each
-// request is sent.
+// sizeReplay sizes the prompts of a replay, or of --prompt-tokens (with
+// shared prefix groups or without), with the preflight requests, the
+// prompts themselves made as each request is sent. A --prompt-tokens
+// length below the smallest prompt the server allows stops the run, as a
+// trace's highest does; a trace's lower ones are sent at the smallest.
 func (r *loadRun) sizeReplay() error {
 	var lo, hi int
+	short := "trace prompts below the smallest prompt"
 	if len(r.p.Replay) > 0 {
 		lo, hi = lengthRange(r.p.Replay, func(q drive.Request) int { return q.PromptTokens })
 	} else {
 		r.p.PromptTokensEach = r.f.plannedPromptLengths(r.p)
 		lo, hi = slices.Min(r.p.PromptTokensEach), slices.Max(r.p.PromptTokensEach)
+		short = "--prompt-tokens below the smallest prompt"
 	}
 	sz, _, note, err := drive.SizePrompts(r.in.ctx, r.p, lo, hi)
+	if err == nil && len(r.p.Replay) == 0 && r.p.PrefixBlockTokens == 0 && lo < sz.Smallest() {
+		err = &drive.TooShortError{Tokens: lo, Smallest: sz.Smallest()}
+	}
 	if err != nil {
-		var short *drive.TooShortError
-		if errors.As(err, &short) {
+		var tooShort *drive.TooShortError
+		if errors.As(err, &tooShort) {
+			// The sizing requests were answered: the size asked is
+			// below the template's own.
 			r.notes = append(r.notes, "The run stopped after sizing its prompts: "+strings.TrimPrefix(err.Error(), "drive: ")+".")
-			return r.stopped("trace prompts below the smallest prompt", err)
+			return r.stopped(short, err)
 		}
 		return r.stopped("a failed sizing request", err)
 	}

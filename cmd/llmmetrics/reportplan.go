@@ -94,8 +94,9 @@ func readPlanFile(path string) (*drive.PlanHeader, []drive.Request, error) {
 }
 
 // planOnlyKeys are the load keys a plan and its run may differ in: the
-// limits on each request, which do not change what is asked.
-var planOnlyKeys = []string{"timeout", "stall", "grace", "tls_handshake", "endpoint"}
+// limits on each request, which do not change what is asked, and the
+// salt of the prompts' text, which a plan has none of.
+var planOnlyKeys = []string{"timeout", "stall", "grace", "tls_handshake", "endpoint", promptSaltKey}
 
 // samePlan says why the run was not sent from the plan h, if it was not:
 // no header, a session run (whose turns wait for answers), or a load key,

@@ -290,28 +290,14 @@ func (r *loadRun) begin() error {
 // request.
 func (r *loadRun) preflightRequests() error {
 	f, ctx := r.f, r.in.ctx
-	if f.replaying() || *f.prefixGroups > 0 {
+	if f.replaying() || *f.promptTokens > 0 {
+		// The plan keeps the sizing, and with it the resolution of the
+		// prompts' lengths: the fidelity's and the end line's.
 		return r.sizeReplay() // replay.go
 	}
-	if *f.promptTokens <= 0 {
-		if _, err := drive.TestRequest(ctx, r.p); err != nil {
-			return r.stopped("a failed test request", err)
-		}
-		return nil
+	if _, err := drive.TestRequest(ctx, r.p); err != nil {
+		return r.stopped("a failed test request", err)
 	}
-	prompts, _, note, err := f.syntheticPrompts(ctx, r.p, plannedCount(r.p)) // sessions.go
-	r.p.Prompts = prompts
-	if err != nil {
-		var short *drive.TooShortError
-		if errors.As(err, &short) {
-			// The sizing requests were answered: the size asked is
-			// below the template's own.
-			r.notes = append(r.notes, "The run stopped after sizing its prompts: "+strings.TrimPrefix(err.Error(), "drive: ")+".")
-			return r.stopped("--prompt-tokens below the smallest prompt", err)
-		}
-		return r.stopped("a failed sizing request", err)
-	}
-	r.notes = append(r.notes, note+".")
 	return nil
 }
 

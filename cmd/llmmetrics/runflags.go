@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +21,7 @@ import (
 // runFlags are the flags of run.
 type runFlags struct {
 	url, model, api, prompts, body, scrape, out, timings, envFile, apiKeyEnv, warmup, method, percentiles, slo *string
+	promptSalt                                                                                                 *string
 	requests, concurrency, promptTokens, maxTokens                                                             *int
 	duration, timeout, stall, grace                                                                            *time.Duration
 	force, keepAlive                                                                                           *bool
@@ -60,7 +62,8 @@ func newRunFlags() (*flag.FlagSet, *runFlags) {
 	f.concurrency = fs.Int("concurrency", 0, "closed loop: requests in flight, exactly; with --rate: at most this many in flight (0: no cap)")
 	f.rate = fs.Float64("rate", 0, "open loop: arrivals a `second`, Poisson unless --burstiness")
 	f.burstiness = fs.Float64("burstiness", 1, "open loop: the gamma shape of the gaps between arrivals (1 Poisson, below 1 burstier)")
-	f.seed = fs.Uint64("seed", 1, "seed of the arrival process and the synthetic prompts")
+	f.seed = fs.Uint64("seed", 1, "seed of the plan: the arrivals, the lengths drawn and the prefix group each request draws")
+	f.promptSalt = fs.String("prompt-salt", "", "the synthetic prompts' salt, 16 hex `digits` (the header's load gives it as prompt_salt): by default a random one of each run, so that no run finds another's prompts in the server's prefix cache; give a run's own to send its very prompts again (a warm cache, on purpose)")
 	f.warmup = fs.String("warmup", "", "warm-up before the measured part: a count (20), a duration (30s) or auto (the specification's rule); with --sessions, a number of whole warm-up sessions of --turns turns, at most --sessions at once")
 	fs.Var(&f.promptLen, "prompt-tokens", "synthetic prompts of about `N[±P%]` tokens as the server counts them (one or two preflight requests size them); N±P% draws each prompt's length at random, uniformly from N·(1−P/100) to N·(1+P/100), from --seed (512±25%: 384 to 640; +- for ± works too)")
 	f.promptTokens = &f.promptLen.n
@@ -209,6 +212,9 @@ func (f *runFlags) target() (drive.Plan, error) {
 	}
 	f.endpointNote = note
 	p = drive.Plan{URL: target, API: api, Model: *f.model, MaxTokens: *f.maxTokens, Seed: *f.seed, Timeout: orNone(*f.timeout), Stall: orNone(*f.stall), KeepAlive: *f.keepAlive, Header: http.Header{}}
+	if p.PromptSalt, err = f.salt(); err != nil {
+		return p, err
+	}
 	if *f.body != "" {
 		if err := json.Unmarshal([]byte(*f.body), &p.Extra); err != nil {
 			return p, usageError("body", fmt.Errorf("not a JSON object: %v", err))
@@ -225,6 +231,21 @@ func (f *runFlags) target() (drive.Plan, error) {
 		p.Header.Set("Authorization", "Bearer "+key)
 	}
 	return p, nil
+}
+
+// salt returns --prompt-salt, or a random salt of this run's own: the
+// text of its synthetic prompts, which --seed (the plan) does not decide,
+// so that a run repeated does not find its prompts in the server's
+// prefix cache.
+func (f *runFlags) salt() (uint64, error) {
+	if *f.promptSalt == "" {
+		return rand.Uint64(), nil
+	}
+	s, err := strconv.ParseUint(strings.TrimPrefix(*f.promptSalt, "0x"), 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: --prompt-salt %q: want up to 16 hex digits, as a run header's prompt_salt gives them", errUsage, *f.promptSalt)
+	}
+	return s, nil
 }
 
 // syntheticPrompts sizes n prompts of --prompt-tokens, each drawn within

@@ -63,6 +63,11 @@ func (f *runFlags) headerOnly(fs *flag.FlagSet, p drive.Plan, start time.Time, l
 	return h
 }
 
+// promptSaltKey is the load's salt of the synthetic prompts' text
+// (--prompt-salt): not the plan's, which --seed decides, so a plan and
+// its run, and the runs of one plan, may differ in it.
+const promptSaltKey = "prompt_salt"
+
 // load describes a load run's load for its header.
 func (f *runFlags) load(p drive.Plan) map[string]string {
 	load := map[string]string{}
@@ -86,6 +91,9 @@ func (f *runFlags) load(p drive.Plan) map[string]string {
 	load["seed"] = fmt.Sprint(p.Seed) // the arrivals and the lengths it draws
 	if *f.promptTokens > 0 {
 		load["prompt_tokens"] = f.promptLen.String()
+	}
+	if *f.promptTokens > 0 || f.replaying() { // synthetic prompts: their text's salt
+		load[promptSaltKey] = fmt.Sprintf("%016x", p.PromptSalt)
 	}
 	if *f.warmup != "" {
 		load["warmup"] = *f.warmup
