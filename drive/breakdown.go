@@ -150,7 +150,7 @@ func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) 
 	b := newBreakdowner(p)
 	out := &BreakdownOutcome{Start: b.obs.Epoch}
 
-	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], lengths[len(lengths)-1], rand.New(rand.NewPCG(p.textSeed(), 7)))
+	sz, pre, err := calibrate(ctx, b.p.Plan, lengths[0], lengths[len(lengths)-1], rand.New(rand.NewPCG(p.textSeed(), sizingStream)))
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func SizedPrompts(ctx context.Context, p Plan, lengths []int) (prompts []string,
 		return nil, nil, "", fmt.Errorf("drive: prompts of lengths %v", lengths)
 	}
 	lo, hi := slices.Min(lengths), slices.Max(lengths)
-	rng := rand.New(rand.NewPCG(p.textSeed(), 7))
+	rng := rand.New(rand.NewPCG(p.textSeed(), sizingStream))
 	sz, preflight, err := calibrate(ctx, p, lo, hi, rng)
 	if err != nil {
 		return nil, preflight, "", err

@@ -10,6 +10,13 @@ import (
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
+// sizingStream is the stream of the generator that salts the sizing
+// requests' prompts (and SizedPrompts' own): apart from every request's
+// stream, its number n (Sizing.prompt's rand.NewPCG(seed, n)), so that no
+// request's prompt begins with a sizing request's salt, which a prefix
+// cache would hold.
+const sizingStream = 1<<63 | 7
+
 // A Sizing makes synthetic prompts of any length from lo to hi tokens as
 // one server counts them, measured once by the preflight requests of
 // SizePrompts: the prompts of a long plan (a replayed trace) are made as
@@ -48,8 +55,8 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 	if prefixed {
 		largest = math.MaxInt // a prompt of blocks is never one word: always measured
 	}
-	rng := rand.New(rand.NewPCG(p.textSeed(), 7))
-	alone := rand.New(rand.NewPCG(p.textSeed(), 7))
+	rng := rand.New(rand.NewPCG(p.textSeed(), sizingStream))
+	alone := rand.New(rand.NewPCG(p.textSeed(), sizingStream))
 	alone.Uint64() // calibrate draws preflight-1's salt, then preflight-2's (the salt alone)
 	sz, preflight, err := calibrate(ctx, p, hi, largest, rng)
 	if err != nil {
