@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -90,11 +91,11 @@ func (r *runner) warmSessions(ctx context.Context) string {
 		}()
 	}
 	wg.Wait()
-	planned := fmt.Sprintf("%d sessions of %d turns", n, turns)
+	planned := fmt.Sprintf("%s of %d turns", plural.Of(n, "session"), turns)
 	if ctx.Err() != nil {
 		return fmt.Sprintf("the run was interrupted during the warm-up, after sending %d warm-up requests of a fixed %s", r.warmSent(), planned)
 	}
-	return fmt.Sprintf("a fixed warm-up of %s (%d requests sent), at most %d sessions at once", planned, r.warmSent(), min(n, at))
+	return fmt.Sprintf("a fixed warm-up of %s (%d requests sent), at most %s at once", planned, r.warmSent(), plural.Of(min(n, at), "session"))
 }
 
 // warmSent returns the warm-up requests finished.

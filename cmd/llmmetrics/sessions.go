@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/drive"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // sessionFlags are run's flags of multi-turn sessions.
@@ -55,7 +56,7 @@ func sessionsLoad(p drive.Plan, load map[string]string) {
 	load["sessions"], load["turns"], load["think_time"] = fmt.Sprint(p.Sessions), fmt.Sprint(p.Turns), p.ThinkTime.String()
 	load["concurrency"] = fmt.Sprint(p.Sessions)
 	if p.Warmup.Requests > 0 {
-		load["warmup"] = fmt.Sprintf("%d sessions", p.Warmup.Requests)
+		load["warmup"] = plural.Of(p.Warmup.Requests, "session")
 	}
 }
 
