@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -151,10 +152,12 @@ func TestRealServer(t *testing.T) {
 		assert.Equal(t, "text", b.Salt, b.SaltNote)
 		assert.Contains(t, b.SaltNote, "ignores cache_salt")
 		require.Len(t, b.Lengths, 4)
+		// The least of each length's three prefills: a busy machine only
+		// delays a prefill, so the least is the work's, and grows with it.
 		prefill := func(i int) float64 {
 			l := b.Lengths[i]
 			require.Equal(t, 3, l.Decomposed, "%+v", l)
-			var sum float64
+			least := math.Inf(1)
 			for k, r := range l.Decomposition.Rows {
 				require.NotNil(t, r.Prefill)
 				assert.Less(t, *r.Prefill, r.ClientTTFT, "the prefill is inside the client's TTFT")
@@ -163,9 +166,9 @@ func TestRealServer(t *testing.T) {
 				assert.InDelta(t, l.Asked, l.ServerPrompt[k], 3, "sized as the server counts")
 				require.NotNil(t, l.Cached[k])
 				assert.Less(t, *l.Cached[k], 16, "cold: at most the chat template's start is reused")
-				sum += *r.Prefill
+				least = math.Min(least, *r.Prefill)
 			}
-			return sum / 3
+			return least
 		}
 		short, long := prefill(0), prefill(1)
 		assert.Greater(t, long, short, "prompt_ms grows with prompt_n")
