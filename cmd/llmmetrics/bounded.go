@@ -122,7 +122,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	}
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)
-	s.Notes = append(s.Notes, boundedNote(over, cost))
+	s.Notes = append(s.Notes, boundedNote(over, cost, budget))
 	return true, f.writeSummary(w, name, s, nil)
 }
 
@@ -152,8 +152,12 @@ func (f *reportFlags) overMemory(files []string, opt *llmmetrics.Options) (over 
 }
 
 // boundedNote is the note of a report summarized in bounded memory.
-func boundedNote(over string, cost bounded.Stats) string {
-	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records; not computed: the workload, the client's distributions, the load check and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)))
+func boundedNote(over string, cost bounded.Stats, budget int) string {
+	least := ""
+	if budget == minBudget {
+		least = fmt.Sprintf(" (a budget of %s, the least it is given, though half of --max-memory is less)", megabytes(minBudget))
+	}
+	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records%s; not computed: the workload, the client's distributions, the load check and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)), least)
 }
 
 // needRecords names the first flag given that needs the records in

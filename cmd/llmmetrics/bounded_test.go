@@ -177,8 +177,9 @@ func TestReportMaxMemoryGate(t *testing.T) {
 	code, _, errs := runCLI(t, "", "report", "--max-memory", "1KiB", "--fail-if", "p99(ttft)>100s", path)
 	assert.Equal(t, 1, code, errs)
 	assert.Contains(t, errs, "p99(ttft)>100s cannot be judged: the load check was not computed")
-	code, _, errs = runCLI(t, "", "report", "--max-memory", "1KiB", "--fail-if", "error_rate>0.5", path)
+	code, out, errs := runCLI(t, "", "report", "--max-memory", "1KiB", "--fail-if", "error_rate>0.5", path)
 	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "(a budget of 66 kB, the least it is given, though half of --max-memory is less)")
 	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>100s", path)
 	assert.Equal(t, 0, code, "in memory the load check is computed: %s", errs)
 }
