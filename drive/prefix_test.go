@@ -2,10 +2,7 @@ package drive
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -19,21 +16,7 @@ import (
 // synthetic prompts, a token a character: 21 for the chat template, then
 // one for each byte of the content.
 func aTokenAByte(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct{ Content string }
-		}
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &body); err != nil || len(body.Messages) == 0 {
-			http.Error(w, "bad body", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t\"}}]}\n\n")
-		fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n", 21+len(body.Messages[0].Content))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return countingServer(t, func(content string) int { return 21 + len(content) })
 }
 
 // A plan of shared prefixes is sized by three preflight requests (one

@@ -19,6 +19,14 @@ import (
 // character: 29 tokens for the chat template and the 8-character salt, and
 // 6 for each " hello". A one-word prompt counts 35, two words 41, three 47.
 func sixAWord(t *testing.T) *httptest.Server {
+	return countingServer(t, func(content string) int {
+		return 29 + 6*(len(strings.Fields(content))-1) // the salt is not a word
+	})
+}
+
+// countingServer answers a chat request with one token, and with usage
+// counting the prompt's first message as count says.
+func countingServer(t *testing.T, count func(content string) int) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Messages []struct{ Content string }
@@ -28,10 +36,9 @@ func sixAWord(t *testing.T) *httptest.Server {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
 		}
-		words := len(strings.Fields(body.Messages[0].Content)) - 1 // the salt is not a word
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t\"}}]}\n\n")
-		fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n", 29+6*words)
+		fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n", count(body.Messages[0].Content))
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/drive"
@@ -32,39 +26,7 @@ func realTrace(t *testing.T, name string) string {
 // niceLlamaServer is llamaServer at a lower CPU priority (nice 10) and
 // one thread: on two busy cores the client, whose lateness is measured,
 // gets the CPU first, as it would on a machine of its own.
-func niceLlamaServer(t *testing.T) string {
-	bin, model := os.Getenv("LLMMETRICS_LLAMA_SERVER"), os.Getenv("LLMMETRICS_TINY_MODEL")
-	if bin == "" || model == "" {
-		t.Skip("no real server: set LLMMETRICS_LLAMA_SERVER and LLMMETRICS_TINY_MODEL (.ci/run builds llama-server and the tiny model from ../shared/realserver and sets them)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "nice", "-n", "10", bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--metrics",
-		"-a", "tiny", "-np", "2", "-c", "4096", "-n", "256", "-t", "1", "--no-webui")
-	logf, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
-	require.NoError(t, err)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if resp, err := http.Get(base + "/health"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logf.Name())
-			t.Fatalf("llama-server did not become healthy: %s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+func niceLlamaServer(t *testing.T) string { return startLlama(t, []string{"nice", "-n", "10"}, 1) }
 
 // replayed plans a replay with --dry-run and sends it to base with
 // --json, and returns the plan's requests, the run's measured records by

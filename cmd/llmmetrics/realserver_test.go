@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,11 @@ import (
 // on 127.0.0.1 and returns its base URL. .ci/run builds both (see
 // ../shared/realserver/README.md) and names them in LLMMETRICS_LLAMA_SERVER
 // and LLMMETRICS_TINY_MODEL; without them the test is skipped.
-func llamaServer(t *testing.T) string {
+func llamaServer(t *testing.T) string { return startLlama(t, nil, 2) }
+
+// startLlama starts llama-server with threads threads, its command line
+// after prefix (nice, say), and returns its base URL once it is healthy.
+func startLlama(t *testing.T, prefix []string, threads int) string {
 	bin, model := os.Getenv("LLMMETRICS_LLAMA_SERVER"), os.Getenv("LLMMETRICS_TINY_MODEL")
 	if bin == "" || model == "" {
 		t.Skip("no real server: set LLMMETRICS_LLAMA_SERVER and LLMMETRICS_TINY_MODEL (.ci/run builds llama-server and the tiny model from ../shared/realserver and sets them)")
@@ -37,8 +42,9 @@ func llamaServer(t *testing.T) string {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--metrics",
-		"-a", "tiny", "-np", "2", "-c", "4096", "-n", "256", "-t", "2", "--no-webui")
+	args := append(slices.Clone(prefix), bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--metrics",
+		"-a", "tiny", "-np", "2", "-c", "4096", "-n", "256", "-t", fmt.Sprint(threads), "--no-webui")
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
 	require.NoError(t, err)
 	cmd.Stdout, cmd.Stderr = logf, logf
