@@ -67,3 +67,40 @@ func TestRootSize(t *testing.T) {
 		t.Errorf("go doc -short . has %d lines, above 70: the root's API stays small", n)
 	}
 }
+
+// A metric's JSON key is written out in few places: the catalogue, and
+// at most three other non-test files outside the directories that speak
+// other tools' names (formats, examples, conformance, bench). The rest
+// take it from the catalogue (llmmetrics.Metrics).
+func TestMetricKeyLiterals(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z", "*.go").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a git work tree, or no git)", err)
+	}
+	keys := []string{`"ttft"`, `"tpot"`, `"e2e"`, `"itl"`, `"max_gap"`}
+	files := map[string][]string{}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		first, _, _ := strings.Cut(name, "/")
+		switch {
+		case strings.HasSuffix(name, "_test.go"), first == "formats", first == "examples", first == "conformance", first == "bench":
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		for _, k := range keys {
+			if bytes.Contains(b, []byte(k)) {
+				files[k] = append(files[k], name)
+			}
+		}
+	}
+	for _, k := range keys {
+		if n := len(files[k]); n > 4 {
+			t.Errorf("%s is written in %d non-test files, above 4: %s; take it from the catalogue", k, n, strings.Join(files[k], ", "))
+		}
+	}
+	if len(files[`"ttft"`]) == 0 {
+		t.Errorf(`"ttft" found nowhere: the test no longer reads the sources`)
+	}
+}

@@ -7,14 +7,14 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// Absent's keys, as the root names the metrics.
-const (
-	keyTTFT   = "ttft"
-	keyTPOT   = "tpot"
-	keyE2E    = "e2e"
-	keyITL    = "itl"
-	keyMaxGap = "max_gap"
-)
+// Absent's keys, as the root's catalogue names the metrics: it lists
+// TTFT, TPOT, E2E, ITL and the largest gap first (see llmmetrics.Metrics).
+var keyTTFT, keyTPOT, keyE2E, keyITL, keyMaxGap = metricKeys()
+
+func metricKeys() (ttft, tpot, e2e, itl, maxGap string) {
+	m := llmmetrics.Metrics()
+	return m[0].Key, m[1].Key, m[2].Key, m[3].Key, m[4].Key
+}
 
 // summary puts the tally and the distributions together as the root's
 // summarize does.
