@@ -145,7 +145,7 @@ func tallyAll(src *source, cat []Category, each []tally) (tally, []tally) {
 //
 // The TTFTs and E2Es of a table's rows are its own columns, read in place
 // (see table.OKColumns), when they can be: then e2es is nil, and ttfts too
-// when no answer is left out of it.
+// unless a copy takes less than the runs between the answers left out.
 //
 // The lists are mapped apart from Go's heap (see hugepage.Map) and must
 // not be read once release is called.
@@ -193,13 +193,10 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 	s.maxGaps = hugepage.MapIn[time.Duration](&s.lists, all.nMaxGap)
 	s.inPlace(src, cat, all.a.OK, all.a.Unstreamed)
 	runs := parts.Split(src.len())
-	found := make([]sampleCounts, len(runs))
-	bad := make([]int, len(runs))
-	errs := make([]error, len(runs))
+	found, bad, errs := make([]sampleCounts, len(runs)), make([]int, len(runs)), make([]error, len(runs))
 	parts.Each(runs, func(p, lo, hi int) {
-		// This run's samples go after those of the runs before it.
-		// The counts are kept apart from the other cores' until the end,
-		// rather than written where they write theirs.
+		// This run's samples go after those of the runs before it; its
+		// counts are kept apart from the other cores' until the end.
 		var f sampleCounts
 		defer func() { found[p] = f }()
 		g := gatherer{s: s, pg: pg, slo: slo, f: &f}
@@ -235,9 +232,13 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 func (s *samples) inPlace(src *source, cat []Category, ok, unstreamed int) {
 	if src.tab != nil {
 		if segs, fits := table.OKColumns(src.tab, cat, table.FirstColumn, table.LastColumn); fits {
-			s.e2e = sample{Segs: segs[1], N: ok}
+			s.e2e, s.ttft = sample{Segs: segs[1], N: ok}, sample{Segs: segs[0], N: ok}
 			if unstreamed == 0 {
-				s.ttft = sample{Segs: segs[0], N: ok}
+				return
+			}
+			// The runs between the unstreamed answers, unless a copy takes less.
+			if runs, n, fits := table.OKRunsBut(src.tab, cat, table.Unstreamed); fits {
+				s.ttft = sample{Seg: runs.Seg(table.FirstColumn), NSegs: runs.Len(), N: n}
 				return
 			}
 			s.ttfts = hugepage.MapIn[time.Duration](&s.lists, ok-unstreamed)
