@@ -193,8 +193,8 @@ func TestSummarizeRefuses(t *testing.T) {
 	if _, _, err := bounded.Summarize(writeBytes(t, nil), bounded.Options{}); !errors.Is(err, llmmetrics.ErrNoRecords) {
 		t.Errorf("no records: %v", err)
 	}
-	if _, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Lenient: true}}); !errors.Is(err, bounded.ErrUnsupported) {
-		t.Errorf("lenient: %v", err)
+	if _, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Stratify: &llmmetrics.StrataSpec{}}}); !errors.Is(err, bounded.ErrUnsupported) {
+		t.Errorf("stratify: %v", err)
 	}
 }
 
