@@ -52,6 +52,9 @@ func (rd *reader) setAside(b *batch) {
 			rd.list(e, &a.recs)
 		}
 		if e != nil {
+			if a.listing {
+				rd.files[b.file].records++ // as a file's completeness counts it
+			}
 			continue
 		}
 		index = append(index, b.first+i)
@@ -75,8 +78,10 @@ func (rd *reader) rowsSetAside(b *batch) {
 		}
 		rd.list(e, &rd.asides.rows)
 	}
-	rd.t.a.Offered += b.run.RejectedCount()
-	rd.t.a.Rejected += b.run.RejectedCount()
+	n := b.run.RejectedCount()
+	rd.t.a.Offered += n
+	rd.t.a.Rejected += n
+	rd.files[b.file].records += n
 }
 
 // list counts a record or row set aside, when e is not nil, and lists it

@@ -190,3 +190,34 @@ func TestSummarizeLenientCSV(t *testing.T) {
 	}
 	sameLenient(t, got, want)
 }
+
+// Files merged leniently set aside what MergeRuns and Run.Summarize set
+// aside of the runs read leniently, their ids prefixed with the file's
+// position.
+func TestSummarizeMergedLenient(t *testing.T) {
+	files := shards(t)
+	files[1] = bytes.Replace(files[1], []byte(`"id":"r17"`), []byte(`"id":"r16"`), 1)
+	files[2] = bytes.Replace(files[2], []byte("\n{\"id\":\"r30\""), []byte("\n{oops\n{\"id\":\"r30\""), 1)
+	files[2] = bytes.Replace(files[2], []byte(`"prompt_tokens":`), []byte(`"prompt_tokens":-`), 3)
+	var runs []*llmmetrics.Run
+	var opens []bounded.Opener
+	for _, f := range files {
+		run, _ := llmmetrics.ReadOptions{Lenient: true}.ReadJSONL(bytes.NewReader(f))
+		runs = append(runs, run)
+		opens = append(opens, writeBytes(t, f))
+	}
+	merged, err := llmmetrics.MergeRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := llmmetrics.Options{Lenient: true}
+	want, err := merged.Summarize(opt)
+	if err != nil || want.Requests.Rejected != 5 {
+		t.Fatalf("in memory: %v, %d set aside", err, want.Requests.Rejected)
+	}
+	got, _, err := bounded.SummarizeMerged(opens, bounded.Options{Options: opt, Budget: 64 << 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameLenient(t, got, want)
+}
