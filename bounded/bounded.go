@@ -18,18 +18,24 @@
 // copied out, a quarter for the id hashes) and a batch of about 1 MiB of
 // lines parsed, some 15 MiB, whatever the number of records; Stats says
 // how many passes it took and the most it held of the budget. 10⁶
-// records of 16 chunks in a budget of 4 MiB take 13 passes and a heap
-// peak under 10 MB (TestSummarizeBudget).
+// records of four chunks in a budget of 8 MiB take 8 passes and a heap
+// peak of 13 MB (TestSummarizeBudget).
 //
 // SummarizeMerged does the same for the files of one run taken by several
 // machines, merged as llmmetrics.MergeRuns merges them.
 //
 // What it does not compute is nil in the Summary, with its reason in
 // Summary.Absent (NotComputed): the workload, the client's distributions
-// and the strata. It is strict, as Summarize without Lenient: an invalid
-// record or a repeated id is an error; it refuses Options.Lenient,
-// Options.Warmup (a rule that cuts the warm-up by time or count) and
-// Options.Stratify.
+// and the strata. Without Options.Lenient it is strict, as Summarize is:
+// an invalid record or a repeated id is an error. With it, it sets aside
+// what Run.Summarize sets aside, counted as rejected and the first
+// MaxReasons listed in Summary.Rejected in the same order: the rows the
+// reader could not parse, the invalid records, and each record whose id
+// repeats an earlier valid record's (the first is kept). The repeated ids
+// are then found before the figures, in passes of their own, and the
+// first record of each is held (its id and place) until the end,
+// counted in Stats.Held beyond the budget. It refuses Options.Warmup (a
+// rule that cuts the warm-up by time or count) and Options.Stratify.
 package bounded
 
 import (
@@ -48,7 +54,7 @@ const DefaultBudget = 256 << 20
 const NotComputed = "not computed by the bounded summary (the run was read in passes within a memory budget)"
 
 // ErrUnsupported is returned for options the bounded summary does not
-// apply: Lenient, Warmup and Stratify.
+// apply: Warmup and Stratify.
 var ErrUnsupported = errors.New("bounded: option not supported in bounded memory")
 
 // Options are the summary's options, as for llmmetrics.Summarize, and the
@@ -59,10 +65,11 @@ type Options struct {
 	// check of the ids hold at once, apart from a batch of records (about
 	// 1 MiB of a file, parsed); 0 is DefaultBudget.
 	Budget int
-	// Failed, when not nil, is called with each failed record, in input
-	// order, during the first pass (as ReadOptions.SummarizeFailed calls
-	// it), so that a caller can show the failures with the server's
-	// words; a merged run's ids carry their file's position ("2/r17").
+	// Failed, when not nil, is called with each record that did not end
+	// ok (its Status is not StatusOK), set aside or not, in input order,
+	// during the first pass (as ReadOptions.SummarizeFailed calls it), so
+	// that a caller can show the failures with the server's words; a
+	// merged run's ids carry their file's position ("2/r17").
 	Failed func(llmmetrics.Record)
 }
 
@@ -79,9 +86,11 @@ type Opener func() (io.ReadCloser, error)
 // Summary as llmmetrics.Summarize (or Run.Summarize, for a file with a
 // run header and end line) gives it, with what it does not compute
 // absent, and what it cost. The file is llmmetrics' JSONL or CSV, told
-// by its first byte as llmmetrics.Read tells it. An invalid record is an
-// error (a *llmmetrics.RecordError), and so is a repeated id (wrapping
-// llmmetrics.ErrDuplicateID); an empty run is llmmetrics.ErrNoRecords.
+// by its first byte as llmmetrics.Read tells it, and read as
+// llmmetrics.ReadOptions{Lenient: opt.Lenient} reads it. Unless
+// opt.Lenient, an invalid record is an error (a *llmmetrics.RecordError),
+// and so is a repeated id (wrapping llmmetrics.ErrDuplicateID); an empty
+// run is llmmetrics.ErrNoRecords.
 func Summarize(open Opener, opt Options) (*llmmetrics.Summary, Stats, error) {
 	return SummarizeMerged([]Opener{open}, opt, nil)
 }
@@ -98,8 +107,6 @@ func checkOptions(opt *Options) error {
 // check refuses the options the bounded summary does not apply.
 func check(opt Options) error {
 	switch {
-	case opt.Lenient:
-		return fmt.Errorf("%w: Lenient (an invalid record is an error)", ErrUnsupported)
 	case opt.Warmup != nil:
 		return fmt.Errorf("%w: Warmup (only the records' own warm-up marks apply)", ErrUnsupported)
 	case opt.Stratify != nil:

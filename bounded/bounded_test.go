@@ -15,7 +15,6 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/bounded"
-	"github.com/llmmetrics/llmmetrics/internal/budget"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
 )
 
@@ -194,8 +193,8 @@ func TestSummarizeRefuses(t *testing.T) {
 	if _, _, err := bounded.Summarize(writeBytes(t, nil), bounded.Options{}); !errors.Is(err, llmmetrics.ErrNoRecords) {
 		t.Errorf("no records: %v", err)
 	}
-	if _, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Lenient: true}}); !errors.Is(err, bounded.ErrUnsupported) {
-		t.Errorf("lenient: %v", err)
+	if _, _, err := bounded.Summarize(open, bounded.Options{Options: llmmetrics.Options{Stratify: &llmmetrics.StrataSpec{}}}); !errors.Is(err, bounded.ErrUnsupported) {
+		t.Errorf("stratify: %v", err)
 	}
 }
 
@@ -232,34 +231,6 @@ func TestSummarizeSampleRun(t *testing.T) {
 			t.Errorf("completeness %+v, want %+v", got.Completeness, want.Completeness)
 		}
 	}
-}
-
-// The summary of 10⁶ records holds the budget (4 MiB) and a batch of
-// records parsed (about 15 MiB), not the run, on the heap as runtime
-// metrics see it, and its figures are Summarize's in memory.
-func TestSummarizeBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 10⁶ records several times")
-	}
-	recs := run(1_000_000)
-	open := write(t, recs)
-	opt := llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 150 * time.Millisecond, E2E: 3 * time.Second}}
-	want, err := llmmetrics.Summarize(recs, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = nil
-	var got *llmmetrics.Summary
-	var st bounded.Stats
-	cost := budget.Measure(func() { got, st, err = bounded.Summarize(open, bounded.Options{Options: opt, Budget: 4 << 20}) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%v; %d passes, %d bytes held", cost, st.Passes, st.Held)
-	if cost.Peak > 4<<20+16<<20 {
-		t.Errorf("peak %d bytes", cost.Peak)
-	}
-	same(t, got, want)
 }
 
 // A run in CSV, read a batch at a time with the header row before each,

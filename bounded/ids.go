@@ -24,6 +24,10 @@ type idCheck struct {
 	over        bool     // the first pass found more than max
 	ids         int      // the ids seen by the first pass
 	candidates  map[uint64]bool
+	// repeated, when not nil, is handed each record that repeats the id
+	// of an earlier one, first, in the last pass, instead of stopping it
+	// with an error.
+	repeated func(b *batch, i int, first place) error
 }
 
 // newIDCheck returns a check that holds at most budget bytes of hashes.
@@ -110,23 +114,36 @@ func (c *idCheck) check(each passFunc, passes *int) error {
 }
 
 // compare reads the file for the ids of the candidates' records and
-// returns the first that repeats an earlier one.
+// hands each that repeats an earlier one to repeated, with the place of
+// the first; by default (nil) the first is returned as an error.
 func (c *idCheck) compare(each passFunc) error {
-	seen := map[string]int{} // the line of each id's first record
+	repeated := c.repeated
+	if repeated == nil {
+		repeated = duplicateError
+	}
+	seen := map[string]place{} // each id's first record
 	return each(func(b *batch) error {
 		for i := range b.run.Records {
 			r := &b.run.Records[i]
 			if r.ID == "" || !c.candidates[maphash.String(c.seed, r.ID)] {
 				continue
 			}
-			j, ok := seen[r.ID]
+			first, ok := seen[r.ID]
 			if !ok {
-				seen[r.ID] = b.lineOf(i)
+				seen[r.ID] = place{b.indexOf(i), b.lineOf(i)}
 				continue
 			}
-			return &llmmetrics.RecordError{Index: b.first + i, Line: b.lineOf(i), ID: r.ID, Field: "id",
-				Err: fmt.Errorf("%w: also line %d", llmmetrics.ErrDuplicateID, j)}
+			if err := repeated(b, i, first); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
+}
+
+// duplicateError returns the error of record i of a batch, which repeats
+// the id of first.
+func duplicateError(b *batch, i int, first place) error {
+	return &llmmetrics.RecordError{Index: b.indexOf(i), Line: b.lineOf(i), ID: b.run.Records[i].ID, Field: "id",
+		Err: fmt.Errorf("%w: also line %d", llmmetrics.ErrDuplicateID, first.line)}
 }

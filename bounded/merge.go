@@ -18,10 +18,11 @@ type File struct {
 	Run *llmmetrics.Run
 	// Completeness is what Run.Completeness says of the file read whole.
 	Completeness *llmmetrics.Completeness
-	// Records counts its records. First and Last are its earliest send
-	// and its latest send or end of an ok answer with tokens, on its own
-	// clock (from its header's start); LoadFirst is its earliest send but
-	// for preflight requests, -1 when it has none.
+	// Records counts its records (with Options.Lenient, the rows and
+	// records set aside too, as Run.Completeness counts them). First and Last are its earliest send and its latest send or
+	// end of an ok answer with tokens, on its own clock (from its
+	// header's start); LoadFirst is its earliest send but for preflight
+	// requests, -1 when it has none.
 	Records     int
 	First, Last time.Duration
 	LoadFirst   time.Duration

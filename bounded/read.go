@@ -20,6 +20,17 @@ type batch struct {
 	run                *llmmetrics.Run
 	file               int // the file's index, among the run's
 	first, line, lines int // lines: the lines it holds
+	// index, when records were set aside (see Options.Lenient), is the
+	// index in the file of each record left.
+	index []int
+}
+
+// indexOf returns the index in the file of record i of the batch.
+func (b *batch) indexOf(i int) int {
+	if b.index != nil {
+		return b.index[i]
+	}
+	return b.first + i
 }
 
 // line returns the file's line record i of the batch starts on.
@@ -30,16 +41,16 @@ func (b *batch) lineOf(i int) int {
 	return 0
 }
 
-// pass reads the file once, handing each batch of its records to fn in
-// order.
-func pass(open Opener, fn func(b *batch) error) (err error) {
+// pass reads the file once, as o reads it, handing each batch of its
+// records to fn in order.
+func pass(open Opener, o llmmetrics.ReadOptions, fn func(b *batch) error) (err error) {
 	f, err := open()
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, f.Close()) }()
 	n := 0
-	return batches(f, func(b *batch) error {
+	return batches(f, o, func(b *batch) error {
 		b.first = n
 		n += len(b.run.Records)
 		return fn(b)
@@ -48,16 +59,17 @@ func pass(open Opener, fn func(b *batch) error) (err error) {
 
 // batches reads r a batch of whole lines at a time and hands each
 // batch, read as JSONL or CSV (told by its first byte, as llmmetrics.Read
-// tells them), to fn. Each batch of CSV after the first is read with the
-// file's header row before it.
-func batches(r io.Reader, fn func(b *batch) error) error {
+// tells them) as o reads them, to fn; with o.Lenient, the rows it sets
+// aside are in the batch's Run, on their lines in the batch. Each batch
+// of CSV after the first is read with the file's header row before it.
+func batches(r io.Reader, o llmmetrics.ReadOptions, fn func(b *batch) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, _ := br.Peek(64)
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	read := llmmetrics.ReadJSONL
+	read := o.ReadJSONL
 	var header []byte // a CSV file's header row
 	if len(head) > 0 && head[0] != '{' {
-		read = llmmetrics.ReadCSV
+		read = o.ReadCSV
 		header = []byte{}
 	}
 	line := 1
@@ -73,7 +85,7 @@ func batches(r io.Reader, fn func(b *batch) error) error {
 			b.line--
 		}
 		run, err := read(in)
-		if err != nil {
+		if err != nil && !(o.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 			return fmt.Errorf("bounded: the batch of lines from %d: %w", line, err)
 		}
 		b.run, line = run, line+n

@@ -17,6 +17,7 @@ type reader struct {
 	passes int // the selection's passes begun
 	t      tally
 	ids    *idCheck
+	asides asides // what a lenient summary sets aside
 	nIDs   int    // the non-empty ids the first pass saw
 	files  []info // what the first pass read of each file beside its records
 	// merged is the run of several files, without records: its header
@@ -44,11 +45,14 @@ type passFunc func(fn func(b *batch) error) error
 func (rd *reader) each(fn func(b *batch) error) error {
 	n := 0
 	for i, src := range rd.srcs {
-		err := pass(src.open, func(b *batch) error {
+		err := pass(src.open, llmmetrics.ReadOptions{Lenient: rd.opt.Lenient}, func(b *batch) error {
 			b.file, b.first = i, n
 			n += len(b.run.Records)
 			if src.prefix != "" {
 				move(b.run.Records, src.shift, src.prefix)
+			}
+			if rd.opt.Lenient {
+				rd.setAside(b)
 			}
 			return fn(b)
 		})
@@ -66,6 +70,7 @@ type info struct {
 	end         *llmmetrics.RunEnd
 	cut         *llmmetrics.Cut
 	endLine     int
+	rows        int // the rows the reader set aside (see Options.Lenient)
 	window      time.Duration
 	noSendTimes bool
 }
@@ -80,11 +85,12 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 	if ps == nil {
 		ps = llmmetrics.DefaultPercentiles
 	}
+	rd.ids = newIDCheck(rd.opt.Budget / 4)
 	ds, stats, err := rd.distributions(ps)
 	if err != nil {
 		return nil, stats, err
 	}
-	if err := rd.ids.check(rd.each, &stats.Passes); err != nil {
+	if err := rd.checkIDs(&stats.Passes); err != nil {
 		return nil, stats, err
 	}
 	if opt.Method == llmmetrics.NearestRank {
@@ -94,6 +100,15 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 		}
 	}
 	return rd.summary(ps, ds), stats, nil
+}
+
+// checkIDs checks the ids after the figures' passes, for a repeated one,
+// unless a lenient summary found the repeated ones first (see repeats).
+func (rd *reader) checkIDs(passes *int) error {
+	if rd.opt.Lenient {
+		return nil
+	}
+	return rd.ids.check(rd.each, passes)
 }
 
 // distributions reads the file for the distributions of the samples at
@@ -106,8 +121,12 @@ func (rd *reader) distributions(ps []llmmetrics.Percentile) ([nSamples]*llmmetri
 	if err != nil {
 		return ds, Stats{}, err
 	}
-	idBudget := rd.opt.Budget / 4
-	rd.ids = newIDCheck(idBudget)
+	idBudget, pre := rd.opt.Budget/4, 0
+	if rd.opt.Lenient {
+		if err := rd.repeats(&pre); err != nil {
+			return ds, Stats{Passes: pre}, err
+		}
+	}
 	ranks := func(_, n int) []int { return ranksOf(m, units, n) }
 	mos, vals, st, err := outofcore.SelectEach(rd.samples, nSamples, rd.opt.Budget-idBudget, ranks)
 	if err == nil && rd.t.a.Offered == 0 {
@@ -121,7 +140,7 @@ func (rd *reader) distributions(ps []llmmetrics.Percentile) ([nSamples]*llmmetri
 			ds[i] = distribution(mos[i], vals[i], m, ps, units)
 		}
 	}
-	return ds, Stats{Passes: st.Passes, Held: st.Held + rd.ids.held()}, nil
+	return ds, Stats{Passes: pre + st.Passes, Held: st.Held + rd.ids.held() + rd.asides.held()}, nil
 }
 
 // samples is the selection's source: it reads the file once, yielding
@@ -130,6 +149,8 @@ func (rd *reader) distributions(ps []llmmetrics.Percentile) ([nSamples]*llmmetri
 func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 	first := rd.passes == 0
 	rd.passes++
+	rd.asides.listing = first && rd.opt.Lenient
+	defer func() { rd.asides.listing = false }()
 	var segs segments
 	err := rd.each(func(b *batch) error {
 		if first {
@@ -147,7 +168,9 @@ func (rd *reader) samples(yield func(int, []time.Duration) bool) error {
 		return nil
 	})
 	if first && err == nil {
-		rd.ids.first(rd.nIDs)
+		if !rd.opt.Lenient {
+			rd.ids.first(rd.nIDs)
+		}
 		err = rd.checkFiles()
 	}
 	return err
@@ -169,9 +192,11 @@ func (rd *reader) first(b *batch) error {
 		if err != nil {
 			return recordError(b, i, err)
 		}
-		rd.showFailed(r)
+		if !rd.opt.Lenient { // a lenient pass shows them as it sets records aside
+			rd.showFailed(r)
+		}
 		f.see(r, rd.srcs[b.file].shift)
-		if r.ID != "" {
+		if r.ID != "" && !rd.opt.Lenient { // a lenient summary checks them first (see repeats)
 			rd.nIDs++
 			rd.ids.add(r.ID)
 		}
@@ -179,9 +204,9 @@ func (rd *reader) first(b *batch) error {
 	return nil
 }
 
-// showFailed hands a failed record to Options.Failed.
+// showFailed hands a record that did not end ok to Options.Failed.
 func (rd *reader) showFailed(r *llmmetrics.Record) {
-	if rd.opt.Failed != nil && r.Category() == llmmetrics.CategoryFailed {
+	if rd.opt.Failed != nil && r.Status != llmmetrics.StatusOK {
 		rd.opt.Failed(*r)
 	}
 }
@@ -193,7 +218,7 @@ func recordError(b *batch, i int, err error) error {
 	if !errors.As(err, &e) {
 		e.ID = b.run.Records[i].ID
 	}
-	e.Index, e.Line = b.first+i, b.lineOf(i)
+	e.Index, e.Line = b.indexOf(i), b.lineOf(i)
 	return e
 }
 
@@ -223,9 +248,10 @@ func (f *info) note(b *batch) error {
 	if run.Cut != nil {
 		cut := *run.Cut
 		cut.Line += b.line - 1
-		cut.After += b.first
+		cut.After += b.first + f.rows
 		f.cut = &cut
 	}
+	f.rows += run.RejectedCount()
 	return nil
 }
 

@@ -25,6 +25,7 @@ func (rd *reader) summary(ps []llmmetrics.Percentile, ds [nSamples]*llmmetrics.D
 	}
 	opt.NoSendTimes = opt.NoSendTimes || file.noSendTimes
 	s := &llmmetrics.Summary{Method: opt.Method, Percentiles: ps, Requests: t.a, Absent: map[string]string{}, Notes: opt.Notes}
+	s.Rejected = rd.asides.rejected()
 	s.TTFT, s.E2E, s.MaxGap = ds[sampleTTFT], ds[sampleE2E], ds[sampleMaxGap]
 	if d := ds[sampleTPOT]; d != nil {
 		s.TPOT = &llmmetrics.TPOTStats{Distribution: *d, GapWeightedMean: t.decode.DivRound(t.decodeGaps), Excluded: t.a.OneToken}

@@ -164,7 +164,7 @@ func boundedNote(over string, cost bounded.Stats, budget int) string {
 // memory, or "" when none does.
 func (f *reportFlags) needRecords() string {
 	switch {
-	case *f.lenient:
+	case *f.lenient && *f.merge: // the merge's checks read the records set aside too
 		return "--lenient"
 	case *f.warmup != "":
 		return "--warmup"

@@ -15,12 +15,14 @@ import (
 
 // reportMergedBounded reports --merge's files in bounded memory when
 // they would take more than --max-memory read whole, with the checks and
-// the figures reportMerged gives; it says whether it did.
-func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, opt llmmetrics.Options) (bool, error) {
-	over, budget, ok := f.overMemory(files, &opt)
+// the figures reportMerged gives; it says whether it did. When it does
+// not, in's notes may say why (see overMemory).
+func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmmetrics.Options) (bool, error) {
+	over, budget, ok := f.overMemory(files, in)
 	if !ok {
 		return false, nil
 	}
+	opt := *in
 	if err := ownFiles(files); err != nil {
 		return true, err
 	}

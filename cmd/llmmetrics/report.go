@@ -103,8 +103,9 @@ var reportCommand = &command{
 		"distributions, the load check and TTFT by turn are not computed, and a note says so and what it cost;\n" +
 		"without the load check a gate judges error_rate and attainment only: a latency or throughput condition\n" +
 		"on a run file with a run header cannot be judged there (status 1).\n" +
-		"--lenient, --warmup, --stratify, the pictures, --spectrum and --otlp need the records in memory: with\n" +
-		"them the files are read whole, said in a note.",
+		"--lenient sets rows and records aside there as in memory (the repeated ids found in passes of their\n" +
+		"own). --warmup, --stratify, the pictures, --spectrum, --otlp and --lenient with --merge need the\n" +
+		"records in memory: with them the files are read whole, said in a note.",
 	examples: []string{
 		"llmmetrics report testdata/sample_run.jsonl",
 		"llmmetrics report --slo ttft=500ms,tpot=50ms --percentiles 50,99,99.9 --json run.csv",
@@ -161,7 +162,7 @@ func (f *reportFlags) reportMerge(w io.Writer, files []string, opt llmmetrics.Op
 	if f.tool != "" || *f.dialect != "" {
 		return fmt.Errorf("%w: several files are merged only in llmmetrics' own JSONL, with their run headers", errUsage)
 	}
-	if done, err := f.reportMergedBounded(w, files, opt); done {
+	if done, err := f.reportMergedBounded(w, files, &opt); done {
 		return err
 	}
 	return reportMerged(w, files, opt, f)
