@@ -133,7 +133,8 @@ func TestSourceRefuses(t *testing.T) {
 // A Source holds a batch of rows and a row group's pages, never the
 // file's rows: 3·10⁵ requests of 16 chunks (a file of 23 MB, some 200 MB
 // read whole) are summarized in a budget of 4 MiB with a heap peak under
-// 4 MiB and 16 MiB for a batch and the reader's pages (14 MB for 10⁶).
+// 4 MiB and 16 MiB for a batch and the reader's pages of 1 MiB (19 MB,
+// 14 MB with pages of 256 KiB).
 func TestSourceBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads 10⁶ records several times")
