@@ -47,7 +47,8 @@ func (m *maxMemory) spoolNote(in *boundedInput, opt *llmmetrics.Options) {
 
 // spool returns standard input as report reads it. A regular file is
 // read as it is, in passes when it is too large. Anything else (a pipe)
-// is read into memory while it would fit --max-memory read whole; when
+// is read into memory while it would fit --max-memory read whole, with
+// its bytes held beside its records; when
 // it does not end there, what was read and the rest are written to a
 // temporary file, which is read in passes. The file is removed as soon
 // as it is made, so that it goes however report ends (the open file
@@ -62,7 +63,8 @@ func (m *maxMemory) spool(stdin io.Reader) (in io.Reader, done func(), err error
 	var buf bytes.Buffer
 	_, err = io.CopyN(&buf, stdin, 4)
 	pq := bytes.HasPrefix(buf.Bytes(), []byte(parquet.Magic))
-	keep := m.limit() / (&boundedInput{parquet: pq}).factor()
+	// Read whole, the bytes kept take their size besides the records.
+	keep := m.limit() / ((&boundedInput{parquet: pq}).factor() + 1)
 	if err == nil {
 		_, err = io.CopyN(&buf, stdin, max(keep+1-4, 1))
 	}
