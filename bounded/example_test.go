@@ -79,3 +79,35 @@ func ExampleSummarizeMerged() {
 	// ok: 4 over 4.3s
 	// ttft p99: 300ms 1/a2
 }
+
+// The summary of a run read by a Source: here a file of JSONL, as
+// Summarize reads it; the parquet module's Source reads Parquet.
+func ExampleSummarizeSources() {
+	open := func() (io.ReadCloser, error) { return os.Open("../testdata/sample_run.jsonl") }
+	src := bounded.FileSource(open)
+	s, _, err := bounded.SummarizeSources([]bounded.Source{src}, bounded.Options{Budget: 64 << 10}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p99, _ := s.TTFT.At(llmmetrics.MustPercentile(99))
+	fmt.Println("ok:", s.Requests.OK, "ttft p99:", p99)
+	// Output: ok: 234 ttft p99: 224.903ms
+}
+
+// A file's Source gives its header, read from the first line, and its
+// records a batch at a time.
+func ExampleFileSource() {
+	src := bounded.FileSource(func() (io.ReadCloser, error) { return os.Open("../testdata/sample_run.jsonl") })
+	h, err := src.Header()
+	fmt.Println(h == nil, err)
+	n := 0
+	err = src.Pass(func(b *llmmetrics.Run) error {
+		n += len(b.Records)
+		return nil
+	})
+	fmt.Println(n, err)
+	// Output:
+	// true <nil>
+	// 240 <nil>
+}

@@ -63,19 +63,11 @@ func (f *facts) see(r *llmmetrics.Record, shift time.Duration) {
 // may amend, and the files; its error stops the summary. For one file it
 // is Summarize.
 func SummarizeMerged(opens []Opener, opt Options, check func(merged *llmmetrics.Run, files []File) error) (*llmmetrics.Summary, Stats, error) {
-	if err := checkOptions(&opt); err != nil {
-		return nil, Stats{}, err
+	srcs := make([]Source, len(opens))
+	for i, open := range opens {
+		srcs[i] = FileSource(open)
 	}
-	rd := &reader{opt: opt, files: make([]info, len(opens)), check: check}
-	for _, open := range opens {
-		rd.srcs = append(rd.srcs, source{open: open})
-	}
-	if len(opens) > 1 {
-		if err := rd.headers(); err != nil {
-			return nil, Stats{}, err
-		}
-	}
-	return rd.summarize()
+	return SummarizeSources(srcs, opt, check)
 }
 
 // headers reads each file's header and merges them, setting the moves
@@ -83,7 +75,7 @@ func SummarizeMerged(opens []Opener, opt Options, check func(merged *llmmetrics.
 func (rd *reader) headers() error {
 	var runs []*llmmetrics.Run
 	for _, src := range rd.srcs {
-		h, err := header(src.open)
+		h, err := src.src.Header()
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ type reader struct {
 // shift and its id prefixed with prefix, as llmmetrics.MergeRuns moves
 // and names the records of several files.
 type source struct {
-	open   Opener
+	src    Source
 	shift  time.Duration
 	prefix string
 }
@@ -45,7 +45,7 @@ type passFunc func(fn func(b *batch) error) error
 func (rd *reader) each(fn func(b *batch) error) error {
 	n := 0
 	for i, src := range rd.srcs {
-		err := pass(src.open, llmmetrics.ReadOptions{Lenient: rd.opt.Lenient}, func(b *batch) error {
+		err := batchesOf(src.src, llmmetrics.ReadOptions{Lenient: rd.opt.Lenient})(func(b *batch) error {
 			b.file, b.first = i, n
 			n += len(b.run.Records)
 			if src.prefix != "" {

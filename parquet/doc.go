@@ -62,6 +62,10 @@
 // inside a line), llmmetrics_window_ns and llmmetrics_no_send_times (what
 // another tool's file declared).
 //
+// NewSource reads a file a batch of rows at a time, once a pass, for
+// bounded.SummarizeSources: the summary of a run too large to read
+// whole, in bounded memory.
+//
 // Write writes only valid records, so that every row can be trusted, and
 // Read validates every row: a file of another tool that breaks a rule is
 // an error naming the row and the column.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,24 @@ func (o ReadOptions) Read(r io.ReaderAt, size int64) (run *llmmetrics.Run, err e
 			run, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, p)
 		}
 	}()
+	f, err := openFile(r, size)
+	if err != nil {
+		return nil, err
+	}
+	run = &llmmetrics.Run{}
+	if err := readMetadata(f, run); err != nil {
+		return nil, err
+	}
+	addEndLoad(run)
+	if err := o.readRows(f, run); err != nil {
+		return nil, err
+	}
+	return run, run.Err()
+}
+
+// openFile opens a Parquet file of size bytes and checks its ends, its
+// column chunks and its schema.
+func openFile(r io.ReaderAt, size int64) (*parquet.File, error) {
 	if err := checkEnds(r, size); err != nil {
 		return nil, err
 	}
@@ -78,14 +97,7 @@ func (o ReadOptions) Read(r io.ReaderAt, size int64) (run *llmmetrics.Run, err e
 	if err := checkSchema(f.Schema()); err != nil {
 		return nil, err
 	}
-	run = &llmmetrics.Run{}
-	if err := readMetadata(f, run); err != nil {
-		return nil, err
-	}
-	if err := o.readRows(f, run); err != nil {
-		return nil, err
-	}
-	return run, run.Err()
+	return f, nil
 }
 
 // checkEnds checks the magic bytes at both ends and that the footer's
@@ -205,8 +217,8 @@ func describe(n parquet.Node) string {
 	return rep + " " + strings.ToLower(n.Type().Kind().String())
 }
 
-// readMetadata reads the run's header, end line, cut, window and
-// NoSendTimes from the file's key-value metadata.
+// readMetadata reads the run's header, as its writer wrote it, end line,
+// cut, window and NoSendTimes from the file's key-value metadata.
 func readMetadata(f *parquet.File, run *llmmetrics.Run) error {
 	if v, ok := f.Lookup(keySchema); ok && v != schemaVersion {
 		return fmt.Errorf("%w: %s is %q; this reader reads version %s", ErrSchema, keySchema, v, schemaVersion)
@@ -237,14 +249,6 @@ func readMetadata(f *parquet.File, run *llmmetrics.Run) error {
 			return fmt.Errorf("%w: metadata %s: state %q, want completed or interrupted", ErrSchema, keyEnd, e.State)
 		}
 		run.End = &e
-		if run.Header != nil && len(e.Load) > 0 {
-			if run.Header.Load == nil {
-				run.Header.Load = map[string]string{}
-			}
-			for k, v := range e.Load {
-				run.Header.Load[k] = v
-			}
-		}
 	}
 	var c llmmetrics.Cut
 	if ok, err := decode(keyCut, &c); err != nil {
@@ -268,6 +272,18 @@ func readMetadata(f *parquet.File, run *llmmetrics.Run) error {
 	return nil
 }
 
+// addEndLoad adds the end line's load facts to the header's, as
+// llmmetrics.ReadJSONL does.
+func addEndLoad(run *llmmetrics.Run) {
+	if run.Header == nil || run.End == nil || len(run.End.Load) == 0 {
+		return
+	}
+	if run.Header.Load == nil {
+		run.Header.Load = map[string]string{}
+	}
+	maps.Copy(run.Header.Load, run.End.Load)
+}
+
 // readRows reads the records, a batch of rows at a time.
 func (o ReadOptions) readRows(f *parquet.File, run *llmmetrics.Run) error {
 	rows := parquet.NewGenericReader[row](f)
@@ -284,14 +300,8 @@ func (o ReadOptions) readRows(f *parquet.File, run *llmmetrics.Run) error {
 		n, err := rows.Read(batch)
 		arena := make([]time.Duration, 0, arrivals(batch[:n]))
 		for i := range batch[:n] {
-			rec, rerr := record(&batch[i], &arena)
-			if rerr == nil {
-				if verr := rec.Validate(); verr != nil {
-					rerr = atRow(index, verr).(*llmmetrics.RecordError)
-				}
-			}
+			rec, rerr := valid(&batch[i], index, &arena)
 			if rerr != nil {
-				rerr.Index, rerr.ID = index, batch[i].ID
 				if !o.Lenient {
 					return rerr
 				}
@@ -317,6 +327,21 @@ func arrivals(rows []row) int {
 		n += len(rows[i].ChunkArrivalsNS)
 	}
 	return n
+}
+
+// valid returns the record of row x, the index-th of the file, or its
+// error naming the row and the column when the record is invalid.
+func valid(x *row, index int, arena *[]time.Duration) (llmmetrics.Record, *llmmetrics.RecordError) {
+	rec, rerr := record(x, arena)
+	if rerr == nil {
+		if verr := rec.Validate(); verr != nil {
+			rerr = atRow(index, verr).(*llmmetrics.RecordError)
+		}
+	}
+	if rerr != nil {
+		rerr.Index, rerr.ID = index, x.ID
+	}
+	return rec, rerr
 }
 
 // record returns the record of a row, by the rules of llmmetrics.ReadJSONL:

@@ -2,12 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,10 +29,11 @@ const minBudget = 64 << 10
 type maxMemory struct {
 	text  *string
 	bytes int64
+	stdin *stdinSpool // standard input, when it may be read in passes (stdin.go)
 }
 
 func (m *maxMemory) define(fs *flag.FlagSet) {
-	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL or CSV, or --merge's files, that would take more in memory (3 times their size) is summarized in bounded memory instead, read several times (docs/scale.md)")
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL, CSV or Parquet, or --merge's files, that would take more in memory (3 times their size, 12 times for Parquet) is summarized in bounded memory instead, read several times; standard input that does not end within it is written to a temporary file, removed when report ends, and read from there (docs/scale.md)")
 }
 
 // parse reads the flag's size.
@@ -101,22 +101,29 @@ func physicalMemory(path string) (int64, bool) {
 	return 0, false
 }
 
-// reportBounded reports the one file named in bounded memory when it is
-// llmmetrics' JSONL or CSV and would take more than --max-memory in
-// memory; it says whether it did. The flags that need the records in
-// memory keep them there, said in a note.
+// reportBounded reports the one file named, or standard input spooled to
+// a file, in bounded memory when it is llmmetrics' JSONL, CSV or Parquet
+// and would take more than --max-memory in memory; it says whether it
+// did. The flags that need the records in memory keep them there, said
+// in a note.
 func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics.Options) (bool, error) {
-	if len(files) != 1 || files[0] == "-" {
-		return false, nil
-	}
-	name := files[0]
-	over, budget, ok := f.overMemory(files, opt)
+	ins, closeIns, ok := f.maxMemory.inputs(files)
 	if !ok {
 		return false, nil
 	}
-	open := func() (io.ReadCloser, error) { return os.Open(name) }
+	defer closeIns()
+	f.maxMemory.spoolNote(ins[0], opt)
+	over, budget, ok := f.overMemory(ins, opt)
+	if !ok {
+		return false, nil
+	}
+	srcs, err := sources(ins)
+	if err != nil {
+		return true, err
+	}
+	name := ins[0].name
 	var failed errorTally
-	s, cost, err := bounded.Summarize(open, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add})
+	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add}, nil)
 	if err != nil {
 		return true, inFile(name, err)
 	}
@@ -126,25 +133,24 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	return true, f.writeSummary(w, name, s, nil)
 }
 
-// overMemory says whether the files, read whole, would take more than
-// --max-memory, and then the budget of a bounded summary: no when a file
-// is not a regular file or is Parquet, and no, said in a note of opt, when
-// a flag given needs the records in memory. over says it in a sentence.
-func (f *reportFlags) overMemory(files []string, opt *llmmetrics.Options) (over string, budget int, ok bool) {
-	var size int64
-	for _, name := range files {
-		st, err := os.Stat(name)
-		if err != nil || !st.Mode().IsRegular() || isParquetFile(name) {
-			return "", 0, false
-		}
-		size += st.Size()
+// overMemory says whether the inputs, read whole, would take more than
+// --max-memory, and then the budget of a bounded summary: no, said in a
+// note of opt, when a flag given needs the records in memory. over says
+// it in a sentence.
+func (f *reportFlags) overMemory(ins []*boundedInput, opt *llmmetrics.Options) (over string, budget int, ok bool) {
+	var size, need int64
+	var names []string
+	for _, in := range ins {
+		size += in.size
+		need += min(in.size, 1<<58) * in.factor()
+		names = append(names, in.name)
 	}
 	limit := f.maxMemory.limit()
-	if size <= limit/inMemoryFactor {
+	if need <= limit {
 		return "", 0, false
 	}
-	over = fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", strings.Join(files, " + "), megabytes(size), megabytes(limit))
-	if needs := f.needRecords(); needs != "" {
+	over = fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", strings.Join(names, " + "), megabytes(size), megabytes(limit))
+	if needs := f.needRecords(ins); needs != "" {
 		opt.Notes = append(opt.Notes, over+", but "+needs+" needs its records there: it was read whole")
 		return "", 0, false
 	}
@@ -160,12 +166,14 @@ func boundedNote(over string, cost bounded.Stats, budget int) string {
 	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records%s; not computed: the workload, the client's distributions, the load check and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)), least)
 }
 
-// needRecords names the first flag given that needs the records in
-// memory, or "" when none does.
-func (f *reportFlags) needRecords() string {
+// needRecords names the first flag given that needs the records of ins
+// in memory, or "" when none does.
+func (f *reportFlags) needRecords(ins []*boundedInput) string {
 	switch {
 	case *f.lenient && *f.merge: // the merge's checks read the records set aside too
 		return "--lenient"
+	case *f.lenient && slices.ContainsFunc(ins, func(in *boundedInput) bool { return in.parquet }):
+		return "--lenient" // a Parquet source stops at the first bad row
 	case *f.warmup != "":
 		return "--warmup"
 	case *f.stratify != "":
@@ -180,19 +188,6 @@ func (f *reportFlags) needRecords() string {
 		return "--plan"
 	}
 	return ""
-}
-
-// isParquetFile says whether the named file begins with Parquet's magic
-// bytes.
-func isParquetFile(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4)
-	_, err = io.ReadFull(f, head)
-	return !errors.Is(err, io.ErrUnexpectedEOF) && err == nil && bytes.Equal(head, []byte("PAR1"))
 }
 
 // megabytes writes a size in bytes in MB, to one decimal, or in kB below

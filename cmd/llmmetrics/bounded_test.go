@@ -145,7 +145,7 @@ func TestReportMergeMaxMemory(t *testing.T) {
 		t.Fatalf("bounded: %d %s", code, errs)
 	}
 	sameReport(t, "merge", got, inMemory)
-	for _, key := range []string{"header", "completeness"} {
+	for _, key := range []string{"run", "completeness"} {
 		var g, w map[string]any
 		json.Unmarshal([]byte(got), &g)
 		json.Unmarshal([]byte(inMemory), &w)

@@ -42,6 +42,6 @@ func (g *gate) refuseUnchecked(why string) error {
 	if len(cannot) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s cannot be judged: %s, and a gate takes a latency or a throughput at its word only on a load it has checked; give a --max-memory above three times the file to read it whole",
+	return fmt.Errorf("%s cannot be judged: %s, and a gate takes a latency or a throughput at its word only on a load it has checked; give a --max-memory above three times the file (twelve times for Parquet) to read it whole",
 		strings.Join(cannot, ", "), why)
 }

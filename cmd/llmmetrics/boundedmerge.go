@@ -18,7 +18,12 @@ import (
 // the figures reportMerged gives; it says whether it did. When it does
 // not, in's notes may say why (see overMemory).
 func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmmetrics.Options) (bool, error) {
-	over, budget, ok := f.overMemory(files, in)
+	ins, closeIns, ok := openInputs(files)
+	if !ok {
+		return false, nil
+	}
+	defer closeIns()
+	over, budget, ok := f.overMemory(ins, in)
 	if !ok {
 		return false, nil
 	}
@@ -26,26 +31,16 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	if err := ownFiles(files); err != nil {
 		return true, err
 	}
-	var opens []bounded.Opener
-	for _, name := range files {
-		opens = append(opens, func() (io.ReadCloser, error) { return os.Open(name) })
+	srcs, err := sources(ins)
+	if err != nil {
+		return true, err
 	}
 	var named []namedRun
 	var warnings []string
-	check := func(merged *llmmetrics.Run, fs []bounded.File) (err error) {
-		for i := range fs {
-			named = append(named, namedRun{name: files[i], run: fs[i].Run, file: &fs[i]})
-		}
-		if warnings, err = checkMerge(named); err != nil {
-			return err
-		}
-		mergeShards(merged, named)
-		nameInterrupted(merged, named) // merge.go
-		return nil
-	}
+	check := mergeCheck(files, &named, &warnings)
 	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files)))
 	var failed errorTally
-	s, cost, err := bounded.SummarizeMerged(opens, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
+	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
 	if errors.Is(err, llmmetrics.ErrMerge) {
 		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
@@ -59,6 +54,23 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	f.noteUnchecked(s)
 	s.Notes = append(s.Notes, boundedNote(over, cost, budget))
 	return true, f.writeSummary(w, strings.Join(files, " + "), s, nil)
+}
+
+// mergeCheck returns the check of a bounded merge of files: the checks
+// and amendments reportMerged makes, the files named and the load's
+// warnings kept in named and warnings.
+func mergeCheck(files []string, named *[]namedRun, warnings *[]string) func(*llmmetrics.Run, []bounded.File) error {
+	return func(merged *llmmetrics.Run, fs []bounded.File) (err error) {
+		for i := range fs {
+			*named = append(*named, namedRun{name: files[i], run: fs[i].Run, file: &fs[i]})
+		}
+		if *warnings, err = checkMerge(*named); err != nil {
+			return err
+		}
+		mergeShards(merged, *named)
+		nameInterrupted(merged, *named) // merge.go
+		return nil
+	}
 }
 
 // ownFiles refuses a file of another tool among --merge's, as

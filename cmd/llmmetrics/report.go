@@ -144,7 +144,7 @@ func newReportFlags() (*flag.FlagSet, *reportFlags) {
 	f.analysis.define(fs, true)
 	f.dialect = fs.String("dialect", "", "print TOOL's own summary of its file, with TOOL's formulas and keys (TOOL as for --from)")
 	f.benchmark = fs.Int("benchmark", 0, "of a file that holds several benchmarks (a GuideLLM sweep), report only benchmark `N`, from 1; without it each is reported")
-	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
+	f.merge = fs.Bool("merge", false, "report several files of llmmetrics' JSONL or Parquet as one run taken by several machines, after checking that they come from one plan and that their windows overlap")
 	f.gate.define(fs)
 	f.pics.define(fs, "report")
 	f.replay.define(fs)
@@ -189,7 +189,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, name, closeIn, err := open(files, stdin)
+	in, name, closeIn, err := f.open(files, stdin)
 	if err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			closeIn()
 			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
-		run, _, err := llmmetrics.ReadOptions{Lenient: opt.Lenient}.Read(in)
+		run, err := readRun(in, opt.Lenient) // parquet.go
 		closeIn()
 		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
 			return inFile(name, withLenientHint(err, opt.Lenient))
