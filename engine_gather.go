@@ -237,7 +237,7 @@ func (s *samples) inPlace(src *source, cat []Category, ok, unstreamed int) {
 				return
 			}
 			// The runs between the unstreamed answers, unless a copy takes less.
-			if runs, n, fits := table.OKRunsBut(src.tab, cat, table.Unstreamed); fits {
+			if runs, n, fits := table.StreamedRuns(src.tab, cat); fits {
 				s.ttft = sample{Seg: runs.Seg(table.FirstColumn), NSegs: runs.Len(), N: n}
 				return
 			}

@@ -8,50 +8,47 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The runs hold exactly the ok rows skip keeps, in order, read in place;
-// they are refused when they would take 12 bytes a run or more against
-// 8 bytes a row.
-func TestOKRunsBut(t *testing.T) {
+// The runs hold exactly the ok rows that are not unstreamed, in order,
+// read in place; they are refused when they would take 12 bytes a run or
+// more against 8 bytes a row.
+func TestStreamedRuns(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var tab Table
 		var cat []uint8
 		var want []time.Duration
-		skipped := map[*Block]map[int]bool{}
 		for j := range rapid.IntRange(0, 4).Draw(t, "blocks") {
 			n := rapid.IntRange(0, 30).Draw(t, "rows")
 			b := NewBlock(n)
-			skipped[b] = map[int]bool{}
 			for k := range n {
-				v := time.Duration(1000*j + k)
-				Add(b, "id", "", 0, 0, v, v, 1, 1, k+1)
+				first := time.Duration(1000*j + k)
+				last := first + time.Duration(rapid.IntRange(0, 1).Draw(t, "streamed"))
+				completion := rapid.SampledFrom([]int{0, 1, 2, 7, 1 << 40}).Draw(t, "completion")
+				Add(b, "id", "", 0, 0, first, last, 1, completion, k+1)
 				c := uint8(0)
 				if rapid.IntRange(0, 4).Draw(t, "not ok") == 0 {
 					c = 1
 				}
-				skip := rapid.IntRange(0, 3).Draw(t, "skip") == 0
 				cat = append(cat, c)
-				skipped[b][k] = skip
-				if c == 0 && !skip {
-					want = append(want, v)
+				if c == 0 && !(completion >= 2 && first == last) {
+					want = append(want, first)
 				}
 			}
 			tab.Add(b)
 		}
-		skip := func(b *Block, k int) bool { return skipped[b][k] }
-		runs, n, fits := OKRunsBut(&tab, cat, skip)
 		// The runs, counted plainly: a kept ok row that is first in its
 		// block, or follows a row that is not kept, begins one.
 		nRuns := 0
 		for j, b := range tab.Blocks {
 			in := false
 			for k := range b.Len() {
-				kept := cat[tab.first[j]+k] == 0 && !skipped[b][k]
+				kept := cat[tab.first[j]+k] == 0 && !Unstreamed(b, k)
 				if kept && !in {
 					nRuns++
 				}
 				in = kept
 			}
 		}
+		runs, n, fits := StreamedRuns(&tab, cat)
 		if wantFits := 12*nRuns < 8*len(want); fits != wantFits {
 			t.Fatalf("fits %v with %d runs of %d rows, want %v", fits, nRuns, len(want), wantFits)
 		}
