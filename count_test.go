@@ -113,12 +113,15 @@ func TestSummarizeUncounted(t *testing.T) {
 	assert.InDelta(t, 3/0.28, float64(s.Throughput.OutputTokensPerSecond), 1e-9)
 	assert.InDelta(t, 50.0, float64(s.Throughput.PromptTokensPerSecond), 1e-9)
 	assert.Equal(t, 4, s.Throughput.Requests)
-	// Goodput: r1's TPOT 40 ms misses 30 ms; the TPOT limit does not apply
-	// to r2–r4, whose TTFTs meet 1 s: 3 good of 5 offered.
+	// Goodput: r1's TPOT 40 ms misses 30 ms; r2–r4 meet the TTFT limit of
+	// 1 s, but without a usable count their TPOT is unknown: unjudged, not
+	// good, so 0 good of 5 offered is a lower bound. No request has one
+	// token, to which the TPOT limit would not apply.
 	require.NotNil(t, s.Goodput)
-	assert.Equal(t, 3, s.Goodput.Good)
+	assert.Equal(t, 0, s.Goodput.Good)
 	assert.Equal(t, 5, s.Goodput.Offered)
-	assert.Equal(t, 3, s.Goodput.TPOTNotApplicable)
+	assert.Equal(t, 3, s.Goodput.Unjudged)
+	assert.Equal(t, 0, s.Goodput.TPOTNotApplicable)
 	assert.Equal(t, 1, s.Goodput.FailedTPOT)
 	// The output-length workload has r1 alone.
 	require.NotNil(t, s.Workload)
@@ -130,6 +133,13 @@ func TestSummarizeUncounted(t *testing.T) {
 	out, err := json.Marshal(s)
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"no_count":{"total":3,"no_usage":1,"zero_usage":1,"below_chunks":1}`)
+	assert.Contains(t, string(out), `"attainment":0,"attainment_lower_bound":true,"unjudged":3`)
+	assert.Contains(t, b.String(), "lower bounds: 3 ok requests met every limit but TPOT, which their unknown token count leaves unjudged")
+
+	// Without a TPOT limit every request is judged: r2–r4 are good.
+	s, err = Summarize(uncountedRun(), Options{SLO: &SLO{TTFT: time.Second}})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{4, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
 }
 
 // A run without any count keeps TTFT and E2E and says why TPOT is absent.

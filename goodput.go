@@ -118,22 +118,24 @@ type verdict struct {
 	// failed[i] is true when the request failed limit i of limits().
 	failed [4]bool
 	// tpotNA and gapNA are true when the request has no TPOT (n = 1) or no
-	// chunk gap (fewer than two chunks), so that limit did not apply.
-	tpotNA, gapNA bool
+	// chunk gap (fewer than two chunks), so that limit did not apply;
+	// unjudged when it met every limit but a TPOT limit its unknown count
+	// leaves unjudged (see Goodput.Unjudged).
+	tpotNA, gapNA, unjudged bool
 }
 
 // okTimes are the latencies of a request in CategoryOK that an SLO
 // judges: its TPOT when it has n ≥ 2 tokens, its largest chunk gap when it
 // has two chunks or more.
 type okTimes struct {
-	ttft, tpot, e2e, maxGap time.Duration
-	hasTPOT, hasGap         bool
+	ttft, tpot, e2e, maxGap  time.Duration
+	hasTPOT, hasGap, noCount bool // noCount: no usable token count, so TPOT unknown
 }
 
 // timesOf returns the latencies of a valid record in CategoryOK, all but
 // its largest gap, which is read in one more pass over its chunks.
 func timesOf(r *Record) okTimes {
-	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r)}
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r), noCount: !r.counted()}
 	if t.hasTPOT {
 		t.tpot = tpot(r)
 	}
@@ -155,14 +157,14 @@ func (s SLO) judge(r *Record) (verdict, error) {
 // judgeTimes judges a request in CategoryOK by its latencies; chunks says
 // whether it has chunk arrivals.
 func (s SLO) judgeTimes(t *okTimes, chunks bool) (verdict, error) {
-	v := verdict{tpotNA: !t.hasTPOT, gapNA: !t.hasGap}
+	v := verdict{tpotNA: !t.hasTPOT && !t.noCount, gapNA: !t.hasGap}
 	if s.MaxGap > 0 && !chunks {
 		return v, fmt.Errorf("%w: a max_gap limit needs chunk arrivals", ErrNoChunks)
 	}
 	vals := [4]time.Duration{t.ttft, t.tpot, t.e2e, t.maxGap}
 	v.good = true
 	for i, l := range s.limits() {
-		if (i == 1 && v.tpotNA) || (i == 3 && v.gapNA) {
+		if (i == 1 && !t.hasTPOT) || (i == 3 && v.gapNA) {
 			continue
 		}
 		if !s.within(vals[i], l.limit) {
@@ -170,6 +172,8 @@ func (s SLO) judgeTimes(t *okTimes, chunks bool) (verdict, error) {
 			v.good = false
 		}
 	}
+	v.unjudged = v.good && s.TPOT > 0 && t.noCount
+	v.good = v.good && !v.unjudged
 	return v, nil
 }
 
@@ -210,12 +214,16 @@ type Goodput struct {
 	RequestsPerSecond RequestRate
 	Window            Window
 	WindowErr         error
-	// TPOTNotApplicable counts ok requests with one output token, or
-	// without a usable token count (Accounting.Uncounted), to which a TPOT
-	// limit does not apply; GapNotApplicable counts ok requests with
-	// fewer than two chunks, to which a MaxGap limit does not apply.
+	// TPOTNotApplicable counts ok requests with one output token, to
+	// which a TPOT limit does not apply; GapNotApplicable counts ok
+	// requests with fewer than two chunks, to which a MaxGap limit does
+	// not apply. Unjudged counts the ok requests without a usable token
+	// count (Accounting.Uncounted) that met every limit but a TPOT limit,
+	// which their unknown TPOT leaves unjudged: they are not counted good,
+	// so that Attainment and RequestsPerSecond are then lower bounds.
 	TPOTNotApplicable int
 	GapNotApplicable  int
+	Unjudged          int
 	// FailedTTFT, FailedTPOT, FailedE2E and FailedMaxGap count the ok
 	// requests that failed each limit (a request can fail several).
 	FailedTTFT, FailedTPOT, FailedE2E, FailedMaxGap int
@@ -239,6 +247,9 @@ func (c *goodputCounter) add(v verdict) {
 	if v.tpotNA {
 		c.g.TPOTNotApplicable++
 	}
+	if v.unjudged {
+		c.g.Unjudged++
+	}
 	if v.gapNA {
 		c.g.GapNotApplicable++
 	}
@@ -254,6 +265,7 @@ func (c *goodputCounter) merge(o *goodputCounter) {
 	c.g.Good += o.g.Good
 	c.g.TPOTNotApplicable += o.g.TPOTNotApplicable
 	c.g.GapNotApplicable += o.g.GapNotApplicable
+	c.g.Unjudged += o.g.Unjudged
 	c.g.FailedTTFT += o.g.FailedTTFT
 	c.g.FailedTPOT += o.g.FailedTPOT
 	c.g.FailedE2E += o.g.FailedE2E

@@ -188,6 +188,9 @@ func goodputObject(g *Goodput) object {
 	}
 	slo = append(slo, field{"comparison", cmp})
 	gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
+	if g.Unjudged > 0 {
+		gp = append(gp, field{"attainment_lower_bound", true}, field{"unjudged", g.Unjudged})
+	}
 	if g.WindowErr == nil {
 		gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
 	}
@@ -599,6 +602,9 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 		failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
 	}
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
+	if g.Unjudged > 0 {
+		fmt.Fprintf(b, "  lower bounds: %d ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good\n", g.Unjudged)
+	}
 }
 
 // writeAbsent writes the absent figures with their reasons, one a line,

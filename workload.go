@@ -2,14 +2,12 @@ package llmmetrics
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/llmmetrics/llmmetrics/internal/lengths"
 	"github.com/llmmetrics/llmmetrics/internal/table"
-	"gonum.org/v1/gonum/stat"
 )
 
 // A Workload describes what a run asked of the server, which every latency
@@ -214,30 +212,15 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 	return l
 }
 
-// arrivals describes the gaps between consecutive sends, or returns nil
-// for fewer than two gaps.
+// arrivals describes the gaps between consecutive sends (see
+// inflight.Describe), or returns nil for fewer than two gaps.
 func arrivals(gaps []float64) *Arrivals {
-	if len(gaps) < 2 {
+	d, ok := inflight.Describe(gaps)
+	if !ok {
 		return nil
 	}
-	mean, std := stat.PopMeanStdDev(gaps, nil)
-	a := &Arrivals{Gaps: len(gaps), Mean: time.Duration(math.Round(mean))}
-	switch {
-	case mean == 0:
-		a.Reading = "all at once"
-		return a
-	default:
-		a.CV = std / mean
-	}
-	switch {
-	case a.CV > 1.2:
-		a.Reading = "bursty"
-	case a.CV < 0.8:
-		a.Reading = "paced"
-	default:
-		a.Reading = "Poisson-like"
-	}
-	return a
+	a := Arrivals(d)
+	return &a
 }
 
 // sweep describes the requests in flight (see inflight.Sweep), or returns

@@ -133,7 +133,8 @@ func (t *tally) basis(r *llmmetrics.Record) {
 }
 
 // judge judges an ok record against slo, as the root's SLO.judge does:
-// a TPOT limit does not apply to a record without two counted tokens,
+// a TPOT limit does not apply to a record of one counted token, and
+// leaves one without a usable count unjudged (Goodput.Unjudged),
 // nor a max_gap limit to one without two chunks; an unstreamed answer is
 // judged on its first text and its TPOT, which its text at once makes 0.
 func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
@@ -147,7 +148,8 @@ func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 		v[sampleTPOT], _ = r.TPOT()
 	}
 	g := &t.good
-	if !has[sampleTPOT] {
+	noCount := r.CountState() != llmmetrics.CountKnown
+	if !has[sampleTPOT] && !noCount {
 		g.TPOTNotApplicable++
 	}
 	if !has[sampleMaxGap] {
@@ -164,7 +166,10 @@ func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 			good = false
 		}
 	}
-	if good {
+	switch {
+	case good && slo.TPOT > 0 && noCount:
+		g.Unjudged++ // its TPOT unknown, as the root's judgeTimes
+	case good:
 		g.Good++
 	}
 	return nil

@@ -197,3 +197,34 @@ func TestGatePromptRateLowerBound(t *testing.T) {
 		assert.Equal(t, "≥650", value, tc.cond)
 	}
 }
+
+// An attainment against a TPOT limit over answers without usage counts
+// them unjudged, not good: of usageRun(t, 10) with a TTFT limit of 1 s and
+// a TPOT limit of 50 ms, the 10 counted answers (TPOT (140−100)/4 = 10 ms)
+// are good and the 10 others unjudged: 10/20 = 0.5, a lower bound, which
+// decides "attainment<0.4" (met) but not "attainment<0.9" (cannot be
+// judged), where it once read 20/20 and passed.
+func TestGateAttainmentLowerBound(t *testing.T) {
+	recs := make([]llmmetrics.Record, 20)
+	for i := range recs {
+		recs[i] = llmmetrics.Record{ID: fmt.Sprint(i), Chunks: []time.Duration{100 * time.Millisecond, 140 * time.Millisecond}, NoUsage: i >= 10}
+		if i < 10 {
+			recs[i].CompletionTokens = 5
+		}
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}})
+	require.NoError(t, err)
+	require.Equal(t, [2]int{10, 10}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
+	c, err := ParseCondition("attainment<0.4")
+	require.NoError(t, err)
+	failed, value, err := c.Check(s)
+	require.NoError(t, err)
+	assert.False(t, failed)
+	assert.Equal(t, "≥0.5", value)
+	c, err = ParseCondition("attainment<0.9")
+	require.NoError(t, err)
+	_, _, err = c.Check(s)
+	var ae *AbsentError
+	require.True(t, errors.As(err, &ae), "%v", err)
+	assert.Contains(t, err.Error(), "10 ok requests met every limit but TPOT")
+}

@@ -50,7 +50,7 @@ var runFigures = []runFigure{
 			return 0, "attainment needs an SLO"
 		}
 		return s.Goodput.Attainment, ""
-	}, nil},
+	}, attainmentLowerBound},
 	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Requests.Offered == 0 {
 			return 0, "no request offered"
@@ -64,6 +64,16 @@ var runFigures = []runFigure{
 func outputLowerBound(s *llmmetrics.Summary) string {
 	if t := s.Throughput; t != nil && t.LowerBound() {
 		return fmt.Sprintf("it counts the output tokens of %d of the %d ok requests; the others have no token count", t.CountedRequests, t.Requests)
+	}
+	return ""
+}
+
+// attainmentLowerBound says why a summary's attainment is a lower bound:
+// some ok requests met every limit but a TPOT limit that their unknown
+// token count leaves unjudged, and are not counted good.
+func attainmentLowerBound(s *llmmetrics.Summary) string {
+	if g := s.Goodput; g != nil && g.Unjudged > 0 {
+		return fmt.Sprintf("%d ok requests met every limit but TPOT, which their unknown token count leaves unjudged, and are not counted good", g.Unjudged)
 	}
 	return ""
 }
