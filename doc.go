@@ -77,8 +77,9 @@
 // largest gap, any subset; each request is judged on all of them jointly. A
 // limit is met when the value is at most the limit (≤), or, with
 // SLO.Strict, below it (<). A one-token request has no TPOT, so a TPOT limit
-// does not apply to it; the report counts such requests. Two different
-// figures come out:
+// does not apply to it; one without a usable count has an unknown TPOT, which
+// leaves it unjudged and not good ([Goodput.Unjudged]), the figures below then
+// lower bounds. Two different figures come out:
 //
 //	attainment = good / offered          a fraction
 //	goodput    = good / W                good requests per second

@@ -212,8 +212,7 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 	return l
 }
 
-// arrivals describes the gaps between consecutive sends (see
-// inflight.Describe), or returns nil for fewer than two gaps.
+// arrivals describes the gaps between sends (inflight.Describe); nil for fewer than two.
 func arrivals(gaps []float64) *Arrivals {
 	d, ok := inflight.Describe(gaps)
 	if !ok {
