@@ -331,7 +331,11 @@ func (r *loadRun) send() (*drive.Outcome, *telemetry, error) {
 		}
 	}
 	if err := r.sh.wait(ctx); err != nil { // shard.go
-		return nil, nil, r.stopped("a signal before --start-at", err)
+		by := "a signal before --start-at"
+		if errors.Is(err, errUsage) {
+			by = "--start-at past by the end of the test or sizing requests"
+		}
+		return nil, nil, r.stopped(by, err)
 	}
 	r.preflight = len(r.rw.all())
 	r.in.Then(graceNote(r.p.Grace))

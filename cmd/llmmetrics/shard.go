@@ -75,6 +75,9 @@ func (s *shardFlags) apply(fs *flag.FlagSet, p *drive.Plan) (share, error) {
 			return sh, fmt.Errorf("%w: --start-at %q: want an RFC 3339 time, e.g. 2026-12-01T15:00:00Z", errUsage, *s.startAt)
 		}
 		sh.startAt = t
+		if err := sh.late(); err != nil { // before any request is sent or file written
+			return sh, err
+		}
 	}
 	if flagSet(fs, "shards") && *s.shard != "auto" {
 		return sh, valueError(fmt.Sprintf("--shards %d belongs to --shard auto (with --shard i/N, N is in i/N)", *s.shards))
@@ -205,10 +208,10 @@ func (sh share) wait(ctx context.Context) error {
 	if sh.startAt.IsZero() {
 		return nil
 	}
-	d := time.Until(sh.startAt)
-	if d < -lateStart {
-		return fmt.Errorf("%w: --start-at %s is %v in the past", errUsage, sh.startAt.Format(time.RFC3339Nano), -d.Round(time.Millisecond))
+	if err := sh.late(); err != nil {
+		return err
 	}
+	d := time.Until(sh.startAt)
 	if d <= 0 {
 		return nil
 	}
@@ -220,6 +223,14 @@ func (sh share) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// late returns the error of a start time more than lateStart past.
+func (sh share) late() error {
+	if d := time.Since(sh.startAt); d > lateStart {
+		return fmt.Errorf("%w: --start-at %s is %v in the past", errUsage, sh.startAt.Format(time.RFC3339Nano), d.Round(time.Millisecond))
+	}
+	return nil
 }
 
 // record prefixes a result's id with the shard ("s2-17"), before the

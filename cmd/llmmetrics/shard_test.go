@@ -492,3 +492,22 @@ func TestShardMergeEnds(t *testing.T) {
 	assert.Equal(t, "truncated", c.State)
 	assert.Equal(t, "TRUNCATED: "+cut+" (shard 2/3): the file stops before the end line its header promised (records read: 13); the writer stopped before the run ended, and the figures cover only what was written", c.Reason)
 }
+
+// A shard started more than 30 s past --start-at is refused before it
+// sends anything or writes a file (it once sent its sizing requests and
+// wrote a file ended "by a signal before --start-at", which no signal
+// had ended).
+func TestShardLateRefusedFirst(t *testing.T) {
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "a.jsonl")
+	past := time.Now().Add(-40 * time.Second).UTC().Format(time.RFC3339)
+	code, _, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--requests", "4", "--concurrency", "4",
+		"--prompt-tokens", "8", "--shard", "1/4", "--start-at", past, "--out", out)
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "in the past")
+	assert.Zero(t, got.Load(), "requests sent")
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "a file was written: %v", err)
+}
