@@ -4,16 +4,17 @@ package llmmetrics
 // usable token count (see CountState), and the answers whose text came at
 // once, which were not streamed.
 
-// unstreamed reports whether an ok record holds two or more tokens by a
-// server count whose text came at once: one text-bearing chunk, or, with
-// no chunk arrivals, its first and last text at the same time. It is a
-// reply that was not streamed (one JSON body, a server that ignored
-// "stream") or a stream that sent its whole text in one chunk. Its E2E
-// is a sample; its TTFT is not a time to first token, its TPOT not a time
-// per token (it would read 0), and both leave it out, counted in
-// Accounting.Unstreamed. It is told from the record alone, so no file
-// format needs a field for it.
+// unstreamed reports whether an ok record's text came at once: a reply
+// its client saw come as one body (ClientSide.OneBody: one JSON body, a
+// server that ignored "stream"), whatever its count, or two or more
+// tokens by a server count in one text-bearing chunk, or, with no chunk
+// arrivals, first and last text at once. Its E2E is a sample; its TTFT is
+// not a time to first token, its TPOT not a time per token (it would read
+// 0): both leave it out, counted in Accounting.Unstreamed.
 func (r *Record) unstreamed() bool {
+	if r.Client != nil && r.Client.OneBody {
+		return true
+	}
 	if r.CompletionTokens < 2 || !r.counted() {
 		return false
 	}

@@ -89,6 +89,35 @@ func TestOutputRateLowerBound(t *testing.T) {
 	assert.NotContains(t, j["throughput"], "output_tokens_lower_bound")
 }
 
+// A reply its client saw come as one body is unstreamed whatever its
+// count: without usage (its TTFT would read its E2E, 300 ms) or of one
+// token, it is counted apart and left out of TTFT, and its E2E kept, as
+// the JSON lines carry it (one_body). Of a stream at 100 ms and the two
+// bodies, TTFT has the stream alone; E2E all three.
+func TestOneBodyUnstreamed(t *testing.T) {
+	recs := []Record{
+		{ID: "s", Chunks: durations(100, 140, 180), CompletionTokens: 3},
+		{ID: "nousage", Chunks: durations(300), NoUsage: true, Client: &ClientSide{OneBody: true}},
+		{ID: "one", Chunks: durations(200), CompletionTokens: 1, Client: &ClientSide{OneBody: true}},
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteJSONL(&b, recs))
+	assert.Contains(t, b.String(), `"one_body":true`)
+	back, err := ReadJSONL(&b)
+	require.NoError(t, err)
+	assert.Equal(t, recs[1].Client, back.Records[1].Client)
+	for _, in := range [][]Record{recs, back.Records} {
+		s, err := Summarize(in, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 2, s.Requests.Unstreamed)
+		assert.Equal(t, [2]int{1, 3}, [2]int{s.TTFT.N, s.E2E.N})
+		assert.Equal(t, ms(100), s.TTFT.Max)
+		assert.Equal(t, ms(300), s.E2E.Max)
+		assert.Contains(t, s.Absent["ttft_unstreamed"], "2 of the 3 ok requests left out")
+		assert.NotContains(t, s.Absent, "tpot_unstreamed", "neither body has a TPOT by its count")
+	}
+}
+
 // An answer whose text came at once keeps its E2E and leaves TTFT and
 // TPOT, counted apart: a streamed one (3 tokens at 100, 140, 180 ms), one
 // chunk of 101 tokens at 500 ms, and a JSON body of 20 tokens at 300 ms

@@ -83,13 +83,8 @@ type Uncounted struct {
 func (u Uncounted) Total() int { return u.NoUsage + u.ZeroUsage + u.BelowChunks }
 
 func (u *Uncounted) add(s CountState) {
-	switch s {
-	case CountNoUsage:
-		u.NoUsage++
-	case CountZeroUsage:
-		u.ZeroUsage++
-	case CountBelowChunks:
-		u.BelowChunks++
+	if n := [...]*int{CountNoUsage: &u.NoUsage, CountZeroUsage: &u.ZeroUsage, CountBelowChunks: &u.BelowChunks}[s]; n != nil {
+		*n++
 	}
 }
 

@@ -23,6 +23,7 @@ type tally struct {
 	outTokens, promptTokens int64
 	nTPOT, nGaps, nMaxGap   int
 	nPrompt                 int // ok records with a prompt token count
+	nTPOTOut                int // of nTPOT, the unstreamed: no TPOT sample
 }
 
 // count tallies records [lo, hi) of src.
@@ -69,14 +70,18 @@ func (t *tally) one(r *Record, c Category) {
 		if r.PromptTokens > 0 {
 			t.nPrompt++
 		}
+		un := r.unstreamed()
+		if un {
+			a.Unstreamed++
+		}
 		switch {
 		case !r.counted():
 			a.Uncounted.add(r.CountState())
 		case hasTPOT(r):
 			t.outTokens += int64(r.CompletionTokens)
 			t.nTPOT++
-			if r.unstreamed() {
-				a.Unstreamed++
+			if un {
+				t.nTPOTOut++
 			}
 		default:
 			t.outTokens += int64(r.CompletionTokens)
@@ -93,27 +98,16 @@ func (t *tally) one(r *Record, c Category) {
 // add adds another run's tally to t.
 func (t *tally) add(u *tally) {
 	a, b := &t.a, &u.a
-	a.OK += b.OK
-	a.ZeroToken += b.ZeroToken
-	a.Failed += b.Failed
-	a.Warmup += b.Warmup
-	a.Preflight += b.Preflight
-	a.Unfinished += b.Unfinished
-	a.Errors += b.Errors
-	a.Timeouts += b.Timeouts
-	a.Cancelled += b.Cancelled
-	a.OneToken += b.OneToken
-	a.Unstreamed += b.Unstreamed
-	a.Uncounted.NoUsage += b.Uncounted.NoUsage
-	a.Uncounted.ZeroUsage += b.Uncounted.ZeroUsage
-	a.Uncounted.BelowChunks += b.Uncounted.BelowChunks
+	a.OK, a.ZeroToken, a.Failed = a.OK+b.OK, a.ZeroToken+b.ZeroToken, a.Failed+b.Failed
+	a.Warmup, a.Preflight, a.Unfinished = a.Warmup+b.Warmup, a.Preflight+b.Preflight, a.Unfinished+b.Unfinished
+	a.Errors, a.Timeouts, a.Cancelled = a.Errors+b.Errors, a.Timeouts+b.Timeouts, a.Cancelled+b.Cancelled
+	a.OneToken, a.Unstreamed = a.OneToken+b.OneToken, a.Unstreamed+b.Unstreamed
+	c, d := &a.Uncounted, &b.Uncounted
+	c.NoUsage, c.ZeroUsage, c.BelowChunks = c.NoUsage+d.NoUsage, c.ZeroUsage+d.ZeroUsage, c.BelowChunks+d.BelowChunks
 	t.wb.Merge(&u.wb.Span)
-	t.outTokens += u.outTokens
-	t.promptTokens += u.promptTokens
-	t.nTPOT += u.nTPOT
-	t.nGaps += u.nGaps
-	t.nMaxGap += u.nMaxGap
-	t.nPrompt += u.nPrompt
+	t.outTokens, t.promptTokens = t.outTokens+u.outTokens, t.promptTokens+u.promptTokens
+	t.nTPOT, t.nTPOTOut, t.nPrompt = t.nTPOT+u.nTPOT, t.nTPOTOut+u.nTPOTOut, t.nPrompt+u.nPrompt
+	t.nGaps, t.nMaxGap = t.nGaps+u.nGaps, t.nMaxGap+u.nMaxGap
 }
 
 // tallyAll tallies the records in runs, one per core, and returns the
@@ -189,7 +183,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 			return nil
 		}, NSegs: src.len(), Gaps: true, N: all.nGaps},
 	}
-	s.tpots = hugepage.MapIn[time.Duration](&s.lists, all.nTPOT-all.a.Unstreamed)
+	s.tpots = hugepage.MapIn[time.Duration](&s.lists, all.nTPOT-all.nTPOTOut)
 	s.maxGaps = hugepage.MapIn[time.Duration](&s.lists, all.nMaxGap)
 	s.inPlace(src, cat, all.a.OK, all.a.Unstreamed)
 	runs := parts.Split(src.len())
@@ -203,7 +197,7 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 		for q := range p {
 			e := &each[q]
 			g.ok, g.mg = g.ok+e.a.OK, g.mg+e.nMaxGap
-			g.tt, g.tp = g.tt+e.a.OK-e.a.Unstreamed, g.tp+e.nTPOT-e.a.Unstreamed
+			g.tt, g.tp = g.tt+e.a.OK-e.a.Unstreamed, g.tp+e.nTPOT-e.nTPOTOut
 		}
 		for base, w := range src.windows(lo, hi, noIDs) {
 			for k := range w {
@@ -264,7 +258,7 @@ type gatherer struct {
 func (g *gatherer) take(i int, r *Record) error {
 	s, f := g.s, g.f
 	t := timesOf(r)
-	timed := !t.hasTPOT || !r.unstreamed() // see samples
+	timed := !r.unstreamed() // see samples
 	if s.ttfts != nil && timed {
 		s.ttfts[g.tt] = t.ttft
 		g.tt++

@@ -150,6 +150,9 @@ type ClientSide struct {
 	// and Turn its place in it from 1 ("" and 0 outside sessions).
 	Session string
 	Turn    int
+	// OneBody is true for a reply that came as one body, not a stream:
+	// an unstreamed answer, whatever its count (see Accounting.Unstreamed).
+	OneBody bool
 }
 
 // Lateness returns how long after its scheduled time the client began the

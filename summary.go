@@ -74,11 +74,10 @@ type Accounting struct {
 	// token rates and the TPOT limit (see CountState). They are among OK,
 	// and not among OneToken.
 	Uncounted Uncounted
-	// Unstreamed counts the ok requests whose two or more tokens came at
-	// once (a reply that was not streamed, or one chunk holding them
-	// all): samples of E2E, counted in the token rates, left out of TTFT
-	// and TPOT, whose values for them would be E2E and 0. They are among
-	// OK.
+	// Unstreamed counts the ok requests whose text came at once (a reply
+	// that came as one body, ClientSide.OneBody, or two or more tokens in
+	// one chunk): samples of E2E, counted in the token rates, left out of
+	// TTFT and TPOT, whose values for them would be E2E and 0; among OK.
 	Unstreamed int
 }
 
@@ -270,7 +269,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	}
 	s.describeAll(src, cat, pooled, got, counted.nTPOT, opt)
 	<-sideDone
-	s.leaveOut(&facts, counted.nTPOT)
+	s.leaveOut(&facts, counted.nTPOT, counted.nTPOTOut)
 	judged := got.slo
 	got.release()
 	for k, v := range absent {
@@ -416,8 +415,8 @@ func (s *Summary) describe(xs sample, src *source, cat []Category, member func(r
 // leaveOut says what the ok records' facts and the unstreamed answers,
 // which gatherAll left out of TTFT and TPOT, take out of the figures: the
 // requests without a count out of the gaps' basis. nTPOT counts the ok
-// records with a TPOT by their count, the unstreamed among them.
-func (s *Summary) leaveOut(f *okFacts, nTPOT int) {
+// records with a TPOT by their count, out the unstreamed among them.
+func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 	if it := s.ITL; it != nil && f.noCountChunks > 0 {
 		it.ChunkBasis -= f.noCountChunks
 		it.UnknownBasis = f.noCountChunks
@@ -426,8 +425,8 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT int) {
 	if n > 0 && s.TTFT != nil {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
-	if n > 0 && s.TPOT != nil {
-		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, nTPOT)
+	if out > 0 && s.TPOT != nil {
+		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)
 	}
 }
 

@@ -59,6 +59,9 @@ func edges(t time.Duration) []llmmetrics.Record {
 		{ID: "one", Sent: t + 2*ms, FirstText: 3 * ms, LastText: 3 * ms, CompletionTokens: 1, PromptTokens: 7, Chunks: []time.Duration{3 * ms}},
 		{ID: "zu", Sent: t + 2*ms, Chunks: []time.Duration{3 * ms, 4 * ms, 9 * ms}},
 		{ID: "cli", Sent: t + 3*ms, FirstText: 3 * ms, LastText: 8 * ms, CompletionTokens: 4, Client: &llmmetrics.ClientSide{Wait: ms}},
+		// Replies that came as one body, without usage and with a count.
+		{ID: "body", Sent: t + 3*ms, Chunks: []time.Duration{6 * ms}, NoUsage: true, Client: &llmmetrics.ClientSide{OneBody: true}},
+		{ID: "body2", Sent: t + 3*ms, Chunks: []time.Duration{7 * ms}, CompletionTokens: 1, Client: &llmmetrics.ClientSide{OneBody: true}},
 		{Sent: t + 3*ms, FirstText: 5 * ms, LastText: 5 * ms, CompletionTokens: 3},
 	}
 }

@@ -24,11 +24,14 @@ const (
 // hundredPercent is 100 % in units of a percentile, 10⁻⁶ %.
 const hundredPercent = 100_000_000
 
-// unstreamed says whether an ok record's two or more counted tokens came
-// at once, in one chunk or, with no chunk arrivals, with its first and
-// last text together (as the root's Record.unstreamed decides): it has
-// no TTFT or TPOT sample.
+// unstreamed says whether an ok record's text came at once: a reply its
+// client saw come as one body, or two or more counted tokens in one chunk
+// or, with no chunk arrivals, with its first and last text together (as
+// the root's Record.unstreamed decides): it has no TTFT or TPOT sample.
 func unstreamed(r *llmmetrics.Record) bool {
+	if r.Client != nil && r.Client.OneBody {
+		return true
+	}
 	if r.CompletionTokens < 2 || !counted(r) {
 		return false
 	}

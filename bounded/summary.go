@@ -85,7 +85,7 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 	if n := a.Unstreamed; n > 0 && s.TTFT != nil {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
-	if n := a.Unstreamed; n > 0 && s.TPOT != nil {
+	if n := t.nTPOTOut; n > 0 && s.TPOT != nil {
 		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
 	}
 }

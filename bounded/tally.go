@@ -16,6 +16,7 @@ type tally struct {
 	span                    inflight.Span // the window: first send to last text
 	outTokens, promptTokens int64
 	nPrompt, nTPOT          int // ok records with a prompt count; with a TPOT by their count
+	nTPOTOut                int // of nTPOT, the unstreamed
 	decode                  exact.Sum128
 	decodeGaps              int64 // the gap-weighted TPOT: Σ decode time / Σ (n − 1)
 	noChunks, tokenBasis    int
@@ -89,6 +90,10 @@ func (t *tally) ok(r *llmmetrics.Record, slo *llmmetrics.SLO) error {
 // counts tallies an ok record by its token count.
 func (t *tally) counts(r *llmmetrics.Record) {
 	a := &t.a
+	un := unstreamed(r)
+	if un {
+		a.Unstreamed++
+	}
 	switch st := r.CountState(); {
 	case st != llmmetrics.CountKnown:
 		switch st {
@@ -105,8 +110,8 @@ func (t *tally) counts(r *llmmetrics.Record) {
 	case r.CompletionTokens >= 2:
 		t.outTokens += int64(r.CompletionTokens)
 		t.nTPOT++
-		if unstreamed(r) {
-			a.Unstreamed++
+		if un {
+			t.nTPOTOut++
 			return
 		}
 		first, _ := r.TTFT()

@@ -300,6 +300,7 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 	}
 	r.Finish = s.finish
 	r.Streamed = p.lines.streamed()
+	c.OneBody = !r.Streamed && len(s.chunks) > 0 // its text at once: no TTFT, whatever its count
 	if s.model != "" {
 		r.ResponseModel = s.model
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +117,30 @@ func TestReplayUnstreamedRefused(t *testing.T) {
 		assert.Equal(t, 0, code, errs)
 	}
 	assert.Zero(t, served.Load(), "nothing is sent")
+}
+
+// A server that ignores "stream" and answers one JSON body without usage:
+// each answer is counted not streamed, whatever its unknown count, so
+// TTFT is absent with the reason (it once read each answer's E2E as its
+// TTFT, with no note) and a gate on it cannot be judged (status 1, where
+// it failed with status 3 on E2Es taken for TTFTs).
+func TestRunOneBodyWithoutUsage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hello there"},"finish_reason":"stop"}]}`)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	args := []string{"run", "--url", srv.URL + "/v1/chat/completions", "--model", "m", "--requests", "4", "--concurrency", "2", "--prompt-tokens", "8", "--out", out}
+	code, stdout, errs := runCLI(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "not streamed: 4 ok requests whose text came at once")
+	assert.Contains(t, stdout, "every ok request's text came at once (not streamed)")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, 5, strings.Count(string(b), `"one_body":true`), "the sizing request and the four calls")
+	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>10ms", out)
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, "cannot be judged")
 }

@@ -55,6 +55,7 @@ const (
 	keyCached
 	keySession
 	keyTurn
+	keyOneBody
 	nKeys
 )
 
@@ -62,7 +63,7 @@ var keys = [nKeys]string{
 	"id", "status", "message", "sent_ns", "first_text_ns", "last_text_ns",
 	"chunk_arrivals_ns", "chunk_tokens", "prompt_tokens", "completion_tokens", "max_tokens",
 	"warmup", "scheduled_ns", "wait_ns", "first_answer_ns", "reasoning_tokens", "preflight",
-	"cached_prompt_tokens", "session", "turn",
+	"cached_prompt_tokens", "session", "turn", "one_body",
 }
 
 // A Line is what a line gives, key by key; a key that is absent or null
@@ -99,6 +100,7 @@ type Client struct {
 	HasCached          bool
 	Session            string
 	Turn               int
+	OneBody            bool
 }
 
 // Kind is the kind of an Error: the root's sentinel it stands for.
@@ -402,12 +404,16 @@ func (p *Parser) member(l *Line) *Error {
 		}
 	case keySent, keyFirstText, keyLastText:
 		return p.timeMember(k, l)
-	case keyWarmup, keyPreflight:
+	case keyWarmup, keyPreflight, keyOneBody:
 		switch {
 		case p.literal("true"):
-			l.Warmup = true // a preflight request is warm-up too: never measured
-			if k == keyPreflight {
-				l.Preflight = true
+			switch k {
+			case keyOneBody:
+				l.HasClient, l.Client.OneBody = true, true
+			case keyPreflight: // a preflight request is warm-up too: never measured
+				l.Warmup, l.Preflight = true, true
+			default:
+				l.Warmup = true
 			}
 		case p.literal("false"):
 		default:

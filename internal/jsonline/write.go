@@ -41,6 +41,8 @@ import (
 //	                    where usage gave them
 //	session             the multi-turn conversation the request belongs to
 //	turn                the request's turn in its session, from 1
+//	one_body            true for a reply that came as one body, not a
+//	                    stream (ClientSide.OneBody)
 //
 // cached_prompt_tokens and turn are whole numbers, never negative.
 //
@@ -80,6 +82,7 @@ type record struct {
 	CachedPrompt     *int    `json:"cached_prompt_tokens,omitempty"`
 	Session          string  `json:"session,omitempty"`
 	Turn             int     `json:"turn,omitempty"`
+	OneBody          bool    `json:"one_body,omitempty"`
 }
 
 // A Writer writes lines of the format with encoding/json, over record.
@@ -124,7 +127,7 @@ func (w *Writer) Write(l *Line, status string) error {
 		if c.HasCached {
 			jr.CachedPrompt = &c.CachedPromptTokens
 		}
-		jr.Session, jr.Turn = c.Session, c.Turn
+		jr.Session, jr.Turn, jr.OneBody = c.Session, c.Turn, c.OneBody
 	}
 	return w.enc.Encode(&jr)
 }
