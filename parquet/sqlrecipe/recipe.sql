@@ -293,20 +293,34 @@ FROM lm_requests
 WHERE tpot_ns IS NOT NULL;
 
 -- Rates per second over the window: tokens of the ok requests with a
--- usable count, prompt tokens where the server gave them (NULL when no ok
--- request has them), ok requests.
+-- usable count, prompt tokens where the server gave them, ok requests. A
+-- rate built on counts no ok request has is NULL, never 0: the output
+-- rate when ok requests came but none has a usable count, the prompt rate
+-- when none carries a prompt count. When some have a count and others not,
+-- the rate covers those with one and is a lower bound:
+-- output_tokens_lower_bound (prompt_tokens_lower_bound) is TRUE, and
+-- output_tokens_requests (prompt_tokens_requests) the requests it counts,
+-- as in `llmmetrics report --json`.
 CREATE OR REPLACE VIEW lm_rates AS
 SELECT
     w.window_ns,
-    CAST(t.output_tokens AS DOUBLE) * 1e9 / w.window_ns AS output_tokens_per_s,
-    CASE WHEN t.prompted > 0 THEN CAST(t.prompt_tokens AS DOUBLE) * 1e9 / w.window_ns END AS prompt_tokens_per_s,
-    CAST(t.ok AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s
+    CASE WHEN t.ok = 0 OR t.counted_requests > 0
+         THEN CAST(coalesce(t.output_tokens, 0) AS DOUBLE) * 1e9 / w.window_ns END AS output_tokens_per_s,
+    t.counted_requests > 0 AND t.counted_requests < t.ok AS output_tokens_lower_bound,
+    t.counted_requests AS output_tokens_requests,
+    CASE WHEN t.prompted_requests > 0 THEN CAST(t.prompt_tokens AS DOUBLE) * 1e9 / w.window_ns END AS prompt_tokens_per_s,
+    t.prompted_requests > 0 AND t.prompted_requests < t.ok AS prompt_tokens_lower_bound,
+    t.prompted_requests AS prompt_tokens_requests,
+    CAST(t.ok AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s,
+    t.output_tokens
 FROM lm_window w
 CROSS JOIN (
     SELECT
-        coalesce(sum(CASE WHEN counted THEN n ELSE 0 END), 0) AS output_tokens,
-        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens IS NOT NULL THEN prompt_tokens ELSE 0 END), 0) AS prompt_tokens,
-        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens IS NOT NULL THEN 1 ELSE 0 END), 0) AS prompted,
+        -- NULL when no ok request has a usable count
+        sum(CASE WHEN counted THEN n END) AS output_tokens,
+        coalesce(sum(CASE WHEN counted THEN 1 ELSE 0 END), 0) AS counted_requests,
+        sum(CASE WHEN category = 'ok' AND prompt_tokens > 0 THEN prompt_tokens END) AS prompt_tokens,
+        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens > 0 THEN 1 ELSE 0 END), 0) AS prompted_requests,
         coalesce(sum(CASE WHEN category = 'ok' THEN 1 ELSE 0 END), 0) AS ok
     FROM lm_requests
 ) t;
