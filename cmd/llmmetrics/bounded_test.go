@@ -90,12 +90,17 @@ func sameReport(t *testing.T, name, got, want string) {
 // --max-memory reads sizes in bytes, with a decimal or binary unit, and
 // refuses others; the physical memory is read from /proc/meminfo's form.
 func TestMaxMemory(t *testing.T) {
-	for s, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "8GB": 8e9, "3KiB": 3 << 10, "10B": 10} {
+	for s, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "8GB": 8e9, "3KiB": 3 << 10, "10B": 10,
+		// the spellings users type: a unit without B, in any case, and a
+		// decimal fraction (1.5 × 2³⁰ = 1610612736; 2.5 × 10³ = 2500;
+		// 1.3 × 1024 = 1331.2, the fraction of a byte dropped)
+		"8M": 8e6, "8Mi": 8 << 20, "8mi": 8 << 20, "1.5GiB": 1610612736, "1.5gib": 1610612736, "2.5k": 2500,
+		"1.3KiB": 1331, "4 GiB": 4 << 30, "1.5GB": 1.5e9, "1T": 1e12, "2Ti": 2 << 40, "7b": 7} {
 		if got, err := parseSize(s); err != nil || got != want {
 			t.Errorf("%s: got %d, %v, want %d", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "0", "-1MiB", "1.5GB", "12XB", "MiB"} {
+	for _, s := range []string{"", "0", "-1MiB", "12XB", "MiB", "1..5G", "1.2.3G", ".5G", "1.G", "1e3", "0.0001B", "8 M B", "9999999999T", "lots"} {
 		if _, err := parseSize(s); err == nil {
 			t.Errorf("%q: no error", s)
 		}
@@ -105,7 +110,7 @@ func TestMaxMemory(t *testing.T) {
 	if got, ok := physicalMemory(path); !ok || got != 24576000<<10 {
 		t.Errorf("MemTotal: %d, %v", got, ok)
 	}
-	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 8GB or 1048576\n" {
+	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 1.5GiB, 8G or 1048576\n" {
 		t.Errorf("--max-memory lots: %d %s", code, errs)
 	}
 }
