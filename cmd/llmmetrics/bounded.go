@@ -141,7 +141,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add}, nil)
 	if err != nil {
-		return true, inFile(name, err)
+		return true, inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // report --max-memory 1MiB of a file of several MB summarizes it in
@@ -187,4 +189,48 @@ func TestReportMaxMemoryGate(t *testing.T) {
 	assert.Contains(t, out, "(a budget of 66 kB, the least it is given, though half of --max-memory is less)")
 	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>100s", path)
 	assert.Equal(t, 0, code, "in memory the load check is computed: %s", errs)
+}
+
+// A strict error in bounded memory is the in-memory report's one line:
+// the file, the line, the id, the field, the reason and the --lenient
+// hint, with no word of batches; for a syntax error and a repeated id too.
+func TestBoundedStrictErrorAsInMemory(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/sample_run.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(src), "\n")[:20]
+	for name, edit := range map[string]func([]string){
+		"status": func(l []string) { l[11] = strings.Replace(l[11], `"status":"ok"`, `"status":"fine"`, 1) },
+		"syntax": func(l []string) { l[11] = "{oops" + l[11] },
+		"dup":    func(l []string) { l[11] = strings.Replace(l[11], `"id":"req-011"`, `"id":"req-001"`, 1) },
+	} {
+		l := slices.Clone(lines)
+		edit(l)
+		path := writeFile(t, name+".jsonl", strings.Join(l, ""))
+		code, _, want := runCLI(t, "", "report", path)
+		require.Equal(t, 1, code, want)
+		code, _, got := runCLI(t, "", "report", "--max-memory", "1000", path)
+		assert.Equal(t, 1, code, got)
+		assert.Equal(t, want, got, name)
+		assert.Contains(t, got, "line 12", name)
+		assert.Contains(t, got, "(--lenient counts invalid records as rejected instead)", name)
+	}
+}
+
+// In a merge in bounded memory, the strict error names the file of the
+// invalid record, as the merge in memory does.
+func TestBoundedMergeStrictErrorAsInMemory(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/sample_run.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(src), "\n")[:20]
+	header := func(start string) string { return `{"llmmetrics_run":{"tool":"x","start":"` + start + `"}}` + "\n" }
+	good := writeFile(t, "m1.jsonl", header("2026-12-01T15:00:00Z")+strings.Join(lines, ""))
+	bad := slices.Clone(lines)
+	bad[11] = strings.Replace(bad[11], `"status":"ok"`, `"status":"fine"`, 1)
+	spoilt := writeFile(t, "m2.jsonl", header("2026-12-01T15:00:01Z")+strings.Join(bad, ""))
+	code, _, want := runCLI(t, "", "report", "--merge", good, spoilt)
+	require.Equal(t, 1, code, want)
+	code, _, got := runCLI(t, "", "report", "--max-memory", "1000", "--merge", good, spoilt)
+	assert.Equal(t, 1, code, got)
+	assert.Equal(t, want, got)
+	assert.Contains(t, got, spoilt+": line 13, column 32")
 }
