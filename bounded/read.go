@@ -86,11 +86,25 @@ func batches(r io.Reader, o llmmetrics.ReadOptions, fn func(b *batch) error) err
 		}
 		run, err := read(in)
 		if err != nil && !(o.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
-			return fmt.Errorf("bounded: the batch of lines from %d: %w", line, err)
+			return inBatch(err, b.line)
 		}
 		b.run, line = run, line+n
 		return fn(b)
 	})
+}
+
+// inBatch returns an error of the batch whose first line is line of the
+// file: a record's error on its line in the file, as a read of the whole
+// file gives it; any other, saying where the batch began.
+func inBatch(err error, line int) error {
+	if re, ok := err.(*llmmetrics.RecordError); ok {
+		c := *re
+		if c.Line > 0 {
+			c.Line += line - 1
+		}
+		return &c
+	}
+	return fmt.Errorf("bounded: the batch of lines from %d: %w", line, err)
 }
 
 // lines reads br a batch of whole lines at a time, of about size bytes,

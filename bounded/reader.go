@@ -45,6 +45,7 @@ type passFunc func(fn func(b *batch) error) error
 func (rd *reader) each(fn func(b *batch) error) error {
 	n := 0
 	for i, src := range rd.srcs {
+		var fnErr error
 		err := batchesOf(src.src, llmmetrics.ReadOptions{Lenient: rd.opt.Lenient})(func(b *batch) error {
 			b.file, b.first = i, n
 			n += len(b.run.Records)
@@ -54,14 +55,32 @@ func (rd *reader) each(fn func(b *batch) error) error {
 			if rd.opt.Lenient {
 				rd.setAside(b)
 			}
-			return fn(b)
+			fnErr = fn(b)
+			return fnErr
 		})
-		if err != nil {
+		switch {
+		case err != nil && err != fnErr && len(rd.srcs) > 1:
+			return &FileError{File: i, Err: err}
+		case err != nil:
 			return err
 		}
 	}
 	return nil
 }
+
+// A FileError is an error in reading one of several files merged (an
+// invalid record, in a strict summary): File is its position among them,
+// from 0.
+type FileError struct {
+	File int
+	Err  error
+}
+
+// Error names the file by its position, from 1.
+func (e *FileError) Error() string { return fmt.Sprintf("file %d: %v", e.File+1, e.Err) }
+
+// Unwrap returns the file's error.
+func (e *FileError) Unwrap() error { return e.Err }
 
 // info is what a run's file says beside its records.
 type info struct {

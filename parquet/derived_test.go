@@ -85,7 +85,7 @@ func TestSchemaColumns(t *testing.T) {
 		"cached_prompt_tokens optional int64", "session optional byte_array", "turn optional int64",
 		"unfinished required boolean",
 		"ttft_ns optional int64", "e2e_ns optional int64", "tpot_ns optional int64", "max_gap_ns optional int64",
-		"outcome required byte_array",
+		"outcome required byte_array", "sent_unix_ns optional int64",
 	}
 	fields := schema.Fields()
 	if len(fields) != len(want) {

@@ -50,10 +50,15 @@
 //	tpot_ns     optional int64   (last text − first text) / (n − 1), to the nearest nanosecond
 //	max_gap_ns  optional int64   the request's largest gap between text chunks
 //	outcome     required string  ok, zero_token, failed or warmup (preflight and unfinished included)
+//	sent_unix_ns optional int64  the send on the wall clock: the run header's start (Unix ns) + sent_ns
 //
 // They are computed by the library's Record methods (TTFT, E2E, TPOT,
 // MaxGap, Category), as a report computes them, and are not read back: a
-// reader takes the records from the other columns.
+// reader takes the records from the other columns. sent_unix_ns is null
+// when the run has no header with a start or no real send times; it puts
+// the rows of shards that started apart on one clock, as
+// llmmetrics.MergeRuns does. A file without it (written before it, or by
+// another tool) is read as well.
 //
 // The file's key-value metadata holds the rest of the run:
 // llmmetrics_schema (the schema's version, 1), llmmetrics_run (the run

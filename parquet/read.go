@@ -175,6 +175,9 @@ func checkFields(path string, want, got []parquet.Field) error {
 	for _, w := range want {
 		name := path + w.Name()
 		g, ok := byName[w.Name()]
+		if !ok && path == "" && optionalColumn(name) {
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("%w: column %s is missing", ErrSchema, name)
 		}

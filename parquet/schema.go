@@ -36,7 +36,17 @@ type row struct {
 	TPOTNS   *int64 `parquet:"tpot_ns,optional"`
 	MaxGapNS *int64 `parquet:"max_gap_ns,optional"`
 	Outcome  string `parquet:"outcome,dict"`
+	// SentUnixNS is the send time on the wall clock: the run header's
+	// start (Unix nanoseconds) plus sent_ns; null when the run has no
+	// header with a start or no real send times. It puts the rows of
+	// shards that started apart on one clock. A file without the column
+	// (written before it, or by another tool) is read as well.
+	SentUnixNS *int64 `parquet:"sent_unix_ns,optional"`
 }
+
+// optionalColumn says whether a column of the schema may be missing from
+// a file: the derived ones added after the schema's first version.
+func optionalColumn(name string) bool { return name == "sent_unix_ns" }
 
 // Keys of the file's key-value metadata.
 const (

@@ -65,6 +65,9 @@ func Write(w io.Writer, run *llmmetrics.Run) error {
 	}
 	pw := parquet.NewGenericWriter[row](w, opts...)
 	var b rowBatch
+	if h := run.Header; h != nil && !h.Start.IsZero() && !run.NoSendTimes {
+		b.start, b.hasStart = h.Start.UnixNano(), true
+	}
 	for start := 0; start < len(run.Records); start += batchRows {
 		recs := run.Records[start:min(start+batchRows, len(run.Records))]
 		b.reset(recs)
@@ -154,10 +157,14 @@ type rowBatch struct {
 	rows   []row
 	arr    []int64 // the chunk arrivals of the batch
 	values []int64 // the nullable values, each pointed to by a row
+	// start is the run header's start in Unix nanoseconds, when hasStart:
+	// the epoch of sent_unix_ns.
+	start    int64
+	hasStart bool
 }
 
 // nullable is the most nullable int64 columns a row has.
-const nullable = 13
+const nullable = 14
 
 func (b *rowBatch) reset(recs []llmmetrics.Record) {
 	n := 0
@@ -256,5 +263,8 @@ func (b *rowBatch) add(r *llmmetrics.Record) {
 	x.E2ENS = b.dur(r.E2E())
 	x.TPOTNS = b.dur(r.TPOT())
 	x.MaxGapNS = b.dur(r.MaxGap())
+	if b.hasStart {
+		x.SentUnixNS = b.ptr(b.start + int64(r.Sent))
+	}
 	b.rows = append(b.rows, x)
 }

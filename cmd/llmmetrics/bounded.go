@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"slices"
 	"strconv"
@@ -33,7 +34,7 @@ type maxMemory struct {
 }
 
 func (m *maxMemory) define(fs *flag.FlagSet) {
-	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB` or 8GB (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL, CSV or Parquet, or --merge's files, that would take more in memory (3 times their size, 12 times for Parquet) is summarized in bounded memory instead, read several times; standard input that does not end within it is written to a temporary file, removed when report ends, and read from there (docs/scale.md)")
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB`, 8G or 1.5GiB (K, M, G, T: powers of 1000; Ki, Mi, Gi, Ti: of 1024; B optional, any case) (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL, CSV or Parquet, or --merge's files, that would take more in memory (3 times their size, 12 times for Parquet) is summarized in bounded memory instead, read several times; standard input that does not end within it is written to a temporary file, removed when report ends, and read from there (docs/scale.md)")
 }
 
 // parse reads the flag's size.
@@ -60,27 +61,42 @@ func (m *maxMemory) limit() int64 {
 	return 4 << 30
 }
 
-// sizeUnits are the units --max-memory takes, longest first.
-var sizeUnits = []struct {
-	suffix string
-	bytes  int64
-}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+// sizeUnits are the units --max-memory takes, in lower case: K, M, G
+// and T are powers of 1000, Ki, Mi, Gi and Ti powers of 1024 (as
+// Kubernetes writes quantities), each with or without a B, in any case.
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+	"ki": 1 << 10, "kib": 1 << 10, "mi": 1 << 20, "mib": 1 << 20,
+	"gi": 1 << 30, "gib": 1 << 30, "ti": 1 << 40, "tib": 1 << 40,
+}
 
-// parseSize reads a positive size in bytes, with a unit of sizeUnits or
-// none.
+// parseSize reads a positive size in bytes: a number, whole or with a
+// decimal fraction (1.5GiB), and a unit of sizeUnits or none; a fraction
+// of a byte is dropped.
 func parseSize(s string) (int64, error) {
-	num, unit := s, int64(1)
-	for _, u := range sizeUnits {
-		if strings.HasSuffix(s, u.suffix) {
-			num, unit = strings.TrimSuffix(s, u.suffix), u.bytes
-			break
-		}
+	bad := fmt.Errorf("%s: not a positive size, such as 512MiB, 1.5GiB, 8G or 1048576", s)
+	t := strings.TrimSpace(s)
+	k := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if k < 0 {
+		k = len(t)
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/unit {
-		return 0, fmt.Errorf("%s: not a positive size, such as 512MiB, 8GB or 1048576", s)
+	num, unit := t[:k], strings.ToLower(strings.TrimSpace(t[k:]))
+	whole, frac, _ := strings.Cut(num, ".")
+	mult, ok := sizeUnits[unit]
+	if !ok || whole == "" || strings.HasSuffix(num, ".") || strings.Contains(frac, ".") {
+		return 0, bad
 	}
-	return n * unit, nil
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, bad
+	}
+	r.Mul(r, new(big.Rat).SetInt64(mult))
+	n := new(big.Int).Quo(r.Num(), r.Denom())
+	if n.Sign() <= 0 || n.Cmp(big.NewInt(1<<62)) > 0 {
+		return 0, bad
+	}
+	return n.Int64(), nil
 }
 
 // physicalMemory reads MemTotal from a file in the form of /proc/meminfo.
@@ -125,7 +141,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add}, nil)
 	if err != nil {
-		return true, inFile(name, err)
+		return true, inFile(name, withLenientHint(err, opt.Lenient))
 	}
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // report --max-memory 1MiB of a file of several MB summarizes it in
@@ -90,12 +92,17 @@ func sameReport(t *testing.T, name, got, want string) {
 // --max-memory reads sizes in bytes, with a decimal or binary unit, and
 // refuses others; the physical memory is read from /proc/meminfo's form.
 func TestMaxMemory(t *testing.T) {
-	for s, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "8GB": 8e9, "3KiB": 3 << 10, "10B": 10} {
+	for s, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "8GB": 8e9, "3KiB": 3 << 10, "10B": 10,
+		// the spellings users type: a unit without B, in any case, and a
+		// decimal fraction (1.5 × 2³⁰ = 1610612736; 2.5 × 10³ = 2500;
+		// 1.3 × 1024 = 1331.2, the fraction of a byte dropped)
+		"8M": 8e6, "8Mi": 8 << 20, "8mi": 8 << 20, "1.5GiB": 1610612736, "1.5gib": 1610612736, "2.5k": 2500,
+		"1.3KiB": 1331, "4 GiB": 4 << 30, "1.5GB": 1.5e9, "1T": 1e12, "2Ti": 2 << 40, "7b": 7} {
 		if got, err := parseSize(s); err != nil || got != want {
 			t.Errorf("%s: got %d, %v, want %d", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "0", "-1MiB", "1.5GB", "12XB", "MiB"} {
+	for _, s := range []string{"", "0", "-1MiB", "12XB", "MiB", "1..5G", "1.2.3G", ".5G", "1.G", "1e3", "0.0001B", "8 M B", "9999999999T", "lots"} {
 		if _, err := parseSize(s); err == nil {
 			t.Errorf("%q: no error", s)
 		}
@@ -105,7 +112,7 @@ func TestMaxMemory(t *testing.T) {
 	if got, ok := physicalMemory(path); !ok || got != 24576000<<10 {
 		t.Errorf("MemTotal: %d, %v", got, ok)
 	}
-	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 8GB or 1048576\n" {
+	if code, _, errs := runCLI(t, "", "report", "--max-memory", "lots", "x"); code != 2 || errs != "llmmetrics: --max-memory lots: not a positive size, such as 512MiB, 1.5GiB, 8G or 1048576\n" {
 		t.Errorf("--max-memory lots: %d %s", code, errs)
 	}
 }
@@ -182,4 +189,48 @@ func TestReportMaxMemoryGate(t *testing.T) {
 	assert.Contains(t, out, "(a budget of 66 kB, the least it is given, though half of --max-memory is less)")
 	code, _, errs = runCLI(t, "", "report", "--fail-if", "p99(ttft)>100s", path)
 	assert.Equal(t, 0, code, "in memory the load check is computed: %s", errs)
+}
+
+// A strict error in bounded memory is the in-memory report's one line:
+// the file, the line, the id, the field, the reason and the --lenient
+// hint, with no word of batches; for a syntax error and a repeated id too.
+func TestBoundedStrictErrorAsInMemory(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/sample_run.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(src), "\n")[:20]
+	for name, edit := range map[string]func([]string){
+		"status": func(l []string) { l[11] = strings.Replace(l[11], `"status":"ok"`, `"status":"fine"`, 1) },
+		"syntax": func(l []string) { l[11] = "{oops" + l[11] },
+		"dup":    func(l []string) { l[11] = strings.Replace(l[11], `"id":"req-011"`, `"id":"req-001"`, 1) },
+	} {
+		l := slices.Clone(lines)
+		edit(l)
+		path := writeFile(t, name+".jsonl", strings.Join(l, ""))
+		code, _, want := runCLI(t, "", "report", path)
+		require.Equal(t, 1, code, want)
+		code, _, got := runCLI(t, "", "report", "--max-memory", "1000", path)
+		assert.Equal(t, 1, code, got)
+		assert.Equal(t, want, got, name)
+		assert.Contains(t, got, "line 12", name)
+		assert.Contains(t, got, "(--lenient counts invalid records as rejected instead)", name)
+	}
+}
+
+// In a merge in bounded memory, the strict error names the file of the
+// invalid record, as the merge in memory does.
+func TestBoundedMergeStrictErrorAsInMemory(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/sample_run.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(src), "\n")[:20]
+	header := func(start string) string { return `{"llmmetrics_run":{"tool":"x","start":"` + start + `"}}` + "\n" }
+	good := writeFile(t, "m1.jsonl", header("2026-12-01T15:00:00Z")+strings.Join(lines, ""))
+	bad := slices.Clone(lines)
+	bad[11] = strings.Replace(bad[11], `"status":"ok"`, `"status":"fine"`, 1)
+	spoilt := writeFile(t, "m2.jsonl", header("2026-12-01T15:00:01Z")+strings.Join(bad, ""))
+	code, _, want := runCLI(t, "", "report", "--merge", good, spoilt)
+	require.Equal(t, 1, code, want)
+	code, _, got := runCLI(t, "", "report", "--max-memory", "1000", "--merge", good, spoilt)
+	assert.Equal(t, 1, code, got)
+	assert.Equal(t, want, got)
+	assert.Contains(t, got, spoilt+": line 13, column 32")
 }

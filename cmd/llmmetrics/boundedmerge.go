@@ -44,6 +44,9 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	if errors.Is(err, llmmetrics.ErrMerge) {
 		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
+	if fe := (*bounded.FileError)(nil); errors.As(err, &fe) {
+		return true, inFile(files[fe.File], withLenientHint(fe.Err, opt.Lenient))
+	}
 	if err != nil {
 		return true, err
 	}

@@ -21,10 +21,11 @@ var convertCommand = &command{
 	synopsis: "llmmetrics convert [--force] [--measured] IN OUT",
 	about: "Convert writes a run's records in another of llmmetrics' formats: JSONL, CSV or Parquet. IN's format\n" +
 		"is told by its content (Parquet by its magic bytes PAR1), OUT's by its extension: .jsonl, .csv or\n" +
-		".parquet. IN - reads standard input. The records are read strictly: an invalid one is an error.\n" +
-		"JSONL and Parquet hold every record, the run header and the end line: JSONL → Parquet → JSONL gives\n" +
-		"the same bytes. Parquet adds, per request, the columns ttft_ns, e2e_ns, tpot_ns, max_gap_ns and\n" +
-		"outcome, for notebooks (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
+		".parquet. IN - reads standard input. The records are read strictly: an invalid one, or a repeated id,\n" +
+		"is an error, as report says it. JSONL and Parquet hold every record, the run header and the end line:\n" +
+		"JSONL → Parquet → JSONL gives the same bytes. Parquet adds, per request, the columns ttft_ns, e2e_ns,\n" +
+		"tpot_ns, max_gap_ns, outcome and sent_unix_ns (the send on the wall clock), for notebooks and for\n" +
+		"shards read as one table (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
 		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
 		"leaves them out, and says how many).",
 	examples: []string{
@@ -123,6 +124,9 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 		return fmt.Errorf("%s: a dry run's plan, not a run: nothing to convert (report describes it)", name)
 	}
 	run, err := readRun(r, false)
+	if err == nil {
+		err = repeatedID(run)
+	}
 	if err != nil {
 		return inFile(name, err) // convert reads strictly: it has no --lenient
 	}
@@ -154,6 +158,33 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 			return fmt.Errorf("writing %s: %s (convert --measured leaves out the warm-up and preflight requests)", out, trimPrefix(err))
 		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))
+	}
+	return nil
+}
+
+// repeatedID returns the error report gives for the first record whose
+// id an earlier one has (wrapping llmmetrics.ErrDuplicateID), or nil: a
+// run's ids are unique, and a file that breaks it would be written only
+// for report to refuse it.
+func repeatedID(run *llmmetrics.Run) error {
+	where := func(i int) (int, string) {
+		if i < len(run.Lines) {
+			return run.Lines[i], fmt.Sprintf("line %d", run.Lines[i])
+		}
+		return 0, fmt.Sprintf("record %d", i)
+	}
+	first := make(map[string]int, len(run.Records))
+	for i := range run.Records {
+		id := run.Records[i].ID
+		j, seen := first[id]
+		if !seen {
+			first[id] = i
+			continue
+		}
+		line, _ := where(i)
+		_, also := where(j)
+		return &llmmetrics.RecordError{Index: i, Line: line, ID: id, Field: "id",
+			Err: fmt.Errorf("%w: also %s", llmmetrics.ErrDuplicateID, also)}
 	}
 	return nil
 }

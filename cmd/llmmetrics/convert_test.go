@@ -36,3 +36,26 @@ func TestConvertMeasured(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, "requests: 2 offered = 2 ok")
 }
+
+// A repeated id is refused by convert as report refuses it, with the same
+// line and exit status 1, and no file is written: convert reads strictly.
+func TestConvertRepeatedID(t *testing.T) {
+	in := writeFile(t, "dup.jsonl", strings.Join([]string{
+		`{"id":"a","status":"ok","sent_ns":0,"chunk_arrivals_ns":[1000000],"completion_tokens":1}`,
+		`{"id":"b","status":"ok","sent_ns":1000000,"chunk_arrivals_ns":[1000000],"completion_tokens":1}`,
+		`{"id":"a","status":"ok","sent_ns":2000000,"chunk_arrivals_ns":[1000000],"completion_tokens":1}`,
+	}, "\n")+"\n")
+	const says = `dup.jsonl: line 3 (id "a"): field id: duplicate record id: also line 1`
+	code, _, errs := runCLI(t, "", "report", in)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, says)
+	for _, ext := range []string{".parquet", ".csv", ".jsonl"} {
+		out := filepath.Join(t.TempDir(), "out"+ext)
+		code, _, errs := runCLI(t, "", "convert", in, out)
+		assert.Equal(t, 1, code, ext)
+		assert.Contains(t, errs, says, ext)
+		assert.NotContains(t, errs, "--lenient", ext) // convert has none
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%s: nothing written", ext)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/formats"
+	"github.com/llmmetrics/llmmetrics/parquet"
 )
 
 // open opens the named file, or standard input when there is none or it
@@ -38,8 +39,14 @@ func withLenientHint(err error, lenient bool) error {
 	return fmt.Errorf("%w (--lenient counts invalid records as rejected instead)", err)
 }
 
-// inFile prefixes an error with the input's name.
+// inFile prefixes an error with the input's name. A file named .parquet
+// whose bytes could not be parsed was not Parquet (Parquet is told by its
+// magic bytes, and its reader's errors are not syntax errors): it says so
+// first, rather than only what reading it as CSV or JSONL found.
 func inFile(name string, err error) error {
+	if isParquetName(name) && errors.Is(err, llmmetrics.ErrSyntax) {
+		return fmt.Errorf("%s: not a Parquet file: it does not begin with the magic bytes %s (read as CSV or JSONL instead: %s)", name, parquet.Magic, trimPrefix(err))
+	}
 	return fmt.Errorf("%s: %s", name, trimPrefix(err))
 }
 

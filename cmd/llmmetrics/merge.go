@@ -179,9 +179,9 @@ func checkShards(runs []namedRun) error {
 	case 0:
 		return nil
 	case 1:
-		return valueError(fmt.Sprintf("--merge: shard %s is missing: the merge of a plan needs every shard's file", missing[0]))
+		return valueError(fmt.Sprintf("--merge: shard %s is missing: the merge of a plan needs every shard's file%s", missing[0], partialShards(runs, missing)))
 	}
-	return valueError(fmt.Sprintf("--merge: shards %s and %s are missing: the merge of a plan needs every shard's file", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1]))
+	return valueError(fmt.Sprintf("--merge: shards %s and %s are missing: the merge of a plan needs every shard's file%s", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1], partialShards(runs, missing)))
 }
 
 // windowOf returns a file's window on the wall clock.

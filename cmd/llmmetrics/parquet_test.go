@@ -146,3 +146,31 @@ func TestRunOutParquet(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "exists; --force overwrites it")
 }
+
+// A file named .parquet that is not Parquet (text, or random bytes) is
+// said to be no Parquet file, not only what reading it as CSV found.
+func TestReportNotParquet(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.parquet")
+	require.NoError(t, os.WriteFile(text, []byte("hello world\nfoo\n"), 0o644))
+	random := filepath.Join(dir, "random.parquet")
+	b := make([]byte, 3000)
+	for i := range b {
+		b[i] = byte(i*7919 + i/3) // not PAR1, not a table
+	}
+	require.NoError(t, os.WriteFile(random, b, 0o644))
+	for _, args := range [][]string{
+		{"report", text}, {"report", random}, {"report", "--max-memory", "1000", text},
+		{"convert", text, filepath.Join(dir, "x.jsonl")}, {"report", "--merge", text, random},
+	} {
+		code, _, errs := runCLI(t, "", args...)
+		assert.Equal(t, 1, code, "%v: %s", args, errs)
+		assert.Contains(t, errs, ".parquet: not a Parquet file: it does not begin with the magic bytes PAR1", args)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	}
+	// A CSV named .csv says what is wrong with the CSV, as before.
+	csv := filepath.Join(dir, "text.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("hello world\nfoo\n"), 0o644))
+	_, _, errs := runCLI(t, "", "report", csv)
+	assert.NotContains(t, errs, "not a Parquet file")
+}

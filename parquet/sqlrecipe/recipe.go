@@ -128,7 +128,10 @@ const sourceDialects = `-- dialect: Spark SQL: SELECT * FROM parquet.` + "`run.p
 --          Trino: a table over the files (the Hive or Iceberg connector);
 --          ClickHouse: SELECT * FROM file('run.parquet', Parquet).
 -- Several files of one run (the shards of ` + "`run --shard`" + `): a glob,
--- read_parquet('shard-*.parquet').
+-- read_parquet('shard-*.parquet'); each file's sent_ns counts from its own
+-- start, and the window, warm-up and rates put them on one clock by
+-- sent_unix_ns (see lm_timed). A file without that column (written
+-- before it): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns FROM ….
 `
 
 // quote writes s as a SQL string literal.

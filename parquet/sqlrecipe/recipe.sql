@@ -49,7 +49,8 @@
 --     the first warmup_requests requests in send order). Absent is NULL,
 --     never 0.
 --   * Rates are over the window: declared, or from the first send of a
---     measured request to the last text chunk of an ok request.
+--     measured request to the last text chunk of an ok request, the sends
+--     of several files put on one clock by sent_unix_ns (lm_clock).
 --   * Goodput: a request is good when it is ok and meets every limit set
 --     (≤, or < when strict), judged jointly; attainment is good / measured
 --     requests, failures included.
@@ -64,7 +65,10 @@ SELECT * FROM read_parquet('run.parquet');
 --          Trino: a table over the files (the Hive or Iceberg connector);
 --          ClickHouse: SELECT * FROM file('run.parquet', Parquet).
 -- Several files of one run (the shards of `run --shard`): a glob,
--- read_parquet('shard-*.parquet').
+-- read_parquet('shard-*.parquet'); each file's sent_ns counts from its own
+-- start, and the window, warm-up and rates put them on one clock by
+-- sent_unix_ns (see lm_timed). A file without that column (written
+-- before it): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns FROM ….
 
 CREATE OR REPLACE VIEW lm_settings AS
 SELECT
@@ -119,14 +123,37 @@ FROM (
 ) g
 WHERE k > 1;
 
+-- The clock of the send times. sent_ns counts from the start of the file
+-- the row came from, so the rows of several files (shards that started
+-- seconds apart, read by a glob) are on one clock only by sent_unix_ns,
+-- the send on the wall clock (the file's start + sent_ns), as `report
+-- --merge` aligns them by each file's start. When every row has it, the
+-- window, the warm-up by number and the rates take the send time at_ns
+-- from it (clock 'sent_unix_ns'); when none has it, from sent_ns (clock
+-- 'sent_ns': right for one file, wrong for shards that started apart);
+-- when some rows have it and others not, the files are not on one clock
+-- (clock 'mixed'): the derived window is NULL. A request's own figures
+-- (TTFT, E2E, TPOT, gaps) are differences from its send and need neither.
+CREATE OR REPLACE VIEW lm_clock AS
+SELECT CASE WHEN count(sent_unix_ns) = 0 THEN 'sent_ns'
+            WHEN count(sent_unix_ns) = count(*) THEN 'sent_unix_ns'
+            ELSE 'mixed' END AS clock
+FROM lm_records;
+
+-- The records with their send time on the clock of lm_clock.
+CREATE OR REPLACE VIEW lm_timed AS
+SELECT r.*, CASE WHEN k.clock = 'sent_unix_ns' THEN r.sent_unix_ns ELSE r.sent_ns END AS at_ns
+FROM lm_records r
+CROSS JOIN lm_clock k;
+
 -- Where warm-up by number ends: the send time of the (N+1)-th measured
 -- request; every request sent before it is warm-up (NULL when there are
 -- no more than N: all are).
 CREATE OR REPLACE VIEW lm_warmup_cut AS
-SELECT max(CASE WHEN m.i = s.warmup_requests + 1 THEN m.sent_ns END) AS cut_ns
+SELECT max(CASE WHEN m.i = s.warmup_requests + 1 THEN m.at_ns END) AS cut_ns
 FROM (
-    SELECT sent_ns, row_number() OVER (ORDER BY sent_ns) AS i
-    FROM lm_records
+    SELECT at_ns, row_number() OVER (ORDER BY at_ns) AS i
+    FROM lm_timed
     WHERE NOT (warmup OR preflight OR unfinished)
 ) m
 CROSS JOIN lm_settings s;
@@ -137,7 +164,7 @@ SELECT
     x.*,
     CASE
         WHEN x.warmup OR x.preflight OR x.unfinished
-            OR (s.warmup_requests > 0 AND (c.cut_ns IS NULL OR x.sent_ns < c.cut_ns)) THEN 'warmup'
+            OR (s.warmup_requests > 0 AND (c.cut_ns IS NULL OR x.at_ns < c.cut_ns)) THEN 'warmup'
         WHEN x.status <> 'ok' THEN 'failed'
         -- text: a chunk, a count of one or more, or no usage (the text
         -- times then say when the text came)
@@ -146,14 +173,14 @@ SELECT
     END AS category
 FROM (
     SELECT
-        r.id, r.status, r.message, r.sent_ns, r.prompt_tokens, r.warmup, r.preflight, r.unfinished,
+        r.id, r.status, r.message, r.sent_ns, r.at_ns, r.prompt_tokens, r.warmup, r.preflight, r.unfinished,
         r.completion_tokens AS n,
         coalesce(len(r.chunk_arrivals_ns), 0) AS n_chunks,
         CASE WHEN len(r.chunk_arrivals_ns) > 0 THEN r.chunk_arrivals_ns[1]
              ELSE r.first_text_ns END AS first_ns,
         CASE WHEN len(r.chunk_arrivals_ns) > 0 THEN r.chunk_arrivals_ns[len(r.chunk_arrivals_ns)]
              ELSE r.last_text_ns END AS last_ns
-    FROM lm_records r
+    FROM lm_timed r
 ) x
 CROSS JOIN lm_settings s
 CROSS JOIN lm_warmup_cut c;
@@ -178,7 +205,7 @@ FROM (
 -- One row a request, with its figures (NULL where it has none).
 CREATE OR REPLACE VIEW lm_requests AS
 SELECT
-    q.id, q.status, q.message, q.category, q.sent_ns, q.n, q.n_chunks, q.prompt_tokens,
+    q.id, q.status, q.message, q.category, q.sent_ns, q.at_ns, q.n, q.n_chunks, q.prompt_tokens,
     q.counted, q.has_tpot, q.unstreamed, q.first_ns, q.last_ns,
     CASE WHEN q.category = 'ok' AND NOT q.unstreamed THEN q.first_ns END AS ttft_ns,
     CASE WHEN q.category = 'ok' THEN q.last_ns END AS e2e_ns,
@@ -253,19 +280,22 @@ WHERE (s.method = 'nearest-rank'
 
 -- The window of the rates, in nanoseconds: declared, or from the first
 -- send of a measured request to the last text chunk of an ok request (the
--- text of a failed request does not end it). NULL when there is none.
+-- text of a failed request does not end it), start_ns and end_ns on the
+-- clock of lm_clock. NULL when there is none, or when the files are not
+-- on one clock.
 CREATE OR REPLACE VIEW lm_window AS
 SELECT
     CASE WHEN s.window_ns > 0 THEN s.window_ns
-         WHEN s.derive_window AND w.end_ns > w.start_ns THEN w.end_ns - w.start_ns
+         WHEN s.derive_window AND k.clock <> 'mixed' AND w.end_ns > w.start_ns THEN w.end_ns - w.start_ns
     END AS window_ns,
     CASE WHEN s.window_ns > 0 THEN 'declared' ELSE 'first send to last text' END AS how,
-    w.start_ns, w.end_ns
+    w.start_ns, w.end_ns, k.clock
 FROM lm_settings s
+CROSS JOIN lm_clock k
 CROSS JOIN (
     SELECT
-        min(CASE WHEN category <> 'warmup' THEN sent_ns END) AS start_ns,
-        max(CASE WHEN category = 'ok' THEN sent_ns + last_ns END) AS end_ns
+        min(CASE WHEN category <> 'warmup' THEN at_ns END) AS start_ns,
+        max(CASE WHEN category = 'ok' THEN at_ns + last_ns END) AS end_ns
     FROM lm_requests
 ) w;
 
@@ -293,20 +323,34 @@ FROM lm_requests
 WHERE tpot_ns IS NOT NULL;
 
 -- Rates per second over the window: tokens of the ok requests with a
--- usable count, prompt tokens where the server gave them (NULL when no ok
--- request has them), ok requests.
+-- usable count, prompt tokens where the server gave them, ok requests. A
+-- rate built on counts no ok request has is NULL, never 0: the output
+-- rate when ok requests came but none has a usable count, the prompt rate
+-- when none carries a prompt count. When some have a count and others not,
+-- the rate covers those with one and is a lower bound:
+-- output_tokens_lower_bound (prompt_tokens_lower_bound) is TRUE, and
+-- output_tokens_requests (prompt_tokens_requests) the requests it counts,
+-- as in `llmmetrics report --json`.
 CREATE OR REPLACE VIEW lm_rates AS
 SELECT
     w.window_ns,
-    CAST(t.output_tokens AS DOUBLE) * 1e9 / w.window_ns AS output_tokens_per_s,
-    CASE WHEN t.prompted > 0 THEN CAST(t.prompt_tokens AS DOUBLE) * 1e9 / w.window_ns END AS prompt_tokens_per_s,
-    CAST(t.ok AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s
+    CASE WHEN t.ok = 0 OR t.counted_requests > 0
+         THEN CAST(coalesce(t.output_tokens, 0) AS DOUBLE) * 1e9 / w.window_ns END AS output_tokens_per_s,
+    t.counted_requests > 0 AND t.counted_requests < t.ok AS output_tokens_lower_bound,
+    t.counted_requests AS output_tokens_requests,
+    CASE WHEN t.prompted_requests > 0 THEN CAST(t.prompt_tokens AS DOUBLE) * 1e9 / w.window_ns END AS prompt_tokens_per_s,
+    t.prompted_requests > 0 AND t.prompted_requests < t.ok AS prompt_tokens_lower_bound,
+    t.prompted_requests AS prompt_tokens_requests,
+    CAST(t.ok AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s,
+    t.output_tokens
 FROM lm_window w
 CROSS JOIN (
     SELECT
-        coalesce(sum(CASE WHEN counted THEN n ELSE 0 END), 0) AS output_tokens,
-        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens IS NOT NULL THEN prompt_tokens ELSE 0 END), 0) AS prompt_tokens,
-        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens IS NOT NULL THEN 1 ELSE 0 END), 0) AS prompted,
+        -- NULL when no ok request has a usable count
+        sum(CASE WHEN counted THEN n END) AS output_tokens,
+        coalesce(sum(CASE WHEN counted THEN 1 ELSE 0 END), 0) AS counted_requests,
+        sum(CASE WHEN category = 'ok' AND prompt_tokens > 0 THEN prompt_tokens END) AS prompt_tokens,
+        coalesce(sum(CASE WHEN category = 'ok' AND prompt_tokens > 0 THEN 1 ELSE 0 END), 0) AS prompted_requests,
         coalesce(sum(CASE WHEN category = 'ok' THEN 1 ELSE 0 END), 0) AS ok
     FROM lm_requests
 ) t;
