@@ -218,8 +218,8 @@ func TestSummarizeMergedMillionRefuses(t *testing.T) {
 	_, st, err := bounded.SummarizeMerged(opens, bounded.Options{Budget: 12 << 20}, nil)
 	var re *llmmetrics.RecordError
 	// The fourth file's records come after three files of 250,000 records
-	// and 7 edges each; its lines after its header.
-	if !errors.Is(err, llmmetrics.ErrDuplicateID) || !errors.As(err, &re) || re.ID != "4/r7" || re.Index != 3*250_007+249_990 ||
+	// and the edges each; its lines after its header.
+	if !errors.Is(err, llmmetrics.ErrDuplicateID) || !errors.As(err, &re) || re.ID != "4/r7" || re.Index != 3*(250_000+len(edges(0)))+249_990 ||
 		re.Line != 249_992 || !strings.Contains(err.Error(), "also line 9") {
 		t.Errorf("a repeated id: %v", err)
 	}
