@@ -83,7 +83,7 @@ func TestSchemaColumns(t *testing.T) {
 		"warmup required boolean", "preflight required boolean",
 		"scheduled_ns optional int64", "wait_ns optional int64", "first_answer_ns optional int64", "reasoning_tokens optional int64",
 		"cached_prompt_tokens optional int64", "session optional byte_array", "turn optional int64",
-		"unfinished required boolean",
+		"one_body required boolean", "unfinished required boolean",
 		"ttft_ns optional int64", "e2e_ns optional int64", "tpot_ns optional int64", "max_gap_ns optional int64",
 		"outcome required byte_array", "sent_unix_ns optional int64",
 	}

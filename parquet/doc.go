@@ -34,6 +34,7 @@
 //	cached_prompt_tokens optional int64    prompt tokens the server took from its prefix cache
 //	session            optional byte_array the multi-turn conversation the request belongs to
 //	turn               optional int64      the request's turn in its session, from 1
+//	one_body           required boolean    the reply came as one body, not a stream (false when missing)
 //	unfinished         required boolean    still in flight when the load generator ended its run
 //
 // A count that is not known is null, never 0: absent is not 0. The client's

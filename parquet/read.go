@@ -467,6 +467,7 @@ func client(x *row) (*llmmetrics.ClientSide, *llmmetrics.RecordError) {
 	if x.Session != nil {
 		c.Session = *x.Session
 	}
+	c.OneBody = x.OneBody
 	if x.Turn != nil {
 		var cerr *llmmetrics.RecordError
 		if c.Turn, cerr = count("turn", x.Turn); cerr != nil {

@@ -27,6 +27,7 @@ type row struct {
 	CachedPrompt     *int64  `parquet:"cached_prompt_tokens,optional"`
 	Session          *string `parquet:"session,optional,dict"`
 	Turn             *int64  `parquet:"turn,optional"`
+	OneBody          bool    `parquet:"one_body"`
 	Unfinished       bool    `parquet:"unfinished"`
 
 	// Derived per request, as the report computes them; null where the
@@ -45,8 +46,9 @@ type row struct {
 }
 
 // optionalColumn says whether a column of the schema may be missing from
-// a file: the derived ones added after the schema's first version.
-func optionalColumn(name string) bool { return name == "sent_unix_ns" }
+// a file: those added after the schema's first version, one_body (false
+// when missing) and the derived sent_unix_ns.
+func optionalColumn(name string) bool { return name == "sent_unix_ns" || name == "one_body" }
 
 // Keys of the file's key-value metadata.
 const (

@@ -94,3 +94,47 @@ func TestReadWithoutSentUnix(t *testing.T) {
 		t.Errorf("read %+v", run.Records)
 	}
 }
+
+// A reply of one body keeps its mark through a file, and a file written
+// before the one_body column reads as replies that were not so marked.
+func TestOneBodyColumn(t *testing.T) {
+	recs := []llmmetrics.Record{
+		{ID: "s", Chunks: []time.Duration{10, 20, 30}, CompletionTokens: 3, Client: &llmmetrics.ClientSide{Wait: 5}},
+		{ID: "b", Chunks: []time.Duration{40}, NoUsage: true, Client: &llmmetrics.ClientSide{Wait: 5, OneBody: true}},
+	}
+	run, err := decode(encode(t, &llmmetrics.Run{Records: recs}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(run.Records, recs) {
+		t.Errorf("read back %+v, want %+v", run.Records, recs)
+	}
+
+	var fields []reflect.StructField
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[row]()) {
+		if f.Name != "OneBody" {
+			fields = append(fields, f)
+		}
+	}
+	old := reflect.StructOf(fields)
+	x := reflect.New(old).Elem()
+	v := reflect.ValueOf(okRow("a"))
+	for i, f := range fields {
+		x.Field(i).Set(v.FieldByName(f.Name))
+	}
+	var b bytes.Buffer
+	w := parquet.NewWriter(&b, parquet.SchemaOf(reflect.New(old).Interface()))
+	if err := w.Write(x.Interface()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := decode(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Records) != 1 || back.Records[0].Client != nil && back.Records[0].Client.OneBody {
+		t.Errorf("read %+v", back.Records)
+	}
+}

@@ -258,6 +258,7 @@ func (b *rowBatch) add(r *llmmetrics.Record) {
 		if c.Turn != 0 {
 			x.Turn = b.ptr(int64(c.Turn))
 		}
+		x.OneBody = c.OneBody
 	}
 	x.TTFTNS = b.dur(r.TTFT())
 	x.E2ENS = b.dur(r.E2E())

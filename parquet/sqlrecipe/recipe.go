@@ -130,8 +130,9 @@ const sourceDialects = `-- dialect: Spark SQL: SELECT * FROM parquet.` + "`run.p
 -- Several files of one run (the shards of ` + "`run --shard`" + `): a glob,
 -- read_parquet('shard-*.parquet'); each file's sent_ns counts from its own
 -- start, and the window, warm-up and rates put them on one clock by
--- sent_unix_ns (see lm_timed). A file without that column (written
--- before it): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns FROM ….
+-- sent_unix_ns (see lm_timed). A file without that column or one_body
+-- (written before them): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns,
+-- false AS one_body FROM ….
 `
 
 // quote writes s as a SQL string literal.

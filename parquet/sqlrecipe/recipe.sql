@@ -34,9 +34,9 @@
 --     arrivals were recorded). TTFT ends at the first, E2E at the last.
 --   * n is the server's count (completion_tokens), never the number of
 --     chunks; it is usable when given and no fewer than the chunks. TPOT =
---     (last − first)/(n − 1) needs a usable n ≥ 2; an answer whose n ≥ 2
---     tokens came in one chunk (or at one instant) was not streamed: it has
---     an E2E, and no TTFT or TPOT.
+--     (last − first)/(n − 1) needs a usable n ≥ 2; an answer whose client
+--     saw one body (one_body), or whose n ≥ 2 tokens came in one chunk (or
+--     at one instant), was not streamed: it has an E2E, and no TTFT or TPOT.
 --   * ITL is the gaps between consecutive chunks, pooled over ok requests
 --     (chunk gaps: a chunk may carry several tokens).
 --   * Percentiles are nearest rank (the value at rank ⌈p·N/100⌉) or linear
@@ -67,8 +67,9 @@ SELECT * FROM read_parquet('run.parquet');
 -- Several files of one run (the shards of `run --shard`): a glob,
 -- read_parquet('shard-*.parquet'); each file's sent_ns counts from its own
 -- start, and the window, warm-up and rates put them on one clock by
--- sent_unix_ns (see lm_timed). A file without that column (written
--- before it): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns FROM ….
+-- sent_unix_ns (see lm_timed). A file without that column or one_body
+-- (written before them): SELECT *, CAST(NULL AS BIGINT) AS sent_unix_ns,
+-- false AS one_body FROM ….
 
 CREATE OR REPLACE VIEW lm_settings AS
 SELECT
@@ -173,7 +174,7 @@ SELECT
     END AS category
 FROM (
     SELECT
-        r.id, r.status, r.message, r.sent_ns, r.at_ns, r.prompt_tokens, r.warmup, r.preflight, r.unfinished,
+        r.id, r.status, r.message, r.sent_ns, r.at_ns, r.prompt_tokens, r.warmup, r.preflight, r.unfinished, r.one_body,
         r.completion_tokens AS n,
         coalesce(len(r.chunk_arrivals_ns), 0) AS n_chunks,
         CASE WHEN len(r.chunk_arrivals_ns) > 0 THEN r.chunk_arrivals_ns[1]
@@ -190,13 +191,15 @@ CROSS JOIN lm_warmup_cut c;
 -- SQL's x[i] counts from 0, and element_at(x, i) from 1 (Trino has
 -- element_at too).
 
--- The usable count and whether the answer was streamed.
+-- The usable count and whether the answer was streamed: not when its
+-- client saw one body (one_body), whatever its count, nor when its n ≥ 2
+-- counted tokens came in one chunk or at one instant.
 CREATE OR REPLACE VIEW lm_request_counts AS
 SELECT
     b.*,
     counted AND b.n >= 2 AS has_tpot,
-    counted AND b.n >= 2
-        AND (CASE WHEN b.n_chunks > 0 THEN b.n_chunks = 1 ELSE b.first_ns = b.last_ns END) AS unstreamed
+    b.category = 'ok' AND (b.one_body OR counted AND b.n >= 2
+        AND (CASE WHEN b.n_chunks > 0 THEN b.n_chunks = 1 ELSE b.first_ns = b.last_ns END)) AS unstreamed
 FROM (
     SELECT b.*, b.category = 'ok' AND b.n IS NOT NULL AND b.n >= b.n_chunks AS counted
     FROM lm_request_base b
@@ -358,34 +361,47 @@ CROSS JOIN (
 -- Each measured request judged against the SLO: good when ok and within
 -- every limit set. TTFT is judged at the first text (an unstreamed answer's
 -- too), TPOT as last − first against limit·(n − 1) in integers, only for a
--- request with a TPOT count, the largest gap only for a request with two
--- chunks or more.
+-- request with a TPOT count (a one-token request meets it), the largest gap
+-- only for a request with two chunks or more. A request without a usable
+-- count has an unknown TPOT: meeting every other limit, it is unjudged, and
+-- not good (attainment is then a lower bound, as the report says).
 CREATE OR REPLACE VIEW lm_judged AS
 SELECT
-    q.id,
-    q.category = 'ok'
-    AND (s.slo_ttft_ns = 0 OR q.first_ns < s.slo_ttft_ns OR NOT s.slo_strict AND q.first_ns = s.slo_ttft_ns)
-    AND (s.slo_e2e_ns = 0 OR q.last_ns < s.slo_e2e_ns OR NOT s.slo_strict AND q.last_ns = s.slo_e2e_ns)
-    AND (s.slo_tpot_ns = 0 OR NOT q.has_tpot
+    j.id,
+    j.ok AND j.ttft_met AND j.e2e_met AND j.gap_met AND j.tpot_met AS good,
+    j.ok AND j.ttft_met AND j.e2e_met AND j.gap_met AND j.tpot_unknown AS unjudged
+FROM (
+    SELECT
+        q.id,
+        q.category = 'ok' AS ok,
+        (s.slo_ttft_ns = 0 OR q.first_ns < s.slo_ttft_ns OR NOT s.slo_strict AND q.first_ns = s.slo_ttft_ns) AS ttft_met,
+        (s.slo_e2e_ns = 0 OR q.last_ns < s.slo_e2e_ns OR NOT s.slo_strict AND q.last_ns = s.slo_e2e_ns) AS e2e_met,
+        (s.slo_tpot_ns = 0 OR NOT q.has_tpot AND q.counted
          OR q.last_ns - q.first_ns < s.slo_tpot_ns * (q.n - 1)
-         OR NOT s.slo_strict AND q.last_ns - q.first_ns = s.slo_tpot_ns * (q.n - 1))
-    AND (s.slo_max_gap_ns = 0 OR q.max_gap_ns IS NULL OR q.max_gap_ns < s.slo_max_gap_ns
-         OR NOT s.slo_strict AND q.max_gap_ns = s.slo_max_gap_ns) AS good
-FROM lm_requests q
-CROSS JOIN lm_settings s
-WHERE q.category <> 'warmup';
+         OR NOT s.slo_strict AND q.last_ns - q.first_ns = s.slo_tpot_ns * (q.n - 1)) AS tpot_met,
+        s.slo_tpot_ns > 0 AND NOT q.counted AS tpot_unknown,
+        (s.slo_max_gap_ns = 0 OR q.max_gap_ns IS NULL OR q.max_gap_ns < s.slo_max_gap_ns
+         OR NOT s.slo_strict AND q.max_gap_ns = s.slo_max_gap_ns) AS gap_met
+    FROM lm_requests q
+    CROSS JOIN lm_settings s
+    WHERE q.category <> 'warmup'
+) j;
 
 -- Attainment: good / measured (failed and zero-token requests stay in the
--- denominator); goodput: good requests per second over the window. One row
--- when an SLO is set, none otherwise.
+-- denominator); goodput: good requests per second over the window; both
+-- lower bounds when some request is unjudged. One row when an SLO is set,
+-- none otherwise.
 CREATE OR REPLACE VIEW lm_goodput AS
 SELECT
     j.good,
     j.judged,
     CASE WHEN j.judged > 0 THEN CAST(j.good AS DOUBLE) / j.judged END AS attainment,
-    CAST(j.good AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s
+    CAST(j.good AS DOUBLE) * 1e9 / w.window_ns AS requests_per_s,
+    j.unjudged,
+    j.unjudged > 0 AS attainment_lower_bound
 FROM (
-    SELECT coalesce(sum(CASE WHEN good THEN 1 ELSE 0 END), 0) AS good, count(*) AS judged
+    SELECT coalesce(sum(CASE WHEN good THEN 1 ELSE 0 END), 0) AS good, count(*) AS judged,
+        coalesce(sum(CASE WHEN unjudged THEN 1 ELSE 0 END), 0) AS unjudged
     FROM lm_judged
 ) j
 CROSS JOIN lm_window w
