@@ -131,7 +131,9 @@ func Library(c Case) (Figures, error) {
 		f[name] = Absent
 	}
 	if t := s.Throughput; t != nil {
-		f["output_tokens_per_s"] = Num(float64(t.OutputTokensPerSecond))
+		if _, none := s.Absent["output_tokens_per_s"]; !none {
+			f["output_tokens_per_s"] = Num(float64(t.OutputTokensPerSecond))
+		}
 		f["requests_per_s"] = Num(float64(t.RequestsPerSecond))
 		if _, none := s.Absent["prompt_tokens_per_s"]; !none {
 			f["prompt_tokens_per_s"] = Num(float64(t.PromptTokensPerSecond))

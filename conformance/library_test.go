@@ -3,6 +3,7 @@ package conformance
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // libraryDisagrees lists the cases today's library does not pass, and
@@ -34,5 +35,24 @@ func TestLibraryAgrees(t *testing.T) {
 		for _, d := range r.Missing {
 			t.Errorf("case %s: the library does not give %s", r.Case.ID, d.Figure)
 		}
+	}
+}
+
+// A case whose answers carry no usage has no output rate: the library's
+// figure is absent, as the report leaves it, never the 0 it is held as.
+func TestLibraryOutputRateAbsent(t *testing.T) {
+	ms := time.Millisecond
+	c := Case{ID: "no-usage", Options: Options{Method: "nearest-rank", Window: time.Second}, Requests: []Request{
+		{ID: "a", Status: "ok", Events: []Event{{At: 100 * ms, Kind: KindText}, {At: 150 * ms, Kind: KindText}, {At: 160 * ms, Kind: "done"}}},
+	}}
+	f, err := Library(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := f["output_tokens_per_s"]; v != Absent {
+		t.Errorf("output_tokens_per_s = %v, want absent", v)
+	}
+	if v := f["requests_per_s"]; v != Num(1) {
+		t.Errorf("requests_per_s = %v, want 1 (one request over the declared second)", v)
 	}
 }
