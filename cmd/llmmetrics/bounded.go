@@ -34,7 +34,7 @@ type maxMemory struct {
 }
 
 func (m *maxMemory) define(fs *flag.FlagSet) {
-	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB`, 8G or 1.5GiB (K, M, G, T: powers of 1000; Ki, Mi, Gi, Ti: of 1024; B optional, any case) (default: half the physical memory, from /proc/meminfo, or 4GiB where it cannot be read): a file of llmmetrics' JSONL, CSV or Parquet, or --merge's files, that would take more in memory (3 times their size, 12 times for Parquet) is summarized in bounded memory instead, read several times; standard input that does not end within it is written to a temporary file, removed when report ends, and read from there (docs/scale.md)")
+	m.text = fs.String("max-memory", "", "the memory report may take, e.g. `512MiB`, 8G or 1.5GiB (K, M, G, T: powers of 1000; Ki, Mi, Gi, Ti: of 1024; B optional, any case) (default: half the memory the process may use: its container's cgroup limit, or else the physical memory of /proc/meminfo, or 4GiB where neither can be read): a file of llmmetrics' JSONL, CSV or Parquet, or --merge's files, that would take more in memory (3 times their size, 12 times for Parquet) is summarized in bounded memory instead, read several times; standard input that does not end within it is written to a temporary file, removed when report ends, and read from there (docs/scale.md)")
 }
 
 // parse reads the flag's size.
@@ -50,12 +50,13 @@ func (m *maxMemory) parse() error {
 	return nil
 }
 
-// limit returns the bytes given, or half the physical memory.
+// limit returns the bytes given, or half the memory the process may use
+// (see usableMemory).
 func (m *maxMemory) limit() int64 {
 	if m.bytes > 0 {
 		return m.bytes
 	}
-	if total, ok := physicalMemory("/proc/meminfo"); ok {
+	if total, ok := usableMemory("/proc/meminfo", cgroupLimitFiles); ok {
 		return total / 2
 	}
 	return 4 << 30
