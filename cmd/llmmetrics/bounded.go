@@ -146,7 +146,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	}
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)
-	s.Notes = append(s.Notes, boundedNote(over, cost, budget))
+	s.Notes = append(s.Notes, boundedNote(over, cost, budget, s))
 	return true, f.writeSummary(w, name, s, nil)
 }
 
@@ -174,13 +174,19 @@ func (f *reportFlags) overMemory(ins []*boundedInput, opt *llmmetrics.Options) (
 	return over, int(min(max(limit/2, minBudget), 1<<40)), true
 }
 
-// boundedNote is the note of a report summarized in bounded memory.
-func boundedNote(over string, cost bounded.Stats, budget int) string {
+// boundedNote is the note of a report of s summarized in bounded memory:
+// what it did not compute names the load check only where the run's
+// header gave a load to check.
+func boundedNote(over string, cost bounded.Stats, budget int, s *llmmetrics.Summary) string {
 	least := ""
 	if budget == minBudget {
 		least = fmt.Sprintf(" (a budget of %s, the least it is given, though half of --max-memory is less)", megabytes(minBudget))
 	}
-	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records%s; not computed: the workload, the client's distributions, the load check and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)), least)
+	load := ""
+	if s.Header != nil && len(s.Header.Load) > 0 {
+		load = ", the load check"
+	}
+	return fmt.Sprintf("bounded summary: %s; read in %d passes holding at most %s besides a batch of records%s; not computed: the workload, the client's distributions%s and TTFT by turn", over, cost.Passes, megabytes(int64(cost.Held)), least, load)
 }
 
 // needRecords names the first flag given that needs the records of ins

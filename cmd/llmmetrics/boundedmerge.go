@@ -55,7 +55,7 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	nameTruncated(s.Completeness, named) // merge.go
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)
-	s.Notes = append(s.Notes, boundedNote(over, cost, budget))
+	s.Notes = append(s.Notes, boundedNote(over, cost, budget, s))
 	return true, f.writeSummary(w, strings.Join(files, " + "), s, nil)
 }
 

@@ -172,3 +172,33 @@ func TestReportMaxMemoryParquetLenient(t *testing.T) {
 	}
 	sameKeys(t, got, inMemory, "requests", "ttft_ms", "e2e_ms", "throughput")
 }
+
+// The bounded note names the load check among what it did not compute
+// only for a run whose header gave a load to check.
+func TestBoundedNoteLoadCheck(t *testing.T) {
+	recs := synth.Mixed(5_000, 4)
+	for _, c := range []struct {
+		name   string
+		header *llmmetrics.RunHeader
+		load   bool
+	}{
+		{"no header", nil, false},
+		{"a load", &llmmetrics.RunHeader{Tool: "test", Load: map[string]string{"concurrency": "8"}}, true},
+	} {
+		var b bytes.Buffer
+		if c.header != nil {
+			c.header.WriteLine(&b)
+		}
+		if err := llmmetrics.WriteJSONL(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, "run.jsonl", b.String())
+		_, out, errs := runCLI(t, "", "report", "--max-memory", "1MiB", path)
+		if !strings.Contains(out, "bounded summary: ") {
+			t.Fatalf("%s: not bounded: %s%s", c.name, out, errs)
+		}
+		if got := strings.Contains(out, "the load check"); got != c.load {
+			t.Errorf("%s: the note names the load check: %v, want %v", c.name, got, c.load)
+		}
+	}
+}
