@@ -72,7 +72,7 @@ func (s *shardFlags) apply(fs *flag.FlagSet, p *drive.Plan) (share, error) {
 	if *s.startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, *s.startAt)
 		if err != nil {
-			return sh, fmt.Errorf("%w: --start-at %q: want an RFC 3339 time, e.g. 2026-12-01T15:00:00Z", errUsage, *s.startAt)
+			return sh, valueError(fmt.Sprintf("--start-at %q: want an RFC 3339 time, e.g. 2026-12-01T15:00:00Z", *s.startAt))
 		}
 		sh.startAt = t
 		if err := sh.late(); err != nil { // before any request is sent or file written
@@ -228,7 +228,7 @@ func (sh share) wait(ctx context.Context) error {
 // late returns the error of a start time more than lateStart past.
 func (sh share) late() error {
 	if d := time.Since(sh.startAt); d > lateStart {
-		return fmt.Errorf("%w: --start-at %s is %v in the past", errUsage, sh.startAt.Format(time.RFC3339Nano), d.Round(time.Millisecond))
+		return valueError(fmt.Sprintf("--start-at %s is %v in the past, more than the %v a late start may be", sh.startAt.Format(time.RFC3339Nano), d.Round(time.Millisecond), lateStart))
 	}
 	return nil
 }

@@ -507,6 +507,7 @@ func TestShardLateRefusedFirst(t *testing.T) {
 		"--prompt-tokens", "8", "--shard", "1/4", "--start-at", past, "--out", out)
 	assert.Equal(t, 2, code, errs)
 	assert.Contains(t, errs, "in the past")
+	assert.Equal(t, 1, strings.Count(strings.TrimSpace(errs), "\n")+1, "one line, not the usage: %s", errs)
 	assert.Zero(t, got.Load(), "requests sent")
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "a file was written: %v", err)
