@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/bounded"
 	"github.com/llmmetrics/llmmetrics/internal/budget"
+	"github.com/llmmetrics/llmmetrics/internal/synth"
 )
 
 // A stream makes a run of records one at a time, from a fixed seed, and
@@ -26,8 +26,7 @@ type stream struct {
 	n, k, i int
 	// dupAt, when not 0, is the record whose id is dupOf's.
 	dupAt, dupOf int
-	rng          *rand.Rand
-	sent         time.Duration
+	mix          *synth.Mixer
 	buf          bytes.Buffer
 	batch        []llmmetrics.Record
 	chunks       []time.Duration
@@ -35,7 +34,7 @@ type stream struct {
 
 // newStream returns a stream of n records of k chunks and the edges.
 func newStream(n, k int) *stream {
-	return &stream{n: n, k: k, rng: rand.New(rand.NewPCG(29, 32))}
+	return &stream{n: n, k: k, mix: synth.NewMixer()}
 }
 
 // opener returns an Opener of a new stream of n records of k chunks each
@@ -52,7 +51,7 @@ func records(n, k int) []llmmetrics.Record {
 	for s.i < s.n {
 		recs = append(recs, s.next())
 	}
-	return append(recs, edges(s.sent)...)
+	return append(recs, edges(s.mix.Sent())...)
 }
 
 // Read reads the stream's JSONL, written 256 records at a time.
@@ -66,7 +65,7 @@ func (s *stream) Read(p []byte) (int, error) {
 			s.batch = append(s.batch, s.next())
 		}
 		if s.i == s.n && len(s.batch) < 256 {
-			s.batch, s.i = append(s.batch, edges(s.sent)...), s.n+1
+			s.batch, s.i = append(s.batch, edges(s.mix.Sent())...), s.n+1
 		}
 		if err := llmmetrics.WriteJSONL(&s.buf, s.batch); err != nil {
 			return 0, err
@@ -78,40 +77,20 @@ func (s *stream) Read(p []byte) (int, error) {
 // next returns the stream's next record, its chunk arrivals in a backing
 // array of its own.
 func (s *stream) next() llmmetrics.Record {
-	rng, i := s.rng, s.i
+	i := s.i
 	s.i++
-	s.sent += time.Duration(rng.Int64N(int64(10 * time.Millisecond)))
-	r := llmmetrics.Record{ID: fmt.Sprint("r", i), Sent: s.sent, PromptTokens: 64 + rng.IntN(4032)}
-	if i == s.dupAt && i > 0 {
-		r.ID = fmt.Sprint("r", s.dupOf)
+	if len(s.chunks) < s.k {
+		s.chunks = make([]time.Duration, 4096*s.k)
 	}
-	switch u := rng.Float64(); {
-	case u < 0.01:
-		r.Status, r.Message = llmmetrics.StatusError, fmt.Sprintf("HTTP 500: worker %d died", rng.IntN(4))
-	case u < 0.015:
-		r.Status, r.Message = llmmetrics.StatusError, "HTTP 503: overloaded"
-	case u < 0.02:
-		r.Status, r.Message = llmmetrics.StatusTimeout, "no answer within 10m0s"
-	case u < 0.03:
-		// ok without a token
-	default:
-		if len(s.chunks) < s.k {
-			s.chunks = make([]time.Duration, 4096*s.k)
-		}
-		chunks := s.chunks[:s.k:s.k]
+	r := s.mix.Next(i, s.chunks[:s.k:s.k])
+	if len(r.Chunks) > 0 {
 		s.chunks = s.chunks[s.k:]
-		at := 50*time.Millisecond + time.Duration(rng.Int64N(int64(200*time.Millisecond)))
-		for j := range chunks {
-			chunks[j] = at
-			at += 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
-		}
-		r.Chunks, r.CompletionTokens = chunks, s.k
-		if rng.IntN(5) == 0 {
-			r.CompletionTokens = 2 * s.k
-		}
 		if i%97 == 0 {
 			edit(&r, i/97)
 		}
+	}
+	if i == s.dupAt && i > 0 {
+		r.ID = fmt.Sprint("r", s.dupOf)
 	}
 	return r
 }

@@ -43,35 +43,53 @@ func Run(n, k int) []llmmetrics.Record {
 // ../shared/bench/gen_records.py makes them. The tests that hold a reader
 // to a memory budget read them.
 func Mixed(n, k int) []llmmetrics.Record {
-	rng := rand.New(rand.NewPCG(29, 29))
 	recs := make([]llmmetrics.Record, n)
 	arena := make([]time.Duration, n*k)
-	sent := time.Duration(0)
+	m := NewMixer()
 	for i := range recs {
-		sent += time.Duration(rng.Int64N(int64(10 * time.Millisecond)))
-		r := llmmetrics.Record{ID: fmt.Sprint("r", i), Sent: sent, PromptTokens: 64 + rng.IntN(4032)}
-		switch u := rng.Float64(); {
-		case u < 0.01:
-			r.Status, r.Message = llmmetrics.StatusError, fmt.Sprintf("HTTP 500: worker %d died", rng.IntN(4))
-		case u < 0.015:
-			r.Status, r.Message = llmmetrics.StatusError, "HTTP 503: overloaded"
-		case u < 0.02:
-			r.Status, r.Message = llmmetrics.StatusTimeout, "no answer within 10m0s"
-		case u < 0.03:
-			// ok without a token
-		default:
-			chunks := arena[i*k : (i+1)*k : (i+1)*k]
-			at := 50*time.Millisecond + time.Duration(rng.Int64N(int64(200*time.Millisecond)))
-			for j := range chunks {
-				chunks[j] = at
-				at += 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
-			}
-			r.Chunks, r.CompletionTokens = chunks, k
-			if rng.IntN(5) == 0 {
-				r.CompletionTokens = 2 * k
-			}
-		}
-		recs[i] = r
+		recs[i] = m.Next(i, arena[i*k:(i+1)*k:(i+1)*k])
 	}
 	return recs
+}
+
+// A Mixer makes Mixed's records one at a time, for a stream of them
+// that is never held whole.
+type Mixer struct {
+	rng  *rand.Rand
+	sent time.Duration
+}
+
+// NewMixer returns a Mixer from Mixed's seed.
+func NewMixer() *Mixer { return &Mixer{rng: rand.New(rand.NewPCG(29, 29))} }
+
+// Sent returns the send time of the last record made.
+func (m *Mixer) Sent() time.Duration { return m.sent }
+
+// Next returns record i of Mixed's, its chunk arrivals written into chunks
+// (k of them) when it is an ok record with text.
+func (m *Mixer) Next(i int, chunks []time.Duration) llmmetrics.Record {
+	rng := m.rng
+	m.sent += time.Duration(rng.Int64N(int64(10 * time.Millisecond)))
+	r := llmmetrics.Record{ID: fmt.Sprint("r", i), Sent: m.sent, PromptTokens: 64 + rng.IntN(4032)}
+	switch u := rng.Float64(); {
+	case u < 0.01:
+		r.Status, r.Message = llmmetrics.StatusError, fmt.Sprintf("HTTP 500: worker %d died", rng.IntN(4))
+	case u < 0.015:
+		r.Status, r.Message = llmmetrics.StatusError, "HTTP 503: overloaded"
+	case u < 0.02:
+		r.Status, r.Message = llmmetrics.StatusTimeout, "no answer within 10m0s"
+	case u < 0.03:
+		// ok without a token
+	default:
+		at := 50*time.Millisecond + time.Duration(rng.Int64N(int64(200*time.Millisecond)))
+		for j := range chunks {
+			chunks[j] = at
+			at += 15*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))
+		}
+		r.Chunks, r.CompletionTokens = chunks, len(chunks)
+		if rng.IntN(5) == 0 {
+			r.CompletionTokens = 2 * len(chunks)
+		}
+	}
+	return r
 }
