@@ -116,6 +116,11 @@ func TestOneBodyUnstreamed(t *testing.T) {
 		assert.Contains(t, s.Absent["ttft_unstreamed"], "2 of the 3 ok requests left out")
 		assert.NotContains(t, s.Absent, "tpot_unstreamed", "neither body has a TPOT by its count")
 	}
+	// Its text at once, a body's TPOT is 0 whatever its count: it meets a
+	// TPOT limit, never unjudged (the stream's 40 ms meets 50 ms too).
+	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{3, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
 }
 
 // An answer whose text came at once keeps its E2E and leaves TTFT and

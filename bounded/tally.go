@@ -153,7 +153,7 @@ func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 		v[sampleTPOT], _ = r.TPOT()
 	}
 	g := &t.good
-	noCount := r.CountState() != llmmetrics.CountKnown
+	noCount := r.CountState() != llmmetrics.CountKnown && !unstreamed(r) // an unstreamed TPOT is 0
 	if !has[sampleTPOT] && !noCount {
 		g.TPOTNotApplicable++
 	}

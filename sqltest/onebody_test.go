@@ -12,9 +12,10 @@ import (
 // TestOneBodyAndUnjudged: a reply of one body without usage ("b", its
 // text at 300 ms) is unstreamed, out of TTFT, as the library has it; and
 // against ttft=1s,tpot=50ms, the counted stream "a" (10 tokens over
-// 100–200 ms: 11 ms a token) is good, and "b", "c" (no usage, streamed)
-// meet TTFT with an unknown TPOT: unjudged, not good. Attainment 1/3, a
-// lower bound, as Summarize gives it.
+// 100–200 ms: 11 ms a token) is good, "b" too (its text at once: a TPOT
+// of 0 whatever its count), and "c" (no usage, streamed) meets TTFT with
+// an unknown TPOT: unjudged, not good. Attainment 2/3, a lower bound, as
+// Summarize gives it.
 func TestOneBodyAndUnjudged(t *testing.T) {
 	db := openDB(t)
 	ms := time.Millisecond
@@ -44,8 +45,8 @@ func TestOneBodyAndUnjudged(t *testing.T) {
 	if unstreamed != s.Requests.Unstreamed || ttftN != s.TTFT.N || unstreamed != 1 || ttftN != 2 {
 		t.Errorf("unstreamed %d, TTFT n %d; the library's %d, %d; want 1, 2", unstreamed, ttftN, s.Requests.Unstreamed, s.TTFT.N)
 	}
-	if good != s.Goodput.Good || unjudged != s.Goodput.Unjudged || !lower || good != 1 || unjudged != 2 {
-		t.Errorf("good %d, unjudged %d, lower bound %v; the library's %d, %d; want 1, 2, true", good, unjudged, lower, s.Goodput.Good, s.Goodput.Unjudged)
+	if good != s.Goodput.Good || unjudged != s.Goodput.Unjudged || !lower || good != 2 || unjudged != 1 {
+		t.Errorf("good %d, unjudged %d, lower bound %v; the library's %d, %d; want 2, 1, true", good, unjudged, lower, s.Goodput.Good, s.Goodput.Unjudged)
 	}
 	t.Logf("figures: %v", figs["goodput.attainment"])
 }

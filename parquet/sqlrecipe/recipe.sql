@@ -376,10 +376,10 @@ FROM (
         q.category = 'ok' AS ok,
         (s.slo_ttft_ns = 0 OR q.first_ns < s.slo_ttft_ns OR NOT s.slo_strict AND q.first_ns = s.slo_ttft_ns) AS ttft_met,
         (s.slo_e2e_ns = 0 OR q.last_ns < s.slo_e2e_ns OR NOT s.slo_strict AND q.last_ns = s.slo_e2e_ns) AS e2e_met,
-        (s.slo_tpot_ns = 0 OR NOT q.has_tpot AND q.counted
+        (s.slo_tpot_ns = 0 OR NOT q.has_tpot AND (q.counted OR q.unstreamed)
          OR q.last_ns - q.first_ns < s.slo_tpot_ns * (q.n - 1)
          OR NOT s.slo_strict AND q.last_ns - q.first_ns = s.slo_tpot_ns * (q.n - 1)) AS tpot_met,
-        s.slo_tpot_ns > 0 AND NOT q.counted AS tpot_unknown,
+        s.slo_tpot_ns > 0 AND NOT q.counted AND NOT q.unstreamed AS tpot_unknown,
         (s.slo_max_gap_ns = 0 OR q.max_gap_ns IS NULL OR q.max_gap_ns < s.slo_max_gap_ns
          OR NOT s.slo_strict AND q.max_gap_ns = s.slo_max_gap_ns) AS gap_met
     FROM lm_requests q
