@@ -231,7 +231,8 @@ func setRow(rec *Record, r *csvrow.Row) {
 // zero-token rows have empty TTFT_ms and E2E_ms. The CSV format has no chunk
 // arrivals: a record's Chunks, ChunkTokens, MaxTokens and Client are not
 // written (use WriteJSONL to keep them), and a warm-up record, which the
-// format cannot mark, is an error rather than a row read back as measured.
+// format cannot mark, is an error rather than a row read back as measured,
+// as is an ok record without usage, which would read back as 0 tokens.
 func WriteCSV(w io.Writer, recs []Record) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(slices.Concat(csvrow.Required, csvrow.Optional)); err != nil {
@@ -242,6 +243,9 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		if r.Warmup || r.Preflight {
 			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
 			return fmt.Errorf("%w: record %d (id %q) is %s, which the CSV format cannot mark; write JSONL", ErrMissingField, i, r.ID, what)
+		}
+		if r.Status == StatusOK && r.NoUsage {
+			return fmt.Errorf("%w: record %d (id %q) has no output token count (no usage), which a CSV row cannot leave out (it would read 0 tokens); write JSONL", ErrMissingField, i, r.ID)
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {

@@ -283,3 +283,20 @@ func TestFormatMillis(t *testing.T) {
 		}
 	}
 }
+
+// An ok record without usage cannot be written as a CSV row, which would
+// read back as 0 output tokens, a zero-token request: WriteCSV refuses it
+// (convert --measured to CSV once wrote such runs as every request
+// zero-token).
+func TestWriteCSVNoUsage(t *testing.T) {
+	recs := []Record{{ID: "a", Chunks: durations(100, 150), NoUsage: true}}
+	var b bytes.Buffer
+	err := WriteCSV(&b, recs)
+	if !errors.Is(err, ErrMissingField) || !strings.Contains(err.Error(), `id "a"`) || !strings.Contains(err.Error(), "no usage") {
+		t.Errorf("WriteCSV of a record without usage: %v", err)
+	}
+	recs[0].Status, recs[0].Message = StatusError, "HTTP 500"
+	if err := WriteCSV(&b, recs); err != nil {
+		t.Errorf("a failed record without usage is a row: %v", err)
+	}
+}
