@@ -432,9 +432,12 @@ type Capacity struct {
 }
 
 // A Margin is a level's median attainment and its distance from the
-// target (positive: meets it).
+// target (positive: meets it); LowerBound when the attainment of some of
+// its runs is only a lower bound (Goodput.Unjudged), so that a negative
+// margin is no miss.
 type Margin struct {
 	Level, Attainment, Margin float64
+	LowerBound                bool
 }
 
 // Capacity reads the sweep's capacity at an attainment target (0.9 when
@@ -453,13 +456,19 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: capacity needs attainment, and so an SLO", llmmetrics.ErrInvalidOption)
 		}
-		c.Margins = append(c.Margins, Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target})
+		c.Margins = append(c.Margins, Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target, LowerBound: f.LowerBound > 0})
 	}
 	slices.SortFunc(c.Margins, func(a, b Margin) int { return cmp.Compare(a.Level, b.Level) })
 	first := slices.IndexFunc(c.Margins, func(m Margin) bool { return m.Margin < 0 })
 	switch {
 	case len(c.Margins) == 0:
 		return nil, fmt.Errorf("%w: a sweep without levels", llmmetrics.ErrInvalidOption)
+	case first >= 0 && c.Margins[first].LowerBound:
+		m := c.Margins[first]
+		if first > 0 {
+			c.Passing = &c.Margins[first-1].Level
+		}
+		c.Reason = fmt.Sprintf("at %s %g the attainment, ≥%.4g, is only a lower bound (requests without a usable token count are unjudged against the TPOT limit): whether it meets %g%% cannot be told, so the capacity is not read from there on", sw.Kind, m.Level, m.Attainment, 100*target)
 	case first < 0:
 		top := c.Margins[len(c.Margins)-1].Level
 		c.Passing = &top

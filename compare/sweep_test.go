@@ -179,3 +179,27 @@ func TestCapacityWithinLevels(t *testing.T) {
 		}
 	})
 }
+
+// A level whose attainment is only a lower bound (its requests without a
+// usable count unjudged against a TPOT limit) is no miss: at concurrency 2,
+// every request lacks usage, so its attainment reads ≥0; the capacity
+// passes concurrency 1 (all counted, 10 good of 10) and is not read past
+// it, where it once said concurrency 2 failed.
+func TestCapacityLowerBound(t *testing.T) {
+	ms := time.Millisecond
+	noUsage := levelRun(2, 100*ms, 10, nil)
+	for i := range noUsage.Run.Records {
+		r := &noUsage.Run.Records[i]
+		r.CompletionTokens, r.NoUsage = 0, true
+	}
+	slo := llmmetrics.SLO{TTFT: 200 * ms, TPOT: 50 * ms}
+	sw, err := SweepRuns([]LevelRun{levelRun(1, 100*ms, 10, nil), noUsage}, llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	c, err := sw.Capacity(0.9)
+	require.NoError(t, err)
+	require.NotNil(t, c.Passing)
+	assert.Equal(t, 1.0, *c.Passing)
+	assert.Nil(t, c.Failing, c.Reason)
+	assert.Contains(t, c.Reason, "only a lower bound")
+	assert.True(t, c.Margins[1].LowerBound)
+}

@@ -94,3 +94,22 @@ func TestSearchErrors(t *testing.T) {
 		assert.Error(t, err, "%+v", s)
 	}
 }
+
+// A probe whose attainment is only a lower bound (answers without usage,
+// unjudged against a TPOT limit) stops the search with the reason rather
+// than reading it as a miss: "attainment 0: misses the target" of a
+// server that sends no usage was no verdict.
+func TestSearchLowerBound(t *testing.T) {
+	noUsage := func(ctx context.Context, p Plan) (*Outcome, error) {
+		out, err := fakeLoad(ctx, p)
+		for _, r := range out.Results {
+			r.Record.CompletionTokens, r.Record.NoUsage, r.UsageKnown = 0, true, false
+		}
+		return out, err
+	}
+	p := Plan{URL: "http://h/v1/chat/completions", Requests: 12}
+	slo := llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}
+	_, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, Run: noUsage})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "only a lower bound: 12 ok requests")
+}

@@ -292,7 +292,8 @@ func writeSweepTable(stdout io.Writer, sw *compare.Sweep, capacity *compare.Capa
 	if capacity != nil {
 		fmt.Fprintf(stdout, "\ncapacity (DistServe's framing, median attainment ≥ %g): %s\n", capacity.Target, capacity)
 		for _, m := range capacity.Margins {
-			fmt.Fprintf(stdout, "  %s %g: attainment %.4g, margin %+.4g\n", capacity.Kind, m.Level, m.Attainment, m.Margin)
+			bound := map[bool]string{true: "≥"}[m.LowerBound]
+			fmt.Fprintf(stdout, "  %s %g: attainment %s%.4g, margin %s%+.4g\n", capacity.Kind, m.Level, bound, m.Attainment, bound, m.Margin)
 		}
 	}
 	return nil
