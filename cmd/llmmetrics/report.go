@@ -96,8 +96,9 @@ var reportCommand = &command{
 		"another tool's) has no wall clock: --otlp refuses it (status 2) unless --otlp-epoch RFC3339 says when\n" +
 		"its send times count from (it overrides a header's start too). A file that stores no send times has\n" +
 		"no span, said in a note. A collector that cannot be reached is one warning, never the exit status.\n" +
-		"A file of llmmetrics' JSONL or CSV, or --merge's files together, that would take more than --max-memory\n" +
-		"in memory (3 times their size; by default half the physical memory) is summarized in bounded memory\n" +
+		"A file of llmmetrics' JSONL, CSV or Parquet, or --merge's files together, that would take more than\n" +
+		"--max-memory in memory (3 times their size, 12 for Parquet; by default half the memory the process may\n" +
+		"use: its container's limit, or else the physical memory) is summarized in bounded memory\n" +
 		"(docs/scale.md), --merge's checks made as ever: read several times, holding a batch of records and at\n" +
 		"most half of --max-memory, with the same figures and error set, exactly; the workload, the client's\n" +
 		"distributions, the load check and TTFT by turn are not computed, and a note says so and what it cost;\n" +
