@@ -133,7 +133,7 @@ func TestReportStdinMaxMemory(t *testing.T) {
 			t.Fatalf("%s: bounded: %d %s", in.name, code, errs)
 		}
 		sameReport(t, in.name, got, inMemory)
-		if !strings.Contains(got, "standard input ("+megabytes(int64(len(in.data)))+") did not end within --max-memory read whole: it was written to a temporary file") {
+		if !strings.Contains(got, "standard input ("+megabytes(int64(len(in.data)))+") would take more than --max-memory read whole: it was written to a temporary file") {
 			t.Errorf("%s: no note of the spool:\n%s", in.name, got)
 		}
 	}

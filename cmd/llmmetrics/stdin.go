@@ -111,7 +111,7 @@ func (m *maxMemory) spoolFile(head []byte, stdin io.Reader, pq bool) (io.Reader,
 		return nil, nil, fmt.Errorf("%s: spooling it to %s: %w", stdinName, tmp.Name(), err)
 	}
 	m.stdin = &stdinSpool{in: &boundedInput{name: stdinName, at: tmp, size: size, parquet: pq},
-		note: fmt.Sprintf("%s (%s) did not end within --max-memory read whole: it was written to a temporary file, removed when report ends, to be read from there", stdinName, megabytes(size))}
+		note: fmt.Sprintf("%s (%s) would take more than --max-memory read whole: it was written to a temporary file, removed when report ends, to be read from there", stdinName, megabytes(size))}
 	return tmp, done, nil
 }
 
