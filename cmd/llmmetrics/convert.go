@@ -154,7 +154,7 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	}
 	if err != nil {
 		os.Remove(out)
-		if format == "csv" && errors.Is(err, llmmetrics.ErrMissingField) {
+		if format == "csv" && errors.Is(err, llmmetrics.ErrMissingField) && !strings.Contains(err.Error(), "no usage") {
 			return fmt.Errorf("writing %s: %s (convert --measured leaves out the warm-up and preflight requests)", out, trimPrefix(err))
 		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))

@@ -59,3 +59,17 @@ func TestConvertRepeatedID(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "%s: nothing written", ext)
 	}
 }
+
+// A run without usage is not converted to CSV, whose rows would read it
+// back as zero-token requests: one line naming the record, exit status 1,
+// no file left (it once wrote every such request with 0 tokens).
+func TestConvertNoUsageToCSV(t *testing.T) {
+	in := writeFile(t, "nu.jsonl", `{"id":"a","sent_ns":0,"chunk_arrivals_ns":[100,200]}`+"\n")
+	out := filepath.Join(t.TempDir(), "nu.csv")
+	code, _, errs := runCLI(t, "", "convert", in, out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `record 0 (id "a") has no output token count (no usage)`)
+	assert.NotContains(t, errs, "--measured")
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "a file was left: %v", err)
+}
