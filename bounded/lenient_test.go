@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/bounded"
+	"github.com/llmmetrics/llmmetrics/internal/budget"
 	"github.com/llmmetrics/llmmetrics/internal/synth"
 )
 
@@ -116,7 +117,7 @@ func TestSummarizeLenient(t *testing.T) {
 	slo := &llmmetrics.SLO{TTFT: 150 * time.Millisecond, TPOT: 30 * time.Millisecond}
 	for _, c := range lenientCases {
 		file := c.file(t)
-		for _, m := range []llmmetrics.Method{llmmetrics.NearestRank, llmmetrics.Linear} {
+		for _, m := range raceFewer([]llmmetrics.Method{llmmetrics.NearestRank, llmmetrics.Linear}) {
 			opt := llmmetrics.Options{Method: m, SLO: slo, Lenient: true}
 			var wantFailed []string
 			want, _, err := llmmetrics.ReadOptions{Lenient: true}.SummarizeFailed(bytes.NewReader(file), opt, func(r llmmetrics.Record) { wantFailed = append(wantFailed, r.ID) })
@@ -126,7 +127,7 @@ func TestSummarizeLenient(t *testing.T) {
 			if c.name != "all set aside" && want.Requests.Rejected == 0 || c.cut && (want.Completeness == nil || want.Completeness.Cut == nil) {
 				t.Fatalf("%s: nothing set aside, or no cut: %+v", c.name, want.Completeness)
 			}
-			for _, budget := range []int{32 << 10, 0} {
+			for _, budget := range raceFewer([]int{32 << 10, 0}) {
 				var failed []string
 				b := bounded.Options{Options: opt, Budget: budget, Failed: func(r llmmetrics.Record) { failed = append(failed, r.ID) }}
 				got, st, err := bounded.Summarize(writeBytes(t, file), b)
@@ -195,6 +196,9 @@ func TestSummarizeLenientCSV(t *testing.T) {
 // aside of the runs read leniently, their ids prefixed with the file's
 // position.
 func TestSummarizeMergedLenient(t *testing.T) {
+	if budget.Race {
+		t.Skip("the race detector: three shards of 30,000 records read in many passes take minutes")
+	}
 	files := shards(t)
 	files[1] = bytes.Replace(files[1], []byte(`"id":"r17"`), []byte(`"id":"r16"`), 1)
 	files[2] = bytes.Replace(files[2], []byte("\n{\"id\":\"r30\""), []byte("\n{oops\n{\"id\":\"r30\""), 1)

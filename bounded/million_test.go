@@ -133,8 +133,11 @@ func TestStream(t *testing.T) {
 // an SLO; by linear interpolation in the default budget too. (About 25 s
 // on two cores: 10 passes of 157 MB of JSONL, made and parsed.)
 func TestSummarizeBudget(t *testing.T) {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		t.Skip("-short: reads 10⁶ records made on the fly 10 times")
+	case budget.Race:
+		t.Skip("the race detector: 10⁶ records read 10 times take ten times as long, and budgets hold without it")
 	}
 	const n, k = 1_000_000, 4
 	slo := &llmmetrics.SLO{TTFT: 150 * time.Millisecond, TPOT: 30 * time.Millisecond, E2E: 3 * time.Second}
@@ -185,8 +188,11 @@ func inMemory(t *testing.T, recs []llmmetrics.Record, opts []llmmetrics.Options)
 // three passes of their own (8 MB of hashes). (Ids of different shards
 // never repeat: they are prefixed with their file's position.)
 func TestSummarizeMergedMillionRefuses(t *testing.T) {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		t.Skip("-short: reads 10⁶ records made on the fly a few times")
+	case budget.Race:
+		t.Skip("the race detector: 10⁶ records read a few times take ten times as long")
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var opens []bounded.Opener
