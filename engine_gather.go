@@ -225,9 +225,10 @@ func gatherAll(src *source, cat []Category, pg *pooledGaps, all tally, each []ta
 // columns where they can be, or else lists for gatherer.take to fill.
 func (s *samples) inPlace(src *source, cat []Category, ok, unstreamed int) {
 	if src.tab != nil {
-		if segs, fits := table.OKColumns(src.tab, cat, table.FirstColumn, table.LastColumn); fits {
-			s.e2e, s.ttft = sample{Segs: segs[1], N: ok}, sample{Segs: segs[0], N: ok}
-			if unstreamed == 0 {
+		cols := []table.Column{table.LastColumn, table.FirstColumn}[:2-min(unstreamed, 1)] // TTFT's below, then
+		if segs, fits := table.OKColumns(src.tab, cat, cols...); fits {
+			if s.e2e = (sample{Segs: segs[0], N: ok}); unstreamed == 0 {
+				s.ttft = sample{Segs: segs[1], N: ok}
 				return
 			}
 			// The runs between the unstreamed answers, unless a copy takes less.
