@@ -39,17 +39,16 @@ func gapsPooled(c Category, chunks []time.Duration) bool {
 
 // classes are what classifyPooling finds of a run's records.
 type classes struct {
-	cat   []Category
-	bad   *Run
-	pg    *pooledGaps     // the pooled gaps, when asked for
-	spare []time.Duration // room for a duration for each record, no longer needed (see idkeys.Keys.Spare)
+	cat []Category
+	bad *Run
+	pg  *pooledGaps // the pooled gaps, when asked for
 	// each holds the tally of each run of records (see parts.Split), taken
 	// as they were validated; nil when a repeated id changed a category
 	// after that, so that the runs must be tallied again (see tallyAll).
 	each []tally
-	// release gives back the memory of spare and of pg's largest gaps,
-	// which are mapped apart from Go's heap (see hugepage.Map): neither
-	// may be read after it.
+	// release gives back the memory of pg's largest gaps, which is
+	// mapped apart from Go's heap (see hugepage.Map): they may not be
+	// read after it.
 	release func()
 }
 
@@ -69,6 +68,7 @@ func classifyPooling(src *source, pool bool) classes {
 	ids := idkeys.New(n)
 	invalid, each := validateAll(src, cat, pg, ids)
 	dups := ids.Repeats(src.id)
+	ids.Release() // its keys, a word for each record, are not needed again
 	if len(dups) > 0 {
 		each = nil
 	}
@@ -104,11 +104,7 @@ func classifyPooling(src *source, pool bool) classes {
 		pg.mo = moments{Squared: true}
 		poolAll(src, cat, pg)
 	}
-	release := func() {
-		releaseMost()
-		ids.Release()
-	}
-	return classes{cat: cat, bad: bad, pg: pg, spare: ids.Spare(), each: each, release: release}
+	return classes{cat: cat, bad: bad, pg: pg, each: each, release: releaseMost}
 }
 
 // invalidRecord is a record that failed validation, and why: err is nil

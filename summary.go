@@ -230,10 +230,8 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	classes := classifyPooling(src, true)
-	// Deferred first, this runs last: after the workload, which takes
-	// spare, is done.
 	defer classes.release()
-	cat, bad, pooled, spare := classes.cat, classes.bad, classes.pg, classes.spare
+	cat, bad, pooled := classes.cat, classes.bad, classes.pg
 	all := &Run{Rejected: slices.Clone(read.Rejected), Unlisted: read.Unlisted}
 	for _, e := range bad.Rejected {
 		all.Reject(e)
@@ -258,7 +256,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	sideDone := make(chan struct{})
 	go func() {
 		defer close(sideDone)
-		s.Workload, absent = describeWorkload(src, cat, spare, &facts)
+		s.Workload, absent = describeWorkload(src, cat, &facts)
 		s.Client = clientStats(src, cat, opt, ps)
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it

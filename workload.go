@@ -71,44 +71,46 @@ type EarlyStop struct {
 }
 
 // describeWorkload describes the records by their categories, and says why
-// each absent part is absent; spare, when it has room for a duration for
-// each record, holds their ends. It returns nil when no record is
-// measured.
+// each absent part is absent. It returns nil when no record is measured.
 //
-// The send times are kept in two lists, the ok records' (the requests'
-// starts) and the others', and the gaps between sends are taken from the
-// two merged, in the ends' memory once concurrency is done with it: for a
-// run of millions of requests, a list of gaps of its own would be 40 MB
-// more memory to take.
+// A table's ok rows are swept where they are, their sends and lengths
+// read from its columns (see inflight.SweepRows) when the sends are in
+// order; otherwise their ends are listed. The gaps between sends are
+// described as the sends are merged (see inflight.Describe), the ok
+// records' with the others': for a run of millions of requests, a list of
+// gaps or of ends would be 8 bytes more for each.
 //
 // It notes in facts, when not nil, what the summary needs to know of the
 // ok records (see okFacts).
-func describeWorkload(src *source, cat []Category, spare []time.Duration, facts *okFacts) (*Workload, map[string]string) {
+func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, map[string]string) {
 	if facts == nil {
 		facts = &okFacts{}
 	}
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
 	n := src.len()
-	ends := spare[:0]
-	if cap(ends) < n {
-		room, release := hugepage.Map[time.Duration](n)
-		defer release()
-		ends = room[:0]
-	}
 	// The ok records' sends, the requests' starts, are a table's own
-	// column where they can be (see table.OKColumns), or else a list.
-	var starts [][]time.Duration
+	// column where they can be (see table.OKColumns), or else a list; so
+	// are their lengths, where the starts are in order.
+	var starts, lengths [][]time.Duration
 	if src.tab != nil {
-		if segs, fits := table.OKColumns(src.tab, cat, table.SentColumn); fits {
+		if segs, fits := table.OKColumns(src.tab, cat, table.SentColumn, table.LastColumn); fits {
 			starts = segs[0]
+			if inflight.Sorted(starts) {
+				lengths = segs[1]
+			}
 		}
 	}
-	var list []time.Duration
+	var list, ends []time.Duration
 	if starts == nil {
 		room, release := hugepage.Map[time.Duration](n)
 		defer release()
 		list = room[:0]
+	}
+	if lengths == nil {
+		room, release := hugepage.Map[time.Duration](n)
+		defer release()
+		ends = room[:0]
 	}
 	var others []time.Duration // the sends of the measured records that are not ok, and of the unfinished
 	es := EarlyStop{}
@@ -130,10 +132,12 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration, facts 
 				if r.PromptTokens > 0 {
 					prompts.add(r.PromptTokens)
 				}
-				if starts == nil {
+				if list != nil {
 					list = append(list, r.Sent)
 				}
-				ends = append(ends, r.Sent+r.last())
+				if ends != nil {
+					ends = append(ends, r.Sent+r.last())
+				}
 				if r.MaxTokens > 0 && counted {
 					es.Known++
 					if r.CompletionTokens < r.MaxTokens {
@@ -145,15 +149,20 @@ func describeWorkload(src *source, cat []Category, spare []time.Duration, facts 
 			}
 		}
 	}
-	if len(ends)+len(others) == 0 {
+	if facts.ok+len(others) == 0 {
 		return nil, absent
 	}
-	if starts == nil {
-		starts = [][]time.Duration{list}
+	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe()}
+	if lengths != nil {
+		w.Concurrency = inFlight(inflight.SweepRows(starts, lengths))
+	} else {
+		if starts == nil {
+			starts = [][]time.Duration{list}
+		}
+		starts = inflight.InOrder(starts, list != nil)
+		w.Concurrency = inFlight(inflight.Sweep(starts, ends))
 	}
-	starts = inflight.InOrder(starts, list != nil)
-	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe(), Concurrency: sweep(starts, ends)}
-	w.Arrivals = arrivals(inflight.Gaps(starts, others, inflight.Room(ends)))
+	w.Arrivals = arrivals(starts, others)
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -213,8 +222,8 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 }
 
 // arrivals describes the gaps between sends (inflight.Describe); nil for fewer than two.
-func arrivals(gaps []float64) *Arrivals {
-	d, ok := inflight.Describe(gaps)
+func arrivals(starts [][]time.Duration, others []time.Duration) *Arrivals {
+	d, ok := inflight.Describe(starts, others)
 	if !ok {
 		return nil
 	}
@@ -222,10 +231,9 @@ func arrivals(gaps []float64) *Arrivals {
 	return &a
 }
 
-// sweep describes the requests in flight (see inflight.Sweep), or returns
-// nil when they cover no time.
-func sweep(starts [][]time.Duration, ends []time.Duration) *Concurrency {
-	l, ok := inflight.Sweep(starts, ends)
+// inFlight returns the requests in flight that a sweep found (see
+// inflight.Sweep), or nil when they cover no time.
+func inFlight(l inflight.Level, ok bool) *Concurrency {
 	if !ok {
 		return nil
 	}

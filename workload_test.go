@@ -238,7 +238,7 @@ func TestConcurrencyByInstants(t *testing.T) {
 				area += float64(in) * float64(dt)
 			}
 		}
-		got := sweep(inflight.InOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends))
+		got := inFlight(inflight.Sweep(inflight.InOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends)))
 		if want.Span == 0 {
 			if got != nil {
 				t.Fatalf("no span, got %+v", got)
@@ -257,22 +257,6 @@ func TestConcurrencyByInstants(t *testing.T) {
 			t.Fatalf("starts %v ends %v: got %+v, want %+v", starts, ends, got, want)
 		}
 	})
-}
-
-// BenchmarkConcurrency sweeps 5,000,000 requests sent 1 ms apart, each
-// up to 3 s long.
-func BenchmarkConcurrency(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	n := 5_000_000
-	starts, ends := make([]time.Duration, n), make([]time.Duration, n)
-	for i := range starts {
-		starts[i] = time.Duration(i) * time.Millisecond
-		ends[i] = starts[i] + time.Duration(rng.Int64N(int64(3*time.Second)))
-	}
-	slices.Sort(ends)
-	for b.Loop() {
-		sweep([][]time.Duration{starts}, ends)
-	}
 }
 
 // A warm-up count given to records some of which are marked already says

@@ -28,15 +28,8 @@ type Level struct {
 // says that they are one list of the caller's own, or else in a list of
 // their own (a table's column is never reordered).
 func InOrder(sends [][]time.Duration, own bool) [][]time.Duration {
-	sorted := true
-	for k, seg := range sends {
-		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
-			sorted = false
-			break
-		}
-	}
 	switch {
-	case sorted:
+	case Sorted(sends):
 		return sends
 	case own && len(sends) == 1:
 		radix.Sort(sends[0])
@@ -54,34 +47,15 @@ func InOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 	return [][]time.Duration{list}
 }
 
-// Gaps appends to gaps the gaps between consecutive sends, in time
-// order, of the sends of a (segments in time order, none empty) and b
-// (any order, sorted here) merged, and returns them.
-func Gaps(a [][]time.Duration, b []time.Duration, gaps []float64) []float64 {
-	if !slices.IsSorted(b) {
-		radix.Sort(b)
+// Sorted says whether sends (segments, none of them empty) are in time
+// order.
+func Sorted(sends [][]time.Duration) bool {
+	for k, seg := range sends {
+		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
+			return false
+		}
 	}
-	var prev time.Duration
-	seg, next := []time.Duration(nil), 0 // a's segment, and the next
-	i, j := 0, 0                         // in seg, and in b
-	for taken := 0; ; taken++ {
-		if i == len(seg) && next < len(a) {
-			seg, i, next = a[next], 0, next+1
-		}
-		var t time.Duration
-		switch {
-		case i < len(seg) && (j == len(b) || seg[i] <= b[j]):
-			t, i = seg[i], i+1
-		case j < len(b):
-			t, j = b[j], j+1
-		default:
-			return gaps
-		}
-		if taken > 0 {
-			gaps = append(gaps, float64(t-prev))
-		}
-		prev = t
-	}
+	return true
 }
 
 // Sweep describes the requests in flight, each from a start to an end, or
@@ -102,15 +76,100 @@ func Sweep(starts [][]time.Duration, ends []time.Duration) (Level, bool) {
 	if first == last {
 		return Level{}, false
 	}
-	c := Level{Span: last - first}
-	var timeAt []time.Duration // how long the run spent at each count
-	var area float64
-	n, now := 0, first
+	w := sweeper{now: first}
+	w.sweep(starts, ends)
+	return w.level(last - first), true
+}
+
+// SweepRows is Sweep for requests given by where they start and how long
+// they last (none less than 0): the segments of starts are in time order
+// (none of them empty), and lengths holds the length of each request at
+// its start's place. It keeps the ends still ahead of the sweep, not one
+// for each request: the requests are swept a window at a time, each
+// window's ends sorted with those left from the windows before, and the
+// ends up to the next window's first start swept with its starts (no
+// later end can come before that start, as no request ends before it
+// begins). A window holds at least window requests, and at least as many
+// as the ends left, so that the ends are sorted and moved a bounded number
+// of times each. The Level is Sweep's for the same requests, to the bit.
+func SweepRows(starts, lengths [][]time.Duration) (Level, bool) {
+	return sweepRows(starts, lengths, window)
+}
+
+// sweepRows is SweepRows in windows of at least window requests.
+func sweepRows(starts, lengths [][]time.Duration, window int) (Level, bool) {
+	if len(starts) == 0 {
+		return Level{}, false
+	}
+	first := starts[0][0]
+	w := sweeper{now: first}
+	last := first
+	var ahead []time.Duration // the ends not yet swept, in time order
+	var win [][]time.Duration // the window's starts
+	k, i := 0, 0              // the next request: starts[k][i]
+	for k < len(starts) {
+		// The window: the next requests, as many as wanted, taken from
+		// their segments with their ends.
+		win = win[:0]
+		for want := max(window, len(ahead)); want > 0 && k < len(starts); {
+			take := min(want, len(starts[k])-i)
+			seg, lens := starts[k][i:i+take], lengths[k][i:i+take]
+			win = append(win, seg)
+			for r, s := range seg {
+				ahead = append(ahead, s+lens[r])
+			}
+			want, i = want-take, i+take
+			if i == len(starts[k]) {
+				k, i = k+1, 0
+			}
+		}
+		radix.SortNear(ahead) // the ends left are in order; the window's nearly so
+		last = max(last, ahead[len(ahead)-1])
+		cut := len(ahead)
+		if k < len(starts) {
+			// The ends up to the next start, at which they come first.
+			next := starts[k][i]
+			cut, _ = slices.BinarySearchFunc(ahead, next, func(e, t time.Duration) int {
+				if e <= t {
+					return -1
+				}
+				return 1
+			})
+		}
+		w.sweep(win, ahead[:cut])
+		ahead = append(ahead[:0], ahead[cut:]...)
+	}
+	if first == last {
+		return Level{}, false
+	}
+	return w.level(last - first), true
+}
+
+// window is the fewest requests SweepRows takes at a time.
+const window = 1 << 12
+
+// A sweeper sweeps starts and ends in time order, and adds up how long
+// the run spent at each count of requests in flight.
+type sweeper struct {
+	timeAt []time.Duration // how long the run spent at each count
+	area   float64
+	n, max int
+	now    time.Duration // the time of the last edge swept
+}
+
+// sweep sweeps starts (segments in time order, none of them empty) and
+// ends (in time order), all of them, at one instant ends before starts.
+func (w *sweeper) sweep(starts [][]time.Duration, ends []time.Duration) {
+	n, now, area, most, timeAt := w.n, w.now, w.area, w.max, w.timeAt
 	// Which edge comes next is as likely one as the other, so the choice
 	// is made without a branch: past the last of either, the other is
 	// taken through a sentinel beyond any valid time, and the indexes move
 	// by arithmetic.
-	seg, next := starts[0], 1 // the segment of starts, and the next
+	var seg []time.Duration // the segment of starts, and the next
+	next := 0
+	if len(starts) > 0 {
+		seg, next = starts[0], 1
+	}
 	for i, j := 0, 0; i < len(seg) || j < len(ends); {
 		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 		if i < len(seg) {
@@ -141,17 +200,22 @@ func Sweep(starts [][]time.Duration, ends []time.Duration) (Level, bool) {
 		if i == len(seg) && next < len(starts) {
 			seg, i, next = starts[next], 0, next+1
 		}
-		c.Max = max(c.Max, n)
+		most = max(most, n)
 		now = t
 	}
-	c.Mean = area / float64(c.Span)
+	w.n, w.now, w.area, w.max, w.timeAt = n, now, area, most, timeAt
+}
+
+// level returns what the sweep found over a span of time.
+func (w *sweeper) level(span time.Duration) Level {
+	c := Level{Span: span, Mean: w.area / float64(span), Max: w.max}
 	var cum time.Duration
-	for k, t := range timeAt {
+	for k, t := range w.timeAt {
 		cum += t
-		if cum >= c.Span-cum { // 2·cum ≥ Span, which could overflow
+		if cum >= span-cum { // 2·cum ≥ Span, which could overflow
 			c.P50 = k
 			break
 		}
 	}
-	return c, true
+	return c
 }

@@ -1,17 +1,23 @@
 package inflight
 
 import (
+	"math"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
 	"pgregory.net/rapid"
 )
 
-// InOrder and Gaps together give the gaps between consecutive sends of
-// both lists merged, as sorting them all does, whether a's segments come
-// in order or not, and leave a table's segments (not own) as they were.
-func TestInOrderGaps(t *testing.T) {
+// InOrder and Describe together describe the gaps between consecutive
+// sends of both lists merged, as sorting them all and taking the gaps one
+// by one does (gonum's two-pass moments, to 1e-12), whether a's segments
+// come in order or not, and leave a table's segments (not own) as they
+// were.
+func TestInOrderDescribe(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var a [][]time.Duration
 		var all []time.Duration
@@ -28,22 +34,156 @@ func TestInOrderGaps(t *testing.T) {
 		}
 		all = append(all, b...)
 		slices.Sort(all)
-		var want []float64
+		var gaps []float64
+		var sum time.Duration
 		for i := 1; i < len(all); i++ {
-			want = append(want, float64(all[i]-all[i-1]))
+			gaps = append(gaps, float64(all[i]-all[i-1]))
+			sum += all[i] - all[i-1]
 		}
 		kept := make([][]time.Duration, len(a))
 		for i, seg := range a {
 			kept[i] = slices.Clone(seg)
 		}
-		got := Gaps(InOrder(a, false), b, nil)
-		if !slices.Equal(got, want) {
-			t.Fatalf("a %v b %v: gaps %v, want %v", kept, b, got, want)
-		}
+		got, ok := Describe(InOrder(a, false), b)
 		for i := range a {
 			if !slices.Equal(a[i], kept[i]) {
 				t.Fatalf("segment %d reordered: %v, was %v", i, a[i], kept[i])
 			}
 		}
+		if ok != (len(gaps) >= 2) {
+			t.Fatalf("sends %v: described %v with %d gaps", all, ok, len(gaps))
+		}
+		if !ok {
+			return
+		}
+		// The mean rounded half away from zero, in integers.
+		n := time.Duration(len(gaps))
+		mean := (2*sum + n) / (2 * n)
+		if got.Gaps != len(gaps) || got.Mean != mean {
+			t.Fatalf("sends %v: %d gaps of mean %v; want %d of %v", all, got.Gaps, got.Mean, len(gaps), mean)
+		}
+		m, std := stat.PopMeanStdDev(gaps, nil)
+		if m == 0 {
+			if got.Reading != "all at once" || got.CV != 0 {
+				t.Fatalf("sends %v: %+v; want all at once", all, got)
+			}
+			return
+		}
+		if want := std / m; math.Abs(got.CV-want) > 1e-12*max(1, want) {
+			t.Fatalf("sends %v: CV %v; want %v", all, got.CV, want)
+		}
 	})
+}
+
+// Describe's figures by hand.
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    [][]time.Duration
+		b    []time.Duration
+		want Arrivals
+		ok   bool
+	}{
+		// Gaps 1 and 2: mean 1.5 (rounded to 2 ns), deviation 0.5, CV 1/3.
+		{"two gaps", [][]time.Duration{{0, 3}}, []time.Duration{1}, Arrivals{Gaps: 2, Mean: 2, CV: 1.0 / 3, Reading: "paced"}, true},
+		// Gaps 1, 1 and 10: mean 4, squares 1+1+100 = 102, N·Q − S² = 306 − 144 = 162,
+		// √162/12 = 3√2/4 = 1.06066017177982128…
+		{"near 1", [][]time.Duration{{0, 1}, {2, 12}}, nil, Arrivals{Gaps: 3, Mean: 4, CV: 1.0606601717798212, Reading: "Poisson-like"}, true},
+		// Gaps 0, 0 and 9: mean 3, N·Q − S² = 243 − 81 = 162, √162/9 = √2,
+		// correctly rounded (math.Sqrt(162)/9 rounds twice, an ulp below).
+		{"bursty", [][]time.Duration{{0, 0, 0, 9}}, nil, Arrivals{Gaps: 3, Mean: 3, CV: math.Sqrt2, Reading: "bursty"}, true},
+		// Gaps 0, 0, 0.
+		{"at once", [][]time.Duration{{5, 5}}, []time.Duration{5, 5}, Arrivals{Gaps: 3, Reading: "all at once"}, true},
+		// One gap.
+		{"one gap", [][]time.Duration{{5}}, []time.Duration{7}, Arrivals{}, false},
+	} {
+		got, ok := Describe(c.a, c.b)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// SweepRows finds what Sweep finds, to the bit, in windows of any size:
+// requests of random starts (in segments, in time order) and lengths,
+// some of them of no length and some starting together.
+func TestSweepRows(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var starts, lengths [][]time.Duration
+		var ends []time.Duration
+		at := time.Duration(0)
+		for range rapid.IntRange(1, 6).Draw(t, "segments") {
+			n := rapid.IntRange(1, 10).Draw(t, "length")
+			seg, lens := make([]time.Duration, n), make([]time.Duration, n)
+			for i := range seg {
+				at += time.Duration(rapid.IntRange(0, 3).Draw(t, "gap"))
+				seg[i] = at
+				lens[i] = time.Duration(rapid.IntRange(0, 20).Draw(t, "duration"))
+				ends = append(ends, at+lens[i])
+			}
+			starts, lengths = append(starts, seg), append(lengths, lens)
+		}
+		want, wok := Sweep(starts, ends)
+		for _, w := range []int{1, 2, 3, 7, window} {
+			got, ok := sweepRows(starts, lengths, w)
+			if ok != wok || got != want {
+				t.Fatalf("window %d: %+v, %v; Sweep gives %+v, %v", w, got, ok, want, wok)
+			}
+		}
+	})
+}
+
+// SweepRows keeps the ends ahead of the sweep, not one for each request:
+// 100,000 requests of 100 ns sent 1 ns apart (100 in flight) take a few
+// windows' memory, not the 800,000 bytes a list of their ends would.
+func TestSweepRowsMemory(t *testing.T) {
+	const n = 100_000
+	starts, lengths := make([]time.Duration, n), make([]time.Duration, n)
+	for i := range starts {
+		starts[i], lengths[i] = time.Duration(i), 100
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	l, ok := SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths})
+	runtime.ReadMemStats(&after)
+	// Span 0 to 100,099; the count is 100 from 100 on, rising by one a
+	// nanosecond before that and falling after the last start.
+	if !ok || l.Max != 100 || l.P50 != 100 || l.Span != n+99 {
+		t.Fatalf("level %+v, %v; want the most and the median 100 over %d ns", l, ok, n+99)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 200_000 {
+		t.Errorf("SweepRows allocated %d bytes for %d requests; want at most 200,000", got, n)
+	}
+}
+
+// The two ways to sweep 5,000,000 requests sent 1 ms apart, each up to 3 s
+// long (about 1,500 in flight): listing their ends and sorting them for
+// Sweep, as a run's records are swept, or SweepRows, as a table's.
+func BenchmarkSweep(b *testing.B) {
+	starts, lengths := benchRequests(5_000_000)
+	ends := make([]time.Duration, len(starts))
+	for b.Loop() {
+		for i, s := range starts {
+			ends[i] = s + lengths[i]
+		}
+		Sweep([][]time.Duration{starts}, ends)
+	}
+}
+
+func BenchmarkSweepRows(b *testing.B) {
+	starts, lengths := benchRequests(5_000_000)
+	for b.Loop() {
+		SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths})
+	}
+}
+
+// benchRequests returns n requests sent 1 ms apart, each up to 3 s long.
+func benchRequests(n int) (starts, lengths []time.Duration) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	starts, lengths = make([]time.Duration, n), make([]time.Duration, n)
+	for i := range starts {
+		starts[i] = time.Duration(i) * time.Millisecond
+		lengths[i] = time.Duration(rng.Int64N(int64(3 * time.Second)))
+	}
+	return starts, lengths
 }

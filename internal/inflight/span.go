@@ -1,9 +1,6 @@
 package inflight
 
-import (
-	"time"
-	"unsafe"
-)
+import "time"
 
 // A Span is the earliest of the times it is shown as starts and the latest
 // of those shown as ends, as a run's window runs from its first send to
@@ -35,10 +32,4 @@ func (s *Span) Merge(o *Span) {
 	if o.HasEnd {
 		s.AddEnd(o.End)
 	}
-}
-
-// Room returns the memory of ds, which is free, as empty room for as many
-// float64s: the gaps (see Gaps) of sends whose ends ds held.
-func Room(ds []time.Duration) []float64 {
-	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(ds))), cap(ds))[:0]
 }

@@ -1,9 +1,6 @@
 package inflight
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 func TestSpan(t *testing.T) {
 	var a, b, none Span
@@ -24,17 +21,5 @@ func TestSpan(t *testing.T) {
 	d.Merge(&c)
 	if d.Start != -2 || !d.HasStart || d.HasEnd {
 		t.Errorf("span of a start alone %+v; want start -2, no end", d)
-	}
-}
-
-func TestRoom(t *testing.T) {
-	ds := make([]time.Duration, 3, 8)
-	r := Room(ds)
-	if len(r) != 0 || cap(r) != 8 {
-		t.Errorf("Room: len %d, cap %d; want 0, 8", len(r), cap(r))
-	}
-	r = append(r, 1.5)
-	if ds[0] == 0 {
-		t.Error("Room's floats are not in ds's memory")
 	}
 }
