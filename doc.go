@@ -78,8 +78,8 @@
 // limit is met when the value is at most the limit (≤), or, with
 // SLO.Strict, below it (<). A one-token request has no TPOT, so a TPOT limit
 // does not apply to it; one without a usable count has an unknown TPOT, which
-// leaves it unjudged and not good ([Goodput.Unjudged]), the figures below then
-// lower bounds. Two different figures come out:
+// leaves it unjudged and not good ([Goodput.Unjudged]): the attainment is then
+// from good/offered to (good+unjudged)/offered. Two figures come out:
 //
 //	attainment = good / offered          a fraction
 //	goodput    = good / W                good requests per second

@@ -228,3 +228,53 @@ func TestGateAttainmentLowerBound(t *testing.T) {
 	require.True(t, errors.As(err, &ae), "%v", err)
 	assert.Contains(t, err.Error(), "10 ok requests met every limit but TPOT")
 }
+
+// An attainment that is a lower bound is at most what it would be were
+// every unjudged request good, and a condition that both ends decide is
+// decided: of 20 answers, 10 counted (TPOT (140−100)/4 = 10 ms) and 10
+// without usage, 4 of each with a TTFT of 2 s (over the 1 s limit), 6 are
+// good, 6 unjudged and 8 failed: between 6/20 = 0.3 and 12/20 = 0.6.
+func TestGateAttainmentUpperBound(t *testing.T) {
+	recs := make([]llmmetrics.Record, 20)
+	for i := range recs {
+		first := 100 * time.Millisecond
+		if i%10 < 4 {
+			first = 2 * time.Second
+		}
+		recs[i] = llmmetrics.Record{ID: fmt.Sprint(i), Chunks: []time.Duration{first, first + 40*time.Millisecond}, NoUsage: i >= 10}
+		if i < 10 {
+			recs[i].CompletionTokens = 5
+		}
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}})
+	require.NoError(t, err)
+	require.Equal(t, [3]int{6, 6, 20}, [3]int{s.Goodput.Good, s.Goodput.Unjudged, s.Goodput.Offered})
+	for _, tc := range []struct {
+		cond    string
+		failed  bool
+		value   string // "" for cannot be judged
+		message string
+	}{
+		{cond: "attainment<0.7", failed: true, value: "0.3 to 0.6"},   // both ends below
+		{cond: "attainment<=0.6", failed: true, value: "0.3 to 0.6"},  // the most it can be is 0.6
+		{cond: "attainment<0.6", message: "≥0.3 is a lower bound"},    // 0.6 itself would meet it
+		{cond: "attainment<0.5", message: "≥0.3 is a lower bound"},    // between the ends
+		{cond: "attainment<0.25", failed: false, value: "≥0.3"},       // the bound meets it
+		{cond: "attainment>0.65", failed: false, value: "0.3 to 0.6"}, // both ends at or below
+		{cond: "attainment>0.5", message: "≥0.3 is a lower bound"},    // between the ends
+		{cond: "attainment>0.2", failed: true, value: "≥0.3"},         // the bound crosses it
+	} {
+		c, err := ParseCondition(tc.cond)
+		require.NoError(t, err)
+		failed, value, err := c.Check(s)
+		if tc.value == "" {
+			var ae *AbsentError
+			require.True(t, errors.As(err, &ae), "%s: %v", tc.cond, err)
+			assert.Contains(t, err.Error(), tc.message, tc.cond)
+			continue
+		}
+		require.NoError(t, err, tc.cond)
+		assert.Equal(t, tc.failed, failed, tc.cond)
+		assert.Equal(t, tc.value, value, tc.cond)
+	}
+}

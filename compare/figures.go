@@ -18,6 +18,9 @@ type runFigure struct {
 	// bound of the true one ("it counts … of the … ok requests"), or ""
 	// when it is the figure itself.
 	lower func(s *llmmetrics.Summary) string
+	// upper, when not nil, returns the most the true figure can be where
+	// the summary's is a lower bound, and whether that is known.
+	upper func(s *llmmetrics.Summary) (float64, bool)
 }
 
 var runFigures = []runFigure{
@@ -29,7 +32,7 @@ var runFigures = []runFigure{
 			return 0, why
 		}
 		return float64(s.Throughput.OutputTokensPerSecond), ""
-	}, outputLowerBound},
+	}, outputLowerBound, nil},
 	{"prompt_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
@@ -38,25 +41,25 @@ var runFigures = []runFigure{
 			return 0, "no ok record carries a prompt token count"
 		}
 		return float64(s.Throughput.PromptTokensPerSecond), ""
-	}, promptLowerBound},
+	}, promptLowerBound, nil},
 	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
 			return 0, "the run has no throughput window"
 		}
 		return float64(s.Throughput.RequestsPerSecond), ""
-	}, nil},
+	}, nil, nil},
 	{"attainment", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Goodput == nil {
 			return 0, "attainment needs an SLO"
 		}
 		return s.Goodput.Attainment, ""
-	}, attainmentLowerBound},
+	}, attainmentLowerBound, attainmentUpperBound},
 	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Requests.Offered == 0 {
 			return 0, "no request offered"
 		}
 		return float64(s.Requests.Failed) / float64(s.Requests.Offered), ""
-	}, nil},
+	}, nil, nil},
 }
 
 // outputLowerBound says why a summary's output rate is a lower bound:
@@ -76,6 +79,16 @@ func attainmentLowerBound(s *llmmetrics.Summary) string {
 		return fmt.Sprintf("%d ok requests met every limit but TPOT, which their unknown token count leaves unjudged, and are not counted good", g.Unjudged)
 	}
 	return ""
+}
+
+// attainmentUpperBound returns the most a summary's attainment can be
+// when it is a lower bound: every unjudged request good.
+func attainmentUpperBound(s *llmmetrics.Summary) (float64, bool) {
+	g := s.Goodput
+	if g == nil || g.Unjudged == 0 || g.Offered == 0 {
+		return 0, false
+	}
+	return float64(g.Good+g.Unjudged) / float64(g.Offered), true
 }
 
 // promptLowerBound says why a summary's prompt rate is a lower bound:
@@ -148,5 +161,5 @@ func percentileFigure(m llmmetrics.Metric, p llmmetrics.Percentile) runFigure {
 			return 0, p.Key() + " was not computed"
 		}
 		return millis(v), ""
-	}, nil}
+	}, nil, nil}
 }

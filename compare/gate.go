@@ -97,7 +97,11 @@ func ParseCondition(s string) (Condition, error) {
 // A figure that is only a lower bound of the true one (an output or
 // prompt rate that leaves out ok requests without a token count) decides a condition
 // only where every value at or above it would: "output_tokens_per_s<100"
-// passes on a bound of 120 and cannot be judged on a bound of 80.
+// passes on a bound of 120 and cannot be judged on a bound of 80. Where
+// the most the figure can be is known too (an attainment with unjudged
+// requests is at most what it would be were they all good), a condition
+// that both ends cross, or both meet, is decided, its value the range
+// ("0.3 to 0.6").
 func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
 	v, value, err := c.read(s)
 	if err != nil {
@@ -109,10 +113,17 @@ func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err 
 		// values that the bound crosses is crossed; one against low values
 		// that the bound meets is met; any other is undecided.
 		high := c.Op == ">" || c.Op == ">="
-		if high != failed {
-			return false, "", &AbsentError{Condition: c.Text, Reason: fmt.Sprintf("≥%s is a lower bound (%s)", value, why)}
+		if high == failed {
+			return failed, "≥" + value, nil
 		}
-		value = "≥" + value
+		// Where the most the figure can be is known, a condition that it
+		// and the bound both meet, or both cross, is decided.
+		if f, _ := runFigureNamed(c.Metric); f.upper != nil {
+			if hi, ok := f.upper(s); ok && c.crosses(hi) == failed {
+				return failed, value + " to " + strconv.FormatFloat(hi, 'g', 6, 64), nil
+			}
+		}
+		return false, "", &AbsentError{Condition: c.Text, Reason: fmt.Sprintf("≥%s is a lower bound (%s)", value, why)}
 	}
 	return failed, value, nil
 }

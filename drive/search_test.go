@@ -113,3 +113,28 @@ func TestSearchLowerBound(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "only a lower bound: 12 ok requests")
 }
+
+// A probe whose attainment is a lower bound is a miss where even every
+// unjudged request good would miss: at concurrency 5 and up, fakeLoad's
+// first 4 requests (TTFT 120 ms) meet a TTFT limit of 135 ms and the 8
+// others (150 ms) do not; without usage those 4 are unjudged, so the
+// attainment is between 0 and 4/12, below 0.9 either way. The search goes
+// as TestSearchCapacity's does.
+func TestSearchUpperBound(t *testing.T) {
+	noUsageAbove4 := func(ctx context.Context, p Plan) (*Outcome, error) {
+		out, err := fakeLoad(ctx, p)
+		if p.Concurrency > 4 {
+			for _, r := range out.Results {
+				r.Record.CompletionTokens, r.Record.NoUsage, r.UsageKnown = 0, true, false
+			}
+		}
+		return out, err
+	}
+	slo := llmmetrics.SLO{TTFT: 135 * time.Millisecond, TPOT: 50 * time.Millisecond}
+	p := Plan{URL: "http://h/v1/chat/completions", Requests: 12}
+	out, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, Run: noUsageAbove4})
+	require.NoError(t, err)
+	require.NotNil(t, out.Passing)
+	require.NotNil(t, out.Failing)
+	assert.Equal(t, [2]float64{4, 5}, [2]float64{*out.Passing, *out.Failing})
+}

@@ -369,6 +369,30 @@ func TestReportGate(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "the run has no tpot distribution")
 
+	// Answers without usage leave a TPOT limit unjudged: of 20, 10 counted
+	// (TPOT 40 ms / 4 = 10 ms) and 10 not, 4 of each with a TTFT of 2 s,
+	// 6 are good, 6 unjudged, 8 failed. The attainment lies between 0.3
+	// and 0.6: below 0.7 whatever they were (status 3), undecided against
+	// 0.5 (status 1).
+	var b strings.Builder
+	for i := range 20 {
+		first := 100_000_000
+		if i%10 < 4 {
+			first = 2_000_000_000
+		}
+		count := ""
+		if i < 10 {
+			count = `,"completion_tokens":5`
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","status":"ok","sent_ns":%d,"chunk_arrivals_ns":[%d,%d]%s}`+"\n", i, i*1000, first, first+40_000_000, count)
+	}
+	code, _, errs = runCLI(t, b.String(), "report", "--slo", "ttft=1s,tpot=50ms", "--fail-below", "0.7", "-")
+	assert.Equal(t, 3, code, errs)
+	assert.Equal(t, "llmmetrics: gate failed: attainment<0.7 (it is 0.3 to 0.6)\n", errs)
+	code, _, errs = runCLI(t, b.String(), "report", "--slo", "ttft=1s,tpot=50ms", "--fail-below", "0.5", "-")
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, `condition "attainment<0.5" cannot be judged: ≥0.3 is a lower bound`)
+
 	code, _, errs = runCLI(t, "", "report", "--fail-below", "0.9", sample)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--fail-below needs --slo")
