@@ -90,6 +90,11 @@ type SweepFigure struct {
 	// bound too, and its change across levels is not a change of the
 	// figure.
 	LowerBound int
+	// Upper, where some runs are lower bounds and each of them says the
+	// most its figure can be (an attainment with unjudged requests, were
+	// they all good), is the median of those most values (the others'
+	// values as they are): the true median is at most it. Nil otherwise.
+	Upper *float64
 }
 
 // header returns the run's header, or nil.
@@ -263,31 +268,41 @@ func figureUnit(name string) string {
 // runValues returns the figures of one run by name: those its records
 // give, over those given with it; lower holds the names of those that are
 // only lower bounds of the true figures.
-func runValues(r LevelRun, opt llmmetrics.Options) (vals map[string]float64, lower map[string]bool, err error) {
-	vals, lower = map[string]float64{}, map[string]bool{}
+// A runValue is a figure of one run: its value, and whether it is a lower
+// bound, with the most it can be where that is known.
+type runValue struct {
+	v, upper        float64
+	lower, hasUpper bool
+}
+
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, error) {
+	vals := map[string]runValue{}
 	for k, v := range r.Figures {
-		vals[k] = v
+		vals[k] = runValue{v: v}
 	}
 	if r.Run == nil {
-		return vals, lower, nil
+		return vals, nil
 	}
 	s, err := r.Run.Summarize(opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	user, err := userTPS(r.Run.Records, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, f := range sweepFigures {
-		if v, ok := f.value(s, user); ok {
-			vals[f.name] = v
-			if f.lower != nil && f.lower(s) != "" {
-				lower[f.name] = true
-			}
+		v, ok := f.value(s, user)
+		if !ok {
+			continue
 		}
+		rv := runValue{v: v, lower: f.lower != nil && f.lower(s) != ""}
+		if rf, ok := runFigureNamed(f.name); ok && rv.lower && rf.upper != nil {
+			rv.upper, rv.hasUpper = rf.upper(s)
+		}
+		vals[f.name] = rv
 	}
-	return vals, lower, nil
+	return vals, nil
 }
 
 // sweepLevel summarizes the runs of one level.
@@ -303,32 +318,51 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	}
 	opt.Percentiles = ps
 	lv := SweepLevel{Level: level, Runs: len(runs)}
-	values := map[string][]float64{}
-	lower := map[string]int{} // runs whose figure is a lower bound
+	values := map[string][]runValue{}
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		vals, bounds, err := runValues(r, opt)
+		vals, err := runValues(r, opt)
 		if err != nil {
 			return lv, fmt.Errorf("%s: %w", r.Name, err)
 		}
 		for k, v := range vals {
 			values[k] = append(values[k], v)
 		}
-		for k := range bounds {
-			lower[k]++
-		}
 	}
 	for _, name := range figureOrder(maps.Keys(values)) {
 		if len(values[name]) != len(runs) {
 			continue // a figure some runs lack is not given
 		}
-		sp, err := MedianMAD(values[name])
+		f, err := levelFigure(name, values[name])
 		if err != nil {
 			return lv, fmt.Errorf("%s %g: %s: %w", "level", level, name, err)
 		}
-		lv.Figures = append(lv.Figures, SweepFigure{Name: name, Unit: figureUnit(name), Spread: sp, LowerBound: lower[name]})
+		lv.Figures = append(lv.Figures, f)
 	}
 	return lv, nil
+}
+
+// levelFigure is a figure of a level from its value in each run.
+func levelFigure(name string, vals []runValue) (SweepFigure, error) {
+	f := SweepFigure{Name: name, Unit: figureUnit(name)}
+	vs, most := make([]float64, len(vals)), make([]float64, len(vals))
+	known := true // every lower bound says the most it can be
+	for i, v := range vals {
+		vs[i], most[i] = v.v, v.v
+		if v.lower {
+			f.LowerBound++
+			most[i], known = v.upper, known && v.hasUpper
+		}
+	}
+	var err error
+	if f.Spread, err = MedianMAD(vs); err != nil {
+		return f, err
+	}
+	if f.LowerBound > 0 && known {
+		up, _ := MedianMAD(most)
+		f.Upper = &up.Median
+	}
+	return f, nil
 }
 
 // figureOrder puts figure names in the order a sweep prints them: its
@@ -434,10 +468,17 @@ type Capacity struct {
 // A Margin is a level's median attainment and its distance from the
 // target (positive: meets it); LowerBound when the attainment of some of
 // its runs is only a lower bound (Goodput.Unjudged), so that a negative
-// margin is no miss.
+// margin is no miss unless even the most it can be, Upper (the median
+// with every unjudged request good), is below the target.
 type Margin struct {
 	Level, Attainment, Margin float64
 	LowerBound                bool
+	Upper                     float64
+}
+
+// undecided says whether the margin's level may meet target or not.
+func (m Margin) undecided(target float64) bool {
+	return m.Margin < 0 && m.LowerBound && m.Upper >= target
 }
 
 // Capacity reads the sweep's capacity at an attainment target (0.9 when
@@ -456,14 +497,18 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: capacity needs attainment, and so an SLO", llmmetrics.ErrInvalidOption)
 		}
-		c.Margins = append(c.Margins, Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target, LowerBound: f.LowerBound > 0})
+		m := Margin{Level: lv.Level, Attainment: f.Spread.Median, Margin: f.Spread.Median - target, LowerBound: f.LowerBound > 0, Upper: 1}
+		if f.Upper != nil {
+			m.Upper = *f.Upper
+		}
+		c.Margins = append(c.Margins, m)
 	}
 	slices.SortFunc(c.Margins, func(a, b Margin) int { return cmp.Compare(a.Level, b.Level) })
 	first := slices.IndexFunc(c.Margins, func(m Margin) bool { return m.Margin < 0 })
 	switch {
 	case len(c.Margins) == 0:
 		return nil, fmt.Errorf("%w: a sweep without levels", llmmetrics.ErrInvalidOption)
-	case first >= 0 && c.Margins[first].LowerBound:
+	case first >= 0 && c.Margins[first].undecided(target):
 		m := c.Margins[first]
 		if first > 0 {
 			c.Passing = &c.Margins[first-1].Level
@@ -477,6 +522,13 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		low := c.Margins[0].Level
 		c.Failing = &low
 		c.Reason = fmt.Sprintf("the lowest level measured, %s %g, already misses %g%% attainment: the capacity is below it", sw.Kind, low, 100*target)
+	case c.Margins[first].LowerBound:
+		// A miss whatever the unjudged requests were, by an unknown
+		// margin: no crossing is read between the levels.
+		p, f := c.Margins[first-1], c.Margins[first]
+		c.Passing, c.Failing = &p.Level, &f.Level
+		c.Reason = fmt.Sprintf("%g%% attainment holds up to %s %g and fails at %g, whose attainment is at most %.4g (at least %.4g: requests without a usable token count are unjudged against the TPOT limit); where it crosses between them is not read",
+			100*target, sw.Kind, p.Level, f.Level, f.Upper, f.Attainment)
 	default:
 		p, f := c.Margins[first-1], c.Margins[first]
 		c.Passing, c.Failing = &p.Level, &f.Level
@@ -602,7 +654,8 @@ func (sw *Sweep) figureNames() []string {
 // "n"}}}], "environment", "environment_differs", "environment_missing",
 // "warnings", "note"}. A figure whose value on some run of its level is
 // only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
-// many of the level's runs), and the sweep "lower_bound_notes".
+// many of the level's runs), "upper_bound" where the most the median can
+// be is known (SweepFigure.Upper), and the sweep "lower_bound_notes".
 func (sw *Sweep) MarshalJSON() ([]byte, error) {
 	levels := make([]object, len(sw.Levels))
 	for i, lv := range sw.Levels {
@@ -612,6 +665,9 @@ func (sw *Sweep) MarshalJSON() ([]byte, error) {
 				{"scaled_mad", f.Spread.ScaledMAD}, {"n", f.Spread.N}}
 			if f.LowerBound > 0 {
 				o = append(o, field{"lower_bound", true}, field{"lower_bound_runs", f.LowerBound})
+			}
+			if f.Upper != nil {
+				o = append(o, field{"upper_bound", *f.Upper})
 			}
 			figs = append(figs, field{f.Name, o})
 		}

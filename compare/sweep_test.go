@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -187,11 +188,7 @@ func TestCapacityWithinLevels(t *testing.T) {
 // it, where it once said concurrency 2 failed.
 func TestCapacityLowerBound(t *testing.T) {
 	ms := time.Millisecond
-	noUsage := levelRun(2, 100*ms, 10, nil)
-	for i := range noUsage.Run.Records {
-		r := &noUsage.Run.Records[i]
-		r.CompletionTokens, r.NoUsage = 0, true
-	}
+	noUsage := withoutUsage(levelRun(2, 100*ms, 10, nil))
 	slo := llmmetrics.SLO{TTFT: 200 * ms, TPOT: 50 * ms}
 	sw, err := SweepRuns([]LevelRun{levelRun(1, 100*ms, 10, nil), noUsage}, llmmetrics.Options{SLO: &slo})
 	require.NoError(t, err)
@@ -202,4 +199,42 @@ func TestCapacityLowerBound(t *testing.T) {
 	assert.Nil(t, c.Failing, c.Reason)
 	assert.Contains(t, c.Reason, "only a lower bound")
 	assert.True(t, c.Margins[1].LowerBound)
+}
+
+// A level whose attainment is a lower bound is a miss where even the most
+// it can be is below the target: at concurrency 2, no request has usage
+// and 6 of 10 miss the TTFT limit, so the 4 others are unjudged and the
+// attainment is between 0 and 4/10. The capacity passes concurrency 1 and
+// fails at 2, with no crossing read between them (the miss's margin is
+// unknown).
+func TestCapacityUpperBound(t *testing.T) {
+	ms := time.Millisecond
+	noUsage := withoutUsage(levelRun(2, 100*ms, 4, nil))
+	slo := llmmetrics.SLO{TTFT: 200 * ms, TPOT: 50 * ms}
+	sw, err := SweepRuns([]LevelRun{levelRun(1, 100*ms, 10, nil), noUsage}, llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	f, ok := sw.Levels[1].Figure("attainment")
+	require.True(t, ok)
+	require.NotNil(t, f.Upper)
+	assert.Equal(t, [3]float64{0, 0.4, 1}, [3]float64{f.Spread.Median, *f.Upper, float64(f.LowerBound)})
+	c, err := sw.Capacity(0.9)
+	require.NoError(t, err)
+	require.NotNil(t, c.Passing)
+	require.NotNil(t, c.Failing, c.Reason)
+	assert.Equal(t, [2]float64{1, 2}, [2]float64{*c.Passing, *c.Failing})
+	assert.Nil(t, c.Crossing)
+	assert.Contains(t, c.Reason, "fails at 2, whose attainment is at most 0.4 (at least 0")
+	var js bytes.Buffer
+	require.NoError(t, json.NewEncoder(&js).Encode(sw))
+	assert.Contains(t, js.String(), `"lower_bound":true,"lower_bound_runs":1,"upper_bound":0.4`)
+}
+
+// withoutUsage returns r with no token count in any record, as answers
+// without usage have.
+func withoutUsage(r LevelRun) LevelRun {
+	for i := range r.Run.Records {
+		rec := &r.Run.Records[i]
+		rec.CompletionTokens, rec.NoUsage = 0, true
+	}
+	return r
 }
