@@ -20,7 +20,7 @@ import (
 //	request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms
 //
 // with two optional columns, sent_ms (the send time in milliseconds since
-// the run's start; 0 when absent) and status (ok, error, timeout or
+// the run's start; else Run.NoSendTimes) and status (ok, error, timeout or
 // cancelled; ok when absent or empty), and a third this package adds,
 // message (a failed request's error text). Header names are matched exactly
 // (see csvrow.Required and csvrow.Optional). TTFT_ms and E2E_ms are empty on
@@ -72,7 +72,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	}
 	next, stop := parseBlocks(r, first, csvline.OpenQuote, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
 	defer stop()
-	run := o.newRun()
+	run := o.newCSVRun(cols)
 	end, err := o.gather(next, dst, run, nil)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 		return nil, err
 	}
 	line, _ := cr.FieldPos(len(header) - 1)
-	run := o.newRun()
+	run := o.newCSVRun(cols)
 	if err := o.readCSVRowsFrom(cr, lr, 0, line, cols, len(header), run); err != nil {
 		return nil, err
 	}

@@ -300,3 +300,31 @@ func TestWriteCSVNoUsage(t *testing.T) {
 		t.Errorf("a failed record without usage is a row: %v", err)
 	}
 }
+
+// A CSV without the sent_ms column stores no send times: its run says so,
+// whether read record by record or into a table (ReadOptions.Summarize),
+// and the throughput, the arrivals and the requests in flight are absent,
+// not figures of every request sent at 0 (with the column, they are there).
+func TestReadCSVNoSendTimes(t *testing.T) {
+	const rows = "a,10,3,100,400\nb,10,3,120,380\nc,10,3,90,500\n"
+	run, err := ReadCSV(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" + rows))
+	require.NoError(t, err)
+	assert.True(t, run.NoSendTimes)
+	quoted, err := ReadCSV(strings.NewReader("\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" + rows))
+	require.NoError(t, err)
+	assert.True(t, quoted.NoSendTimes, "read one row at a time")
+	s, _, err := ReadOptions{}.Summarize(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"+rows), Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	assert.Contains(t, s.Absent["throughput"], "no send times")
+	require.NotNil(t, s.Workload)
+	assert.Nil(t, s.Workload.Arrivals)
+	assert.Nil(t, s.Workload.Concurrency)
+	assert.Equal(t, "the records carry no send times", s.Absent["workload.concurrency"])
+
+	sent, _, err := ReadOptions{}.Summarize(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\n"+
+		"a,10,3,100,400,0\nb,10,3,120,380,50\nc,10,3,90,500,100\n"), Options{})
+	require.NoError(t, err)
+	assert.NotNil(t, sent.Throughput)
+	assert.NotNil(t, sent.Workload.Concurrency)
+}

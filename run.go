@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/llmmetrics/llmmetrics/internal/csvrow"
 	"io"
 	"time"
 
@@ -114,13 +115,14 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 	return nil
 }
 
-// newRun returns the run a CSV reader fills: with a table, when o asks
-// for one.
-func (o ReadOptions) newRun() *Run {
+// newCSVRun returns the run a CSV reader fills, of the given columns:
+// with a table, when o asks for one.
+func (o ReadOptions) newCSVRun(cols csvrow.Columns) *Run {
+	run := &Run{NoSendTimes: cols.Sent < 0}
 	if o.table {
-		return &Run{tab: &table.Table{}}
+		run.tab = &table.Table{}
 	}
-	return &Run{}
+	return run
 }
 
 // Format is a per-request file format.
