@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/llmmetrics/llmmetrics/internal/hugepage"
 	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/llmmetrics/llmmetrics/internal/lengths"
 	"github.com/llmmetrics/llmmetrics/internal/table"
@@ -72,14 +71,6 @@ type EarlyStop struct {
 
 // describeWorkload describes the records by their categories, and says why
 // each absent part is absent. It returns nil when no record is measured.
-//
-// A table's ok rows are swept where they are, their sends and lengths
-// read from its columns (see inflight.SweepRows) when the sends are in
-// order; otherwise their ends are listed. The gaps between sends are
-// described as the sends are merged (see inflight.Describe), the ok
-// records' with the others': for a run of millions of requests, a list of
-// gaps or of ends would be 8 bytes more for each.
-//
 // It notes in facts, when not nil, what the summary needs to know of the
 // ok records (see okFacts).
 func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, map[string]string) {
@@ -89,28 +80,17 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 	absent := map[string]string{}
 	var prompts, outputs lengthSample
 	n := src.len()
-	// The ok records' sends, the requests' starts, are a table's own
-	// column where they can be (see table.OKColumns), or else a list; so
-	// are their lengths, where the starts are in order.
-	var starts, lengths [][]time.Duration
+	// A table's ok rows are swept in its own columns, their sends and
+	// lengths (see table.OKColumns); records' sends and ends are listed.
+	var rows [][][]time.Duration
 	if src.tab != nil {
-		if segs, fits := table.OKColumns(src.tab, cat, table.SentColumn, table.LastColumn); fits {
-			starts = segs[0]
-			if inflight.Sorted(starts) {
-				lengths = segs[1]
-			}
-		}
+		rows, _ = table.OKColumns(src.tab, cat, table.SentColumn, table.LastColumn)
 	}
-	var list, ends []time.Duration
-	if starts == nil {
-		room, release := hugepage.Map[time.Duration](n)
+	var starts, ends []time.Duration
+	if rows == nil {
+		var release func()
+		starts, ends, release = inflight.Lists(n)
 		defer release()
-		list = room[:0]
-	}
-	if lengths == nil {
-		room, release := hugepage.Map[time.Duration](n)
-		defer release()
-		ends = room[:0]
 	}
 	var others []time.Duration // the sends of the measured records that are not ok, and of the unfinished
 	es := EarlyStop{}
@@ -132,11 +112,8 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 				if r.PromptTokens > 0 {
 					prompts.add(r.PromptTokens)
 				}
-				if list != nil {
-					list = append(list, r.Sent)
-				}
-				if ends != nil {
-					ends = append(ends, r.Sent+r.last())
+				if rows == nil {
+					starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
 				}
 				if r.MaxTokens > 0 && counted {
 					es.Known++
@@ -153,16 +130,7 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 		return nil, absent
 	}
 	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe()}
-	if lengths != nil {
-		w.Concurrency = inFlight(inflight.SweepRows(starts, lengths))
-	} else {
-		if starts == nil {
-			starts = [][]time.Duration{list}
-		}
-		starts = inflight.InOrder(starts, list != nil)
-		w.Concurrency = inFlight(inflight.Sweep(starts, ends))
-	}
-	w.Arrivals = arrivals(starts, others)
+	w.Concurrency, w.Arrivals = sweepSends(rows, starts, ends, others)
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -221,22 +189,42 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 	return l
 }
 
-// arrivals describes the gaps between sends (inflight.Describe); nil for fewer than two.
-func arrivals(starts [][]time.Duration, others []time.Duration) *Arrivals {
-	d, ok := inflight.Describe(starts, others)
-	if !ok {
-		return nil
+// sweepSends describes the ok requests in flight and the gaps between
+// all sends (inflight.SweepRows, Sweep and Sends), of a table's rows in
+// its columns, sends and lengths, or of lists of the ok requests' starts
+// and ends; others are the other sends. Rows further from send order than
+// SweepRows takes are listed first.
+func sweepSends(rows [][][]time.Duration, starts, ends, others []time.Duration) (*Concurrency, *Arrivals) {
+	if rows != nil {
+		sends := inflight.NewSends(others)
+		if l, ok, inOrder := inflight.SweepRows(rows[0], rows[1], sends.Add); inOrder {
+			return inFlight(l, ok), asArrivals(sends.Describe())
+		}
+		var release func()
+		starts, ends, release = inflight.ListRows(rows[0], rows[1])
+		defer release()
 	}
-	a := Arrivals(d)
-	return &a
+	sorted := inflight.InOrder([][]time.Duration{starts}, true)
+	sends := inflight.NewSends(others)
+	sends.Add(sorted[0])
+	return inFlight(inflight.Sweep(sorted, ends)), asArrivals(sends.Describe())
 }
 
-// inFlight returns the requests in flight that a sweep found (see
-// inflight.Sweep), or nil when they cover no time.
+// inFlight returns the requests in flight that a sweep found, or nil when
+// they cover no time or none of them lasts any.
 func inFlight(l inflight.Level, ok bool) *Concurrency {
-	if !ok {
+	if !ok || l.Max == 0 {
 		return nil
 	}
 	c := Concurrency(l)
 	return &c
+}
+
+// asArrivals returns the arrivals described, or nil for fewer than two gaps.
+func asArrivals(a inflight.Arrivals, ok bool) *Arrivals {
+	if !ok {
+		return nil
+	}
+	b := Arrivals(a)
+	return &b
 }

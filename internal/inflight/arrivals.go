@@ -29,37 +29,61 @@ type Arrivals struct {
 // squares summing to Q, the mean is S/N and the coefficient of variation
 // √(N·Q − S²)/S, rounded once, whatever the order of the sends.
 func Describe(a [][]time.Duration, b []time.Duration) (Arrivals, bool) {
-	if !slices.IsSorted(b) {
-		radix.Sort(b)
+	s := NewSends(b)
+	for _, seg := range a {
+		s.Add(seg)
 	}
-	var (
-		n           int
-		first, prev time.Duration
-		squares     exact.Sum192
-	)
-	seg, next := []time.Duration(nil), 0 // a's segment, and the next
-	i, j := 0, 0                         // in seg, and in b
-	for taken := 0; ; taken++ {
-		if i == len(seg) && next < len(a) {
-			seg, i, next = a[next], 0, next+1
-		}
-		var t time.Duration
-		switch {
-		case i < len(seg) && (j == len(b) || seg[i] <= b[j]):
-			t, i = seg[i], i+1
-		case j < len(b):
-			t, j = b[j], j+1
-		default:
-			return describe(n, prev-first, squares)
-		}
-		if taken == 0 {
-			first = t
-		} else {
-			squares.AddSquare(t - prev)
-			n++
-		}
-		prev = t
+	return s.Describe()
+}
+
+// Sends takes sends in time order, a run of them at a time, merged with
+// others, and describes the gaps between them (see Describe).
+type Sends struct {
+	others      []time.Duration // in time order; those from j on are still to come
+	j, taken    int             // taken: the sends so far
+	first, prev time.Duration
+	squares     exact.Sum192
+}
+
+// NewSends returns Sends that merges others (any order, sorted here) with
+// the sends it is given.
+func NewSends(others []time.Duration) *Sends {
+	if !slices.IsSorted(others) {
+		radix.Sort(others)
 	}
+	return &Sends{others: others}
+}
+
+// Add takes sends in time order, none before those taken already.
+func (s *Sends) Add(sorted []time.Duration) {
+	for _, t := range sorted {
+		for s.j < len(s.others) && s.others[s.j] <= t {
+			s.take(s.others[s.j])
+			s.j++
+		}
+		s.take(t)
+	}
+}
+
+// take takes the next send.
+func (s *Sends) take(t time.Duration) {
+	if s.taken == 0 {
+		s.first = t
+	} else {
+		s.squares.AddSquare(t - s.prev)
+	}
+	s.taken++
+	s.prev = t
+}
+
+// Describe takes the others still to come and describes the gaps; false
+// for fewer than two.
+func (s *Sends) Describe() (Arrivals, bool) {
+	for _, t := range s.others[s.j:] {
+		s.take(t)
+	}
+	s.j = len(s.others)
+	return describe(s.taken-1, s.prev-s.first, s.squares)
 }
 
 // describe describes n gaps whose sum is sum and the sum of whose

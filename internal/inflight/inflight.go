@@ -47,6 +47,32 @@ func InOrder(sends [][]time.Duration, own bool) [][]time.Duration {
 	return [][]time.Duration{list}
 }
 
+// Lists returns two empty lists with room for n times each, for the
+// starts and the ends of requests, mapped apart from Go's heap until
+// release is called (see hugepage.Map).
+func Lists(n int) (starts, ends []time.Duration, release func()) {
+	s, releaseS := hugepage.Map[time.Duration](n)
+	e, releaseE := hugepage.Map[time.Duration](n)
+	return s[:0], e[:0], func() { releaseS(); releaseE() }
+}
+
+// ListRows returns the starts and the ends of requests given by their
+// starts and lengths (see SweepRows), in lists of Lists.
+func ListRows(starts, lengths [][]time.Duration) (s, e []time.Duration, release func()) {
+	n := 0
+	for _, seg := range starts {
+		n += len(seg)
+	}
+	s, e, release = Lists(n)
+	for k, seg := range starts {
+		s = append(s, seg...)
+		for i, t := range seg {
+			e = append(e, t+lengths[k][i])
+		}
+	}
+	return s, e, release
+}
+
 // Sorted says whether sends (segments, none of them empty) are in time
 // order.
 func Sorted(sends [][]time.Duration) bool {
@@ -82,71 +108,152 @@ func Sweep(starts [][]time.Duration, ends []time.Duration) (Level, bool) {
 }
 
 // SweepRows is Sweep for requests given by where they start and how long
-// they last (none less than 0): the segments of starts are in time order
-// (none of them empty), and lengths holds the length of each request at
-// its start's place. It keeps the ends still ahead of the sweep, not one
-// for each request: the requests are swept a window at a time, each
-// window's ends sorted with those left from the windows before, and the
-// ends up to the next window's first start swept with its starts (no
-// later end can come before that start, as no request ends before it
-// begins). A window holds at least window requests, and at least as many
-// as the ends left, so that the ends are sorted and moved a bounded number
-// of times each. The Level is Sweep's for the same requests, to the bit.
-func SweepRows(starts, lengths [][]time.Duration) (Level, bool) {
-	return sweepRows(starts, lengths, window)
+// they last (none less than 0), in segments (none of them empty) that
+// hold each request's start and length at the same place. The starts need
+// not be in time order, only near it, as a run's records are written when
+// their requests end: the requests are swept a window at a time, each
+// window's starts and ends sorted with those left from the windows before,
+// and both swept up to the least start of the next window of rows (no
+// later end can come before it, as no request ends before it begins). A
+// window holds at least window requests, and at least as many as the
+// starts or the ends left, so that each is sorted and moved a bounded
+// number of times. Only the starts and ends ahead of the sweep are kept,
+// not one for each request.
+//
+// It calls each, when not nil, with the starts it sweeps, in time order,
+// a window at a time. It returns false for inOrder, and nothing else
+// useful, when a start comes after the sweep has passed it (the starts
+// are further from time order than a window); otherwise the Level is
+// Sweep's for the same requests, to the bit.
+func SweepRows(starts, lengths [][]time.Duration, each func(sorted []time.Duration)) (l Level, ok, inOrder bool) {
+	n := 0
+	for _, seg := range starts {
+		n += len(seg)
+	}
+	// A sixteenth of the requests, within bounds: a run of millions takes
+	// windows of 65,536, which its radix sorts handle well; a short one
+	// takes little memory.
+	return sweepRows(starts, lengths, min(max(n/16, minWindow), window), each)
 }
 
 // sweepRows is SweepRows in windows of at least window requests.
-func sweepRows(starts, lengths [][]time.Duration, window int) (Level, bool) {
-	if len(starts) == 0 {
-		return Level{}, false
-	}
-	first := starts[0][0]
-	w := sweeper{now: first}
-	last := first
-	var ahead []time.Duration // the ends not yet swept, in time order
-	var win [][]time.Duration // the window's starts
-	k, i := 0, 0              // the next request: starts[k][i]
-	for k < len(starts) {
-		// The window: the next requests, as many as wanted, taken from
-		// their segments with their ends.
-		win = win[:0]
-		for want := max(window, len(ahead)); want > 0 && k < len(starts); {
-			take := min(want, len(starts[k])-i)
-			seg, lens := starts[k][i:i+take], lengths[k][i:i+take]
-			win = append(win, seg)
-			for r, s := range seg {
-				ahead = append(ahead, s+lens[r])
-			}
-			want, i = want-take, i+take
-			if i == len(starts[k]) {
-				k, i = k+1, 0
-			}
+func sweepRows(starts, lengths [][]time.Duration, window int, each func([]time.Duration)) (Level, bool, bool) {
+	var w sweeper
+	rows := rowCursor{starts: starts, lengths: lengths}
+	begun := false                        // whether any start is swept
+	var first time.Duration               // the earliest start
+	last := time.Duration(math.MinInt64)  // the latest end
+	swept := time.Duration(math.MinInt64) // where the sweep is: every start and end at or before it is swept
+	// The starts and the ends not yet swept, in time order.
+	aheadS, aheadE := make([]time.Duration, 0, window+window/4), make([]time.Duration, 0, window+window/4)
+	var scratch []time.Duration
+	for !rows.done() {
+		fromS, fromE := len(aheadS), len(aheadE)
+		aheadS, aheadE = rows.take(max(window, len(aheadS), len(aheadE)), aheadS, aheadE)
+		if slices.Min(aheadS[fromS:]) < swept {
+			return Level{}, false, false
 		}
-		radix.SortNear(ahead) // the ends left are in order; the window's nearly so
-		last = max(last, ahead[len(ahead)-1])
-		cut := len(ahead)
-		if k < len(starts) {
-			// The ends up to the next start, at which they come first.
-			next := starts[k][i]
-			cut, _ = slices.BinarySearchFunc(ahead, next, func(e, t time.Duration) int {
-				if e <= t {
-					return -1
-				}
-				return 1
-			})
+		scratch = sortAfter(aheadS, fromS, scratch)
+		scratch = sortAfter(aheadE, fromE, scratch)
+		last = max(last, aheadE[len(aheadE)-1])
+		// The starts and the ends up to the next rows' least start, at
+		// which the ends come first; a start before where the sweep is
+		// comes too late.
+		next := rows.leastStart(window)
+		if next < swept {
+			return Level{}, false, false
 		}
-		w.sweep(win, ahead[:cut])
-		ahead = append(ahead[:0], ahead[cut:]...)
+		swept = next
+		cutS, cutE := upTo(aheadS, swept), upTo(aheadE, swept)
+		if !begun && cutS > 0 { // no start left unread is before it
+			first, w.now, begun = aheadS[0], aheadS[0], true
+		}
+		w.sweep([][]time.Duration{aheadS[:cutS]}, aheadE[:cutE])
+		if each != nil && cutS > 0 {
+			each(aheadS[:cutS])
+		}
+		aheadS, aheadE = append(aheadS[:0], aheadS[cutS:]...), append(aheadE[:0], aheadE[cutE:]...)
 	}
-	if first == last {
-		return Level{}, false
+	if !begun || first == last {
+		return Level{}, false, true
 	}
-	return w.level(last - first), true
+	return w.level(last - first), true, true
 }
 
-// window is the fewest requests SweepRows takes at a time.
-const window = 1 << 12
+// sortAfter sorts ts, whose first from are in order already: it sorts the
+// rest and merges the two, through scratch, which it returns.
+func sortAfter(ts []time.Duration, from int, scratch []time.Duration) []time.Duration {
+	radix.SortNear(ts[from:])
+	if from == 0 || ts[from-1] <= ts[from] {
+		return scratch
+	}
+	scratch = append(scratch[:0], ts[:from]...)
+	i, j, k := 0, from, 0
+	for ; i < len(scratch) && j < len(ts); k++ {
+		if ts[j] < scratch[i] {
+			ts[k], j = ts[j], j+1
+		} else {
+			ts[k], i = scratch[i], i+1
+		}
+	}
+	copy(ts[k:], scratch[i:])
+	return scratch
+}
+
+// upTo returns how many of ts (in order) are at or before t.
+func upTo(ts []time.Duration, t time.Duration) int {
+	n, _ := slices.BinarySearchFunc(ts, t, func(e, t time.Duration) int {
+		if e <= t {
+			return -1
+		}
+		return 1
+	})
+	return n
+}
+
+// A rowCursor reads requests, their starts and lengths, in the order of
+// their segments.
+type rowCursor struct {
+	starts, lengths [][]time.Duration
+	k, i            int // the next request: starts[k][i]
+}
+
+// done says whether every request has been read.
+func (c *rowCursor) done() bool { return c.k == len(c.starts) }
+
+// take reads the next n requests (fewer at the end), appending their
+// starts to s and their ends to e.
+func (c *rowCursor) take(n int, s, e []time.Duration) ([]time.Duration, []time.Duration) {
+	for n > 0 && !c.done() {
+		m := min(n, len(c.starts[c.k])-c.i)
+		seg, lens := c.starts[c.k][c.i:c.i+m], c.lengths[c.k][c.i:c.i+m]
+		s = append(s, seg...)
+		for r, t := range seg {
+			e = append(e, t+lens[r])
+		}
+		n, c.i = n-m, c.i+m
+		if c.i == len(c.starts[c.k]) {
+			c.k, c.i = c.k+1, 0
+		}
+	}
+	return s, e
+}
+
+// leastStart returns the least start of the next n requests, or the
+// latest time there is when none is left.
+func (c *rowCursor) leastStart(n int) time.Duration {
+	least := time.Duration(math.MaxInt64)
+	for k, i := c.k, c.i; n > 0 && k < len(c.starts); k, i = k+1, 0 {
+		seg := c.starts[k][i:min(len(c.starts[k]), i+n)]
+		least = min(least, slices.Min(seg))
+		n -= len(seg)
+	}
+	return least
+}
+
+// window is the fewest requests SweepRows takes at a time in a run of
+// millions, minWindow in a short one.
+const window, minWindow = 1 << 16, 1 << 12
 
 // A sweeper sweeps starts and ends in time order, and adds up how long
 // the run spent at each count of requests in flight.

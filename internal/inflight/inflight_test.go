@@ -104,55 +104,100 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// SweepRows finds what Sweep finds, to the bit, in windows of any size:
-// requests of random starts (in segments, in time order) and lengths,
-// some of them of no length and some starting together.
+// SweepRows finds what Sweep finds, to the bit, in windows of any size,
+// and gives the starts in time order: requests of random starts and
+// lengths, some of them of no length and some starting together, in
+// segments, with each start moved back by up to a few places (as records
+// written at their ends are). It may say the starts are out of order only
+// when they are and a window holds fewer than all the requests.
 func TestSweepRows(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var starts, lengths [][]time.Duration
-		var ends []time.Duration
+		n := rapid.IntRange(1, 60).Draw(t, "requests")
+		sorted, lens := make([]time.Duration, n), make([]time.Duration, n)
 		at := time.Duration(0)
-		for range rapid.IntRange(1, 6).Draw(t, "segments") {
-			n := rapid.IntRange(1, 10).Draw(t, "length")
-			seg, lens := make([]time.Duration, n), make([]time.Duration, n)
-			for i := range seg {
-				at += time.Duration(rapid.IntRange(0, 3).Draw(t, "gap"))
-				seg[i] = at
-				lens[i] = time.Duration(rapid.IntRange(0, 20).Draw(t, "duration"))
-				ends = append(ends, at+lens[i])
-			}
-			starts, lengths = append(starts, seg), append(lengths, lens)
+		for i := range sorted {
+			at += time.Duration(rapid.IntRange(0, 3).Draw(t, "gap"))
+			sorted[i] = at
 		}
-		want, wok := Sweep(starts, ends)
+		starts := slices.Clone(sorted)
+		moved := false
+		for i := range starts {
+			if d := rapid.IntRange(0, 4).Draw(t, "moved"); d > 0 && i+d < n {
+				starts[i], starts[i+d] = starts[i+d], starts[i]
+				moved = moved || starts[i] != starts[i+d]
+			}
+		}
+		var ends []time.Duration
+		for i := range starts {
+			lens[i] = time.Duration(rapid.IntRange(0, 20).Draw(t, "duration"))
+			ends = append(ends, starts[i]+lens[i])
+		}
+		var segs, segLens [][]time.Duration
+		for i := 0; i < n; {
+			m := min(n-i, rapid.IntRange(1, 10).Draw(t, "segment"))
+			segs, segLens = append(segs, starts[i:i+m]), append(segLens, lens[i:i+m])
+			i += m
+		}
+		want, wok := Sweep([][]time.Duration{sorted}, slices.Clone(ends))
 		for _, w := range []int{1, 2, 3, 7, window} {
-			got, ok := sweepRows(starts, lengths, w)
-			if ok != wok || got != want {
-				t.Fatalf("window %d: %+v, %v; Sweep gives %+v, %v", w, got, ok, want, wok)
+			var got []time.Duration
+			l, ok, inOrder := sweepRows(segs, segLens, w, func(s []time.Duration) { got = append(got, s...) })
+			if !inOrder {
+				if !moved || w >= n {
+					t.Fatalf("window %d: starts %v said out of order", w, starts)
+				}
+				continue
+			}
+			if ok != wok || l != want {
+				t.Fatalf("window %d, starts %v: %+v, %v; Sweep gives %+v, %v", w, starts, l, ok, want, wok)
+			}
+			if !slices.Equal(got, sorted) {
+				t.Fatalf("window %d: starts given as %v, want %v", w, got, sorted)
 			}
 		}
 	})
 }
 
-// SweepRows keeps the ends ahead of the sweep, not one for each request:
-// 100,000 requests of 100 ns sent 1 ns apart (100 in flight) take a few
-// windows' memory, not the 800,000 bytes a list of their ends would.
+// SweepRows keeps the starts and ends ahead of the sweep, not one for each
+// request: 2,000,000 requests of 100 ns sent 1 ns apart (100 in flight),
+// in order or each pair of rows swapped (as records written at their ends
+// come), take a few windows' memory (three lists of up to twice a window,
+// 3 MiB), not the 16 MB a list of their ends would.
 func TestSweepRowsMemory(t *testing.T) {
-	const n = 100_000
-	starts, lengths := make([]time.Duration, n), make([]time.Duration, n)
+	const n = 2_000_000
+	for _, swapped := range []bool{false, true} {
+		starts, lengths := make([]time.Duration, n), make([]time.Duration, n)
+		for i := range starts {
+			starts[i], lengths[i] = time.Duration(i), 100
+			if swapped && i%2 == 1 {
+				starts[i-1], starts[i] = starts[i], starts[i-1]
+			}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		l, ok, inOrder := SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths}, nil)
+		runtime.ReadMemStats(&after)
+		// Span 0 to 2,000,099; the count is 100 from 100 on, rising by one
+		// a nanosecond before that and falling after the last start.
+		if !ok || !inOrder || l.Max != 100 || l.P50 != 100 || l.Span != n+99 {
+			t.Fatalf("swapped %v: level %+v, %v, in order %v; want the most and the median 100 over %d ns", swapped, l, ok, inOrder, n+99)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+			t.Errorf("swapped %v: SweepRows allocated %d bytes for %d requests; want at most 4 MiB", swapped, got, n)
+		}
+	}
+}
+
+// Starts further from time order than a window are refused: the last of
+// 200,000 requests starts first.
+func TestSweepRowsOutOfOrder(t *testing.T) {
+	starts, lengths := make([]time.Duration, 200_000), make([]time.Duration, 200_000)
 	for i := range starts {
-		starts[i], lengths[i] = time.Duration(i), 100
+		starts[i], lengths[i] = time.Duration(i+1), 5
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	l, ok := SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths})
-	runtime.ReadMemStats(&after)
-	// Span 0 to 100,099; the count is 100 from 100 on, rising by one a
-	// nanosecond before that and falling after the last start.
-	if !ok || l.Max != 100 || l.P50 != 100 || l.Span != n+99 {
-		t.Fatalf("level %+v, %v; want the most and the median 100 over %d ns", l, ok, n+99)
-	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 200_000 {
-		t.Errorf("SweepRows allocated %d bytes for %d requests; want at most 200,000", got, n)
+	starts[len(starts)-1] = 0
+	if _, _, inOrder := SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths}, nil); inOrder {
+		t.Error("a start 199,999 rows late was taken as in order")
 	}
 }
 
@@ -173,7 +218,7 @@ func BenchmarkSweep(b *testing.B) {
 func BenchmarkSweepRows(b *testing.B) {
 	starts, lengths := benchRequests(5_000_000)
 	for b.Loop() {
-		SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths})
+		SweepRows([][]time.Duration{starts}, [][]time.Duration{lengths}, nil)
 	}
 }
 
