@@ -513,28 +513,28 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		if first > 0 {
 			c.Passing = &c.Margins[first-1].Level
 		}
-		c.Reason = fmt.Sprintf("at %s %g the attainment, ≥%.4g, is only a lower bound (requests without a usable token count are unjudged against the TPOT limit): whether it meets %g%% cannot be told, so the capacity is not read from there on", sw.Kind, m.Level, m.Attainment, 100*target)
+		c.Reason = fmt.Sprintf("at %s %g the attainment, ≥%.4g, is only a lower bound (requests without a usable token count are unjudged against the TPOT limit): whether it meets %.10g%% cannot be told, so the capacity is not read from there on", sw.Kind, m.Level, m.Attainment, 100*target)
 	case first < 0:
 		top := c.Margins[len(c.Margins)-1].Level
 		c.Passing = &top
-		c.Reason = fmt.Sprintf("every level meets %g%% attainment: the capacity is at least %s %g, the highest measured (not extrapolated)", 100*target, sw.Kind, top)
+		c.Reason = fmt.Sprintf("every level meets %.10g%% attainment: the capacity is at least %s %g, the highest measured (not extrapolated)", 100*target, sw.Kind, top)
 	case first == 0:
 		low := c.Margins[0].Level
 		c.Failing = &low
-		c.Reason = fmt.Sprintf("the lowest level measured, %s %g, already misses %g%% attainment: the capacity is below it", sw.Kind, low, 100*target)
+		c.Reason = fmt.Sprintf("the lowest level measured, %s %g, already misses %.10g%% attainment: the capacity is below it", sw.Kind, low, 100*target)
 	case c.Margins[first].LowerBound:
 		// A miss whatever the unjudged requests were, by an unknown
 		// margin: no crossing is read between the levels.
 		p, f := c.Margins[first-1], c.Margins[first]
 		c.Passing, c.Failing = &p.Level, &f.Level
-		c.Reason = fmt.Sprintf("%g%% attainment holds up to %s %g and fails at %g, whose attainment is at most %.4g (at least %.4g: requests without a usable token count are unjudged against the TPOT limit); where it crosses between them is not read",
+		c.Reason = fmt.Sprintf("%.10g%% attainment holds up to %s %g and fails at %g, whose attainment is at most %.4g (at least %.4g: requests without a usable token count are unjudged against the TPOT limit); where it crosses between them is not read",
 			100*target, sw.Kind, p.Level, f.Level, f.Upper, f.Attainment)
 	default:
 		p, f := c.Margins[first-1], c.Margins[first]
 		c.Passing, c.Failing = &p.Level, &f.Level
 		x := p.Level + (f.Level-p.Level)*p.Margin/(p.Margin-f.Margin)
 		c.Crossing = &x
-		c.Reason = fmt.Sprintf("%g%% attainment holds up to %s %g and fails at %g; linear between them, it crosses at %.4g",
+		c.Reason = fmt.Sprintf("%.10g%% attainment holds up to %s %g and fails at %g; linear between them, it crosses at %.4g",
 			100*target, sw.Kind, p.Level, f.Level, x)
 		for _, m := range c.Margins[first+1:] {
 			if m.Margin >= 0 {

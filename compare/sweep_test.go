@@ -199,6 +199,10 @@ func TestCapacityLowerBound(t *testing.T) {
 	assert.Nil(t, c.Failing, c.Reason)
 	assert.Contains(t, c.Reason, "only a lower bound")
 	assert.True(t, c.Margins[1].LowerBound)
+	// A target's percentage reads as given (100 × 0.55 is 55.00000000000001).
+	c, err = sw.Capacity(0.55)
+	require.NoError(t, err)
+	assert.Contains(t, c.Reason, "whether it meets 55% cannot be told")
 }
 
 // A level whose attainment is a lower bound is a miss where even the most

@@ -100,11 +100,17 @@ func (s *Search) defaults() error {
 	return nil
 }
 
+// ErrNoVerdict is the error of a search stopped by a probe whose
+// attainment cannot be judged: no goodput, or only a lower bound whose
+// upper bound meets the target.
+var ErrNoVerdict = errors.New("drive: no verdict")
+
 // SearchCapacity runs the search with plan p at each level (its
 // Concurrency or its Rate set to the level; an open loop keeps p's
-// Concurrency as its cap). It returns an error only for a search or plan
-// it cannot run; when ctx ends it stops after the probe in flight and
-// reports what it has.
+// Concurrency as its cap). It returns an error for a search or plan it
+// cannot run, and one wrapping ErrNoVerdict, with the probes before it,
+// for a probe that gives no verdict; when ctx ends it stops after the
+// probe in flight and reports what it has.
 func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, error) {
 	if err := s.defaults(); err != nil {
 		return nil, err
@@ -131,15 +137,15 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 			return false, fmt.Errorf("drive: probe at %s %g: %w", s.Kind, level, err)
 		}
 		if sum.Goodput == nil {
-			return false, fmt.Errorf("drive: probe at %s %g: %s", s.Kind, level, sum.Absent["goodput"])
+			return false, fmt.Errorf("%w: probe at %s %g: %s", ErrNoVerdict, s.Kind, level, sum.Absent["goodput"])
 		}
 		pr := Probe{Level: level, Attainment: sum.Goodput.Attainment, Repeat: repeat, Outcome: o}
 		pr.Pass = pr.Attainment >= s.Target
 		// An attainment with unjudged requests is a lower bound, at most
 		// what it would be were they all good: a miss only below that.
 		if g := sum.Goodput; !pr.Pass && g.Unjudged > 0 && float64(g.Good+g.Unjudged)/float64(g.Offered) >= s.Target {
-			return false, fmt.Errorf("drive: probe at %s %g: its attainment, ≥%.4g, is only a lower bound: %d ok requests without a usable token count met every limit but TPOT, which they leave unjudged (a server that sends no usage: leave tpot out of the SLO, or have it send usage)",
-				s.Kind, level, g.Attainment, g.Unjudged)
+			return false, fmt.Errorf("%w: probe at %s %g: its attainment, ≥%.4g, is only a lower bound: %d ok requests without a usable token count met every limit but TPOT, which they leave unjudged (a server that sends no usage: leave tpot out of the SLO, or have it send usage)",
+				ErrNoVerdict, s.Kind, level, g.Attainment, g.Unjudged)
 		}
 		out.Probes = append(out.Probes, pr)
 		out.Interrupted = o.Interrupted
@@ -220,7 +226,7 @@ func (o *SearchOutcome) MedianAttainment(level float64) (float64, int) {
 
 // bracket reads the bracket from the median attainment at each end.
 func (o *SearchOutcome) bracket(s Search, lo, hi float64) {
-	frame := fmt.Sprintf("DistServe's framing: the highest %s at which at least %g%% of requests meet SLO %s", s.Kind, 100*s.Target, s.SLO)
+	frame := fmt.Sprintf("DistServe's framing: the highest %s at which at least %.10g%% of requests meet SLO %s", s.Kind, 100*s.Target, s.SLO)
 	mlo, nlo := o.MedianAttainment(lo)
 	mhi, nhi := o.MedianAttainment(hi)
 	switch {

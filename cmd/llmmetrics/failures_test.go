@@ -62,6 +62,11 @@ func failingServer(t *testing.T, mode func(k int64) string) (*httptest.Server, *
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 			return
+		case "nousage": // two chunks, no usage
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+			return
 		case "killed":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")

@@ -112,13 +112,20 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	probes := &probeWriter{f: f, fs: fs, kind: kind, base: base, in: in, server: preHeader.Server}
 	s.Run = probes.run
 	out, err := drive.SearchCapacity(ctx, p, s)
-	if err != nil {
+	switch {
+	case errors.Is(err, drive.ErrNoVerdict): // what came before is reported
+		endUndecided(out, s, strings.TrimPrefix(trimPrefix(err), "no verdict: ")) // searchend.go
+	case err != nil: // a search it cannot run
 		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
+	default:
+		endInterrupted(out, s, in.By())
 	}
-	endInterrupted(out, s, in.By()) // searchend.go
 	stop := searchStop{by: in.By(), planned: probesPlanned(p)}
-	if err := errors.Join(writeSearch(stdout, kind, s, out, probes.files, stop, *f.json), probes.err); err != nil {
-		return err
+	if werr := errors.Join(writeSearch(stdout, kind, s, out, probes.files, stop, *f.json), probes.err); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("run: %s", trimPrefix(err))
 	}
 	return searchMeasured(out, in.By())
 }

@@ -61,7 +61,19 @@ func endInterrupted(out *drive.SearchOutcome, s drive.Search, by string) {
 			break
 		}
 	}
-	head := fmt.Sprintf("the search was INTERRUPTED by %s during probe %d, which gives no verdict", by, cut)
+	endEarly(out, s, fmt.Sprintf("the search was INTERRUPTED by %s during probe %d, which gives no verdict", by, cut))
+}
+
+// endUndecided reads the bracket of a search that stopped at a probe
+// whose attainment could not be judged (why) from the probes before it,
+// as endInterrupted does.
+func endUndecided(out *drive.SearchOutcome, s drive.Search, why string) {
+	endEarly(out, s, fmt.Sprintf("the search STOPPED at probe %d, which gives no verdict (%s)", len(out.Probes)+1, why))
+}
+
+// endEarly reads the bracket of a search that ended early, as head says,
+// from its completed probes.
+func endEarly(out *drive.SearchOutcome, s drive.Search, head string) {
 	attainments := map[float64][]float64{}
 	completed := 0
 	for _, pr := range out.Probes {

@@ -115,3 +115,18 @@ func TestSearchInterruptedFirstProbe(t *testing.T) {
 	assert.Contains(t, out, "the search was INTERRUPTED by SIGTERM during probe 1, which gives no verdict; no probe completed, so there is no bracket")
 	assert.NotContains(t, out, "meets the target")
 }
+
+// A search stopped by a probe that gives no verdict reports the probes
+// before it and exits with status 1, not as a usage mistake: here no
+// answer carries usage, so against a TPOT limit every request is unjudged
+// and the first probe's attainment lies between 0 and 1.
+func TestSearchNoVerdict(t *testing.T) {
+	srv, _ := failingServer(t, func(int64) string { return "nousage" })
+	code, stdout, errs := runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=10s,tpot=1s", "--search-max", "4", "--repeats", "1",
+		"--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "4", "--prompts", promptsFile(t), "--max-tokens", "3")
+	assert.Equal(t, 1, code, errs)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), "one line, no usage text: %s", errs)
+	assert.Contains(t, errs, "llmmetrics: run: no verdict: probe at concurrency 1: its attainment, ≥0, is only a lower bound: 4 ok requests")
+	assert.Contains(t, stdout, "the search STOPPED at probe 1, which gives no verdict (no verdict: probe at concurrency 1: its attainment")
+	assert.Contains(t, stdout, "no probe completed, so there is no bracket")
+}
