@@ -278,3 +278,27 @@ func TestGateAttainmentUpperBound(t *testing.T) {
 		assert.Equal(t, tc.value, value, tc.cond)
 	}
 }
+
+// A row some of whose values are lower bounds is significant only where
+// its direction is sure: one side's bound above the other side's exact
+// value (the true figure is higher still), never where both sides are
+// bounds or the bound is the lower.
+func TestDiffRowDecided(t *testing.T) {
+	for _, c := range []struct {
+		lowerA, lowerB int
+		a, b           float64
+		want           bool
+	}{
+		{0, 0, 10, 5, true},
+		{0, 2, 10, 15, true},   // B ≥ 15 > 10
+		{0, 2, 10, 6.5, false}, // B ≥ 6.5: above or below 10
+		{2, 0, 15, 10, true},   // A ≥ 15 > 10
+		{2, 0, 6.5, 10, false},
+		{1, 1, 10, 20, false},
+	} {
+		r := DiffRow{LowerA: c.lowerA, LowerB: c.lowerB, A: Spread[float64]{Median: c.a}, B: Spread[float64]{Median: c.b}, Test: RankTest{P: 0.01}}
+		if got := r.finish(0.05).Significant; got != c.want {
+			t.Errorf("lower %d/%d, %v → %v: significant %v, want %v", c.lowerA, c.lowerB, c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -62,7 +62,10 @@ type DiffRow struct {
 	Change float64 // (B.Median − A.Median) / A.Median; NaN when A.Median is 0
 	Test   RankTest
 	// Significant is true when Test's P is below Alpha: the change is
-	// unlikely to be noise between runs.
+	// unlikely to be noise between runs, and the row's lower bounds
+	// (LowerBound), if any, leave no doubt of its direction: a side whose
+	// value is a lower bound is significantly above the other, whose is
+	// not.
 	Significant bool
 	// LowerA and LowerB count the runs of each side whose value is only a
 	// lower bound of the true figure: an output rate that leaves out the
@@ -142,8 +145,24 @@ func (r DiffRow) finish(alpha float64) DiffRow {
 	if r.A.Median != 0 {
 		r.Change = (r.B.Median - r.A.Median) / r.A.Median
 	}
-	r.Significant = r.Test.P < alpha
+	r.Significant = r.Test.P < alpha && r.decided()
 	return r
+}
+
+// decided says whether the row's change says which way the figure went:
+// always where no value is a lower bound; where only one side's are, when
+// that side's bound is the higher (the true figure is higher still); never
+// where both sides' are.
+func (r DiffRow) decided() bool {
+	switch {
+	case r.LowerA > 0 && r.LowerB > 0:
+		return false
+	case r.LowerB > 0:
+		return r.B.Median > r.A.Median
+	case r.LowerA > 0:
+		return r.A.Median > r.B.Median
+	}
+	return true
 }
 
 // summarizeSide summarizes each run of one side.
@@ -317,7 +336,10 @@ func (d *Diff) WriteTable(w io.Writer) error {
 			n = fmt.Sprintf("n=%d+%d", r.A.N, r.B.N)
 		}
 		verdict := fmt.Sprintf("~ (p=%.3f %s)", r.Test.P, n)
-		if r.Significant {
+		switch {
+		case !r.decided():
+			verdict = fmt.Sprintf("? (a lower bound, p=%.3f %s)", r.Test.P, n)
+		case r.Significant:
 			verdict = fmt.Sprintf("%s (p=%.3f %s)", signedPercent(r.Change), r.Test.P, n)
 		}
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", width, r.Name+" ("+r.Unit+")", bound(r.LowerA)+plusMinus(r.A), bound(r.LowerB)+plusMinus(r.B), verdict)
@@ -350,8 +372,8 @@ func bound(lower int) string {
 // lowerNote says which runs of a row give only a lower bound, and what
 // its change is then.
 func (d *Diff) lowerNote(r DiffRow) string {
-	return fmt.Sprintf("%s counts only the ok requests with a usable output token count in %d of A's %d runs and %d of B's %d; %s",
-		r.Name, r.LowerA, d.RunsA, r.LowerB, d.RunsB, lowerBoundNote)
+	leaves, note := lowerBoundWhy(r.Name)
+	return fmt.Sprintf("%s %s in %d of A's %d runs and %d of B's %d; %s", r.Name, leaves, r.LowerA, d.RunsA, r.LowerB, d.RunsB, note)
 }
 
 // plusMinus formats a spread as benchstat does: the median, then ± the

@@ -144,6 +144,19 @@ func (f runFigure) bounds(sums []*llmmetrics.Summary) (n int, why string) {
 // the sweep's notes.
 const lowerBoundNote = "the change of a lower bound is not a change of the rate"
 
+// lowerBoundWhy says, for a figure that is a lower bound in some runs,
+// what it leaves out there, and what its change then is not.
+func lowerBoundWhy(name string) (leaves, note string) {
+	switch name {
+	case "attainment":
+		return "counts the ok requests left unjudged against the TPOT limit (no usable token count) as not good",
+			"the change of a lower bound is not a change of the attainment"
+	case "prompt_tokens_per_s":
+		return "counts only the ok requests with a prompt token count", lowerBoundNote
+	}
+	return "counts only the ok requests with a usable output token count", lowerBoundNote
+}
+
 // percentileFigure is a latency percentile of each run, in the metric's
 // unit (milliseconds): "ttft p99" is a run's own p99 TTFT, over that
 // run's requests.

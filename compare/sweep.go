@@ -631,8 +631,8 @@ func (sw *Sweep) lowerNotes() []string {
 			}
 		}
 		if len(at) > 0 {
-			notes = append(notes, fmt.Sprintf("%s counts only the ok requests with a usable output token count at %s %s; %s",
-				name, sw.Kind, strings.Join(at, ", "), lowerBoundNote))
+			leaves, note := lowerBoundWhy(name)
+			notes = append(notes, fmt.Sprintf("%s %s at %s %s; %s", name, leaves, sw.Kind, strings.Join(at, ", "), note))
 		}
 	}
 	return notes
