@@ -133,8 +133,10 @@ func TestSummarizeUncounted(t *testing.T) {
 	out, err := json.Marshal(s)
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"no_count":{"total":3,"no_usage":1,"zero_usage":1,"below_chunks":1}`)
-	assert.Contains(t, string(out), `"attainment":0,"attainment_lower_bound":true,"unjudged":3`)
-	assert.Contains(t, b.String(), "lower bounds: 3 ok requests met every limit but TPOT, which their unknown token count leaves unjudged")
+	assert.Contains(t, string(out), `"attainment":0,"attainment_lower_bound":true,"attainment_upper_bound":0.6,"unjudged":3`) // (0 good + 3 unjudged) / 5
+	assert.Contains(t, b.String(), "lower bounds: 3 ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between 0.00% and 60.00%\n")
+	assert.Contains(t, b.String(), "attainment  0 good / 5 offered = ≥0.00% (")
+	assert.Contains(t, b.String(), "goodput     ≥0.000 good requests/s")
 
 	// Without a TPOT limit every request is judged: r2–r4 are good.
 	s, err = Summarize(uncountedRun(), Options{SLO: &SLO{TTFT: time.Second}})

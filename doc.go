@@ -146,8 +146,9 @@
 //	                  stat.Histogram)
 //	arrivals          gaps g between consecutive sends (all measured
 //	                  requests, in send order): mean and CV = σ(g)/mean(g),
-//	                  population σ; read as paced (CV < 0.8), Poisson-like
-//	                  (0.8 ≤ CV ≤ 1.2) or bursty (CV > 1.2)
+//	                  population σ, from exact sums; read as paced (CV < 0.8),
+//	                  Poisson-like (0.8 ≤ CV ≤ 1.2) or bursty (CV > 1.2); no
+//	                  CV (absent) when every gap is 0, "all at once"
 //	in flight         ok requests in flight, each over [t_sent, t_last),
 //	                  weighted by time over first send → last text: the
 //	                  time-weighted mean, the smallest count held for at

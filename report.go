@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/llmmetrics/llmmetrics/internal/jsonobj"
 	"github.com/llmmetrics/llmmetrics/internal/plural"
 	"github.com/llmmetrics/llmmetrics/internal/texttable"
@@ -167,10 +168,10 @@ func throughputObject(t *Throughput, noOutput bool) object {
 	if !noOutput {
 		th = append(th, field{"output_tokens", t.OutputTokens})
 	}
-	return append(th, object{
-		{"prompt_tokens", t.PromptTokens},
-		{"requests", t.Requests},
-	}...)
+	if t.PromptTokens > 0 {
+		th = append(th, field{"prompt_tokens", t.PromptTokens})
+	}
+	return append(th, field{"requests", t.Requests})
 }
 
 // goodputObject is the goodput in JSON.
@@ -189,7 +190,7 @@ func goodputObject(g *Goodput) object {
 	slo = append(slo, field{"comparison", cmp})
 	gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
 	if g.Unjudged > 0 {
-		gp = append(gp, field{"attainment_lower_bound", true}, field{"unjudged", g.Unjudged})
+		gp = append(gp, field{"attainment_lower_bound", true}, field{"attainment_upper_bound", float64(g.Good+g.Unjudged) / float64(g.Offered)}, field{"unjudged", g.Unjudged})
 	}
 	if g.WindowErr == nil {
 		gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
@@ -307,7 +308,11 @@ func workloadObject(wl *Workload) object {
 		o = append(o, field{strings.ReplaceAll(l.name, " ", "_"), object{{"n", l.l.N}, {"p50", l.l.P50}, {"p95", l.l.P95}, {"max", l.l.Max}, {"histogram", bins}}})
 	}
 	if a := wl.Arrivals; a != nil {
-		o = append(o, field{"arrivals", object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"cv", a.CV}, {"reading", a.Reading}}})
+		ao := object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"cv", a.CV}, {"reading", a.Reading}}
+		if a.Reading == inflight.AllAtOnce { // no CV: absent, with its reason
+			ao = slices.Delete(ao, 2, 3)
+		}
+		o = append(o, field{"arrivals", ao})
 	}
 	if c := wl.Concurrency; c != nil {
 		o = append(o, field{"in_flight", object{{"span_s", c.Span.Seconds()}, {"time_weighted_mean", c.Mean}, {"time_weighted_p50", c.P50}, {"max", c.Max},
@@ -586,14 +591,18 @@ func writeThroughput(b *bytes.Buffer, t *Throughput, a Accounting, noOutput stri
 // limits.
 func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	fmt.Fprintf(b, "\ngoodput against SLO %s, judged jointly per request:\n", g.SLO)
-	fmt.Fprintf(b, "  attainment  %d good / %d offered = %.2f%% (failed, zero-token and rejected requests stay in the denominator",
-		g.Good, g.Offered, 100*g.Attainment)
+	at := "" // "≥" before a lower bound
+	if g.Unjudged > 0 {
+		at = "≥"
+	}
+	fmt.Fprintf(b, "  attainment  %d good / %d offered = %s%.2f%% (failed, zero-token and rejected requests stay in the denominator",
+		g.Good, g.Offered, at, 100*g.Attainment)
 	if a.Unfinished > 0 {
 		fmt.Fprintf(b, "; the %d unfinished at the run's end are not judged", a.Unfinished)
 	}
 	b.WriteString(")\n")
 	if g.WindowErr == nil {
-		fmt.Fprintf(b, "  goodput     %.3f good requests/s over %.3f s\n", float64(g.RequestsPerSecond), g.Window.Length.Seconds())
+		fmt.Fprintf(b, "  goodput     %s%.3f good requests/s over %.3f s\n", at, float64(g.RequestsPerSecond), g.Window.Length.Seconds())
 	} else {
 		fmt.Fprintf(b, "  goodput     absent: %v\n", g.WindowErr)
 	}
@@ -603,7 +612,8 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	}
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
 	if g.Unjudged > 0 {
-		fmt.Fprintf(b, "  lower bounds: %d ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good\n", g.Unjudged)
+		fmt.Fprintf(b, "  lower bounds: %d ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between %.2f%% and %.2f%%\n",
+			g.Unjudged, 100*g.Attainment, 100*float64(g.Good+g.Unjudged)/float64(g.Offered))
 	}
 }
 
@@ -638,7 +648,11 @@ func writeWorkload(b *bytes.Buffer, wl *Workload) {
 		b.WriteString("\n")
 	}
 	if a := wl.Arrivals; a != nil {
-		fmt.Fprintf(b, "  arrivals: %d gaps between sends, mean %.3f ms, CV %.2f (%s; Poisson gives 1)\n", a.Gaps, millis(a.Mean), a.CV, a.Reading)
+		if a.Reading == inflight.AllAtOnce {
+			fmt.Fprintf(b, "  arrivals: %d gaps between sends, every one 0: all at once\n", a.Gaps)
+		} else {
+			fmt.Fprintf(b, "  arrivals: %d gaps between sends, mean %.3f ms, CV %.2f (%s; Poisson gives 1)\n", a.Gaps, millis(a.Mean), a.CV, a.Reading)
+		}
 	}
 	if c := wl.Concurrency; c != nil {
 		fmt.Fprintf(b, "  in flight (ok requests, send → last text, time-weighted over %.3f s): mean %.2f, p50 %d, max %d\n",

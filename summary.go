@@ -276,6 +276,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	if opt.NoSendTimes && s.Workload != nil {
 		// Sends all at 0 would read as one burst, every request in flight.
 		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
+		delete(s.Absent, "workload.arrivals.cv")
 		s.Absent["workload.arrivals"] = "the records carry no send times"
 		s.Absent["workload.concurrency"] = "the records carry no send times"
 	}

@@ -45,7 +45,7 @@ type Arrivals struct {
 	Gaps    int
 	Mean    time.Duration
 	CV      float64
-	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2) or "paced" (CV < 0.8)
+	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2), "paced" (CV < 0.8), or "all at once" (every gap 0: no CV)
 }
 
 // Concurrency describes how many ok requests were in flight, from each
@@ -78,7 +78,7 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 		facts = &okFacts{}
 	}
 	absent := map[string]string{}
-	var prompts, outputs lengthSample
+	var prompts, outputs lengths.Sample
 	n := src.len()
 	// A table's ok rows are swept in its own columns, their sends and
 	// lengths (see table.OKColumns); records' sends and ends are listed.
@@ -107,10 +107,10 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 				facts.see(r)
 				counted := r.counted()
 				if counted {
-					outputs.add(r.CompletionTokens)
+					outputs.Add(r.CompletionTokens)
 				}
 				if r.PromptTokens > 0 {
-					prompts.add(r.PromptTokens)
+					prompts.Add(r.PromptTokens)
 				}
 				if rows == nil {
 					starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
@@ -129,8 +129,11 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 	if facts.ok+len(others) == 0 {
 		return nil, absent
 	}
-	w := &Workload{Prompt: prompts.describe(), Output: outputs.describe()}
+	w := &Workload{Prompt: asLengths(prompts.Describe(lengthRanks)), Output: asLengths(outputs.Describe(lengthRanks))}
 	w.Concurrency, w.Arrivals = sweepSends(rows, starts, ends, others)
+	if w.Arrivals != nil && w.Arrivals.Reading == inflight.AllAtOnce {
+		absent["workload.arrivals.cv"] = "every gap between sends is 0: a deviation over a mean of 0 is undefined"
+	}
 	if w.Prompt == nil {
 		absent["workload.prompt"] = "no ok request carries a prompt token count"
 	}
@@ -156,15 +159,6 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 	}
 	return w, absent
 }
-
-// A lengthSample holds token counts (see lengths.Sample).
-type lengthSample struct{ s lengths.Sample }
-
-// add adds a count.
-func (l *lengthSample) add(v int) { l.s.Add(v) }
-
-// describe describes the counts, or returns nil for none.
-func (l *lengthSample) describe() *Lengths { return asLengths(l.s.Describe(lengthRanks)) }
 
 // The length percentiles, and lengthRanks, the index (from 0) of each in
 // n sorted lengths: nearest rank, as percentile.go defines it.

@@ -1,9 +1,12 @@
 package llmmetrics
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,5 +289,35 @@ func TestWarmupCutAfterMarked(t *testing.T) {
 		if cut.Reason != c.want {
 			t.Errorf("reason %q, want %q", cut.Reason, c.want)
 		}
+	}
+}
+
+// Sends whose every gap is 0 have no CV (a deviation over a mean of 0):
+// it is absent with its reason, left out of JSON, and the text says the
+// sends came all at once, where it once printed "CV 0.00".
+func TestArrivalsAllAtOnce(t *testing.T) {
+	recs := []Record{
+		{ID: "a", Sent: time.Second, FirstText: 100 * time.Millisecond, LastText: 200 * time.Millisecond, CompletionTokens: 3},
+		{ID: "b", Sent: time.Second, FirstText: 110 * time.Millisecond, LastText: 220 * time.Millisecond, CompletionTokens: 3},
+		{ID: "c", Sent: time.Second, FirstText: 120 * time.Millisecond, LastText: 240 * time.Millisecond, CompletionTokens: 3},
+	}
+	s, err := Summarize(recs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Workload.Arrivals; a == nil || a.Gaps != 2 || a.Reading != "all at once" {
+		t.Fatalf("arrivals %+v; want 2 gaps, all at once", a)
+	}
+	if why := s.Absent["workload.arrivals.cv"]; !strings.Contains(why, "every gap between sends is 0") {
+		t.Errorf("the CV's absence says %q", why)
+	}
+	out, _ := json.Marshal(s)
+	if !strings.Contains(string(out), `"arrivals":{"gaps":2,"mean_ms":0,"reading":"all at once"}`) {
+		t.Errorf("JSON arrivals: %s", out)
+	}
+	var b bytes.Buffer
+	s.WriteTable(&b)
+	if !strings.Contains(b.String(), "arrivals: 2 gaps between sends, every one 0: all at once\n") || strings.Contains(b.String(), "CV 0.00") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 )
 
 // A LevelRun is one run of a sweep, taken at one load level: a
@@ -180,8 +181,8 @@ var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
 		return s.Workload.Concurrency.Mean, true
 	}, nil},
 	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-		if s.Workload == nil || s.Workload.Arrivals == nil {
-			return 0, false
+		if s.Workload == nil || s.Workload.Arrivals == nil || s.Workload.Arrivals.Reading == inflight.AllAtOnce {
+			return 0, false // no CV of gaps all 0
 		}
 		return s.Workload.Arrivals.CV, true
 	}, nil},

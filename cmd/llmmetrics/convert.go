@@ -27,7 +27,8 @@ var convertCommand = &command{
 		"tpot_ns, max_gap_ns, outcome and sent_unix_ns (the send on the wall clock), for notebooks and for\n" +
 		"shards read as one table (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
 		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
-		"leaves them out, and says how many).",
+		"leaves them out, and says how many). A run without send times (a CSV without sent_ms, a vLLM or\n" +
+		"LLMPerf file) is written to Parquet only: JSONL and CSV would store each send as 0.",
 	examples: []string{
 		"llmmetrics convert run.jsonl run.parquet",
 		"llmmetrics convert run.parquet run.jsonl",
@@ -129,6 +130,9 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	}
 	if err != nil {
 		return inFile(name, err) // convert reads strictly: it has no --lenient
+	}
+	if run.NoSendTimes && format != "parquet" {
+		return fmt.Errorf("%s has no send times: %s would store each as 0, which reads back as a run sent all at once (a throughput, arrivals and requests in flight it never had); write .parquet, which keeps that it has none", name, strings.ToUpper(format))
 	}
 	if edit != nil {
 		edit(run)

@@ -73,3 +73,23 @@ func TestConvertNoUsageToCSV(t *testing.T) {
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "a file was left: %v", err)
 }
+
+// A run without send times (a CSV without sent_ms, a vLLM file) is not
+// written as JSONL or CSV, which would store each send as 0 and read back
+// as a run sent all at once; Parquet keeps that it has none.
+func TestConvertNoSendTimes(t *testing.T) {
+	in := writeFile(t, "ns.csv", "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,10,3,100,400\nb,10,3,120,380\n")
+	dir := t.TempDir()
+	for _, out := range []string{"ns.jsonl", "ns2.csv"} {
+		code, _, errs := runCLI(t, "", "convert", in, filepath.Join(dir, out))
+		assert.Equal(t, 1, code, errs)
+		assert.Contains(t, errs, "ns.csv has no send times: ")
+		assert.NoFileExists(t, filepath.Join(dir, out))
+	}
+	pq := filepath.Join(dir, "ns.parquet")
+	code, _, errs := runCLI(t, "", "convert", in, pq)
+	require.Equal(t, 0, code, errs)
+	code, out, errs := runCLI(t, "", "report", pq)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "workload.arrivals: the records carry no send times")
+}

@@ -139,7 +139,7 @@ func TestImportedSetAside(t *testing.T) {
 // A report of records without prompt tokens leaves the prompt rate out
 // and says why, rather than printing a rate of 0.
 func TestNoSilentPromptZero(t *testing.T) {
-	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,0,3,10,30\n"
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\na,0,3,10,30,0\n"
 	code, out, _ := runCLI(t, in, "report")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "prompt  absent: no ok record carries a prompt token count")

@@ -80,7 +80,7 @@ func TestReportITLAndPercentileKeys(t *testing.T) {
 }
 
 func TestReportTableFromStdin(t *testing.T) {
-	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nr1,256,11,150,450\nr2,256,1,80,80\n"
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\nr1,256,11,150,450,0\nr2,256,1,80,80,5\n"
 	code, out, errs := runCLI(t, in, "report")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "llmmetrics report: standard input")

@@ -46,7 +46,8 @@ func TestReportParquetSameFigures(t *testing.T) {
 
 // convert JSONL → Parquet → JSONL gives the file's bytes back, for the
 // files the run command wrote; CSV → Parquet → CSV gives what CSV → CSV
-// gives.
+// gives (for a CSV with send times: one without goes to Parquet only, see
+// TestConvertNoSendTimes).
 func TestConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"c1-0.jsonl", "c4-2.jsonl", "open.jsonl"} {
@@ -62,7 +63,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got), name)
 	}
-	csv := "testdata/golden/input/client.csv"
+	csv := "../../testdata/seeds/goodput_cohort.csv"
 	pq, viaPQ, direct := filepath.Join(dir, "c.parquet"), filepath.Join(dir, "via.csv"), filepath.Join(dir, "direct.csv")
 	for _, args := range [][]string{{csv, pq}, {pq, viaPQ}, {csv, direct}} {
 		code, _, errs := runCLI(t, "", append([]string{"convert"}, args...)...)

@@ -112,20 +112,16 @@ func runSearch(fs *flag.FlagSet, f *runFlags, stdout io.Writer) error {
 	probes := &probeWriter{f: f, fs: fs, kind: kind, base: base, in: in, server: preHeader.Server}
 	s.Run = probes.run
 	out, err := drive.SearchCapacity(ctx, p, s)
-	switch {
-	case errors.Is(err, drive.ErrNoVerdict): // what came before is reported
-		endUndecided(out, s, strings.TrimPrefix(trimPrefix(err), "no verdict: ")) // searchend.go
-	case err != nil: // a search it cannot run
-		return errors.Join(fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), probes.err)
-	default:
-		endInterrupted(out, s, in.By())
+	usage, noVerdict := readSearchEnd(out, s, err, in.By()) // searchend.go
+	if usage != nil {
+		return errors.Join(usage, probes.err)
 	}
 	stop := searchStop{by: in.By(), planned: probesPlanned(p)}
-	if werr := errors.Join(writeSearch(stdout, kind, s, out, probes.files, stop, *f.json), probes.err); werr != nil {
-		return werr
+	if err := errors.Join(writeSearch(stdout, kind, s, out, probes.files, stop, *f.json), probes.err); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("run: %s", trimPrefix(err))
+	if noVerdict != nil {
+		return noVerdict
 	}
 	return searchMeasured(out, in.By())
 }

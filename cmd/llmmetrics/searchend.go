@@ -2,10 +2,12 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/llmmetrics/llmmetrics/compare"
 	"github.com/llmmetrics/llmmetrics/drive"
@@ -43,6 +45,22 @@ func probesPlanned(p drive.Plan) int {
 		return 0
 	}
 	return p.Requests + p.Warmup.Requests
+}
+
+// readSearchEnd reads how a search ended, err being SearchCapacity's, into
+// out: it returns the error of a search it could not run (a usage error),
+// and that of a search a probe stopped with no verdict, which is reported
+// first (see endUndecided); an interrupted one is read by endInterrupted.
+func readSearchEnd(out *drive.SearchOutcome, s drive.Search, err error, by string) (usage, noVerdict error) {
+	switch {
+	case errors.Is(err, drive.ErrNoVerdict):
+		endUndecided(out, s, strings.TrimPrefix(trimPrefix(err), "no verdict: "))
+		return nil, fmt.Errorf("run: %s", trimPrefix(err))
+	case err != nil:
+		return fmt.Errorf("%w: %s", errUsage, trimPrefix(err)), nil
+	}
+	endInterrupted(out, s, by)
+	return nil, nil
 }
 
 // endInterrupted reads the bracket of an interrupted search from its

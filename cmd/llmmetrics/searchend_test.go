@@ -127,6 +127,6 @@ func TestSearchNoVerdict(t *testing.T) {
 	assert.Equal(t, 1, code, errs)
 	assert.Equal(t, 1, strings.Count(errs, "\n"), "one line, no usage text: %s", errs)
 	assert.Contains(t, errs, "llmmetrics: run: no verdict: probe at concurrency 1: its attainment, ≥0, is only a lower bound: 4 ok requests")
-	assert.Contains(t, stdout, "the search STOPPED at probe 1, which gives no verdict (no verdict: probe at concurrency 1: its attainment")
+	assert.Contains(t, stdout, "the search STOPPED at probe 1, which gives no verdict (probe at concurrency 1: its attainment")
 	assert.Contains(t, stdout, "no probe completed, so there is no bracket")
 }

@@ -16,8 +16,12 @@ type Arrivals struct {
 	Gaps    int
 	Mean    time.Duration
 	CV      float64
-	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2), "paced" (CV < 0.8), or "all at once" (a mean of 0)
+	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2), "paced" (CV < 0.8), or AllAtOnce
 }
+
+// AllAtOnce is the reading of sends whose every gap is 0: their CV, a
+// deviation over a mean of 0, is undefined (and 0 in Arrivals.CV).
+const AllAtOnce = "all at once"
 
 // Describe describes the gaps between consecutive sends of a (segments in
 // time order, none of them empty) and b (any order, sorted here) merged;
@@ -94,7 +98,7 @@ func describe(n int, sum time.Duration, squares exact.Sum192) (Arrivals, bool) {
 	}
 	a := Arrivals{Gaps: n, Mean: exact.DivRound(sum, int64(n))}
 	if sum == 0 {
-		a.Reading = "all at once"
+		a.Reading = AllAtOnce
 		return a, true
 	}
 	// N·Q − S² is N² times the variance, at least 0; its root over S is
