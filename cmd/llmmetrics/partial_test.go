@@ -84,7 +84,8 @@ func containsPrefix(ss []string, prefix string) bool {
 // the error set of its preflight requests, and no figure; its
 // INTERRUPTED line says there is none, not that the figures cover the
 // requests written. A file of the header and end line alone holds no
-// record: status 1, as a completed one.
+// record: status 1, as a completed one; TRUNCATED when its end line counts
+// records written.
 func TestReportInterruptedUnmeasured(t *testing.T) {
 	head := `{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":"2025-01-01T00:00:00Z","ends":true,"load":{"loop":"closed","concurrency":"2","requests":"5"}}}`
 	pre := `{"id":"preflight-1","sent_ns":0,"first_text_ns":5000000,"last_text_ns":5000000,"prompt_tokens":7,"completion_tokens":1,"max_tokens":1,"warmup":true,"preflight":true}`
@@ -100,6 +101,9 @@ func TestReportInterruptedUnmeasured(t *testing.T) {
 		{"preflight.jsonl", []string{head, pre, end("interrupted", 1)}, 0, "INTERRUPTED by SIGTERM: 1 request of 5 planned written; none of them was measured (preflight or warm-up requests at most), so there is no figure\n"},
 		{"header.jsonl", []string{head, end("interrupted", 0)}, 1, "no records: the run was interrupted by SIGTERM before it wrote a request\n"},
 		{"completed.jsonl", []string{head, end("completed", 0)}, 1, "no records: the run completed without writing a request\n"},
+		// An end line that counts records the file does not hold: the file
+		// was cut, not a run without requests.
+		{"cut.jsonl", []string{head, end("completed", 5)}, 1, "no records: TRUNCATED: the end line counts 5 records written but the file holds none\n"},
 	} {
 		path := writeLines(t, c.name, c.lines...)
 		code, out, errs := runCLI(t, "", "report", path)

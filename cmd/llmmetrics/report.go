@@ -331,6 +331,9 @@ func reportOwn(w io.Writer, in io.Reader, name string, opt llmmetrics.Options, f
 // noRecordsOf says why a run's file holds no record, from its end line:
 // how the run ended, and its notes (a failed TLS handshake, say).
 func noRecordsOf(e *llmmetrics.RunEnd) error {
+	if e.Written > 0 {
+		return fmt.Errorf("%w: TRUNCATED: the end line counts %d records written but the file holds none", llmmetrics.ErrNoRecords, e.Written)
+	}
 	msg := "the run completed without writing a request"
 	if e.State == "interrupted" {
 		msg = "the run was interrupted before it wrote a request"
