@@ -157,61 +157,110 @@ func selectBits[T ~int64](s Sample[T], lo, hi T, ks []int, out []T, radixBits in
 		}
 		return
 	}
+	l := newLevel(s, lo, hi, radixBits)
+	if s.N >= guessMin && l.guess(ks, out) {
+		return
+	}
+	if l.partCounts == nil {
+		l.countAll()
+	}
+	l.copyWanted(ks, out)
+}
+
+// A level is one level of a radix selection: the sample, the range of its
+// values, the buckets they are counted in (of 2^shift values each), and
+// the parts the passes over it are shared in, with each part's counts.
+type level[T ~int64] struct {
+	s          Sample[T]
+	lo, hi     T
+	shift      uint
+	bits       int
+	parts      []Sample[T]
+	counts     []int   // the values in each bucket
+	partCounts [][]int // the values of each part in each bucket
+}
+
+// newLevel returns the level of a sample whose values lie in [lo, hi],
+// lo < hi, in buckets of the given bits.
+func newLevel[T ~int64](s Sample[T], lo, hi T, radixBits int) *level[T] {
 	span := uint64(hi - lo) // hi > lo, so this cannot wrap
 	shift := uint(max(0, bits.Len64(span)-radixBits))
-	counts := make([]int, span>>shift+1)
-	parts := s.split(parallel(s.N))
-	partCounts := make([][]int, len(parts))
-	if len(parts) == 1 {
-		s.count(lo, shift, counts)
-		partCounts[0] = counts
-	} else {
-		inParallel(parts, func(p int, part Sample[T]) {
-			partCounts[p] = make([]int, len(counts))
-			part.count(lo, shift, partCounts[p])
-		})
-		for _, c := range partCounts {
-			for i, n := range c {
-				counts[i] += n
-			}
+	return &level[T]{s: s, lo: lo, hi: hi, shift: shift, bits: radixBits,
+		parts: s.split(parallel(s.N)), counts: make([]int, span>>shift+1)}
+}
+
+// countAll counts the values of every part into their buckets.
+func (l *level[T]) countAll() {
+	l.partCounts = make([][]int, len(l.parts))
+	if len(l.parts) == 1 {
+		l.s.count(l.lo, l.shift, l.counts)
+		l.partCounts[0] = l.counts
+		return
+	}
+	inParallel(l.parts, func(p int, part Sample[T]) {
+		l.partCounts[p] = make([]int, len(l.counts))
+		part.count(l.lo, l.shift, l.partCounts[p])
+	})
+	l.sumCounts()
+}
+
+// sumCounts sets the counts to the sum of the parts'.
+func (l *level[T]) sumCounts() {
+	for _, c := range l.partCounts {
+		for i, n := range c {
+			l.counts[i] += n
 		}
 	}
-	// Find the bucket of each rank, and how many values lie in lower
-	// buckets.
-	bucketOf := make([]int, len(ks))
-	below := make([]int, len(ks))
+}
+
+// bucketsOf returns the bucket of each rank of ks (sorted), and how many
+// values lie in lower buckets.
+func (l *level[T]) bucketsOf(ks []int) (bucketOf, below []int) {
+	bucketOf, below = make([]int, len(ks)), make([]int, len(ks))
 	b, cum := 0, 0
 	for i, k := range ks {
-		for cum+counts[b] <= k {
-			cum += counts[b]
+		for cum+l.counts[b] <= k {
+			cum += l.counts[b]
 			b++
 		}
 		bucketOf[i], below[i] = b, cum
 	}
-	// Copy out the values of the wanted buckets (bucketOf is sorted) in one
-	// pass; slot[b] is 1 + the index of bucket b's set, or 0.
+	return bucketOf, below
+}
+
+// copyWanted copies out the values of the buckets that hold the ranks of
+// ks in one pass, and selects among them.
+func (l *level[T]) copyWanted(ks []int, out []T) {
+	bucketOf, below := l.bucketsOf(ks)
+	// slot[b] is 1 + the index of bucket b's set, or 0 (bucketOf is
+	// sorted).
 	wanted := slices.Compact(slices.Clone(bucketOf))
 	subs := make([][]T, len(wanted))
-	slot := make([]int32, len(counts))
+	slot := make([]int32, len(l.counts))
 	for j, b := range wanted {
-		subs[j] = make([]T, counts[b])
+		subs[j] = make([]T, l.counts[b])
 		slot[b] = int32(j + 1)
 	}
 	// Each part copies its values into its own stretch of each set: after
 	// those of the parts before it.
-	partSubs := make([][][]T, len(parts))
-	for p := range parts {
+	partSubs := make([][][]T, len(l.parts))
+	for p := range l.parts {
 		partSubs[p] = make([][]T, len(wanted))
 		for j, b := range wanted {
 			at := 0
-			for _, c := range partCounts[:p] {
+			for _, c := range l.partCounts[:p] {
 				at += c[b]
 			}
-			partSubs[p][j] = subs[j][at : at : at+partCounts[p][b]]
+			partSubs[p][j] = subs[j][at : at : at+l.partCounts[p][b]]
 		}
 	}
-	inParallel(parts, func(p int, part Sample[T]) { part.copyOut(lo, shift, slot, partSubs[p]) })
-	// Select within each bucket; the ranks of one bucket go together.
+	inParallel(l.parts, func(p int, part Sample[T]) { part.copyOut(l.lo, l.shift, slot, partSubs[p]) })
+	l.selectIn(ks, out, bucketOf, below, func(b int) Sample[T] { return Flat(subs[slot[b]-1]) })
+}
+
+// selectIn selects each rank of ks among the values of its bucket, given
+// by set; the ranks of one bucket go together.
+func (l *level[T]) selectIn(ks []int, out []T, bucketOf, below []int, set func(b int) Sample[T]) {
 	for i := 0; i < len(ks); {
 		j := i
 		for j < len(ks) && bucketOf[j] == bucketOf[i] {
@@ -222,12 +271,12 @@ func selectBits[T ~int64](s Sample[T], lo, hi T, ks []int, out []T, radixBits in
 		for t := range local {
 			local[t] = ks[i+t] - below[i]
 		}
-		blo := lo + T(uint64(b)<<shift)
-		bhi := blo + T(uint64(1)<<shift-1)
-		if bhi < blo || bhi > hi { // the last bucket, or an overflow at the top of the range
-			bhi = hi
+		blo := l.lo + T(uint64(b)<<l.shift)
+		bhi := blo + T(uint64(1)<<l.shift-1)
+		if bhi < blo || bhi > l.hi { // the last bucket, or an overflow at the top of the range
+			bhi = l.hi
 		}
-		selectBits(Flat(subs[slot[b]-1]), blo, bhi, local, out[i:j], radixBits)
+		selectBits(set(b), blo, bhi, local, out[i:j], l.bits)
 		i = j
 	}
 }
