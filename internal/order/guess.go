@@ -16,13 +16,15 @@ import (
 // a second pass, which copies out the buckets as a level does without a
 // guess, with the counts already taken; the order statistics are exact
 // either way. Each rank's guess is every bucket from the one holding the
-// sample's rank q·n − m to the one holding q·n + m, m five standard
+// sample's rank q·n − m to the one holding q·n + m, m four standard
 // deviations of that rank (√(n·q·(1−q)), as if the sample were drawn at
 // random) and two more, and from the level's first bucket or to its last
 // where that passes the sample's ends: the true rank's bucket is among
-// them unless the
-// sample is far from the whole, as it can be when the values repeat a
-// pattern in step with the sampling.
+// them unless the sample is far from the whole, as it can be when the
+// values repeat a pattern in step with the sampling. A sample of 2^20
+// takes a few milliseconds to count, and its ranks' spread (0.05 % of
+// the values at the median) keeps the copies near what the wanted
+// buckets alone hold: 15 MB against 4 MB, for 127 M gaps.
 var (
 	guessMin   = 1 << 22 // the fewest values a level guesses for
 	sampleSize = 1 << 20
