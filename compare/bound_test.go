@@ -302,3 +302,21 @@ func TestDiffRowDecided(t *testing.T) {
 		}
 	}
 }
+
+// A condition on a distribution the run lacks says why it lacks it, as
+// the report does: answers whose text came at once have no TTFT.
+func TestGateAbsentReason(t *testing.T) {
+	recs := []llmmetrics.Record{
+		{ID: "a", Chunks: []time.Duration{100 * time.Millisecond}, CompletionTokens: 5},
+		{ID: "b", Chunks: []time.Duration{120 * time.Millisecond}, CompletionTokens: 7},
+	}
+	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{})
+	require.NoError(t, err)
+	require.Nil(t, s.TTFT)
+	c, err := ParseCondition("p99(ttft)>50ms")
+	require.NoError(t, err)
+	_, _, err = c.Check(s)
+	require.Error(t, err)
+	assert.Equal(t, `condition "p99(ttft)>50ms" cannot be judged: the run has no ttft distribution: `+s.Absent["ttft"], err.Error())
+	assert.Contains(t, err.Error(), "not streamed")
+}

@@ -297,5 +297,5 @@ func ExampleAbsentError_Error() {
 	c, _ := compare.ParseCondition("p99(ttft)>1s")
 	_, _, err := c.Check(s)
 	fmt.Println(err)
-	// Output: condition "p99(ttft)>1s" cannot be judged: the run has no ttft distribution
+	// Output: condition "p99(ttft)>1s" cannot be judged: the run has no ttft distribution: no ok request
 }

@@ -187,8 +187,11 @@ func (c Condition) read(s *llmmetrics.Summary) (float64, string, error) {
 	d := m.Distribution(s)
 	if d == nil {
 		why := fmt.Sprintf("the run has no %s distribution", c.Metric)
-		if strings.HasSuffix(c.Metric, "_from_scheduled") {
+		switch {
+		case strings.HasSuffix(c.Metric, "_from_scheduled"):
 			why += " (only an open loop's ok requests carry a scheduled time)"
+		case s.Absent[m.Key] != "":
+			why += ": " + s.Absent[m.Key] // its reason, as the report gives it
 		}
 		return 0, "", &AbsentError{Condition: c.Text, Reason: why}
 	}
