@@ -249,19 +249,22 @@ func TestOutputsChecked(t *testing.T) {
 }
 
 // A full disk: the header cannot be written to /dev/full, so nothing is
-// sent (status 1, the file named). A write error mid-run names the file,
+// sent (status 1, the file named), and the --timings file the check
+// created is removed. A write error mid-run names the file,
 // stops the writing and leaves the report to be printed.
 func TestWriteErrors(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full on this system")
 	}
 	srv, served := fakeLlama(t)
+	timings := filepath.Join(t.TempDir(), "timings.jsonl")
 	code, stdout, errs := runCLI(t, "", "run", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "2", "--concurrency", "1",
-		"--prompts", promptsFile(t), "--out", "/dev/full", "--force")
+		"--prompts", promptsFile(t), "--out", "/dev/full", "--timings", timings, "--force")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "writing /dev/full: write /dev/full: no space left on device")
 	assert.Empty(t, stdout)
 	assert.Zero(t, served.Load())
+	assert.NoFileExists(t, timings, "an output created for a run that sent nothing is removed")
 
 	f, err := os.Create(filepath.Join(t.TempDir(), "run.jsonl"))
 	require.NoError(t, err)

@@ -266,6 +266,7 @@ func (r *loadRun) begin() error {
 	}
 	if err := r.rw.header(r.header); err != nil {
 		r.rw.finish(&llmmetrics.RunEnd{State: "interrupted"})
+		r.rw.removeCreated()
 		return err // nothing was sent
 	}
 	if plainErr != nil {

@@ -126,6 +126,15 @@ type recordWriter struct {
 	written          int // records in --out
 	timWritten       int // records whose timings went to --timings (with or without a line)
 	outErr, timErr   error
+	created          []string // the outputs check created, removed when the run stops before it sends
+}
+
+// removeCreated removes the outputs the check created: the run stopped
+// before it sent anything, and an empty file would read as a run.
+func (w *recordWriter) removeCreated() {
+	for _, p := range w.created {
+		os.Remove(p)
+	}
 }
 
 // add keeps a finished request and writes it out.
@@ -254,11 +263,17 @@ func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*
 	for _, p := range o.proms {
 		all = append(all, namedPath{"--out's scrape file", p})
 	}
+	var fresh []string
+	for _, n := range all {
+		if _, err := os.Stat(n.path); errors.Is(err, fs.ErrNotExist) {
+			fresh = append(fresh, n.path)
+		}
+	}
 	files, err := openOutputs(all, inputs, force)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &recordWriter{outPath: o.out, timPath: o.timings}
+	w := &recordWriter{outPath: o.out, timPath: o.timings, created: fresh}
 	var proms []*os.File
 	for i, n := range all {
 		switch n.flag {
