@@ -157,10 +157,9 @@
 //	                  max_tokens is known
 //
 // Output length is not fixed, so one latency distribution mixes short and
-// long replies: Options.Stratify summarizes the ok
-// requests apart in strata of output length n (or prompt length), each
-// (lo, hi] at the given bounds; requests that are not ok have no observed
-// length and are counted as unstratified.
+// long replies: Options.Stratify summarizes the ok requests apart in strata
+// of output length n (or prompt length), each (lo, hi] at the given bounds;
+// requests that are not ok have no observed length and are unstratified.
 //
 // # Comparing runs
 //

@@ -307,12 +307,10 @@ func workloadObject(wl *Workload) object {
 		}
 		o = append(o, field{strings.ReplaceAll(l.name, " ", "_"), object{{"n", l.l.N}, {"p50", l.l.P50}, {"p95", l.l.P95}, {"max", l.l.Max}, {"histogram", bins}}})
 	}
-	if a := wl.Arrivals; a != nil {
-		ao := object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"cv", a.CV}, {"reading", a.Reading}}
-		if a.Reading == inflight.AllAtOnce { // no CV: absent, with its reason
-			ao = slices.Delete(ao, 2, 3)
-		}
-		o = append(o, field{"arrivals", ao})
+	if a := wl.Arrivals; a != nil && a.Reading == inflight.AllAtOnce { // no CV: absent, with its reason
+		o = append(o, field{"arrivals", object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"reading", a.Reading}}})
+	} else if a != nil {
+		o = append(o, field{"arrivals", object{{"gaps", a.Gaps}, {"mean_ms", millis(a.Mean)}, {"cv", a.CV}, {"reading", a.Reading}}})
 	}
 	if c := wl.Concurrency; c != nil {
 		o = append(o, field{"in_flight", object{{"span_s", c.Span.Seconds()}, {"time_weighted_mean", c.Mean}, {"time_weighted_p50", c.P50}, {"max", c.Max},
@@ -523,7 +521,7 @@ func (s *Summary) writeLatencies(b *bytes.Buffer) {
 		b.WriteString("\n")
 	}
 	if it := s.ITL; it != nil {
-		writeITLBasis(b, it)
+		writeITLBasis(b, it, s.Requests.OK)
 	}
 }
 
@@ -546,10 +544,11 @@ func writeLatencyTable(b *bytes.Buffer, rows []latencyRow, ps []Percentile) {
 	texttable.Write(b, table, true)
 }
 
-// writeITLBasis says what the pooled gaps are gaps between.
-func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
+// writeITLBasis says what the pooled gaps are between, and what adds none.
+func writeITLBasis(b *bytes.Buffer, it *ITLStats, ok int) {
+	pooled := it.TokenBasis + it.ChunkBasis + it.UnknownBasis
 	fmt.Fprintf(b, "ITL: gap-weighted, pooled over %d requests with chunk arrivals: %d had one chunk per token, %d did not",
-		it.TokenBasis+it.ChunkBasis+it.UnknownBasis, it.TokenBasis, it.ChunkBasis)
+		pooled, it.TokenBasis, it.ChunkBasis)
 	if it.UnknownBasis > 0 {
 		fmt.Fprintf(b, ", %d unknown (no token count)", it.UnknownBasis)
 	}
@@ -558,6 +557,9 @@ func writeITLBasis(b *bytes.Buffer, it *ITLStats) {
 	}
 	if it.NoChunks > 0 {
 		fmt.Fprintf(b, "; %d without chunk arrivals", it.NoChunks)
+	}
+	if one := ok - pooled - it.NoChunks; one > 0 {
+		fmt.Fprintf(b, "; %d not streamed (one chunk, no gap)", one)
 	}
 	b.WriteString("\n")
 }
@@ -647,12 +649,10 @@ func writeWorkload(b *bytes.Buffer, wl *Workload) {
 		}
 		b.WriteString("\n")
 	}
-	if a := wl.Arrivals; a != nil {
-		if a.Reading == inflight.AllAtOnce {
-			fmt.Fprintf(b, "  arrivals: %d gaps between sends, every one 0: all at once\n", a.Gaps)
-		} else {
-			fmt.Fprintf(b, "  arrivals: %d gaps between sends, mean %.3f ms, CV %.2f (%s; Poisson gives 1)\n", a.Gaps, millis(a.Mean), a.CV, a.Reading)
-		}
+	if a := wl.Arrivals; a != nil && a.Reading == inflight.AllAtOnce {
+		fmt.Fprintf(b, "  arrivals: %d gaps between sends, every one 0: all at once\n", a.Gaps)
+	} else if a != nil {
+		fmt.Fprintf(b, "  arrivals: %d gaps between sends, mean %.3f ms, CV %.2f (%s; Poisson gives 1)\n", a.Gaps, millis(a.Mean), a.CV, a.Reading)
 	}
 	if c := wl.Concurrency; c != nil {
 		fmt.Fprintf(b, "  in flight (ok requests, send → last text, time-weighted over %.3f s): mean %.2f, p50 %d, max %d\n",

@@ -321,3 +321,28 @@ func TestArrivalsAllAtOnce(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// The ITL line accounts for every ok request: 3 pooled (two of three
+// chunks, and one of a single token in a single chunk, one chunk per
+// token), 1 without chunk arrivals, and 1 unstreamed answer of 5 tokens
+// in one chunk, which adds no gap and has no basis: 5 ok.
+func TestITLLineCountsEveryRequest(t *testing.T) {
+	ms := time.Millisecond
+	recs := []Record{
+		{ID: "a", Chunks: []time.Duration{10 * ms, 20 * ms, 30 * ms}, CompletionTokens: 3},
+		{ID: "b", Chunks: []time.Duration{12 * ms, 22 * ms, 35 * ms}, CompletionTokens: 3},
+		{ID: "c", FirstText: 10 * ms, LastText: 40 * ms, CompletionTokens: 4},
+		{ID: "d", Chunks: []time.Duration{50 * ms}, CompletionTokens: 5},
+		{ID: "e", Chunks: []time.Duration{15 * ms}, CompletionTokens: 1},
+	}
+	s, err := Summarize(recs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	s.WriteTable(&b)
+	want := "ITL: gap-weighted, pooled over 3 requests with chunk arrivals: 3 had one chunk per token, 0 did not; 1 without chunk arrivals; 1 not streamed (one chunk, no gap)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("want %q in:\n%s", want, b.String())
+	}
+}
