@@ -351,7 +351,7 @@ func TestServerFellBehind(t *testing.T) {
 	// Only the server side is asserted: a client on a busy machine may lag
 	// its own schedule, and saying so is right.
 	for _, w := range got.Load.Warnings {
-		assert.NotContains(t, w, "server fell behind")
+		assert.NotContains(t, w, "WARNING: the server fell behind the load") // "the client or the server fell behind" may be said
 		assert.NotContains(t, w, "stopped answering")
 	}
 	assert.Less(t, got.Load.Drain.Drain, got.Load.Drain.Sending)
