@@ -256,7 +256,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	sideDone := make(chan struct{})
 	go func() {
 		defer close(sideDone)
-		s.Workload, absent = describeWorkload(src, cat, &facts)
+		s.Workload, absent = describeWorkload(src, cat, &facts, opt.NoSendTimes)
 		s.Client = clientStats(src, cat, opt, ps)
 	}()
 	defer func() { <-sideDone }() // an early return still waits for it
@@ -273,10 +273,7 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	for k, v := range absent {
 		s.Absent[k] = v
 	}
-	if opt.NoSendTimes && s.Workload != nil {
-		// Sends all at 0 would read as one burst, every request in flight.
-		s.Workload.Arrivals, s.Workload.Concurrency = nil, nil
-		delete(s.Absent, "workload.arrivals.cv")
+	if opt.NoSendTimes && s.Workload != nil { // left out by describeWorkload
 		s.Absent["workload.arrivals"] = "the records carry no send times"
 		s.Absent["workload.concurrency"] = "the records carry no send times"
 	}

@@ -72,8 +72,9 @@ type EarlyStop struct {
 // describeWorkload describes the records by their categories, and says why
 // each absent part is absent. It returns nil when no record is measured.
 // It notes in facts, when not nil, what the summary needs to know of the
-// ok records (see okFacts).
-func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, map[string]string) {
+// ok records (see okFacts). With noSends (sends all at 0 would read as
+// one burst) it leaves out the arrivals and the requests in flight.
+func describeWorkload(src *source, cat []Category, facts *okFacts, noSends bool) (*Workload, map[string]string) {
 	if facts == nil {
 		facts = &okFacts{}
 	}
@@ -87,7 +88,8 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 		rows, _ = table.OKColumns(src.tab, cat, table.SentColumn, table.LastColumn)
 	}
 	var starts, ends []time.Duration
-	if rows == nil {
+	listing := rows == nil && !noSends
+	if listing {
 		var release func()
 		starts, ends, release = inflight.Lists(n)
 		defer release()
@@ -112,7 +114,7 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 				if r.PromptTokens > 0 {
 					prompts.Add(r.PromptTokens)
 				}
-				if rows == nil {
+				if listing {
 					starts, ends = append(starts, r.Sent), append(ends, r.Sent+r.last())
 				}
 				if r.MaxTokens > 0 && counted {
@@ -130,7 +132,9 @@ func describeWorkload(src *source, cat []Category, facts *okFacts) (*Workload, m
 		return nil, absent
 	}
 	w := &Workload{Prompt: asLengths(prompts.Describe(lengthRanks)), Output: asLengths(outputs.Describe(lengthRanks))}
-	w.Concurrency, w.Arrivals = sweepSends(rows, starts, ends, others)
+	if !noSends {
+		w.Concurrency, w.Arrivals = sweepSends(rows, starts, ends, others)
+	}
 	if w.Arrivals != nil && w.Arrivals.Reading == inflight.AllAtOnce {
 		absent["workload.arrivals.cv"] = "every gap between sends is 0: a deviation over a mean of 0 is undefined"
 	}
