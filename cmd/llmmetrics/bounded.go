@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -142,7 +144,7 @@ func (f *reportFlags) reportBounded(w io.Writer, files []string, opt *llmmetrics
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: *opt, Budget: budget, Failed: failed.add}, nil)
 	if err != nil {
-		return true, inFile(name, withLenientHint(err, opt.Lenient))
+		return true, inFile(name, withLenientHint(noRecordsWhy(srcs, err), opt.Lenient))
 	}
 	f.errs = summarizedSet(&failed, s)
 	f.noteUnchecked(s)
@@ -220,4 +222,22 @@ func megabytes(n int64) string {
 		return fmt.Sprintf("%d kB", (n+500)/1000)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// noRecordsWhy returns err, or, for a file of no records whose end line
+// says why (or that records were lost: TRUNCATED), that reason, as the
+// report of the file read whole gives it (noRecordsOf).
+func noRecordsWhy(srcs []bounded.Source, err error) error {
+	if !errors.Is(err, llmmetrics.ErrNoRecords) || len(srcs) != 1 {
+		return err
+	}
+	var end *llmmetrics.RunEnd
+	srcs[0].Pass(func(b *llmmetrics.Run) error {
+		end = cmp.Or(b.End, end)
+		return nil
+	})
+	if end == nil {
+		return err
+	}
+	return noRecordsOf(end)
 }

@@ -27,8 +27,8 @@ var convertCommand = &command{
 		"tpot_ns, max_gap_ns, outcome and sent_unix_ns (the send on the wall clock), for notebooks and for\n" +
 		"shards read as one table (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
 		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
-		"leaves them out, and says how many). A run without send times (a CSV without sent_ms, a vLLM or\n" +
-		"LLMPerf file) is written to Parquet only: JSONL and CSV would store each send as 0.",
+		"leaves them out, and says how many). A run without send times (a CSV without sent_ms, or a Parquet\n" +
+		"file written from one) is written to Parquet only: JSONL and CSV would store each send as 0.",
 	examples: []string{
 		"llmmetrics convert run.jsonl run.parquet",
 		"llmmetrics convert run.parquet run.jsonl",

@@ -110,5 +110,10 @@ func TestReportInterruptedUnmeasured(t *testing.T) {
 		assert.Equal(t, c.code, code, c.name)
 		assert.Contains(t, out+errs, c.want, c.name)
 		assert.NotContains(t, out, "the figures cover only these", c.name)
+		if c.code == 1 { // read in a bounded budget, the same reason
+			code, _, errs = runCLI(t, "", "report", "--max-memory", "64B", path)
+			assert.Equal(t, 1, code, c.name)
+			assert.Contains(t, errs, c.want, c.name)
+		}
 	}
 }
