@@ -328,3 +328,23 @@ func TestReadCSVNoSendTimes(t *testing.T) {
 	assert.NotNil(t, sent.Throughput)
 	assert.NotNil(t, sent.Workload.Concurrency)
 }
+
+// In a CSV whose header has sent_ms, a blank cell is a missing send, an
+// error naming the row, not a send at 0 that would invent a throughput
+// window and arrivals; a failed row's send counts too (it opens the
+// window). Both readers say so.
+func TestReadCSVBlankSent(t *testing.T) {
+	for _, in := range []string{
+		"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\na,10,3,100,400,,ok\n",
+		"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\na,10,3,100,400,1,ok\nb,,,,,,error\n",
+		"\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status\na,10,3,100,400,,ok\n",
+	} {
+		_, err := ReadCSV(strings.NewReader(in))
+		var re *RecordError
+		require.ErrorAs(t, err, &re, in)
+		assert.Equal(t, "sent_ms", re.Field, in)
+		assert.ErrorIs(t, err, ErrMissingField, in)
+		_, _, err = ReadOptions{}.Summarize(strings.NewReader(in), Options{})
+		assert.ErrorIs(t, err, ErrMissingField, "through a table: %s", in)
+	}
+}

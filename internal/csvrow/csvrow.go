@@ -125,7 +125,7 @@ func (p *Plan) Read(row []byte, r *Row) bool {
 		case fieldSent, fieldTTFT, fieldE2E:
 			m, n, digits, decimals := decimal.Plain(rest)
 			ns, exact := decimal.MillisNanos(m, digits, decimals)
-			if !exact {
+			if !exact || kind == fieldSent && n == 0 { // a blank send is an error (see Parse)
 				return false
 			}
 			v := time.Duration(ns)
@@ -279,8 +279,8 @@ func Parse(f *Fields, c Columns, statuses []string, r *Row) (column int, field s
 	}
 	var why decimal.Why
 	var ns int64
-	if s := get(c.Sent); len(s) > 0 {
-		if ns, why = decimal.Millis(s, MaxTime); why != decimal.OK {
+	if c.Sent >= 0 { // in the header, every row has one: a blank would be read as a send at 0
+		if ns, why = decimal.Millis(get(c.Sent), MaxTime); why != decimal.OK {
 			return c.Sent, "sent_ms", false
 		}
 		r.Sent = time.Duration(ns)
