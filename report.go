@@ -614,8 +614,8 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	}
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
 	if g.Unjudged > 0 {
-		fmt.Fprintf(b, "  lower bounds: %d ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between %.2f%% and %.2f%%\n",
-			g.Unjudged, 100*g.Attainment, 100*float64(g.Good+g.Unjudged)/float64(g.Offered))
+		fmt.Fprintf(b, "  lower bounds: %s met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between %.2f%% and %.2f%%\n",
+			plural.Of(g.Unjudged, "ok request"), 100*g.Attainment, 100*float64(g.Good+g.Unjudged)/float64(g.Offered))
 	}
 }
 

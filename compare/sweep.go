@@ -490,7 +490,7 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		target = 0.9
 	}
 	if !(target > 0 && target <= 1) {
-		return nil, fmt.Errorf("%w: attainment target %v", llmmetrics.ErrInvalidOption, target)
+		return nil, fmt.Errorf("%w: attainment target %v: want a fraction in (0, 1]", llmmetrics.ErrInvalidOption, target)
 	}
 	c := &Capacity{Kind: sw.Kind, Target: target}
 	for _, lv := range sw.Levels {

@@ -144,8 +144,8 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 		// An attainment with unjudged requests is a lower bound, at most
 		// what it would be were they all good: a miss only below that.
 		if g := sum.Goodput; !pr.Pass && g.Unjudged > 0 && float64(g.Good+g.Unjudged)/float64(g.Offered) >= s.Target {
-			return false, fmt.Errorf("%w: probe at %s %g: its attainment, ≥%.4g, is only a lower bound: %d ok requests without a usable token count met every limit but TPOT, which they leave unjudged (a server that sends no usage: leave tpot out of the SLO, or have it send usage)",
-				ErrNoVerdict, s.Kind, level, g.Attainment, g.Unjudged)
+			return false, fmt.Errorf("%w: probe at %s %g: its attainment, between %.4g and %.4g, may meet the target %g or not: %d ok requests without a usable token count met every limit but TPOT, which they leave unjudged (a server that sends no usage: leave tpot out of the SLO, or have it send usage)",
+				ErrNoVerdict, s.Kind, level, g.Attainment, float64(g.Good+g.Unjudged)/float64(g.Offered), s.Target, g.Unjudged)
 		}
 		out.Probes = append(out.Probes, pr)
 		out.Interrupted = o.Interrupted

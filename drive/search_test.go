@@ -111,7 +111,7 @@ func TestSearchLowerBound(t *testing.T) {
 	slo := llmmetrics.SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}
 	_, err := SearchCapacity(context.Background(), p, Search{Kind: "concurrency", SLO: slo, Run: noUsage})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "only a lower bound: 12 ok requests")
+	assert.Contains(t, err.Error(), "its attainment, between 0 and 1, may meet the target 0.9 or not: 12 ok requests")
 }
 
 // A probe whose attainment is a lower bound is a miss where even every

@@ -73,7 +73,8 @@ var runCommand = &command{
 		"preflight request marked so); status 4 when nothing was measured (no measured request ended ok:\n" +
 		"each failed, or was cancelled by a signal or when the grace ran out, or none was sent) or\n" +
 		"--max-error-rate stopped the run (before any gate), 3 when --fail-if or --fail-below (as report has\n" +
-		"them) finds the run crossing a condition, 1 when a condition's figure is absent (it cannot be judged).\n" +
+		"them) finds the run crossing a condition, 1 when a condition's figure is absent (it cannot be judged)\n" +
+		"or a --search probe gives no verdict (its attainment a lower bound that may or may not meet --target).\n" +
 		"An API key is read from the environment variable --api-key-env names, never a flag. With\n" +
 		"--gpu-telemetry, nvidia-smi samples GPU utilisation, memory and power, summarized over the measured\n" +
 		"part. --replay sends a trace's rows at their times with their lengths, --arrivals draws bursty arrivals, and\n" +

@@ -102,7 +102,7 @@ func endEarly(out *drive.SearchOutcome, s drive.Search, head string) {
 	}
 	out.Passing, out.Failing = nil, nil
 	if completed == 0 {
-		out.Reason = head + "; no probe completed, so there is no bracket"
+		out.Reason = head + "; no probe before it completed, so there is no bracket"
 		return
 	}
 	head += fmt.Sprintf("; from the %s: ", plural.Of(completed, "completed probe"))
