@@ -320,3 +320,33 @@ func TestGateAbsentReason(t *testing.T) {
 	assert.Equal(t, `condition "p99(ttft)>50ms" cannot be judged: the run has no ttft distribution: `+s.Absent["ttft"], err.Error())
 	assert.Contains(t, err.Error(), "not streamed")
 }
+
+// A run a comparison cannot summarize is named in its error, which keeps
+// its sentinel and says the package's prefix once, whoever adds it.
+func TestRunErrorNamesTheRun(t *testing.T) {
+	good := &llmmetrics.Run{Records: []llmmetrics.Record{{ID: "a", FirstText: time.Millisecond, LastText: 2 * time.Millisecond, CompletionTokens: 2}}}
+	bad := &llmmetrics.Run{Records: []llmmetrics.Record{{ID: "a", FirstText: -time.Millisecond, CompletionTokens: 2}}}
+	_, err := DiffRuns([]*llmmetrics.Run{good}, []*llmmetrics.Run{good, bad}, DiffOptions{})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, llmmetrics.ErrNegativeDuration)
+	assert.True(t, strings.HasPrefix(err.Error(), "B run 2: "), err.Error())
+	assert.Equal(t, 0, strings.Count(err.Error(), "llmmetrics: "), err.Error())
+}
+
+// A lower bound significantly above the other side's exact values gives a
+// sure direction, and its change is a bound on the figure's: B's four
+// runs count 16 of 20 answers (≥80 /s) against A's exact 10 of 10 counted
+// from 10-answer runs (5 tokens each: 50 /s), so B is at least 60 % above
+// A ("≥+60.00%", p = 0.029, the least four runs against four give).
+func TestDiffLowerBoundSure(t *testing.T) {
+	opt := llmmetrics.Options{Window: time.Second}
+	ten := func() *llmmetrics.Run { r := usageRecords(20); r.Records = r.Records[:10]; return r }
+	a := []*llmmetrics.Run{ten(), ten(), ten(), ten()}
+	b := []*llmmetrics.Run{usageRecords(16), usageRecords(16), usageRecords(16), usageRecords(16)}
+	d, err := DiffRuns(a, b, DiffOptions{Summary: opt})
+	require.NoError(t, err)
+	var table strings.Builder
+	require.NoError(t, d.WriteTable(&table))
+	assert.Regexp(t, `output_tokens_per_s \(tokens/s\)\s+50 ± 0%\s+≥80 ± 0%\s+≥\+60\.00% \(p=0\.029 n=4\)`, table.String())
+	assert.Contains(t, table.String(), "its direction is sure, and the change is a bound on the figure's (≥)\n")
+}

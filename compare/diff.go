@@ -165,13 +165,30 @@ func (r DiffRow) decided() bool {
 	return true
 }
 
+// A runError is the error of a named run: its message is the name, then
+// the error's own without the package's prefix, so that a command that
+// adds the prefix says it once.
+type runError struct {
+	name string
+	err  error
+}
+
+func (e *runError) Error() string {
+	return e.name + ": " + strings.TrimPrefix(e.err.Error(), "llmmetrics: ")
+}
+
+func (e *runError) Unwrap() error { return e.err }
+
+// inRun returns err as the error of the run named name.
+func inRun(name string, err error) error { return &runError{name, err} }
+
 // summarizeSide summarizes each run of one side.
 func summarizeSide(runs []*llmmetrics.Run, side string, opt llmmetrics.Options) ([]*llmmetrics.Summary, error) {
 	var sums []*llmmetrics.Summary
 	for i, run := range runs {
 		s, err := run.Summarize(opt)
 		if err != nil {
-			return nil, fmt.Errorf("%s run %d: %w", side, i+1, err)
+			return nil, inRun(fmt.Sprintf("%s run %d", side, i+1), err)
 		}
 		sums = append(sums, s)
 	}
@@ -340,7 +357,7 @@ func (d *Diff) WriteTable(w io.Writer) error {
 		case !r.decided():
 			verdict = fmt.Sprintf("? (a lower bound, p=%.3f %s)", r.Test.P, n)
 		case r.Significant:
-			verdict = fmt.Sprintf("%s (p=%.3f %s)", signedPercent(r.Change), r.Test.P, n)
+			verdict = fmt.Sprintf("%s%s (p=%.3f %s)", changeBound(r), signedPercent(r.Change), r.Test.P, n)
 		}
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", width, r.Name+" ("+r.Unit+")", bound(r.LowerA)+plusMinus(r.A), bound(r.LowerB)+plusMinus(r.B), verdict)
 	}
@@ -360,6 +377,19 @@ func (d *Diff) WriteTable(w io.Writer) error {
 	return err
 }
 
+// changeBound is what a row's change is of the figure's: "≥" where B's
+// values are lower bounds (B's figure is higher still), "≤" where A's are,
+// and "" where neither side's is.
+func changeBound(r DiffRow) string {
+	switch {
+	case r.LowerB > 0:
+		return "≥"
+	case r.LowerA > 0:
+		return "≤"
+	}
+	return ""
+}
+
 // bound is "≥" before the value of a side some of whose runs give only a
 // lower bound, and "" otherwise.
 func bound(lower int) string {
@@ -373,6 +403,9 @@ func bound(lower int) string {
 // its change is then.
 func (d *Diff) lowerNote(r DiffRow) string {
 	leaves, note := lowerBoundWhy(r.Name)
+	if r.decided() {
+		note = "its direction is sure, and the change is a bound on the figure's (" + changeBound(r) + ")"
+	}
 	return fmt.Sprintf("%s %s in %d of A's %d runs and %d of B's %d; %s", r.Name, leaves, r.LowerA, d.RunsA, r.LowerB, d.RunsB, note)
 }
 

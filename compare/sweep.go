@@ -324,7 +324,7 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 		lv.Names = append(lv.Names, r.Name)
 		vals, err := runValues(r, opt)
 		if err != nil {
-			return lv, fmt.Errorf("%s: %w", r.Name, err)
+			return lv, inRun(r.Name, err)
 		}
 		for k, v := range vals {
 			values[k] = append(values[k], v)
