@@ -40,9 +40,13 @@ type Search struct {
 type Probe struct {
 	Level      float64
 	Attainment float64
-	Pass       bool // Attainment ≥ Target
-	Repeat     bool // a repeat at an end of the bracket
-	Outcome    *Outcome
+	// Upper is the most Attainment can be: were the requests it leaves
+	// unjudged against a TPOT limit all good (Goodput.Unjudged); Attainment
+	// itself where there are none.
+	Upper   float64
+	Pass    bool // Attainment ≥ Target
+	Repeat  bool // a repeat at an end of the bracket
+	Outcome *Outcome
 }
 
 // A SearchOutcome is a finished search: every probe in the order run, and
@@ -139,13 +143,17 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 		if sum.Goodput == nil {
 			return false, fmt.Errorf("%w: probe at %s %g: %s", ErrNoVerdict, s.Kind, level, sum.Absent["goodput"])
 		}
-		pr := Probe{Level: level, Attainment: sum.Goodput.Attainment, Repeat: repeat, Outcome: o}
+		g := sum.Goodput
+		pr := Probe{Level: level, Attainment: g.Attainment, Upper: g.Attainment, Repeat: repeat, Outcome: o}
+		if g.Unjudged > 0 {
+			pr.Upper = float64(g.Good+g.Unjudged) / float64(g.Offered)
+		}
 		pr.Pass = pr.Attainment >= s.Target
 		// An attainment with unjudged requests is a lower bound, at most
 		// what it would be were they all good: a miss only below that.
-		if g := sum.Goodput; !pr.Pass && g.Unjudged > 0 && float64(g.Good+g.Unjudged)/float64(g.Offered) >= s.Target {
+		if !pr.Pass && pr.Upper >= s.Target {
 			return false, fmt.Errorf("%w: probe at %s %g: its attainment, between %.4g and %.4g, may meet the target %g or not: %d ok requests without a usable token count met every limit but TPOT, which they leave unjudged (a server that sends no usage: leave tpot out of the SLO, or have it send usage)",
-				ErrNoVerdict, s.Kind, level, g.Attainment, float64(g.Good+g.Unjudged)/float64(g.Offered), s.Target, g.Unjudged)
+				ErrNoVerdict, s.Kind, level, g.Attainment, pr.Upper, s.Target, g.Unjudged)
 		}
 		out.Probes = append(out.Probes, pr)
 		out.Interrupted = o.Interrupted

@@ -137,4 +137,11 @@ func TestSearchUpperBound(t *testing.T) {
 	require.NotNil(t, out.Passing)
 	require.NotNil(t, out.Failing)
 	assert.Equal(t, [2]float64{4, 5}, [2]float64{*out.Passing, *out.Failing})
+	for _, pr := range out.Probes {
+		want := 1.0 // all judged and good, at 4 and below
+		if pr.Level > 4 {
+			want = 4.0 / 12 // 4 unjudged of 12, were they good
+		}
+		assert.Equal(t, want, pr.Upper, "level %g", pr.Level)
+	}
 }

@@ -225,6 +225,15 @@ func (pw *probeWriter) run(ctx context.Context, q drive.Plan) (*drive.Outcome, e
 	return o, err
 }
 
+// attainmentRange is a probe's attainment, or its range where requests
+// unjudged against a TPOT limit make it a lower bound: "0.95 to 1".
+func attainmentRange(pr drive.Probe) string {
+	if pr.Upper > pr.Attainment {
+		return fmt.Sprintf("%.4g to %.4g", pr.Attainment, pr.Upper)
+	}
+	return fmt.Sprintf("%.4g", pr.Attainment)
+}
+
 // writeSearch writes the probes and the bracket; a probe cut short is
 // written as such, with no attainment and no verdict (searchend.go).
 func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutcome, files []string, stop searchStop, asJSON bool) error {
@@ -232,6 +241,7 @@ func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutc
 		type probe struct {
 			Level       float64  `json:"level"`
 			Attainment  *float64 `json:"attainment"`
+			Upper       *float64 `json:"attainment_upper_bound,omitempty"` // where Attainment is a lower bound
 			Pass        *bool    `json:"pass"`
 			Repeat      bool     `json:"repeat"`
 			File        string   `json:"file,omitempty"`
@@ -239,7 +249,10 @@ func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutc
 		}
 		var probes []probe
 		for i, pr := range out.Probes {
-			p := probe{pr.Level, &pr.Attainment, &pr.Pass, pr.Repeat, "", false}
+			p := probe{pr.Level, &pr.Attainment, nil, &pr.Pass, pr.Repeat, "", false}
+			if pr.Upper > pr.Attainment {
+				p.Upper = &pr.Upper
+			}
 			if interruptedProbe(pr) {
 				p.Attainment, p.Pass, p.Interrupted = nil, nil, true
 			}
@@ -271,7 +284,7 @@ func writeSearch(w io.Writer, kind string, s drive.Search, out *drive.SearchOutc
 			fmt.Fprintf(w, "  %2d. %s%s\n", i+1, interruptedProbeLine(kind, pr, stop), note)
 			continue
 		}
-		fmt.Fprintf(w, "  %2d. %s %-8g attainment %.4g: %s the target%s\n", i+1, kind, pr.Level, pr.Attainment, verdict, note)
+		fmt.Fprintf(w, "  %2d. %s %-8g attainment %s: %s the target%s\n", i+1, kind, pr.Level, attainmentRange(pr), verdict, note)
 	}
 	fmt.Fprintf(w, "\n%s\n", out.Reason)
 	if len(files) > 0 {

@@ -130,3 +130,24 @@ func TestSearchNoVerdict(t *testing.T) {
 	assert.Contains(t, stdout, "the search STOPPED at probe 1, which gives no verdict (probe at concurrency 1: its attainment, between 0 and 1")
 	assert.Contains(t, stdout, "no probe before it completed, so there is no bracket")
 }
+
+// A probe whose attainment is a lower bound shows its range: here every
+// other answer has no usage, so against a TPOT limit half the requests
+// are unjudged and the attainment lies between 0.5 and 1, which meets a
+// target of 0.5.
+func TestSearchProbeRange(t *testing.T) {
+	srv, _ := failingServer(t, func(k int64) string {
+		if k%2 == 0 {
+			return "nousage"
+		}
+		return "ok"
+	})
+	code, stdout, errs := runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=10s,tpot=1s", "--target", "0.5", "--search-max", "1",
+		"--repeats", "1", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "4", "--prompts", promptsFile(t), "--max-tokens", "3")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "attainment 0.5 to 1: meets the target")
+	code, stdout, errs = runCLI(t, "", "run", "--search", "concurrency", "--slo", "ttft=10s,tpot=1s", "--target", "0.5", "--search-max", "1",
+		"--repeats", "1", "--url", srv.URL+"/v1/chat/completions", "--model", "tiny", "--requests", "4", "--prompts", promptsFile(t), "--max-tokens", "3", "--json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, `"attainment":0.5,"attainment_upper_bound":1,"pass":true`)
+}
