@@ -78,6 +78,10 @@ type SweepLevel struct {
 	Runs    int
 	Names   []string
 	Figures []SweepFigure
+	// Absent says why a figure of its runs' summaries is absent
+	// (Summary.Absent, the first run's reason where several give one):
+	// a row the level lacks has its reason here.
+	Absent map[string]string
 }
 
 // A SweepFigure is one figure of a level across its repeats.
@@ -276,21 +280,21 @@ type runValue struct {
 	lower, hasUpper bool
 }
 
-func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, error) {
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, map[string]string, error) {
 	vals := map[string]runValue{}
 	for k, v := range r.Figures {
 		vals[k] = runValue{v: v}
 	}
 	if r.Run == nil {
-		return vals, nil
+		return vals, nil, nil
 	}
 	s, err := r.Run.Summarize(opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	user, err := userTPS(r.Run.Records, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range sweepFigures {
 		v, ok := f.value(s, user)
@@ -303,7 +307,7 @@ func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, error) 
 		}
 		vals[f.name] = rv
 	}
-	return vals, nil
+	return vals, s.Absent, nil
 }
 
 // sweepLevel summarizes the runs of one level.
@@ -322,12 +326,20 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	values := map[string][]runValue{}
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		vals, err := runValues(r, opt)
+		vals, absent, err := runValues(r, opt)
 		if err != nil {
 			return lv, inRun(r.Name, err)
 		}
 		for k, v := range vals {
 			values[k] = append(values[k], v)
+		}
+		for k, why := range absent {
+			if lv.Absent == nil {
+				lv.Absent = map[string]string{}
+			}
+			if _, said := lv.Absent[k]; !said {
+				lv.Absent[k] = why
+			}
 		}
 	}
 	for _, name := range figureOrder(maps.Keys(values)) {
@@ -595,6 +607,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	for _, note := range sw.lowerNotes() {
 		fmt.Fprintf(&b, "≥ marks a lower bound: %s\n", note)
 	}
+	for _, line := range sw.absentLines() {
+		fmt.Fprintf(&b, "absent: %s\n", line)
+	}
 	b.WriteString("\n")
 	switch {
 	case len(sw.Env) == 0 && sw.EnvMissing > 0:
@@ -617,6 +632,35 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// absentLines say, for each figure absent at some level, at which levels
+// and why: "throughput at concurrency 1, 2: the records carry no send
+// times", one line for each reason.
+func (sw *Sweep) absentLines() []string {
+	keys := map[string]bool{}
+	for _, lv := range sw.Levels {
+		for k := range lv.Absent {
+			keys[k] = true
+		}
+	}
+	var lines []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		var whys []string
+		at := map[string][]string{} // the levels of each reason
+		for _, lv := range sw.Levels {
+			if why, ok := lv.Absent[k]; ok {
+				if at[why] == nil {
+					whys = append(whys, why)
+				}
+				at[why] = append(at[why], strconv.FormatFloat(lv.Level, 'g', -1, 64))
+			}
+		}
+		for _, why := range whys {
+			lines = append(lines, fmt.Sprintf("%s at %s %s: %s", k, sw.Kind, strings.Join(at[why], ", "), why))
+		}
+	}
+	return lines
 }
 
 // lowerNotes say, for each figure that is a lower bound at some level, at
@@ -673,6 +717,9 @@ func (sw *Sweep) MarshalJSON() ([]byte, error) {
 			figs = append(figs, field{f.Name, o})
 		}
 		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"figures", figs}}
+		if len(lv.Absent) > 0 {
+			levels[i] = append(levels[i], field{"absent", lv.Absent})
+		}
 	}
 	out := object{{"kind", sw.Kind}, {"levels", levels}, {"environment", sw.Env},
 		{"environment_differs", sw.EnvDiffers}, {"environment_missing", sw.EnvMissing}, {"warnings", sw.Warnings},

@@ -231,6 +231,13 @@ func TestCapacityUpperBound(t *testing.T) {
 	var js bytes.Buffer
 	require.NoError(t, json.NewEncoder(&js).Encode(sw))
 	assert.Contains(t, js.String(), `"lower_bound":true,"lower_bound_runs":1,"upper_bound":0.4`)
+	// Rows a level lacks are absent with their reason: at 2, no output
+	// token count, so no output rate or TPOT.
+	assert.Contains(t, sw.Levels[1].Absent["output_tokens_per_s"], "token count")
+	assert.Contains(t, js.String(), `"absent":{`)
+	var text strings.Builder
+	require.NoError(t, sw.WriteTable(&text))
+	assert.Contains(t, text.String(), "absent: output_tokens_per_s at concurrency 2: ")
 }
 
 // withoutUsage returns r with no token count in any record, as answers
