@@ -549,6 +549,9 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 		c.Crossing = &x
 		c.Reason = fmt.Sprintf("%.10g%% attainment holds up to %s %g and fails at %g; linear between them, it crosses at %.4g",
 			100*target, sw.Kind, p.Level, f.Level, x)
+		if p.LowerBound { // its true margin is larger: the crossing is further on
+			c.Reason += fmt.Sprintf(" or above (the attainment at %g, ≥%.4g, is a lower bound)", p.Level, p.Attainment)
+		}
 		for _, m := range c.Margins[first+1:] {
 			if m.Margin >= 0 {
 				c.Reason += fmt.Sprintf("; %s %g meets it again (attainment is not monotone in the load: rerun the levels around it)", sw.Kind, m.Level)

@@ -249,3 +249,25 @@ func withoutUsage(r LevelRun) LevelRun {
 	}
 	return r
 }
+
+// A crossing read from a passing level whose attainment is a lower bound
+// is a lower bound too: at concurrency 1, half the requests lack usage
+// (≥0.5, at most 1), at 2 all are judged and 2 of 10 meet the TTFT limit
+// (0.2); at a target of 0.4 the line between (1, 0.5) and (2, 0.2)
+// crosses at 1 + 0.1/0.3 = 1.333, and the true crossing is there or above.
+func TestCapacityCrossingLowerBound(t *testing.T) {
+	ms := time.Millisecond
+	half := levelRun(1, 100*ms, 10, nil)
+	for i := range 5 {
+		r := &half.Run.Records[i]
+		r.CompletionTokens, r.NoUsage = 0, true
+	}
+	slo := llmmetrics.SLO{TTFT: 200 * ms, TPOT: 50 * ms}
+	sw, err := SweepRuns([]LevelRun{half, levelRun(2, 100*ms, 2, nil)}, llmmetrics.Options{SLO: &slo})
+	require.NoError(t, err)
+	c, err := sw.Capacity(0.4)
+	require.NoError(t, err)
+	require.NotNil(t, c.Crossing, c.Reason)
+	assert.InDelta(t, 4.0/3, *c.Crossing, 1e-9)
+	assert.Contains(t, c.Reason, "crosses at 1.333 or above (the attainment at 1, ≥0.5, is a lower bound)")
+}
