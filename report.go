@@ -127,12 +127,9 @@ func requestsObject(a Accounting) object {
 // clientObject is the client-side distributions in JSON.
 func (s *Summary) clientObject(c *ClientStats) object {
 	co := object{}
-	for _, d := range []struct {
-		key string
-		d   *Distribution
-	}{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
-		if d.d != nil {
-			co = append(co, field{d.key, distObject(d.d, nil)})
+	for _, f := range []field{{"first_answer_ms", c.FirstAnswer}, {"wait_ms", c.Wait}, {"lateness_ms", c.Lateness}} {
+		if d := f.V.(*Distribution); d != nil {
+			co = append(co, field{f.K, distObject(d, nil)})
 		}
 	}
 	for _, m := range catalogue {
@@ -140,7 +137,10 @@ func (s *Summary) clientObject(c *ClientStats) object {
 			co = append(co, field{m.jsonKey(), distObject(d, nil)})
 		}
 	}
-	return append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
+	if c.ReasoningRequests > 0 { // where no answer said any, unknown: absent, not 0
+		co = append(co, field{"reasoning_tokens", c.ReasoningTokens}, field{"reasoning_requests", c.ReasoningRequests})
+	}
+	return co
 }
 
 // throughputObject is the throughput in JSON. An output rate no request

@@ -26,7 +26,7 @@ type runFigure struct {
 var runFigures = []runFigure{
 	{"output_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
-			return 0, "the run has no throughput window"
+			return 0, noWindow(s)
 		}
 		if why, absent := s.Absent["output_tokens_per_s"]; absent {
 			return 0, why
@@ -35,7 +35,7 @@ var runFigures = []runFigure{
 	}, outputLowerBound, nil},
 	{"prompt_tokens_per_s", "tokens/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
-			return 0, "the run has no throughput window"
+			return 0, noWindow(s)
 		}
 		if _, absent := s.Absent["prompt_tokens_per_s"]; absent {
 			return 0, "no ok record carries a prompt token count"
@@ -44,7 +44,7 @@ var runFigures = []runFigure{
 	}, promptLowerBound, nil},
 	{"requests_per_s", "requests/s", func(s *llmmetrics.Summary) (float64, string) {
 		if s.Throughput == nil {
-			return 0, "the run has no throughput window"
+			return 0, noWindow(s)
 		}
 		return float64(s.Throughput.RequestsPerSecond), ""
 	}, nil, nil},
@@ -60,6 +60,14 @@ var runFigures = []runFigure{
 		}
 		return float64(s.Requests.Failed) / float64(s.Requests.Offered), ""
 	}, nil, nil},
+}
+
+// noWindow says why a summary has no throughput window.
+func noWindow(s *llmmetrics.Summary) string {
+	if why := s.Absent["throughput"]; why != "" {
+		return "the run has no throughput window: " + why
+	}
+	return "the run has no throughput window"
 }
 
 // outputLowerBound says why a summary's output rate is a lower bound:
