@@ -202,10 +202,10 @@ func sweepSends(rows [][][]time.Duration, starts, ends, others []time.Duration) 
 		starts, ends, release = inflight.ListRows(rows[0], rows[1])
 		defer release()
 	}
-	sorted := inflight.InOrder([][]time.Duration{starts}, true)
+	c := inFlight(inflight.Sweep(starts, ends)) // sorts the starts, as Sends takes them
 	sends := inflight.NewSends(others)
-	sends.Add(sorted[0])
-	return inFlight(inflight.Sweep(sorted, ends)), asArrivals(sends.Describe())
+	sends.Add(starts)
+	return c, asArrivals(sends.Describe())
 }
 
 // inFlight returns the requests in flight that a sweep found, or nil when

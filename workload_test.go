@@ -242,7 +242,7 @@ func TestConcurrencyByInstants(t *testing.T) {
 				area += float64(in) * float64(dt)
 			}
 		}
-		got := inFlight(inflight.Sweep(inflight.InOrder([][]time.Duration{slices.Clone(starts)}, true), slices.Clone(ends)))
+		got := inFlight(inflight.Sweep(slices.Clone(starts), slices.Clone(ends)))
 		if want.Span == 0 || want.Max == 0 {
 			if got != nil {
 				t.Fatalf("no span, or no request of any length: got %+v", got)

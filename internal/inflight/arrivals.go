@@ -23,25 +23,14 @@ type Arrivals struct {
 // deviation over a mean of 0, is undefined (and 0 in Arrivals.CV).
 const AllAtOnce = "all at once"
 
-// Describe describes the gaps between consecutive sends of a (segments in
-// time order, none of them empty) and b (any order, sorted here) merged;
-// false for fewer than two gaps.
+// Sends takes sends in time order, a run of them at a time, merged with
+// others, and describes the gaps between consecutive sends.
 //
 // The gaps are whole nanoseconds, so their moments are summed exactly and
 // need no list of them: their sum is the last send less the first, and
 // their squares are summed in 192 bits. Of N gaps summing to S, with
 // squares summing to Q, the mean is S/N and the coefficient of variation
 // √(N·Q − S²)/S, rounded once, whatever the order of the sends.
-func Describe(a [][]time.Duration, b []time.Duration) (Arrivals, bool) {
-	s := NewSends(b)
-	for _, seg := range a {
-		s.Add(seg)
-	}
-	return s.Describe()
-}
-
-// Sends takes sends in time order, a run of them at a time, merged with
-// others, and describes the gaps between them (see Describe).
 type Sends struct {
 	others      []time.Duration // in time order; those from j on are still to come
 	j, taken    int             // taken: the sends so far

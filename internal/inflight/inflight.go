@@ -1,6 +1,6 @@
 // Package inflight sweeps the starts and ends of requests in time order,
-// to describe how many were in flight, and merges the sorted segments of
-// times it sweeps.
+// to describe how many were in flight, and describes the gaps between
+// their sends.
 package inflight
 
 import (
@@ -21,30 +21,6 @@ type Level struct {
 	Mean float64
 	P50  int
 	Max  int
-}
-
-// InOrder returns sends (segments, none of them empty but a lone one), in
-// time order: themselves when they are, or else sorted, in place when own
-// says that they are one list of the caller's own, or else in a list of
-// their own (a table's column is never reordered).
-func InOrder(sends [][]time.Duration, own bool) [][]time.Duration {
-	switch {
-	case Sorted(sends):
-		return sends
-	case own && len(sends) == 1:
-		radix.Sort(sends[0])
-		return sends
-	}
-	n := 0
-	for _, seg := range sends {
-		n += len(seg)
-	}
-	list := hugepage.Make[time.Duration](0, n)
-	for _, seg := range sends {
-		list = append(list, seg...)
-	}
-	radix.Sort(list)
-	return [][]time.Duration{list}
 }
 
 // Lists returns two empty lists with room for n times each, for the
@@ -73,32 +49,22 @@ func ListRows(starts, lengths [][]time.Duration) (s, e []time.Duration, release 
 	return s, e, release
 }
 
-// Sorted says whether sends (segments, none of them empty) are in time
-// order.
-func Sorted(sends [][]time.Duration) bool {
-	for k, seg := range sends {
-		if !slices.IsSorted(seg) || k > 0 && seg[0] < sends[k-1][len(sends[k-1])-1] {
-			return false
-		}
-	}
-	return true
-}
-
 // Sweep describes the requests in flight, each from a start to an end, or
-// returns false when they cover no time; starts are in time order in
-// segments (none of them empty, see InOrder), and as many ends in any
-// order, which it sorts. It sweeps the two in time order, at one instant
-// ends before starts: a request that ends as another begins does not
-// overlap it.
-func Sweep(starts [][]time.Duration, ends []time.Duration) (Level, bool) {
+// returns false when they cover no time; it sorts the starts and the ends
+// (as many of each, in any order) in place, and sweeps the two in time
+// order, at one instant ends before starts: a request that ends as
+// another begins does not overlap it.
+func Sweep(starts, ends []time.Duration) (Level, bool) {
 	if len(ends) == 0 {
 		return Level{}, false
+	}
+	if !slices.IsSorted(starts) {
+		radix.Sort(starts)
 	}
 	if !slices.IsSorted(ends) {
 		radix.SortNear(ends)
 	}
-	lastSeg := starts[len(starts)-1]
-	first, last := min(starts[0][0], ends[0]), max(lastSeg[len(lastSeg)-1], ends[len(ends)-1])
+	first, last := min(starts[0], ends[0]), max(starts[len(starts)-1], ends[len(ends)-1])
 	if first == last {
 		return Level{}, false
 	}
@@ -168,7 +134,7 @@ func sweepRows(starts, lengths [][]time.Duration, window int, each func([]time.D
 		if !begun && cutS > 0 { // no start left unread is before it
 			first, w.now, begun = aheadS[0], aheadS[0], true
 		}
-		w.sweep([][]time.Duration{aheadS[:cutS]}, aheadE[:cutE])
+		w.sweep(aheadS[:cutS], aheadE[:cutE])
 		if each != nil && cutS > 0 {
 			each(aheadS[:cutS])
 		}
@@ -264,23 +230,18 @@ type sweeper struct {
 	now    time.Duration // the time of the last edge swept
 }
 
-// sweep sweeps starts (segments in time order, none of them empty) and
-// ends (in time order), all of them, at one instant ends before starts.
-func (w *sweeper) sweep(starts [][]time.Duration, ends []time.Duration) {
+// sweep sweeps starts and ends (each in time order), all of them, at one
+// instant ends before starts.
+func (w *sweeper) sweep(starts, ends []time.Duration) {
 	n, now, area, most, timeAt := w.n, w.now, w.area, w.max, w.timeAt
 	// Which edge comes next is as likely one as the other, so the choice
 	// is made without a branch: past the last of either, the other is
 	// taken through a sentinel beyond any valid time, and the indexes move
 	// by arithmetic.
-	var seg []time.Duration // the segment of starts, and the next
-	next := 0
-	if len(starts) > 0 {
-		seg, next = starts[0], 1
-	}
-	for i, j := 0, 0; i < len(seg) || j < len(ends); {
+	for i, j := 0, 0; i < len(starts) || j < len(ends); {
 		s, e := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-		if i < len(seg) {
-			s = seg[i]
+		if i < len(starts) {
+			s = starts[i]
 		}
 		if j < len(ends) {
 			e = ends[j]
@@ -304,9 +265,6 @@ func (w *sweeper) sweep(starts [][]time.Duration, ends []time.Duration) {
 		}
 		n += 1 - 2*end
 		i, j = i+1-end, j+end
-		if i == len(seg) && next < len(starts) {
-			seg, i, next = starts[next], 0, next+1
-		}
 		most = max(most, n)
 		now = t
 	}

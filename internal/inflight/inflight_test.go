@@ -12,44 +12,34 @@ import (
 	"pgregory.net/rapid"
 )
 
-// InOrder and Describe together describe the gaps between consecutive
-// sends of both lists merged, as sorting them all and taking the gaps one
-// by one does (gonum's two-pass moments, to 1e-12), whether a's segments
-// come in order or not, and leave a table's segments (not own) as they
-// were.
-func TestInOrderDescribe(t *testing.T) {
+// Sends, given sends in runs in time order and others in any order,
+// describes the gaps between consecutive sends of both merged, as sorting
+// them all and taking the gaps one by one does (gonum's two-pass moments,
+// to 1e-12).
+func TestSends(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var a [][]time.Duration
-		var all []time.Duration
-		for range rapid.IntRange(1, 4).Draw(t, "segments") {
-			seg := make([]time.Duration, rapid.IntRange(1, 8).Draw(t, "length"))
-			for i := range seg {
-				seg[i] = time.Duration(rapid.IntRange(0, 50).Draw(t, "send"))
-			}
-			a, all = append(a, seg), append(all, seg...)
+		sends := make([]time.Duration, rapid.IntRange(1, 30).Draw(t, "sends"))
+		for i := range sends {
+			sends[i] = time.Duration(rapid.IntRange(0, 50).Draw(t, "send"))
+		}
+		slices.Sort(sends)
+		var a [][]time.Duration // sends in runs
+		for i := 0; i < len(sends); {
+			m := min(len(sends)-i, rapid.IntRange(1, 8).Draw(t, "run"))
+			a, i = append(a, sends[i:i+m]), i+m
 		}
 		b := make([]time.Duration, rapid.IntRange(0, 8).Draw(t, "others"))
 		for i := range b {
 			b[i] = time.Duration(rapid.IntRange(0, 50).Draw(t, "other"))
 		}
-		all = append(all, b...)
-		slices.Sort(all)
+		all := slices.Sorted(slices.Values(slices.Concat(sends, b)))
 		var gaps []float64
 		var sum time.Duration
 		for i := 1; i < len(all); i++ {
 			gaps = append(gaps, float64(all[i]-all[i-1]))
 			sum += all[i] - all[i-1]
 		}
-		kept := make([][]time.Duration, len(a))
-		for i, seg := range a {
-			kept[i] = slices.Clone(seg)
-		}
-		got, ok := Describe(InOrder(a, false), b)
-		for i := range a {
-			if !slices.Equal(a[i], kept[i]) {
-				t.Fatalf("segment %d reordered: %v, was %v", i, a[i], kept[i])
-			}
-		}
+		got, ok := sendsOf(a, b)
 		if ok != (len(gaps) >= 2) {
 			t.Fatalf("sends %v: described %v with %d gaps", all, ok, len(gaps))
 		}
@@ -75,8 +65,8 @@ func TestInOrderDescribe(t *testing.T) {
 	})
 }
 
-// Describe's figures by hand.
-func TestDescribe(t *testing.T) {
+// Sends' figures by hand.
+func TestSendsByHand(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		a    [][]time.Duration
@@ -97,7 +87,7 @@ func TestDescribe(t *testing.T) {
 		// One gap.
 		{"one gap", [][]time.Duration{{5}}, []time.Duration{7}, Arrivals{}, false},
 	} {
-		got, ok := Describe(c.a, c.b)
+		got, ok := sendsOf(c.a, c.b)
 		if ok != c.ok || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
 		}
@@ -138,7 +128,7 @@ func TestSweepRows(t *testing.T) {
 			segs, segLens = append(segs, starts[i:i+m]), append(segLens, lens[i:i+m])
 			i += m
 		}
-		want, wok := Sweep([][]time.Duration{sorted}, slices.Clone(ends))
+		want, wok := Sweep(slices.Clone(sorted), slices.Clone(ends))
 		for _, w := range []int{1, 2, 3, 7, window} {
 			var got []time.Duration
 			l, ok, inOrder := sweepRows(segs, segLens, w, func(s []time.Duration) { got = append(got, s...) })
@@ -211,7 +201,7 @@ func BenchmarkSweep(b *testing.B) {
 		for i, s := range starts {
 			ends[i] = s + lengths[i]
 		}
-		Sweep([][]time.Duration{starts}, ends)
+		Sweep(starts, ends)
 	}
 }
 
@@ -231,4 +221,14 @@ func benchRequests(n int) (starts, lengths []time.Duration) {
 		lengths[i] = time.Duration(rng.Int64N(int64(3 * time.Second)))
 	}
 	return starts, lengths
+}
+
+// sendsOf describes the sends of a (runs in time order) merged with b
+// (any order), through Sends.
+func sendsOf(a [][]time.Duration, b []time.Duration) (Arrivals, bool) {
+	s := NewSends(b)
+	for _, run := range a {
+		s.Add(run)
+	}
+	return s.Describe()
 }
