@@ -888,3 +888,20 @@ func ExampleMetric_Limit() {
 	// e2e ≤ 0s
 	// max_gap ≤ 0s
 }
+
+// An attainment with requests left unjudged against a TPOT limit (no
+// usable token count) is a lower bound: of 4 answers, 1 good, 2 without
+// usage that met the TTFT limit and 1 too slow, it lies between 1/4 and
+// (1 + 2)/4.
+func ExampleGoodput_AttainmentUpper() {
+	ms := time.Millisecond
+	recs := []llmmetrics.Record{
+		{ID: "a", Chunks: []time.Duration{100 * ms, 140 * ms}, CompletionTokens: 2},
+		{ID: "b", Chunks: []time.Duration{100 * ms, 140 * ms}, NoUsage: true},
+		{ID: "c", Chunks: []time.Duration{100 * ms, 140 * ms}, NoUsage: true},
+		{ID: "d", Chunks: []time.Duration{900 * ms, 940 * ms}, CompletionTokens: 2},
+	}
+	s, _ := llmmetrics.Summarize(recs, llmmetrics.Options{SLO: &llmmetrics.SLO{TTFT: 500 * ms, TPOT: 50 * ms}})
+	fmt.Println(s.Goodput.Attainment, s.Goodput.AttainmentUpper())
+	// Output: 0.25 0.75
+}

@@ -273,6 +273,9 @@ func (c *goodputCounter) merge(o *goodputCounter) {
 	c.g.FailedMaxGap += o.g.FailedMaxGap
 }
 
+// AttainmentUpper is the most Attainment can be: (Good + Unjudged) / Offered.
+func (g *Goodput) AttainmentUpper() float64 { return float64(g.Good+g.Unjudged) / float64(g.Offered) }
+
 // finish sets the two figures: attainment = good/offered, and
 // goodput = good/window.
 func (c *goodputCounter) finish(slo SLO, offered int, w Window, werr error) Goodput {

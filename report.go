@@ -190,7 +190,7 @@ func goodputObject(g *Goodput) object {
 	slo = append(slo, field{"comparison", cmp})
 	gp := object{{"good", g.Good}, {"offered", g.Offered}, {"attainment", g.Attainment}}
 	if g.Unjudged > 0 {
-		gp = append(gp, field{"attainment_lower_bound", true}, field{"attainment_upper_bound", float64(g.Good+g.Unjudged) / float64(g.Offered)}, field{"unjudged", g.Unjudged})
+		gp = append(gp, field{"attainment_lower_bound", true}, field{"attainment_upper_bound", g.AttainmentUpper()}, field{"unjudged", g.Unjudged})
 	}
 	if g.WindowErr == nil {
 		gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
@@ -615,7 +615,7 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
 	if g.Unjudged > 0 {
 		fmt.Fprintf(b, "  lower bounds: %s met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between %.2f%% and %.2f%%\n",
-			plural.Of(g.Unjudged, "ok request"), 100*g.Attainment, 100*float64(g.Good+g.Unjudged)/float64(g.Offered))
+			plural.Of(g.Unjudged, "ok request"), 100*g.Attainment, 100*g.AttainmentUpper())
 	}
 }
 

@@ -27,7 +27,7 @@ func stratifyRecords(recs []Record, spec StrataSpec, opt Options) (*Strata, erro
 // ErrNoRecords when none is left. It does not modify recs.
 func workloadOf(recs []Record) (*Workload, error) {
 	cat, _ := classify(recs, nil)
-	w, _ := describeWorkload(&source{recs: recs}, cat, nil, false)
+	w, _ := describeWorkload(&source{recs: recs}, cat, &okFacts{}, false)
 	if w == nil {
 		return nil, ErrNoRecords
 	}

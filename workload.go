@@ -71,13 +71,10 @@ type EarlyStop struct {
 
 // describeWorkload describes the records by their categories, and says why
 // each absent part is absent. It returns nil when no record is measured.
-// It notes in facts, when not nil, what the summary needs to know of the
-// ok records (see okFacts). With noSends (sends all at 0 would read as
+// It notes in facts what the summary needs to know of the ok records
+// (see okFacts). With noSends (sends all at 0 would read as
 // one burst) it leaves out the arrivals and the requests in flight.
 func describeWorkload(src *source, cat []Category, facts *okFacts, noSends bool) (*Workload, map[string]string) {
-	if facts == nil {
-		facts = &okFacts{}
-	}
 	absent := map[string]string{}
 	var prompts, outputs lengths.Sample
 	n := src.len()

@@ -96,7 +96,7 @@ func attainmentUpperBound(s *llmmetrics.Summary) (float64, bool) {
 	if g == nil || g.Unjudged == 0 || g.Offered == 0 {
 		return 0, false
 	}
-	return float64(g.Good+g.Unjudged) / float64(g.Offered), true
+	return g.AttainmentUpper(), true
 }
 
 // promptLowerBound says why a summary's prompt rate is a lower bound:

@@ -144,10 +144,7 @@ func SearchCapacity(ctx context.Context, p Plan, s Search) (*SearchOutcome, erro
 			return false, fmt.Errorf("%w: probe at %s %g: %s", ErrNoVerdict, s.Kind, level, sum.Absent["goodput"])
 		}
 		g := sum.Goodput
-		pr := Probe{Level: level, Attainment: g.Attainment, Upper: g.Attainment, Repeat: repeat, Outcome: o}
-		if g.Unjudged > 0 {
-			pr.Upper = float64(g.Good+g.Unjudged) / float64(g.Offered)
-		}
+		pr := Probe{Level: level, Attainment: g.Attainment, Upper: g.AttainmentUpper(), Repeat: repeat, Outcome: o}
 		pr.Pass = pr.Attainment >= s.Target
 		// An attainment with unjudged requests is a lower bound, at most
 		// what it would be were they all good: a miss only below that.
