@@ -32,7 +32,7 @@ func TestOutputsToDevices(t *testing.T) {
 		b, _ := os.ReadFile(fifo) // the reader the writer's open waits for
 		got <- b
 	}()
-	files, err := openOutputs([]namedPath{{"--out", fifo}}, nil, false)
+	files, _, err := openOutputs([]namedPath{{"--out", fifo}}, nil, false)
 	require.NoError(t, err)
 	_, err = files[0].WriteString("a line\n")
 	require.NoError(t, err)
@@ -41,6 +41,6 @@ func TestOutputsToDevices(t *testing.T) {
 
 	file := filepath.Join(dir, "run.jsonl")
 	require.NoError(t, os.WriteFile(file, []byte("keep me\n"), 0o644))
-	_, err = openOutputs([]namedPath{{"--out", file}}, nil, false)
+	_, _, err = openOutputs([]namedPath{{"--out", file}}, nil, false)
 	assert.ErrorContains(t, err, "--out "+file+" exists; --force overwrites it")
 }

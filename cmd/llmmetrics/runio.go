@@ -263,17 +263,11 @@ func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*
 	for _, p := range o.proms {
 		all = append(all, namedPath{"--out's scrape file", p})
 	}
-	var fresh []string
-	for _, n := range all {
-		if _, err := os.Stat(n.path); errors.Is(err, fs.ErrNotExist) {
-			fresh = append(fresh, n.path)
-		}
-	}
-	files, err := openOutputs(all, inputs, force)
+	files, created, err := openOutputs(all, inputs, force)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &recordWriter{outPath: o.out, timPath: o.timings, created: fresh}
+	w := &recordWriter{outPath: o.out, timPath: o.timings, created: created}
 	var proms []*os.File
 	for i, n := range all {
 		switch n.flag {
@@ -292,8 +286,9 @@ func (o outputs) check(inputs map[string]string, force bool) (*recordWriter, []*
 type namedPath struct{ flag, path string }
 
 // openOutputs checks the outputs (see check) and opens them, in order,
-// each emptied only once all are open.
-func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.File, error) {
+// each emptied only once all are open; it returns them and the paths of
+// those it created.
+func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.File, []string, error) {
 	var ins []namedPath
 	for flag, p := range inputs {
 		if p != "" {
@@ -303,20 +298,20 @@ func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.F
 	for i, a := range all {
 		for _, b := range all[:i] {
 			if samePath(a.path, b.path) {
-				return nil, valueError(fmt.Sprintf("%s and %s are the same file, %s", b.flag, a.flag, a.path))
+				return nil, nil, valueError(fmt.Sprintf("%s and %s are the same file, %s", b.flag, a.flag, a.path))
 			}
 		}
 		for _, in := range ins {
 			if samePath(a.path, in.path) {
-				return nil, valueError(fmt.Sprintf("%s %s is the input %s: it would be overwritten", a.flag, a.path, in.flag))
+				return nil, nil, valueError(fmt.Sprintf("%s %s is the input %s: it would be overwritten", a.flag, a.path, in.flag))
 			}
 		}
 		st, err := os.Stat(a.path)
 		switch {
 		case err == nil && st.IsDir():
-			return nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
+			return nil, nil, valueError(fmt.Sprintf("%s %s is a directory", a.flag, a.path))
 		case err == nil && !force && st.Mode().IsRegular(): // a device or a FIFO (/dev/null) is written as it is
-			return nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
+			return nil, nil, valueError(fmt.Sprintf("%s %s exists; --force overwrites it", a.flag, a.path))
 		}
 	}
 	// Open every output without truncating it; a new one is created, and
@@ -333,7 +328,7 @@ func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.F
 			for _, p := range created {
 				os.Remove(p)
 			}
-			return nil, fmt.Errorf("%s: %w", n.flag, err)
+			return nil, nil, fmt.Errorf("%s: %w", n.flag, err)
 		}
 		if errors.Is(statErr, fs.ErrNotExist) {
 			created = append(created, n.path)
@@ -346,11 +341,11 @@ func openOutputs(all []namedPath, inputs map[string]string, force bool) ([]*os.F
 				for _, f := range files {
 					f.Close()
 				}
-				return nil, fmt.Errorf("%s: %w", all[i].flag, err)
+				return nil, nil, fmt.Errorf("%s: %w", all[i].flag, err)
 			}
 		}
 	}
-	return files, nil
+	return files, created, nil
 }
 
 // samePath reports whether two paths name one file: the same cleaned
