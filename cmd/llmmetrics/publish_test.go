@@ -33,8 +33,9 @@ var published = []struct{ path, dir string }{
 // into a module proxy on the file system (the layout the go command reads:
 // @v/list, .info, .mod, .zip), then runs
 // go install github.com/llmmetrics/llmmetrics/cmd/llmmetrics@VERSION in an
-// empty directory with that proxy (and the local module cache, for the
-// third-party modules) as GOPROXY, and runs the installed command.
+// empty directory with that proxy (and the local module cache and the
+// user's GOPROXY, for the third-party modules) as GOPROXY, and runs the
+// installed command.
 func TestPublishedInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command from a module proxy")
@@ -49,9 +50,14 @@ func TestPublishedInstall(t *testing.T) {
 		publish(t, proxy, m.path, m.dir, version)
 	}
 	modcache := strings.TrimSpace(run1(t, "", nil, goBin, "env", "GOMODCACHE"))
+	// Third-party modules come from the local module cache, or, where the
+	// workspace took another version than a published module's go.mod
+	// asks (on a fresh machine the cache has only the workspace's), from
+	// the user's own proxy.
+	upstream := strings.TrimSpace(run1(t, "", nil, goBin, "env", "GOPROXY"))
 	work, bin := t.TempDir(), t.TempDir()
 	env := append(os.Environ(),
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(modcache, "cache", "download")),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(modcache, "cache", "download"))+","+upstream,
 		"GOFLAGS=-mod=mod",
 		"GONOSUMDB=github.com/llmmetrics",
 		"GONOSUMCHECK=1",
