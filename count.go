@@ -32,12 +32,7 @@ var countNames = [...]string{"counted", "no_usage", "zero_usage", "below_chunks"
 
 // String returns the state's name as reports write it: counted, no_usage,
 // zero_usage or below_chunks.
-func (c CountState) String() string {
-	if int(c) < len(countNames) {
-		return countNames[c]
-	}
-	return fmt.Sprintf("CountState(%d)", uint8(c))
-}
+func (c CountState) String() string { return nameOf(countNames[:], c, "CountState") }
 
 // CountState returns the state of the record's token count. It is
 // meaningful for ok records; a failed or zero-token record has no text to

@@ -41,25 +41,19 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 // quoted field that goes on past the end of its line, they are split on
 // all cores; from there on they are read one at a time.
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
-	total := o.lines(r)
+	total, _ := o.counts(r)
 	head, r, err := csvline.Header(r, maxLine)
-	if errors.Is(err, csvline.ErrLongRow) {
-		return nil, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, csvline.ErrLongRow) {
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", err)
 	}
-	if head == nil {
+	if head == nil && err == nil {
 		return o.readQuotedCSV(r)
 	}
-	header, err := csv.NewReader(bytes.NewReader(head)).Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
+	header := []string(nil)
+	if err == nil {
+		header, err = csv.NewReader(bytes.NewReader(head)).Read()
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: CSV header: %w", ErrSyntax, err)
-	}
-	cols, err := csvColumns(header)
+	cols, err := csvColumns(header, err)
 	if err != nil {
 		return nil, err
 	}
@@ -99,16 +93,7 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
 	cr := csv.NewReader(lr)
 	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
-	}
-	if errors.Is(err, csvline.ErrLongRow) {
-		return nil, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: CSV header: %w", ErrSyntax, err)
-	}
-	cols, err := csvColumns(header)
+	cols, err := csvColumns(header, err)
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +140,17 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 	return err
 }
 
-// csvColumns checks a header and finds each column.
-func csvColumns(header []string) (csvrow.Columns, error) {
+// csvColumns checks a header, read with the error err, and finds each
+// column.
+func csvColumns(header []string, err error) (csvrow.Columns, error) {
+	switch {
+	case err == io.EOF:
+		return csvrow.Columns{}, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
+	case errors.Is(err, csvline.ErrLongRow):
+		return csvrow.Columns{}, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
+	case err != nil:
+		return csvrow.Columns{}, fmt.Errorf("%w: CSV header: %w", ErrSyntax, err)
+	}
 	cols, e := csvrow.ColumnsOf(header)
 	switch {
 	case e == nil:

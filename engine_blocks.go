@@ -96,6 +96,7 @@ type parsedBlock struct {
 	tab      *table.Block // the records instead, for a reader that keeps a table
 	at       int          // the slot of recs in the reader's rows, -1 for none (see block)
 	items    []lineItem   // the lines that are not records, in order
+	unsent   []int        // the lines of the records without a send time (JSONL)
 	lastLine int          // the number of the line after the block's last
 	err      error        // the block's read error
 	rest     io.Reader    // the input after the block, to be read another way
@@ -124,6 +125,9 @@ type gatherEnd struct {
 	err  error
 	rest io.Reader
 	line int
+
+	unsent []int // the lines of the records without a send time (JSONL)
+	sent   int   // the number of records with one
 }
 
 // gather takes the parsed blocks in input order into run: the records
@@ -155,6 +159,7 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 				}
 			}
 		}
+		end.unsent, end.sent = append(end.unsent, pb.unsent...), end.sent+len(pb.recs)-len(pb.unsent)
 		switch {
 		case pb.tab != nil:
 			run.tab.Add(pb.tab)
@@ -165,7 +170,7 @@ func (o ReadOptions) gather(next func() (parsedBlock, bool), dst *rows, run *Run
 			n += len(pb.recs)
 		}
 		if pb.err != nil || pb.rest != nil {
-			end = gatherEnd{err: pb.err, rest: pb.rest, line: pb.lastLine}
+			end.err, end.rest, end.line = pb.err, pb.rest, pb.lastLine
 			var long *blocks.LongLine
 			if errors.As(pb.err, &long) {
 				end.line = long.Line

@@ -34,7 +34,7 @@ type pooledGaps struct {
 // It takes the record's chunk arrivals, so that a pass that has only its
 // index (src.chunks) asks the same question.
 func gapsPooled(c Category, chunks []time.Duration) bool {
-	return c == CategoryOK && hasChunkGaps(chunks)
+	return c == CategoryOK && len(chunks) >= 2
 }
 
 // classes are what classifyPooling finds of a run's records.
@@ -146,7 +146,7 @@ func validateAll(src *source, cat []Category, pg *pooledGaps, ids *idkeys.Keys) 
 				// time: when none is negative, validation need not read
 				// them again. They are pooled once it is valid.
 				var g recordGaps
-				mayPool := pg != nil && r.Status == StatusOK && hasChunkGaps(r.Chunks)
+				mayPool := pg != nil && r.Status == StatusOK && hasGaps(r)
 				if mayPool {
 					g = gapsOf(r.Chunks)
 				}

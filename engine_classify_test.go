@@ -18,7 +18,7 @@ func classifyByMap(recs []Record, lines []int) ([]Category, *Run) {
 	src := &source{recs: recs, lines: lines}
 	for i := range recs {
 		r := &recs[i]
-		if e := r.validate(); e != nil {
+		if e := r.validateOrdered(false); e != nil {
 			bad.Reject(src.recordError(i, e.Field, e.Err))
 			cat[i] = CategoryRejected
 			continue

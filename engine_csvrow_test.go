@@ -17,7 +17,7 @@ func planFor(t testing.TB, header string) (csvrow.Columns, csvrow.Plan, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols, err := csvColumns(names)
+	cols, err := csvColumns(names, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,12 +128,12 @@ func TestValidationNamesLine(t *testing.T) {
 func TestReadJSONL(t *testing.T) {
 	in := `{"id":"a","sent_ns":5,"chunk_arrivals_ns":[10,20,30],"chunk_tokens":[1,1,2],"prompt_tokens":7,"completion_tokens":4,"max_tokens":9}
 
-{"id":"b","first_text_ns":10,"last_text_ns":30,"completion_tokens":2}
-{"id":"c","status":"error","message":"boom"}
+{"id":"b","sent_ns":0,"first_text_ns":10,"last_text_ns":30,"completion_tokens":2}
+{"id":"c","sent_ns":0,"status":"error","message":"boom"}
 {"id":"d","completion_tokens":2,"ttft_ns":5}
 {"id":"e","completion_tokens":2.5,"first_text_ns":1,"last_text_ns":2}
 {"id":"f","completion_tokens":2,"first_text_ns":1}
-{"id":"g","first_text_ns":1,"last_text_ns":2}
+{"id":"g","sent_ns":0,"first_text_ns":1,"last_text_ns":2}
 {"id":"h","completion_tokens":1,"first_text_ns":NaN,"last_text_ns":2}
 {"id":"i","completion_tokens":1,"first_text_ns":1,"last_text_ns":2} {"id":"j"}
 {"id":"k","status":"done"}
@@ -327,6 +327,51 @@ func TestReadCSVNoSendTimes(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, sent.Throughput)
 	assert.NotNil(t, sent.Workload.Concurrency)
+}
+
+// A JSONL file whose records carry no sent_ns has no send times, as a CSV
+// without sent_ms: the figures built on sends are absent with the reason.
+// A record without it among records that give theirs is a missing field,
+// set aside in lenient mode; whole files and batches within a memory
+// bound say the same.
+func TestReadJSONLNoSendTimes(t *testing.T) {
+	const none = `{"id":"a","first_text_ns":100,"last_text_ns":400,"completion_tokens":3}
+{"id":"b","first_text_ns":120,"last_text_ns":380,"completion_tokens":3}
+`
+	run, err := ReadJSONL(strings.NewReader(none))
+	require.NoError(t, err)
+	assert.True(t, run.NoSendTimes)
+	s, _, err := ReadOptions{}.Summarize(strings.NewReader(none), Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	assert.Contains(t, s.Absent["throughput"], "no send times")
+	assert.Nil(t, s.Workload.Arrivals)
+
+	// sent_ns 0 is a send time: it is written, and read as one.
+	run, err = ReadJSONL(strings.NewReader(`{"id":"a","sent_ns":0,"first_text_ns":100,"last_text_ns":400,"completion_tokens":3}` + "\n"))
+	require.NoError(t, err)
+	assert.False(t, run.NoSendTimes)
+
+	const mixed = `{"id":"a","sent_ns":5,"first_text_ns":100,"last_text_ns":400,"completion_tokens":3}
+{"id":"b","first_text_ns":120,"last_text_ns":380,"completion_tokens":3}
+{"id":"c","sent_ns":9,"status":"error"}
+{"id":"d","status":"error"}
+`
+	_, err = ReadJSONL(strings.NewReader(mixed))
+	var re *RecordError
+	require.ErrorAs(t, err, &re)
+	assert.ErrorIs(t, err, ErrMissingField)
+	assert.Equal(t, 2, re.Line)
+	assert.Equal(t, "sent_ns", re.Field)
+	assert.Contains(t, err.Error(), `line 2 (id "b"): field sent_ns: missing field`)
+	run, err = ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(mixed))
+	require.ErrorIs(t, err, ErrRejected)
+	assert.False(t, run.NoSendTimes)
+	assert.Equal(t, []int{1, 3}, run.Lines)
+	require.Len(t, run.Rejected, 2)
+	assert.Equal(t, 2, run.Rejected[0].Line)
+	assert.Equal(t, 4, run.Rejected[1].Line)
+	assert.Equal(t, "d", run.Rejected[1].ID)
 }
 
 // In a CSV whose header has sent_ms, a blank cell is a missing send, an

@@ -56,16 +56,11 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 	if run.Header != nil || len(run.Records) > 0 || run.RejectedCount() > 0 {
 		return fail("a run header must be the file's first line")
 	}
-	var h struct {
-		Run *RunHeader `json:"llmmetrics_run"`
-	}
-	if err := jsonline.DecodeStrict(t, &h); err != nil {
+	h, err := jsonline.DecodeKeyed[RunHeader](t, "llmmetrics_run")
+	if err != nil {
 		return fail("%v", err)
 	}
-	if h.Run == nil {
-		return fail("the header is null")
-	}
-	run.Header = h.Run
+	run.Header = h
 	return nil
 }
 

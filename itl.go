@@ -20,15 +20,7 @@ const (
 )
 
 // String returns "token" or "chunk".
-func (b Basis) String() string {
-	switch b {
-	case BasisToken:
-		return "token"
-	case BasisChunk:
-		return "chunk"
-	}
-	return fmt.Sprintf("Basis(%d)", uint8(b))
-}
+func (b Basis) String() string { return nameOf([]string{"token", "chunk"}, b, "Basis") }
 
 // GapBasis reports whether the record's chunk gaps are per-token ITLs: they
 // are when the number of text-bearing chunks equals the completion tokens n.

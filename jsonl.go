@@ -64,6 +64,9 @@ func (o ReadOptions) ReadJSONL(r io.Reader) (*Run, error) {
 	if line := linesAfter(run, endLine); line > 0 {
 		return nil, afterEnd(line, endLine)
 	}
+	if err := o.sendTimes(run, end.unsent, end.sent); err != nil {
+		return nil, err
+	}
 	if run.Cut != nil {
 		run.Cut.After = len(run.Records) + run.RejectedCount()
 	}
@@ -112,6 +115,22 @@ func pastEnd(err error, end int) error {
 	return err
 }
 
+// sendTimes applies the rule of sent_ns, told the lines of the records
+// without it and the number with it: records that all lack it have no send
+// times (Run.NoSendTimes); one lacking it among others is a missing field.
+func (o ReadOptions) sendTimes(run *Run, unsent []int, sent int) (err error) {
+	if sent == 0 || len(unsent) == 0 {
+		run.NoSendTimes = len(unsent) > 0
+		return nil
+	}
+	run.Records, run.Lines, err = blocks.Remove(run.Records, run.Lines, unsent, func(r *Record, line int) error {
+		err := fmt.Errorf("%w: other records give theirs (a file gives every send time or none)", ErrMissingField)
+		return o.reject(run, &RecordError{Index: -1, Line: line, ID: r.ID, Field: "sent_ns", Err: err})
+	})
+	slices.SortFunc(run.Rejected, func(a, b *RecordError) int { return a.Line - b.Line })
+	return err
+}
+
 // parseJSONLBlock parses a block of JSONL lines, the records' chunk
 // arrivals in one arena, taken from room when it has enough.
 func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
@@ -133,7 +152,8 @@ func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
 			pb.items = append(pb.items, lineItem{line: line, header: t})
 			return
 		}
-		rec, rerr := record(p.Parse(t))
+		l, perr := p.Parse(t)
+		rec, rerr := record(l, perr)
 		if rerr != nil {
 			rerr.ID, rerr.Line = rec.ID, line
 			if rerr.Column > 0 {
@@ -143,6 +163,9 @@ func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
 			return
 		}
 		pb.recs, pb.lines = append(pb.recs, rec), append(pb.lines, line)
+		if !l.HasSent {
+			pb.unsent = append(pb.unsent, line)
+		}
 	})
 	return pb
 }

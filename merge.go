@@ -23,8 +23,8 @@ import (
 // its counts are the runs' added up, its planned count absent when one
 // run's is. When a run's file promised an end line it lacks, or is cut
 // (see Run.Completeness), the merged run has none and reads as truncated:
-// a run that stopped early is never hidden by the others. The inputs are
-// not modified.
+// a run that stopped early is never hidden by the others. When a run has
+// no send times, the merged run has none. The inputs are not modified.
 func MergeRuns(runs []*Run) (*Run, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs", ErrMerge)
@@ -72,7 +72,7 @@ func MergeRuns(runs []*Run) (*Run, error) {
 			}
 			out.Reject(&ee)
 		}
-		out.Unlisted += r.Unlisted
+		out.Unlisted, out.NoSendTimes = out.Unlisted+r.Unlisted, out.NoSendTimes || r.NoSendTimes
 	}
 	out.End, h.Ends = mergeEnds(runs)
 	if len(out.Lines) != len(out.Records) {

@@ -81,3 +81,21 @@ func TestMergeRunsEnds(t *testing.T) {
 	assert.Nil(t, m.End)
 	assert.False(t, m.Header.Ends)
 }
+
+// A share without send times makes the merged run one without them: its
+// records' sends would otherwise read as each file's start, a throughput
+// and arrivals the run never had.
+func TestMergeRunsNoSendTimes(t *testing.T) {
+	unsent := strings.ReplaceAll(strings.ReplaceAll(shareFile(2, ""), `"sent_ns":10000000,`, ""), `"sent_ns":20000000,`, "")
+	runs := readShares(t, shareFile(2, ""), unsent)
+	require.True(t, runs[1].NoSendTimes, unsent)
+	m, err := MergeRuns(runs)
+	require.NoError(t, err)
+	assert.True(t, m.NoSendTimes)
+	s, err := m.Summarize(Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Throughput)
+	m, err = MergeRuns(readShares(t, shareFile(2, ""), shareFile(3, "")))
+	require.NoError(t, err)
+	assert.False(t, m.NoSendTimes)
+}

@@ -33,12 +33,7 @@ const (
 var methodNames = [...]string{"nearest-rank", "linear"}
 
 // String returns "nearest-rank" or "linear".
-func (m Method) String() string {
-	if int(m) < len(methodNames) {
-		return methodNames[m]
-	}
-	return fmt.Sprintf("Method(%d)", uint8(m))
-}
+func (m Method) String() string { return nameOf(methodNames[:], m, "Method") }
 
 // UnmarshalText sets m to the method named text, as String writes it.
 func (m *Method) UnmarshalText(text []byte) error {

@@ -40,11 +40,14 @@ const (
 var statusNames = [...]string{"ok", "error", "timeout", "cancelled"}
 
 // String returns the status name used in files: ok, error, timeout or cancelled.
-func (s Status) String() string {
-	if int(s) < len(statusNames) {
-		return statusNames[s]
+func (s Status) String() string { return nameOf(statusNames[:], s, "Status") }
+
+// nameOf returns v's name in names, or kind(v) for a value that has none.
+func nameOf[T ~uint8](names []string, v T, kind string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("Status(%d)", uint8(s))
+	return fmt.Sprintf("%s(%d)", kind, uint8(v))
 }
 
 // UnmarshalText sets s to the status named text, as String writes it. The
@@ -190,12 +193,7 @@ const (
 var categoryNames = [...]string{"ok", "zero_token", "failed", "rejected", "warmup"}
 
 // String returns the category's name as used in reports.
-func (c Category) String() string {
-	if int(c) < len(categoryNames) {
-		return categoryNames[c]
-	}
-	return fmt.Sprintf("Category(%d)", uint8(c))
-}
+func (c Category) String() string { return nameOf(categoryNames[:], c, "Category") }
 
 // Category returns the category of a valid record: warm-up for a record
 // marked so (or marked preflight), failed for any status but ok, zero-token for an ok record with
@@ -242,16 +240,14 @@ func (r *Record) last() time.Duration {
 // know the record's position, so Index is -1. A failed record is checked only
 // for its status and counts, since its times are never used.
 func (r *Record) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := r.validateOrdered(false); err != nil {
 		err.ID = r.ID
 		return err
 	}
 	return nil
 }
 
-func (r *Record) validate() *RecordError { return r.validateOrdered(false) }
-
-// validateOrdered is validate, told by ordered that the record's chunk
+// validateOrdered is Validate without the id, told by ordered that the record's chunk
 // arrivals are known to be in order (no gap between them is negative), as
 // a pass that has already taken their gaps knows: it then does not compare
 // them again.

@@ -89,13 +89,6 @@ type ReadOptions struct {
 	table bool
 }
 
-// lines returns the number of lines of r from its offset on, -1 when it
-// is not a regular file; see linecount.File.
-func (o ReadOptions) lines(r io.Reader) int {
-	lines, _ := o.counts(r)
-	return lines
-}
-
 // counts returns the numbers of lines and commas of r from its offset on,
 // -1 when it is not a regular file; see linecount.File.
 func (o ReadOptions) counts(r io.Reader) (lines, commas int) {

@@ -57,21 +57,19 @@ func readEnd(run *Run, t []byte, line int) *RecordError {
 	if run.End != nil {
 		return fail("a run has one end line")
 	}
-	var e struct {
-		End *RunEnd `json:"llmmetrics_end"`
-	}
-	if err := jsonline.DecodeStrict(t, &e); err != nil {
+	e, err := jsonline.DecodeKeyed[RunEnd](t, "llmmetrics_end")
+	if err != nil {
 		return fail("%v", err)
 	}
-	if e.End == nil || (e.End.State != "completed" && e.End.State != "interrupted") {
+	if e.State != "completed" && e.State != "interrupted" {
 		return fail("want a state of completed or interrupted")
 	}
-	run.End = e.End
-	if h := run.Header; h != nil && len(e.End.Load) > 0 {
+	run.End = e
+	if h := run.Header; h != nil && len(e.Load) > 0 {
 		if h.Load == nil {
 			h.Load = map[string]string{}
 		}
-		maps.Copy(h.Load, e.End.Load)
+		maps.Copy(h.Load, e.Load)
 	}
 	return nil
 }

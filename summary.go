@@ -314,6 +314,9 @@ func checkOptions(opt Options) ([]Percentile, error) {
 	if opt.Window < 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidWindow, opt.Window)
 	}
+	if opt.Warmup != nil && opt.NoSendTimes {
+		return nil, fmt.Errorf("%w: a warm-up cut is a send time, and the records carry no send times", ErrInvalidOption)
+	}
 	if opt.Stratify != nil {
 		if err := opt.Stratify.check(); err != nil {
 			return nil, err
@@ -526,11 +529,7 @@ func nameRequests(d *Distribution, xs sample, src *source, cat []Category, membe
 // hasTPOT and hasGaps say which ok records have a TPOT sample and a
 // max-gap sample (their gaps pooled).
 func hasTPOT(r *Record) bool { return r.CompletionTokens >= 2 && r.counted() }
-func hasGaps(r *Record) bool { return hasChunkGaps(r.Chunks) }
-
-// hasChunkGaps says whether chunk arrivals have a gap between them: two or
-// more.
-func hasChunkGaps(chunks []time.Duration) bool { return len(chunks) >= 2 }
+func hasGaps(r *Record) bool { return len(r.Chunks) >= 2 }
 
 // ClientStats are the distributions of what a load generator knew of the
 // measured requests (warm-up and rejected records left out). A

@@ -54,7 +54,7 @@ func (rule WarmupRule) Detect(recs []Record) (WarmupCut, error) {
 	for i := range recs {
 		r := &recs[i]
 		last = max(last, r.Sent)
-		if r.Warmup || r.validate() != nil || r.Category() != CategoryOK || !hasTPOT(r) {
+		if r.Warmup || r.validateOrdered(false) != nil || r.Category() != CategoryOK || !hasTPOT(r) {
 			continue
 		}
 		ss = append(ss, warmup.Sample{Sent: r.Sent, TTFT: ttft(r), TPOT: tpot(r)})
@@ -85,13 +85,8 @@ type WarmupSpec struct {
 // its Reason says why. It returns an error for a spec with none or several
 // of its fields set, or a negative one.
 func (w WarmupSpec) Cut(recs []Record) (WarmupCut, error) {
-	set := 0
-	for _, b := range []bool{w.Requests != 0, w.Duration != 0, w.Rule != nil} {
-		if b {
-			set++
-		}
-	}
-	if set != 1 || w.Requests < 0 || w.Duration < 0 {
+	count, span, rule := w.Requests != 0, w.Duration != 0, w.Rule != nil
+	if (count != span) == rule || count && span || w.Requests < 0 || w.Duration < 0 { // not exactly one set, or negative
 		return WarmupCut{}, fmt.Errorf("%w: warm-up %+v: give one of a count, a duration or a rule", ErrInvalidOption, w)
 	}
 	if w.Rule != nil {

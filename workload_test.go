@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -344,5 +345,45 @@ func TestITLLineCountsEveryRequest(t *testing.T) {
 	want := "ITL: gap-weighted, pooled over 3 requests with chunk arrivals: 3 had one chunk per token, 0 did not; 1 without chunk arrivals; 1 not streamed (one chunk, no gap)\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("want %q in:\n%s", want, b.String())
+	}
+}
+
+// A warm-up spec sets exactly one of its count, duration and rule, none
+// negative; anything else is refused, never read as one of them.
+func TestWarmupSpecOneOf(t *testing.T) {
+	recs := []Record{{ID: "a", Sent: 0, CompletionTokens: 1, Chunks: []time.Duration{5}}, {ID: "b", Sent: 10, CompletionTokens: 1, Chunks: []time.Duration{5}}}
+	rule := &LessonsWarmup
+	for _, c := range []struct {
+		spec WarmupSpec
+		ok   bool
+	}{
+		{WarmupSpec{}, false},
+		{WarmupSpec{Requests: 1}, true},
+		{WarmupSpec{Duration: time.Second}, true},
+		{WarmupSpec{Rule: rule}, true},
+		{WarmupSpec{Requests: 1, Duration: time.Second}, false},
+		{WarmupSpec{Requests: 1, Rule: rule}, false},
+		{WarmupSpec{Duration: time.Second, Rule: rule}, false},
+		{WarmupSpec{Requests: 1, Duration: time.Second, Rule: rule}, false},
+		{WarmupSpec{Requests: -1}, false},
+		{WarmupSpec{Duration: -time.Second}, false},
+	} {
+		_, err := c.spec.Cut(recs)
+		if c.ok != (err == nil) || err != nil && !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%+v: %v", c.spec, err)
+		}
+	}
+}
+
+// A warm-up cut is a send time: a run without send times refuses one,
+// rather than cutting at sends that are all 0.
+func TestWarmupNoSendTimes(t *testing.T) {
+	run, err := ReadCSV(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,10,3,100,400\nb,10,3,120,380\nc,10,3,90,500\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run.Summarize(Options{Warmup: &WarmupSpec{Requests: 2}})
+	if !errors.Is(err, ErrInvalidOption) || !strings.Contains(err.Error(), "no send times") {
+		t.Errorf("a warm-up without send times: %v", err)
 	}
 }

@@ -349,3 +349,37 @@ func raceFewer[T any](xs []T) []T {
 	}
 	return xs
 }
+
+// A JSONL file whose records carry no sent_ns has no send times, read in
+// batches as in memory; one whose records give them in one batch and not
+// in another is refused at a record without (the first of the file, or
+// of the batch where both meet), as the reader of the whole file refuses
+// it.
+func TestSummarizeNoSendTimes(t *testing.T) {
+	var none, mixed bytes.Buffer
+	for i := range 30_000 { // about 2 MiB: three batches
+		line := fmt.Sprintf(`{"id":"r%d","first_text_ns":100,"last_text_ns":400,"completion_tokens":3}`+"\n", i)
+		none.WriteString(line)
+		if i >= 20_000 {
+			line = fmt.Sprintf(`{"id":"r%d","sent_ns":%d,"first_text_ns":100,"last_text_ns":400,"completion_tokens":3}`+"\n", i, i)
+		}
+		mixed.WriteString(line)
+	}
+	got, _, err := bounded.Summarize(writeBytes(t, none.Bytes()), bounded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Throughput != nil || !strings.Contains(got.Absent["throughput"], "no send times") {
+		t.Errorf("no send times: throughput %v, absent %q", got.Throughput, got.Absent["throughput"])
+	}
+	for _, lenient := range []bool{false, true} {
+		_, _, err = bounded.Summarize(writeBytes(t, mixed.Bytes()), bounded.Options{Options: llmmetrics.Options{Lenient: lenient}})
+		var re *llmmetrics.RecordError
+		if !errors.Is(err, llmmetrics.ErrMissingField) || !errors.As(err, &re) || re.Line > 20_000 || re.Field != "sent_ns" {
+			t.Errorf("lenient %v: send times in some batches: %v", lenient, err)
+		}
+		if lenient && (re == nil || re.Line != 1 || !strings.Contains(err.Error(), "line 20001 gives its own")) {
+			t.Errorf("lenient: the batches without send times and with them: %v", err)
+		}
+	}
+}

@@ -212,5 +212,9 @@ func (rd *reader) whole() info {
 	if rd.merged == nil {
 		return rd.files[0]
 	}
-	return info{header: rd.merged.Header, end: rd.merged.End}
+	w := info{header: rd.merged.Header, end: rd.merged.End}
+	for _, f := range rd.files {
+		w.noSendTimes = w.noSendTimes || f.noSendTimes // as llmmetrics.MergeRuns
+	}
+	return w
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,25 @@ func TestSummarizeMergedRefuses(t *testing.T) {
 		if !errors.Is(err, llmmetrics.ErrDuplicateID) {
 			t.Errorf("budget %d: a repeated id: %v", budget, err)
 		}
+	}
+}
+
+// Files merged in bounded memory, one without send times, have none, as
+// MergeRuns makes them.
+func TestSummarizeMergedNoSendTimes(t *testing.T) {
+	head := `{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z"}}` + "\n"
+	sent := head + `{"id":"a","sent_ns":5,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n" +
+		`{"id":"b","sent_ns":9,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
+	unsent := head + `{"id":"a","first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
+	got, _, err := bounded.SummarizeMerged([]bounded.Opener{writeBytes(t, []byte(sent)), writeBytes(t, []byte(unsent))}, bounded.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Throughput != nil || !strings.Contains(got.Absent["throughput"], "no send times") {
+		t.Errorf("throughput %+v (absent: %q): want none without send times", got.Throughput, got.Absent["throughput"])
+	}
+	got, _, err = bounded.SummarizeMerged([]bounded.Opener{writeBytes(t, []byte(sent)), writeBytes(t, []byte(sent))}, bounded.Options{}, nil)
+	if err != nil || got.Throughput == nil {
+		t.Errorf("both with send times: %v, %v", got.Throughput, err)
 	}
 }

@@ -92,6 +92,7 @@ type info struct {
 	rows        int // the rows the reader set aside (see Options.Lenient)
 	window      time.Duration
 	noSendTimes bool
+	sends       [2]int // the first record's line in a batch without send times, and in one with them
 }
 
 // summarize reads the file in passes and returns its summary.
@@ -260,6 +261,9 @@ func (f *info) note(b *batch) error {
 		f.window = run.Window
 	}
 	f.noSendTimes = f.noSendTimes || run.NoSendTimes
+	if err := f.noteSends(b); err != nil {
+		return err
+	}
 	if run.End != nil {
 		f.end, f.endLine = run.End, b.line+b.lines-1
 		f.addEndLoad()
@@ -272,6 +276,28 @@ func (f *info) note(b *batch) error {
 	}
 	f.rows += run.RejectedCount()
 	return nil
+}
+
+// noteSends notes whether a batch's records carry send times: a JSONL
+// file whose records give them in one batch and not in another is the
+// error the reader gives for a record without sent_ns among records with
+// it (see llmmetrics.ReadJSONL), named at the first record without.
+func (f *info) noteSends(b *batch) error {
+	if len(b.run.Records) == 0 {
+		return nil
+	}
+	i := 1
+	if b.run.NoSendTimes {
+		i = 0
+	}
+	if f.sends[i] == 0 {
+		f.sends[i] = b.lineOf(0)
+	}
+	if f.sends[0] == 0 || f.sends[1] == 0 {
+		return nil
+	}
+	err := fmt.Errorf("%w: the record on line %d gives its own (a file gives every send time or none)", llmmetrics.ErrMissingField, f.sends[1])
+	return &llmmetrics.RecordError{Index: -1, Line: f.sends[0], Field: "sent_ns", Err: err}
 }
 
 // addEndLoad adds the end line's load facts to the header's, as the

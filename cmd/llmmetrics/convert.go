@@ -132,7 +132,7 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 		return inFile(name, err) // convert reads strictly: it has no --lenient
 	}
 	if run.NoSendTimes && format != "parquet" {
-		return fmt.Errorf("%s has no send times: %s would store each as 0, which reads back as a run sent all at once (a throughput, arrivals and requests in flight it never had); write .parquet, which keeps that it has none", name, strings.ToUpper(format))
+		return fmt.Errorf("%s has no send times: the %s writer gives every record one, 0 here, which reads back as a run sent all at once (a throughput, arrivals and requests in flight it never had); write .parquet, which keeps that it has none", name, strings.ToUpper(format))
 	}
 	if edit != nil {
 		edit(run)

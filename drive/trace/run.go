@@ -17,11 +17,16 @@ import (
 // The file is written as requests end; the rows are put in send order.
 // A request whose answer came at once, not streamed, is marked so
 // (Row.Unstreamed). An ok request without usage has no lengths: it is left out and counted
-// in the Trace's NoUsage, unless every one lacks it (an error).
+// in the Trace's NoUsage, unless every one lacks it (an error). A file
+// whose records carry no send times (no sent_ns) is an error too.
 func readRun(r io.Reader, b *builder) error {
 	run, err := llmmetrics.ReadJSONL(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.t.File, err)
+	}
+	if run.NoSendTimes {
+		return &Error{File: b.t.File, Line: run.Lines[0], Field: "sent_ns",
+			Err: fmt.Errorf("%w: no record gives its send time, which a replay sends at", ErrMissing)}
 	}
 	type sent struct {
 		rec  *llmmetrics.Record

@@ -174,6 +174,15 @@ func TestReadRunNoUsage(t *testing.T) {
 	}
 }
 
+// A run file whose records carry no send times has nothing to replay
+// them at: an error naming the field, never every request sent at 0.
+func TestReadRunNoSendTimes(t *testing.T) {
+	unsent := `{"id":"1","first_text_ns":1,"last_text_ns":2,"prompt_tokens":7,"completion_tokens":3}` + "\n"
+	_, err := ReadFrom(strings.NewReader(unsent), "r.jsonl", "llmmetrics")
+	assert.ErrorIs(t, err, ErrMissing)
+	assert.EqualError(t, err, "r.jsonl:1: sent_ns: missing: no record gives its send time, which a replay sends at")
+}
+
 func TestParseFormat(t *testing.T) {
 	for _, s := range []string{"", "auto", "azure", "mooncake", "burstgpt", "llmmetrics"} {
 		_, err := ParseFormat(s)

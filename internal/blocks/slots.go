@@ -90,6 +90,27 @@ func Join[T any](parts [][]T, lines [][]int, n int) ([]T, []int) {
 	return items, at
 }
 
+// Remove removes from items, and from lines (the line of each item, in
+// ascending order), the items on the given lines (ascending, each one of
+// lines), in place, handing each to gone first; it stops at gone's first
+// error, and returns it with the items and lines as they are then.
+func Remove[T any](items []T, lines, drop []int, gone func(item *T, line int) error) ([]T, []int, error) {
+	keep := 0
+	for i, line := range lines {
+		if len(drop) == 0 || drop[0] != line {
+			items[keep], lines[keep] = items[i], line
+			keep++
+			continue
+		}
+		drop = drop[1:]
+		if err := gone(&items[i], line); err != nil {
+			return items, lines, err
+		}
+	}
+	clear(items[keep:])
+	return items[:keep:keep], lines[:keep:keep], nil
+}
+
 // A Room is memory for the items of every block of a file, made at once
 // in huge pages when their number is known, from which each block takes
 // the arena its items go into, in whatever order the blocks are parsed. A

@@ -1,6 +1,8 @@
 package blocks
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -41,5 +43,29 @@ func TestRoom(t *testing.T) {
 	var none *Room[int]
 	if c := none.Take(2); cap(c) != 2 {
 		t.Fatalf("a nil room's arena: %d", cap(c))
+	}
+}
+
+// Remove keeps the items not on the given lines, in order, and hands the
+// others to gone; gone's error stops it.
+func TestRemove(t *testing.T) {
+	items := []string{"a", "b", "c", "d", "e"}
+	lines := []int{1, 3, 4, 7, 9}
+	var gone []string
+	got, at, err := Remove(slices.Clone(items), slices.Clone(lines), []int{3, 9}, func(s *string, line int) error {
+		gone = append(gone, fmt.Sprintf("%s@%d", *s, line))
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"a", "c", "d"}) || !slices.Equal(at, []int{1, 4, 7}) || !slices.Equal(gone, []string{"b@3", "e@9"}) {
+		t.Errorf("Remove = %v %v %v, gone %v", got, at, err, gone)
+	}
+	stop := errors.New("stop")
+	_, _, err = Remove(slices.Clone(items), slices.Clone(lines), []int{4}, func(*string, int) error { return stop })
+	if err != stop {
+		t.Errorf("gone's error: %v", err)
+	}
+	got, _, _ = Remove(slices.Clone(items), slices.Clone(lines), nil, nil)
+	if !slices.Equal(got, items) {
+		t.Errorf("nothing removed: %v", got)
 	}
 }

@@ -72,6 +72,7 @@ type Line struct {
 	ID, Message   string
 	Status        uint8 // as Parser.Status read it
 	Sent          time.Duration
+	HasSent       bool
 	First, Last   time.Duration
 	HasFirst      bool
 	HasLast       bool
@@ -473,7 +474,7 @@ func (p *Parser) timeMember(k key, l *Line) *Error {
 	d := time.Duration(v)
 	switch k {
 	case keySent:
-		l.Sent = d
+		l.Sent, l.HasSent = d, true
 	case keyFirstText:
 		l.First, l.HasFirst = d, true
 	default:

@@ -25,7 +25,7 @@ func TestParseAndWrite(t *testing.T) {
 	in := `{"id":"r1","status":"error","message":"boom \u00e9","sent_ns":5,"chunk_arrivals_ns":[10,20],` +
 		`"chunk_tokens":[1,2],"prompt_tokens":7,"completion_tokens":3,"max_tokens":9,"preflight":true,"wait_ns":4,"reasoning_tokens":1,` +
 		`"cached_prompt_tokens":6,"session":"s\u00e9","turn":2}`
-	want := Line{ID: "r1", Status: 1, Message: "boom é", Sent: 5, Chunks: []time.Duration{10, 20}, ChunkTokens: []int32{1, 2},
+	want := Line{ID: "r1", Status: 1, Message: "boom é", Sent: 5, HasSent: true, Chunks: []time.Duration{10, 20}, ChunkTokens: []int32{1, 2},
 		Prompt: 7, Completion: 3, HasCompletion: true, MaxTokens: 9, Warmup: true, Preflight: true,
 		HasClient: true, Client: Client{Wait: 4, ReasoningTokens: 1, HasReasoning: true,
 			CachedPromptTokens: 6, HasCached: true, Session: "sé", Turn: 2}}

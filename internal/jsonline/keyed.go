@@ -3,6 +3,7 @@ package jsonline
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -22,6 +23,25 @@ func DecodeStrict(t []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// DecodeKeyed decodes line t, {key: {...}} (key unquoted), strictly (see
+// DecodeStrict): a key other than key, or a null value, is an error.
+func DecodeKeyed[T any](t []byte, key string) (*T, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t, &m); err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if k != key {
+			return nil, fmt.Errorf("json: unknown field %q", k)
+		}
+	}
+	if raw := m[key]; raw != nil && string(raw) != "null" {
+		v := new(T)
+		return v, DecodeStrict(raw, v)
+	}
+	return nil, fmt.Errorf("%s is null", key)
 }
 
 // WriteKeyed writes {key: v}, v as encoding/json writes it, and a

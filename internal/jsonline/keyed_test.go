@@ -46,3 +46,26 @@ func TestWriteKeyedDecodeStrict(t *testing.T) {
 		t.Errorf("DecodeStrict of an unknown key: %v; want json: unknown field \"extra\"", err)
 	}
 }
+
+// DecodeKeyed reads {key: {...}} strictly: another key, a field the type
+// lacks, or a null value is an error.
+func TestDecodeKeyed(t *testing.T) {
+	type end struct {
+		State string `json:"state"`
+	}
+	got, err := DecodeKeyed[end]([]byte(`{"end":{"state":"completed"}}`), "end")
+	if err != nil || got.State != "completed" {
+		t.Errorf("DecodeKeyed = %+v, %v", got, err)
+	}
+	for _, c := range []struct{ line, err string }{
+		{`{"end":null}`, "end is null"},
+		{`{}`, "end is null"},
+		{`{"end":{"state":"x"},"more":1}`, `json: unknown field "more"`},
+		{`{"end":{"state":"x","extra":1}}`, `json: unknown field "extra"`},
+		{`{"end":`, "unexpected end of JSON input"},
+	} {
+		if _, err := DecodeKeyed[end]([]byte(c.line), "end"); err == nil || err.Error() != c.err {
+			t.Errorf("DecodeKeyed(%s): %v; want %s", c.line, err, c.err)
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 //	id                  the request's id
 //	status              ok, error, timeout or cancelled; ok when absent
 //	message             a failed request's error text
-//	sent_ns             send time, from the run's epoch; 0 when absent
+//	sent_ns             send time, from the run's epoch; on every record
+//	                    or on none (a file without send times)
 //	first_text_ns       first text-bearing chunk, from sent_ns
 //	last_text_ns        last text-bearing chunk, from sent_ns
 //	chunk_arrivals_ns   every text-bearing chunk, from sent_ns, in order
