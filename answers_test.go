@@ -163,6 +163,7 @@ func TestUnstreamedAnswers(t *testing.T) {
 	assert.Equal(t, "2 of the 3 ok requests left out: their text came at once (not streamed), so they have no time to first token", absent["ttft_unstreamed"])
 	assert.Equal(t, "2 of the 3 ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", absent["tpot_unstreamed"])
 	assert.NotContains(t, text, "ttft_unstreamed", "the text says it in its own line")
+	assert.Equal(t, 2.0, j["tpot_ms"].(map[string]any)["excluded_unstreamed"], "the count beside the distribution")
 
 	// Only unstreamed answers: TTFT and TPOT are absent, with the reason.
 	s, err = Summarize(recs[1:], Options{})
@@ -245,6 +246,9 @@ func TestUnstreamedLeftOutAtScale(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, n/every, got.Requests.Unstreamed)
 		assert.Equal(t, want.TTFT, got.TTFT, "records, every %d", every)
+		// Every unstreamed record has 8 counted tokens: each is left out of TPOT as such.
+		assert.Equal(t, n/every, got.TPOT.Unstreamed, "records, every %d", every)
+		got.TPOT.Unstreamed = 0
 		assert.Equal(t, want.TPOT, got.TPOT, "records, every %d", every)
 
 		var b bytes.Buffer
@@ -257,6 +261,8 @@ func TestUnstreamedLeftOutAtScale(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, n/every, fromFile.Requests.Unstreamed)
 		assert.Equal(t, wantFile.TTFT, fromFile.TTFT, "CSV, every %d", every)
+		assert.Equal(t, n/every, fromFile.TPOT.Unstreamed, "CSV, every %d", every)
+		fromFile.TPOT.Unstreamed = 0
 		assert.Equal(t, wantFile.TPOT, fromFile.TPOT, "CSV, every %d", every)
 		assert.Equal(t, want.TTFT.Mean, fromFile.TTFT.Mean)
 	}

@@ -134,6 +134,8 @@ func TestSummarizeUncounted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"no_count":{"total":3,"no_usage":1,"zero_usage":1,"below_chunks":1}`)
 	assert.Contains(t, string(out), `"attainment":0,"attainment_lower_bound":true,"attainment_upper_bound":0.6,"unjudged":3`) // (0 good + 3 unjudged) / 5
+	assert.Contains(t, string(out), `"requests_per_s":0,"window_s":0.28,"requests_per_s_lower_bound":true`)                   // 0 good / 0.28 s, the unjudged not counted
+	assert.Contains(t, string(out), `"excluded_one_token":0,"excluded_unstreamed":0,"excluded_no_count":3`)                   // r2–r4 without a usable count
 	assert.Contains(t, b.String(), "lower bounds: 3 ok requests met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between 0.00% and 60.00%\n")
 	assert.Contains(t, b.String(), "attainment  0 good / 5 offered = ≥0.00% (")
 	assert.Contains(t, b.String(), "goodput     ≥0.000 good requests/s")

@@ -194,6 +194,9 @@ func goodputObject(g *Goodput) object {
 	}
 	if g.WindowErr == nil {
 		gp = append(gp, field{"requests_per_s", float64(g.RequestsPerSecond)}, field{"window_s", g.Window.Length.Seconds()})
+		if g.Unjudged > 0 { // as the attainment, good / window counts no unjudged request
+			gp = append(gp, field{"requests_per_s_lower_bound", true})
+		}
 	}
 	return append(gp,
 		field{"slo", slo},
@@ -334,6 +337,8 @@ func (s *Summary) jsonDetail(m Metric) object {
 			{"weighting", m.Weighting},
 			{"gap_weighted_mean", millis(s.TPOT.GapWeightedMean)},
 			{"excluded_one_token", s.TPOT.Excluded},
+			{"excluded_unstreamed", s.TPOT.Unstreamed},
+			{"excluded_no_count", s.Requests.Uncounted.Total()},
 		}
 	case m.id == idITL && s.ITL != nil:
 		o := object{

@@ -103,12 +103,14 @@ func (a Accounting) nothingMeasured() string {
 // n ≥ 2. Its Mean is request-weighted (Σ TPOT_r / N); GapWeightedMean is the
 // mean over all their inter-token gaps, Σ(t_last − t_first) / Σ(n_r − 1),
 // which long requests dominate. Excluded counts the one-token requests left
-// out; the requests without a usable count are left out too, and counted in
-// Accounting.Uncounted.
+// out, Unstreamed the requests of two or more counted tokens left out
+// because their text came at once; the requests without a usable count
+// are left out too, and counted in Accounting.Uncounted.
 type TPOTStats struct {
 	Distribution
 	GapWeightedMean time.Duration
 	Excluded        int
+	Unstreamed      int
 }
 
 // ITLStats is the pooled distribution of gaps between consecutive
@@ -425,7 +427,7 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
 	if out > 0 && s.TPOT != nil {
-		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)
+		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = out, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)
 	}
 }
 

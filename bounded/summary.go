@@ -86,7 +86,7 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
 	}
 	if n := t.nTPOTOut; n > 0 && s.TPOT != nil {
-		s.Absent[keyTPOT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
+		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = n, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
 	}
 }
 
