@@ -84,6 +84,9 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 		}
 	}
 	run.tab.Flush()
+	if run.Cut != nil {
+		run.Cut.After = run.Completeness().Read
+	}
 	return run, run.Err()
 }
 

@@ -38,6 +38,7 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 	strs := csvrow.GetStrings()
 	defer strs.Put()
 	plan := csvrow.NewPlan(cols, fields, statusNames[:], uint8(StatusOK))
+	open := openLine(&b) // a last row without a newline, fields short of the header's: a cut
 	pb.lastLine = csvrow.Rows(b.Data, b.FirstLine, func(row []byte, line int, quoted bool) {
 		if quoted {
 			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok && pb.tab != nil {
@@ -75,6 +76,9 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 			if id, message, item, ok = readCSVRow(row, line, cols, fields, r); !ok {
 				if pb.tab == nil {
 					pb.recs = pb.recs[:len(pb.recs)-1]
+				}
+				if line == open && bytes.Count(row, []byte{','}) < fields-1 {
+					item = lineItem{line: line, cut: &Cut{Line: line, Bytes: len(row), Of: "row"}}
 				}
 				pb.items = append(pb.items, item)
 				return

@@ -393,3 +393,30 @@ func TestReadCSVBlankSent(t *testing.T) {
 		assert.ErrorIs(t, err, ErrMissingField, "through a table: %s", in)
 	}
 }
+
+// A CSV whose last row has no newline and fewer fields than its header
+// was cut by its writer: the run is TRUNCATED, the row neither a record
+// nor an error, read whole or through a table (issue #30: it was a syntax
+// error). A whole last row without a newline is a record; a malformed one
+// stays an error.
+func TestReadCSVCut(t *testing.T) {
+	const head = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\na,10,3,100,400,0\nb,10,3,120,380,50\nc,10,3,90,500,100\n"
+	run, err := ReadCSV(strings.NewReader(head + "d,10,3"))
+	require.NoError(t, err)
+	require.Len(t, run.Records, 3)
+	assert.Equal(t, &Cut{Line: 5, Bytes: 6, Of: "row", After: 3}, run.Cut)
+	assert.Equal(t, "truncated", run.Completeness().State)
+	s, _, err := ReadOptions{}.Summarize(strings.NewReader(head+"d,10,3"), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Requests.Offered)
+	assert.Contains(t, s.Completeness.Reason, "TRUNCATED: the file ends inside line 5 (6 bytes of an unfinished row after record 3)")
+
+	run, err = ReadCSV(strings.NewReader(head + "d,10,3,95,450,150"))
+	require.NoError(t, err)
+	assert.Len(t, run.Records, 4)
+	assert.Nil(t, run.Cut)
+	_, err = ReadCSV(strings.NewReader(head + "d,10,3,95,x,150"))
+	assert.ErrorIs(t, err, ErrSyntax)
+	_, err = ReadCSV(strings.NewReader(head + "d,10,3\n"))
+	assert.ErrorIs(t, err, ErrSyntax, "a short row that ends its line was not cut")
+}

@@ -383,3 +383,20 @@ func TestSummarizeNoSendTimes(t *testing.T) {
 		}
 	}
 }
+
+// A CSV cut inside its last row reads TRUNCATED in batches too, as in
+// memory.
+func TestSummarizeCSVCut(t *testing.T) {
+	in := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\na,10,3,100,400,0\nb,10,3,120,380,50\nc,10,3,90,500,100\nd,10,3"
+	got, _, err := bounded.Summarize(writeBytes(t, []byte(in)), bounded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := llmmetrics.ReadOptions{}.Summarize(strings.NewReader(in), llmmetrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Completeness == nil || !reflect.DeepEqual(got.Completeness, want.Completeness) || got.Completeness.State != "truncated" {
+		t.Errorf("completeness %+v, want %+v", got.Completeness, want.Completeness)
+	}
+}
