@@ -6,11 +6,10 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/jsonline"
 )
 
-// A Cut is an input that ends inside a line: its last line has no
-// newline and is the unfinished beginning of a JSON object, or a CSV row
-// with fewer fields than the header, as a writer killed mid-write or
-// stopped by a full disk leaves it. (A CSV row cut inside its last field
-// may read as a whole row: CSV has no end line to tell.) The unfinished
+// A Cut is an input that ends inside a line: its last line has no newline
+// and is the unfinished beginning of a JSON object, or a CSV row short of
+// the header's fields (one cut in its last field may read whole), as a
+// writer killed mid-write or stopped by a full disk leaves it. The unfinished
 // line is neither a record nor an error; Summary.Completeness says the
 // file is truncated. A last line that is not such a beginning (a stray
 // character, an object with a key the format does not know) stays an

@@ -47,6 +47,8 @@ var (
 	ErrDuplicateID = errors.New("llmmetrics: duplicate record id")
 	// ErrMissingField means a field that the record needs is absent.
 	ErrMissingField = errors.New("llmmetrics: missing field")
+	// ErrMixedSends means some records of a JSONL file give their send time and some do not.
+	ErrMixedSends = errors.New("llmmetrics: send times on some records only (a file gives every one or none)")
 	// ErrBadStatus means a status name is not one of ok, error, timeout, cancelled.
 	ErrBadStatus = errors.New("llmmetrics: unknown status")
 	// ErrSyntax means a value or a row could not be parsed.

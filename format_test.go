@@ -331,9 +331,9 @@ func TestReadCSVNoSendTimes(t *testing.T) {
 
 // A JSONL file whose records carry no sent_ns has no send times, as a CSV
 // without sent_ms: the figures built on sends are absent with the reason.
-// A record without it among records that give theirs is a missing field,
-// set aside in lenient mode; whole files and batches within a memory
-// bound say the same.
+// In a file where some records give it, the fewer side is the error
+// ErrMixedSends, set aside in lenient mode; whole files and batches
+// within a memory bound say the same.
 func TestReadJSONLNoSendTimes(t *testing.T) {
 	const none = `{"id":"a","first_text_ns":100,"last_text_ns":400,"completion_tokens":3}
 {"id":"b","first_text_ns":120,"last_text_ns":380,"completion_tokens":3}
@@ -360,18 +360,36 @@ func TestReadJSONLNoSendTimes(t *testing.T) {
 	_, err = ReadJSONL(strings.NewReader(mixed))
 	var re *RecordError
 	require.ErrorAs(t, err, &re)
-	assert.ErrorIs(t, err, ErrMissingField)
+	assert.ErrorIs(t, err, ErrMixedSends)
 	assert.Equal(t, 2, re.Line)
 	assert.Equal(t, "sent_ns", re.Field)
-	assert.Contains(t, err.Error(), `line 2 (id "b"): field sent_ns: missing field`)
+	assert.Contains(t, err.Error(), `line 2 (id "b"): field sent_ns: send times on some records only (a file gives every one or none): 2 records give sent_ns and 2 do not; the fewer are set aside`)
 	run, err = ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(mixed))
 	require.ErrorIs(t, err, ErrRejected)
 	assert.False(t, run.NoSendTimes)
-	assert.Equal(t, []int{1, 3}, run.Lines)
+	assert.Equal(t, []int{1, 3}, run.Lines, "a tie: those without are set aside")
 	require.Len(t, run.Rejected, 2)
 	assert.Equal(t, 2, run.Rejected[0].Line)
 	assert.Equal(t, 4, run.Rejected[1].Line)
 	assert.Equal(t, "d", run.Rejected[1].ID)
+
+	// One record of four gives a send time: it is the odd one, set
+	// aside, and the run has no send times (not a rate from one record).
+	const odd = `{"id":"a","sent_ns":5,"first_text_ns":100,"last_text_ns":400,"completion_tokens":3}
+{"id":"b","first_text_ns":120,"last_text_ns":380,"completion_tokens":3}
+{"id":"c","first_text_ns":90,"last_text_ns":300,"completion_tokens":3}
+{"id":"d","status":"error"}
+`
+	_, err = ReadJSONL(strings.NewReader(odd))
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 1, re.Line)
+	assert.Contains(t, err.Error(), "1 records give sent_ns and 3 do not")
+	run, err = ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(odd))
+	require.ErrorIs(t, err, ErrRejected)
+	assert.True(t, run.NoSendTimes)
+	assert.Equal(t, []int{2, 3, 4}, run.Lines)
+	require.Len(t, run.Rejected, 1)
+	assert.Equal(t, "a", run.Rejected[0].ID)
 }
 
 // In a CSV whose header has sent_ms, a blank cell is a missing send, an
@@ -419,4 +437,14 @@ func TestReadCSVCut(t *testing.T) {
 	assert.ErrorIs(t, err, ErrSyntax)
 	_, err = ReadCSV(strings.NewReader(head + "d,10,3\n"))
 	assert.ErrorIs(t, err, ErrSyntax, "a short row that ends its line was not cut")
+}
+
+// Without a window the goodput line says why in the summary's words,
+// without the package's prefix.
+func TestGoodputAbsentText(t *testing.T) {
+	s, _, err := ReadOptions{}.Summarize(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,10,3,100,400\n"), Options{SLO: &SLO{TTFT: time.Second}})
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, s.WriteTable(&b))
+	assert.Contains(t, b.String(), "  goodput     absent: window of zero or negative length: the records carry no send times")
 }

@@ -50,18 +50,20 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 	if isEnd(t) {
 		return readEnd(run, t, line)
 	}
-	fail := func(format string, args ...any) *RecordError {
-		return &RecordError{Index: -1, Line: line, Field: "llmmetrics_run", Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
-	}
 	if run.Header != nil || len(run.Records) > 0 || run.RejectedCount() > 0 {
-		return fail("a run header must be the file's first line")
+		return lineError(line, "llmmetrics_run", "a run header must be the file's first line")
 	}
 	h, err := jsonline.DecodeKeyed[RunHeader](t, "llmmetrics_run")
 	if err != nil {
-		return fail("%v", err)
+		return lineError(line, "llmmetrics_run", "%v", err)
 	}
 	run.Header = h
 	return nil
+}
+
+// lineError is the syntax error of a run's header or end line, field its key.
+func lineError(line int, field, format string, args ...any) *RecordError {
+	return &RecordError{Index: -1, Line: line, Field: field, Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
 }
 
 // WriteLine writes h as the first line of a JSONL file.

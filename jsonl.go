@@ -117,15 +117,16 @@ func pastEnd(err error, end int) error {
 
 // sendTimes applies the rule of sent_ns, told the lines of the records
 // without it and the number with it: records that all lack it have no send
-// times (Run.NoSendTimes); one lacking it among others is a missing field.
+// times (Run.NoSendTimes); in a file where some give it, the fewer side
+// (those without, on a tie) is the error ErrMixedSends.
 func (o ReadOptions) sendTimes(run *Run, unsent []int, sent int) (err error) {
+	run.NoSendTimes = len(unsent) > sent
 	if sent == 0 || len(unsent) == 0 {
-		run.NoSendTimes = len(unsent) > 0
 		return nil
 	}
-	run.Records, run.Lines, err = blocks.Remove(run.Records, run.Lines, unsent, func(r *Record, line int) error {
-		err := fmt.Errorf("%w: other records give theirs (a file gives every send time or none)", ErrMissingField)
-		return o.reject(run, &RecordError{Index: -1, Line: line, ID: r.ID, Field: "sent_ns", Err: err})
+	why := fmt.Errorf("%w: %d records give sent_ns and %d do not; the fewer are set aside", ErrMixedSends, sent, len(unsent))
+	run.Records, run.Lines, err = blocks.Remove(run.Records, run.Lines, unsent, run.NoSendTimes, func(r *Record, line int) error {
+		return o.reject(run, &RecordError{Index: -1, Line: line, ID: r.ID, Field: "sent_ns", Err: why})
 	})
 	slices.SortFunc(run.Rejected, func(a, b *RecordError) int { return a.Line - b.Line })
 	return err

@@ -23,8 +23,8 @@ import (
 // its counts are the runs' added up, its planned count absent when one
 // run's is. When a run's file promised an end line it lacks, or is cut
 // (see Run.Completeness), the merged run has none and reads as truncated:
-// a run that stopped early is never hidden by the others. When a run has
-// no send times, the merged run has none. The inputs are not modified.
+// a run that stopped early is never hidden by the others. Runs must agree
+// on having send times. The inputs are not modified.
 func MergeRuns(runs []*Run) (*Run, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs", ErrMerge)
@@ -37,6 +37,9 @@ func MergeRuns(runs []*Run) (*Run, error) {
 		if r.Header == nil || r.Header.Start.IsZero() {
 			return nil, fmt.Errorf("%w: run %d has no header with its start time, so it cannot be aligned with the others", ErrMerge, i+1)
 		}
+		if r.NoSendTimes != runs[0].NoSendTimes {
+			return nil, fmt.Errorf("%w: runs 1 and %d disagree on send times, one has none: a merge keeps every run's or none", ErrMerge, i+1)
+		}
 		if start.IsZero() || r.Header.Start.Before(start) {
 			start = r.Header.Start
 		}
@@ -47,7 +50,7 @@ func MergeRuns(runs []*Run) (*Run, error) {
 	maps.Copy(h.Load, runs[0].Header.Load)
 	h.Load["merged_files"] = fmt.Sprint(len(runs))
 	h.Load["clock_alignment"] = "by each file's wall-clock start; the machines' clock offset is unknown (typically milliseconds under NTP) and spans any window across files"
-	out := &Run{Header: &h}
+	out := &Run{Header: &h, NoSendTimes: runs[0].NoSendTimes}
 	for i, r := range runs {
 		shift := r.Header.Start.Sub(start)
 		for k, rec := range r.Records {
@@ -72,7 +75,7 @@ func MergeRuns(runs []*Run) (*Run, error) {
 			}
 			out.Reject(&ee)
 		}
-		out.Unlisted, out.NoSendTimes = out.Unlisted+r.Unlisted, out.NoSendTimes || r.NoSendTimes
+		out.Unlisted += r.Unlisted
 	}
 	out.End, h.Ends = mergeEnds(runs)
 	if len(out.Lines) != len(out.Records) {

@@ -82,14 +82,18 @@ func TestMergeRunsEnds(t *testing.T) {
 	assert.False(t, m.Header.Ends)
 }
 
-// A share without send times makes the merged run one without them: its
-// records' sends would otherwise read as each file's start, a throughput
-// and arrivals the run never had.
+// Shares without send times merge into a run without them (their sends
+// would otherwise read as each file's start, a throughput and arrivals
+// the run never had); a share with them and one without are refused, as
+// records of one file that disagree are.
 func TestMergeRunsNoSendTimes(t *testing.T) {
 	unsent := strings.ReplaceAll(strings.ReplaceAll(shareFile(2, ""), `"sent_ns":10000000,`, ""), `"sent_ns":20000000,`, "")
 	runs := readShares(t, shareFile(2, ""), unsent)
 	require.True(t, runs[1].NoSendTimes, unsent)
-	m, err := MergeRuns(runs)
+	_, err := MergeRuns(runs)
+	assert.ErrorIs(t, err, ErrMerge)
+	assert.ErrorContains(t, err, "runs 1 and 2 disagree on send times")
+	m, err := MergeRuns(readShares(t, unsent, unsent))
 	require.NoError(t, err)
 	assert.True(t, m.NoSendTimes)
 	s, err := m.Summarize(Options{})

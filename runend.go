@@ -51,18 +51,15 @@ func isEnd(t []byte) bool { return jsonline.Keyed(t, endKey) }
 
 // readEnd reads a run's end line into run, once.
 func readEnd(run *Run, t []byte, line int) *RecordError {
-	fail := func(format string, args ...any) *RecordError {
-		return &RecordError{Index: -1, Line: line, Field: "llmmetrics_end", Err: fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, args...))}
-	}
 	if run.End != nil {
-		return fail("a run has one end line")
+		return lineError(line, "llmmetrics_end", "a run has one end line")
 	}
 	e, err := jsonline.DecodeKeyed[RunEnd](t, "llmmetrics_end")
 	if err != nil {
-		return fail("%v", err)
+		return lineError(line, "llmmetrics_end", "%v", err)
 	}
 	if e.State != "completed" && e.State != "interrupted" {
-		return fail("want a state of completed or interrupted")
+		return lineError(line, "llmmetrics_end", "want a state of completed or interrupted")
 	}
 	run.End = e
 	if h := run.Header; h != nil && len(e.Load) > 0 {

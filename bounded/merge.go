@@ -206,15 +206,22 @@ func mergeEnds(files []File) (*llmmetrics.RunEnd, bool) {
 	return end, true
 }
 
+// sameSends returns the error llmmetrics.MergeRuns gives for files that
+// disagree on having send times, or nil.
+func (rd *reader) sameSends() error {
+	for i, f := range rd.files {
+		if f.noSendTimes != rd.files[0].noSendTimes {
+			return fmt.Errorf("%w: runs 1 and %d disagree on send times, one has none: a merge keeps every run's or none", llmmetrics.ErrMerge, i+1)
+		}
+	}
+	return nil
+}
+
 // whole is what the run's file, or its files merged, say beside the
 // records.
 func (rd *reader) whole() info {
 	if rd.merged == nil {
 		return rd.files[0]
 	}
-	w := info{header: rd.merged.Header, end: rd.merged.End}
-	for _, f := range rd.files {
-		w.noSendTimes = w.noSendTimes || f.noSendTimes // as llmmetrics.MergeRuns
-	}
-	return w
+	return info{header: rd.merged.Header, end: rd.merged.End, noSendTimes: rd.files[0].noSendTimes} // as all files (sameSends)
 }

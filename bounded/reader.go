@@ -110,6 +110,9 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 	if err != nil {
 		return nil, stats, err
 	}
+	if err := rd.sameSends(); err != nil {
+		return nil, stats, err
+	}
 	if err := rd.checkIDs(&stats.Passes); err != nil {
 		return nil, stats, err
 	}
@@ -280,8 +283,8 @@ func (f *info) note(b *batch) error {
 
 // noteSends notes whether a batch's records carry send times: a JSONL
 // file whose records give them in one batch and not in another is the
-// error the reader gives for a record without sent_ns among records with
-// it (see llmmetrics.ReadJSONL), named at the first record without.
+// error llmmetrics.ErrMixedSends (see llmmetrics.ReadJSONL), named at the
+// first record without; the batches cannot tell which side is fewer.
 func (f *info) noteSends(b *batch) error {
 	if len(b.run.Records) == 0 {
 		return nil
@@ -296,7 +299,7 @@ func (f *info) noteSends(b *batch) error {
 	if f.sends[0] == 0 || f.sends[1] == 0 {
 		return nil
 	}
-	err := fmt.Errorf("%w: the record on line %d gives its own (a file gives every send time or none)", llmmetrics.ErrMissingField, f.sends[1])
+	err := fmt.Errorf("%w: the record on line %d gives its sent_ns", llmmetrics.ErrMixedSends, f.sends[1])
 	return &llmmetrics.RecordError{Index: -1, Line: f.sends[0], Field: "sent_ns", Err: err}
 }
 

@@ -72,6 +72,9 @@ func catchInterrupts(stderr io.Writer, then string) *interrupts {
 
 // graceNote says what the first signal leaves to requests in flight.
 func graceNote(grace time.Duration) string {
+	if grace <= time.Nanosecond { // --grace 0s (see runflags.go)
+		return "requests in flight are cancelled at once (--grace 0s; a second signal changes nothing)"
+	}
 	return fmt.Sprintf("requests in flight have %v to finish (a second signal ends the wait at once)", grace)
 }
 

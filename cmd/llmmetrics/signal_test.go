@@ -345,3 +345,10 @@ func termBeforeLoad(t *testing.T, url, out, what string, ready func() bool) (int
 	}
 	return 0, ""
 }
+
+// --grace 0s is kept as a nanosecond (drive's zero is its default): the
+// note says the requests are cancelled at once, not "have 1ns to finish".
+func TestGraceNoteZero(t *testing.T) {
+	assert.Equal(t, "requests in flight are cancelled at once (--grace 0s; a second signal changes nothing)", graceNote(time.Nanosecond))
+	assert.Contains(t, graceNote(10*time.Second), "have 10s to finish")
+}

@@ -91,18 +91,22 @@ func Join[T any](parts [][]T, lines [][]int, n int) ([]T, []int) {
 }
 
 // Remove removes from items, and from lines (the line of each item, in
-// ascending order), the items on the given lines (ascending, each one of
-// lines), in place, handing each to gone first; it stops at gone's first
-// error, and returns it with the items and lines as they are then.
-func Remove[T any](items []T, lines, drop []int, gone func(item *T, line int) error) ([]T, []int, error) {
+// ascending order), the items on the listed lines (ascending, each one of
+// lines), or with others the items on every other line, in place,
+// handing each to gone first; it stops at gone's first error, and returns
+// it with the items and lines as they are then.
+func Remove[T any](items []T, lines, listed []int, others bool, gone func(item *T, line int) error) ([]T, []int, error) {
 	keep := 0
 	for i, line := range lines {
-		if len(drop) == 0 || drop[0] != line {
+		on := len(listed) > 0 && listed[0] == line
+		if on {
+			listed = listed[1:]
+		}
+		if on == others {
 			items[keep], lines[keep] = items[i], line
 			keep++
 			continue
 		}
-		drop = drop[1:]
 		if err := gone(&items[i], line); err != nil {
 			return items, lines, err
 		}

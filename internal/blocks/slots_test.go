@@ -52,7 +52,7 @@ func TestRemove(t *testing.T) {
 	items := []string{"a", "b", "c", "d", "e"}
 	lines := []int{1, 3, 4, 7, 9}
 	var gone []string
-	got, at, err := Remove(slices.Clone(items), slices.Clone(lines), []int{3, 9}, func(s *string, line int) error {
+	got, at, err := Remove(slices.Clone(items), slices.Clone(lines), []int{3, 9}, false, func(s *string, line int) error {
 		gone = append(gone, fmt.Sprintf("%s@%d", *s, line))
 		return nil
 	})
@@ -60,12 +60,20 @@ func TestRemove(t *testing.T) {
 		t.Errorf("Remove = %v %v %v, gone %v", got, at, err, gone)
 	}
 	stop := errors.New("stop")
-	_, _, err = Remove(slices.Clone(items), slices.Clone(lines), []int{4}, func(*string, int) error { return stop })
+	_, _, err = Remove(slices.Clone(items), slices.Clone(lines), []int{4}, false, func(*string, int) error { return stop })
 	if err != stop {
 		t.Errorf("gone's error: %v", err)
 	}
-	got, _, _ = Remove(slices.Clone(items), slices.Clone(lines), nil, nil)
+	got, _, _ = Remove(slices.Clone(items), slices.Clone(lines), nil, false, nil)
 	if !slices.Equal(got, items) {
 		t.Errorf("nothing removed: %v", got)
+	}
+	gone = nil
+	got, at, _ = Remove(slices.Clone(items), slices.Clone(lines), []int{3, 9}, true, func(s *string, line int) error {
+		gone = append(gone, *s)
+		return nil
+	})
+	if !slices.Equal(got, []string{"b", "e"}) || !slices.Equal(at, []int{3, 9}) || !slices.Equal(gone, []string{"a", "c", "d"}) {
+		t.Errorf("Remove of the others = %v %v, gone %v", got, at, gone)
 	}
 }
