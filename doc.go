@@ -234,7 +234,7 @@
 // wrap sentinel values, so that callers can test them with errors.Is:
 // [ErrNoRecords], [ErrNoSamples], [ErrNonFinite], [ErrNegativeDuration],
 // [ErrNonMonotonic], [ErrTimeOrder], [ErrChunkMismatch], [ErrNegativeCount],
-// [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField],
+// [ErrTokensBelowChunks], [ErrDuplicateID], [ErrMissingField], [ErrMixedSends],
 // [ErrBadStatus], [ErrSyntax], [ErrAfterEnd], [ErrPercentile], [ErrMethod],
 // [ErrInvalidWindow], [ErrInvalidSLO], [ErrZeroInterval], [ErrNoText],
 // [ErrTooFewTokens], [ErrNoCount], [ErrNotStreamed], [ErrNoChunks], [ErrRejected], [ErrOutOfRange], [ErrMerge] and
