@@ -448,3 +448,32 @@ func TestGoodputAbsentText(t *testing.T) {
 	require.NoError(t, s.WriteTable(&b))
 	assert.Contains(t, b.String(), "  goodput     absent: window of zero or negative length: the records carry no send times")
 }
+
+// A record whose client facts give no wait_ns has an unknown wait, not a
+// wait of 0: the client-wait distribution and the lateness leave it out,
+// and it is written back without one.
+func TestReadJSONLNoWait(t *testing.T) {
+	const in = `{"id":"a","sent_ns":0,"chunk_arrivals_ns":[100,200],"completion_tokens":2,"first_answer_ns":100,"scheduled_ns":0}
+{"id":"b","sent_ns":50,"chunk_arrivals_ns":[100,200],"completion_tokens":2,"wait_ns":7,"scheduled_ns":40}
+`
+	run, err := ReadJSONL(strings.NewReader(in))
+	require.NoError(t, err)
+	assert.True(t, run.Records[0].Client.NoWait)
+	assert.False(t, run.Records[1].Client.NoWait)
+	_, ok := run.Records[0].Client.Lateness(run.Records[0].Sent)
+	assert.False(t, ok, "no lateness without the wait")
+	s, err := run.Summarize(Options{})
+	require.NoError(t, err)
+	require.NotNil(t, s.Client.Wait)
+	assert.Equal(t, 1, s.Client.Wait.N, "b's wait only")
+	assert.Equal(t, time.Duration(7), s.Client.Wait.Max)
+	require.NotNil(t, s.Client.Lateness)
+	assert.Equal(t, 1, s.Client.Lateness.N)
+	assert.Equal(t, time.Duration(50-7-40), s.Client.Lateness.Max) // sent − wait − scheduled
+	var b bytes.Buffer
+	require.NoError(t, WriteJSONL(&b, run.Records))
+	assert.NotContains(t, strings.Split(b.String(), "\n")[0], "wait_ns")
+	back, err := ReadJSONL(&b)
+	require.NoError(t, err)
+	assert.Equal(t, run.Records, back.Records)
+}

@@ -134,8 +134,10 @@ type ClientSide struct {
 	HasSchedule bool
 	// Wait is the time from the call's start until the request was
 	// written: the client's own waiting (a connection from the pool, a
-	// dial, a semaphore). It is never inside TTFT.
-	Wait time.Duration
+	// dial, a semaphore). It is never inside TTFT. NoWait says a file gave
+	// client facts but no wait: Wait is unknown, not 0.
+	Wait   time.Duration
+	NoWait bool
 	// FirstAnswer is the arrival of the first text-bearing chunk that is
 	// not reasoning, from Sent (HasAnswer false when none came): time to
 	// first answer token, beside TTFT, for reasoning models.
@@ -159,9 +161,9 @@ type ClientSide struct {
 }
 
 // Lateness returns how long after its scheduled time the client began the
-// request, and false when the request had no schedule.
+// request, and false when the request had no schedule or its wait is unknown.
 func (c *ClientSide) Lateness(sent time.Duration) (time.Duration, bool) {
-	if c == nil || !c.HasSchedule {
+	if c == nil || !c.HasSchedule || c.NoWait {
 		return 0, false
 	}
 	return sent - c.Wait - c.Scheduled, true
@@ -398,18 +400,12 @@ func (r *Record) validateClient() *RecordError {
 	case c.Turn < 0:
 		return fieldError("turn", ErrNegativeCount, "%d", c.Turn)
 	}
-	if c.HasAnswer && r.Status == StatusOK && r.hasText() && r.validTimes() {
+	if c.HasAnswer && r.Status == StatusOK && r.hasText() && r.first() >= 0 && r.last() >= r.first() { // times comparable
 		if c.FirstAnswer < r.first() || c.FirstAnswer > r.last() {
 			return fieldError("first_answer", ErrChunkMismatch, "first answer %v outside the text chunks' %v to %v", c.FirstAnswer, r.first(), r.last())
 		}
 	}
 	return nil
-}
-
-// validTimes reports whether the record's text times are in order, so that
-// first and last can be compared with.
-func (r *Record) validTimes() bool {
-	return r.first() >= 0 && r.last() >= r.first()
 }
 
 // checkText validates r and reports ErrNoText unless it carries output

@@ -576,8 +576,9 @@ func clientStats(src *source, cat []Category, opt Options, ps []Percentile) *Cli
 		if c == nil || cat[i] == CategoryRejected || cat[i] == CategoryWarmup {
 			continue
 		}
-		any = true
-		wait = append(wait, c.Wait)
+		if any = true; !c.NoWait {
+			wait = append(wait, c.Wait)
+		}
 		if l, ok := c.Lateness(src.recs[i].Sent); ok {
 			late = append(late, l)
 		}

@@ -443,6 +443,8 @@ func client(x *row) (*llmmetrics.ClientSide, *llmmetrics.RecordError) {
 	c := &llmmetrics.ClientSide{}
 	if x.WaitNS != nil {
 		c.Wait = time.Duration(*x.WaitNS)
+	} else {
+		c.NoWait = true // client facts without a wait: unknown, not 0
 	}
 	if x.ScheduledNS != nil {
 		c.Scheduled, c.HasSchedule = time.Duration(*x.ScheduledNS), true

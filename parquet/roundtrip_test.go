@@ -156,3 +156,24 @@ func TestRoundTripRealdata(t *testing.T) {
 	}
 	t.Logf("%d runs", n)
 }
+
+// A record whose client facts give no wait keeps its unknown wait through
+// Parquet (a null wait_ns), never a wait of 0.
+func TestRoundTripNoWait(t *testing.T) {
+	in := `{"id":"a","status":"ok","sent_ns":0,"chunk_arrivals_ns":[100,200],"completion_tokens":2,"first_answer_ns":100}` + "\n" +
+		`{"id":"b","status":"ok","sent_ns":5,"chunk_arrivals_ns":[100,200],"completion_tokens":2,"wait_ns":0}` + "\n"
+	run, err := llmmetrics.ReadJSONL(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decode(encode(t, run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Records[0].Client.NoWait || got.Records[1].Client.NoWait {
+		t.Errorf("NoWait %v, %v; want true, false", got.Records[0].Client.NoWait, got.Records[1].Client.NoWait)
+	}
+	if have := canonical(t, got); string(have) != in {
+		t.Errorf("want its bytes back\nwant %s\ngot  %s", in, have)
+	}
+}

@@ -238,7 +238,9 @@ func (b *rowBatch) add(r *llmmetrics.Record) {
 		x.MaxTokens = b.ptr(int64(r.MaxTokens))
 	}
 	if c := r.Client; c != nil {
-		x.WaitNS = b.ptr(int64(c.Wait))
+		if !c.NoWait {
+			x.WaitNS = b.ptr(int64(c.Wait))
+		}
 		if c.HasSchedule {
 			x.ScheduledNS = b.ptr(int64(c.Scheduled))
 		}

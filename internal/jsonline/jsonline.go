@@ -93,6 +93,7 @@ type Client struct {
 	Scheduled          time.Duration
 	HasSchedule        bool
 	Wait               time.Duration
+	NoWait             bool // a line with client facts but no wait_ns
 	FirstAnswer        time.Duration
 	HasAnswer          bool
 	ReasoningTokens    int
@@ -369,6 +370,7 @@ func (p *Parser) object(l *Line) *Error {
 	if p.next() != 0 {
 		return p.fail(Syntax, "text after the JSON object: %q", clip(p.b[p.i:]))
 	}
+	l.Client.NoWait = l.HasClient && !p.seen[keyWait]
 	return nil
 }
 

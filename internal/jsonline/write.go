@@ -35,7 +35,8 @@ import (
 //	                    the endpoint or size the prompts (Record.Preflight;
 //	                    it implies warmup)
 //	scheduled_ns        when the request was due, from the run's epoch (open loop)
-//	wait_ns             the client's own wait before the request was written
+//	wait_ns             the client's own wait before the request was written;
+//	                    absent, with other client facts, when not known
 //	first_answer_ns     the first non-reasoning text chunk, from sent_ns
 //	reasoning_tokens    reasoning tokens among the completion tokens, from usage
 //	cached_prompt_tokens prompt tokens the server took from its prefix cache,
@@ -119,7 +120,7 @@ func (w *Writer) Write(l *Line, status string) error {
 	jr.FirstTextNS = optional(int64(l.First), l.HasFirst)
 	jr.LastTextNS = optional(int64(l.Last), l.HasLast)
 	if c := &l.Client; l.HasClient {
-		jr.WaitNS = optional(int64(c.Wait), true)
+		jr.WaitNS = optional(int64(c.Wait), !c.NoWait)
 		jr.ScheduledNS = optional(int64(c.Scheduled), c.HasSchedule)
 		jr.FirstAnswerNS = optional(int64(c.FirstAnswer), c.HasAnswer)
 		if c.HasReasoning {
