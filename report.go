@@ -47,7 +47,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 			o = append(o, field{m.jsonKey(), distObject(d, s.jsonDetail(m))})
 		}
 	}
-	if c := s.Client; c != nil {
+	if c := s.Client; c != nil && len(s.clientObject(c)) > 0 { // facts without a figure: none
 		o = append(o, field{"client", s.clientObject(c)})
 	}
 	if t := s.Throughput; t != nil {

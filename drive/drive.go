@@ -605,8 +605,8 @@ func send(ctx context.Context, obs *observe.Observer, p Plan, path, prompt strin
 	}
 	rec := &res.Record
 	rec.ID, rec.Warmup, rec.MaxTokens = id, warm, maxTokens
-	if rec.Client == nil { // never sent: no observation
-		rec.Client = &llmmetrics.ClientSide{}
+	if rec.Client == nil { // never sent: no observation, no wait
+		rec.Client = &llmmetrics.ClientSide{NoWait: true}
 	}
 	if rec.Status == llmmetrics.StatusCancelled {
 		// The observer's message may already be the cause's own words.

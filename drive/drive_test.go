@@ -267,3 +267,14 @@ func TestPlanErrors(t *testing.T) {
 		assert.Error(t, err, "%+v", p)
 	}
 }
+
+// A request that could not be made was never sent: its record has no
+// wait (unknown, not 0), which the client-wait figures leave out.
+func TestNeverSentNoWait(t *testing.T) {
+	p := Plan{URL: "http://127.0.0.1:1/v1/chat/completions\x7f", API: observe.Chat, Model: "m"}
+	obs := &observe.Observer{Client: http.DefaultClient, Epoch: time.Now()}
+	res := send(context.Background(), obs, p, "/v1/chat/completions", "hi", 1, "x", false)
+	if res.Record.Status != llmmetrics.StatusError || res.Record.Client == nil || !res.Record.Client.NoWait {
+		t.Errorf("record %+v, client %+v: want an error with no wait", res.Record, res.Record.Client)
+	}
+}

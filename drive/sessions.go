@@ -127,7 +127,7 @@ func (r *runner) session(ctx context.Context, name string, base int, warm bool) 
 		p, text, err := r.p.turn(history)
 		if err != nil {
 			res.Record = llmmetrics.Record{ID: id, Status: llmmetrics.StatusError, Message: err.Error(), Warmup: warm,
-				Sent: time.Since(r.obs.Epoch), MaxTokens: maxTokens, Client: &llmmetrics.ClientSide{}}
+				Sent: time.Since(r.obs.Epoch), MaxTokens: maxTokens, Client: &llmmetrics.ClientSide{NoWait: true}}
 		} else {
 			*res = *send(r.hard, r.obs, p, r.path, text, maxTokens, id, warm)
 		}

@@ -30,7 +30,9 @@ func writeLines(t *testing.T, name string, lines ...string) string {
 // by hand: five requests due at 0, 100, 200, 300 and 400 ms, sent at 0,
 // 500, 1000, 1500 and 2000 ms (the server took 500 ms each), each with
 // its first chunk 50 ms and its last 450 ms after the send; four more were
-// due before the deadline and never sent (the end line says so).
+// due before the deadline and never sent (the end line says so). The
+// client waited 0 before each write (wait_ns 0: without it the lateness
+// would be unknown).
 func lateOpenLoop(t *testing.T) string { return lateOpenLoopUnsent(t, "late.jsonl", 4) }
 
 // lateOpenLoopUnsent is lateOpenLoop with the given name and unsent count.
@@ -39,7 +41,7 @@ func lateOpenLoopUnsent(t *testing.T, name string, unsent int) string {
 		`"load":{"loop":"open","rate_per_s":"10","burstiness":"1","max_in_flight":"1","duration":"1s","grace":"10s"}}}`}
 	for i := range 5 {
 		sent, due := int64(i)*500_000_000, int64(i)*100_000_000
-		lines = append(lines, fmt.Sprintf(`{"id":"%d","status":"ok","sent_ns":%d,"scheduled_ns":%d,"chunk_arrivals_ns":[50000000,450000000],"prompt_tokens":3,"completion_tokens":2}`, i+1, sent, due))
+		lines = append(lines, fmt.Sprintf(`{"id":"%d","status":"ok","sent_ns":%d,"scheduled_ns":%d,"wait_ns":0,"chunk_arrivals_ns":[50000000,450000000],"prompt_tokens":3,"completion_tokens":2}`, i+1, sent, due))
 	}
 	lines = append(lines, fmt.Sprintf(`{"llmmetrics_end":{"state":"completed","written":5,"load":{"unsent_before_deadline":"%d"}}}`, unsent))
 	return writeLines(t, name, lines...)
