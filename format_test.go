@@ -447,6 +447,7 @@ func TestGoodputAbsentText(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, s.WriteTable(&b))
 	assert.Contains(t, b.String(), "  goodput     absent: window of zero or negative length: the records carry no send times")
+	assert.Contains(t, s.Absent["goodput.requests_per_s"], "window of zero or negative length: the records carry no send times", "and in JSON")
 }
 
 // A record whose client facts give no wait_ns has an unknown wait, not a

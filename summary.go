@@ -469,7 +469,9 @@ func (s *Summary) goodput(judged goodputCounter, w Window, werr error, slo SLO) 
 	a := &s.Requests
 	if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
 		g := judged.finish(slo, measured, w, werr)
-		s.Goodput = &g
+		if s.Goodput = &g; werr != nil {
+			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ")
+		}
 	} else if a.Unfinished > 0 {
 		s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"
 	} else {

@@ -190,6 +190,8 @@ func (t *tally) goodput(s *llmmetrics.Summary, w llmmetrics.Window, werr error, 
 		g.Window, g.WindowErr = w, werr
 		if werr == nil {
 			g.RequestsPerSecond = llmmetrics.RequestRate(float64(g.Good) / w.Length.Seconds())
+		} else {
+			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ")
 		}
 		s.Goodput = &g
 	case a.Unfinished > 0:
