@@ -239,10 +239,10 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		r := &recs[i]
 		if r.Warmup || r.Preflight {
 			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
-			return fmt.Errorf("%w: record %d (id %q) is %s, which the CSV format cannot mark; write JSONL", ErrMissingField, i, r.ID, what)
+			return &RecordError{Index: i, ID: r.ID, Field: "warmup", Err: fmt.Errorf("%w: %s, which the CSV format cannot mark; write JSONL", ErrMissingField, what)}
 		}
 		if r.Status == StatusOK && r.NoUsage {
-			return fmt.Errorf("%w: record %d (id %q) has no output token count (no usage), which a CSV row cannot leave out (it would read 0 tokens); write JSONL", ErrMissingField, i, r.ID)
+			return &RecordError{Index: i, ID: r.ID, Field: "completion_tokens", Err: fmt.Errorf("%w: no output token count (no usage), which a CSV row cannot leave out (it would read 0 tokens); write JSONL", ErrMissingField)}
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {
