@@ -322,8 +322,9 @@ func headerFacts(h *llmmetrics.RunHeader) map[string]string {
 // WriteTable writes the comparison as benchstat does: a row per figure
 // with A and B as median ± MAD across runs (the MAD as a percentage of
 // the median), and the change with its p-value and the runs behind it, or
-// "~" where the change is not significant at Alpha. The warnings follow
-// the table.
+// "~" where the change is not significant at Alpha. Each run with records
+// set aside as invalid is said above the table ("SET ASIDE: B run 1: 1 of
+// 31 records …"), the warnings below it.
 func (d *Diff) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "A: %d run(s), B: %d run(s); significance level α = %g\n", d.RunsA, d.RunsB, d.Alpha)
@@ -339,6 +340,9 @@ func (d *Diff) WriteTable(w io.Writer) error {
 	}
 	if d.RunsA == 1 || d.RunsB == 1 {
 		b.WriteString("± ? marks a side of one run: its spread between runs is unknown, not zero\n")
+	}
+	for _, line := range d.setAside() {
+		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
 	width := 0
@@ -433,12 +437,14 @@ func signedPercent(x float64) string {
 }
 
 // MarshalJSON writes the comparison as {"alpha", "runs_a", "runs_b",
-// "min_runs", "rows": [{"name", "unit", "a", "b", "change", "p",
-// "exact", "significant"}], "not_compared", "warnings"}, with a and b
-// each {"median", "mad", "n"} across runs and change null when A's median
-// is 0. A row whose value on some run is only a lower bound adds
-// "lower_bound": true, "lower_bound_runs": {"a", "b"} (how many runs of
-// each side) and "lower_bound_note".
+// "min_runs", "requests": {"a", "b"}, "rows": [{"name", "unit", "a", "b",
+// "change", "p", "exact", "significant"}], "not_compared", "warnings"},
+// with requests' a and b each a list of {"offered", "rejected"}, one per
+// run (the records of its summary, and those set aside as invalid), the
+// rows' a and b each {"median", "mad", "n"} across runs, and change null
+// when A's median is 0. A row whose value on some run is only a lower
+// bound adds "lower_bound": true, "lower_bound_runs": {"a", "b"} (how
+// many runs of each side) and "lower_bound_note".
 func (d *Diff) MarshalJSON() ([]byte, error) {
 	rows := make([]object, len(d.Rows))
 	side := func(s Spread[float64]) object {
@@ -459,6 +465,7 @@ func (d *Diff) MarshalJSON() ([]byte, error) {
 		rows[i] = o
 	}
 	return json.Marshal(object{{"alpha", d.Alpha}, {"runs_a", d.RunsA}, {"runs_b", d.RunsB}, {"min_runs", d.MinRuns},
+		{"requests", object{{"a", requestsOf(d.SummariesA)}, {"b", requestsOf(d.SummariesB)}}},
 		{"rows", rows}, {"not_compared", orEmpty(d.Skipped)}, {"warnings", orEmpty(d.Warnings)}})
 }
 

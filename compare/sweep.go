@@ -78,6 +78,11 @@ type SweepLevel struct {
 	Runs    int
 	Names   []string
 	Figures []SweepFigure
+	// Summaries are the summaries of its runs, in Names' order, nil for a
+	// run known by figures alone (LevelRun.Run nil): their Requests count
+	// the records each run set aside as invalid, which WriteTable and
+	// MarshalJSON say.
+	Summaries []*llmmetrics.Summary
 	// Absent says why a figure of its runs' summaries is absent
 	// (Summary.Absent, the first run's reason where several give one):
 	// a row the level lacks has its reason here.
@@ -270,9 +275,6 @@ func figureUnit(name string) string {
 	return ""
 }
 
-// runValues returns the figures of one run by name: those its records
-// give, over those given with it; lower holds the names of those that are
-// only lower bounds of the true figures.
 // A runValue is a figure of one run: its value, and whether it is a lower
 // bound, with the most it can be where that is known.
 type runValue struct {
@@ -280,7 +282,10 @@ type runValue struct {
 	lower, hasUpper bool
 }
 
-func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, map[string]string, error) {
+// runValues returns the figures of one run by name, those its records
+// give over those given with it, and the summary of its records (nil for
+// a run known by figures alone).
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, *llmmetrics.Summary, error) {
 	vals := map[string]runValue{}
 	for k, v := range r.Figures {
 		vals[k] = runValue{v: v}
@@ -307,7 +312,7 @@ func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, map[str
 		}
 		vals[f.name] = rv
 	}
-	return vals, s.Absent, nil
+	return vals, s, nil
 }
 
 // sweepLevel summarizes the runs of one level.
@@ -326,14 +331,18 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	values := map[string][]runValue{}
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		vals, absent, err := runValues(r, opt)
+		vals, s, err := runValues(r, opt)
 		if err != nil {
 			return lv, inRun(r.Name, err)
 		}
+		lv.Summaries = append(lv.Summaries, s)
 		for k, v := range vals {
 			values[k] = append(values[k], v)
 		}
-		for k, why := range absent {
+		if s == nil {
+			continue
+		}
+		for k, why := range s.Absent {
 			if lv.Absent == nil {
 				lv.Absent = map[string]string{}
 			}
@@ -564,7 +573,9 @@ func (sw *Sweep) Capacity(target float64) (*Capacity, error) {
 
 // WriteTable writes the sweep with a column per level and a row per
 // figure, each "median ±MAD" across the level's runs, then the
-// environment and the warnings.
+// environment and the warnings; each run with records set aside as
+// invalid is said above the table ("SET ASIDE: b.jsonl (concurrency 4): 1
+// of 31 records …").
 func (sw *Sweep) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "per %s level, median ±MAD (raw) across runs; latency percentiles are per run (nearest rank unless said), so a row is the median of per-run percentiles, not a percentile of pooled requests\n", sw.Kind)
@@ -576,6 +587,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 	}
 	if sw.SLO != nil {
 		fmt.Fprintf(&b, "attainment: good / offered against SLO %s, a percentage goodput\n", *sw.SLO)
+	}
+	for _, line := range sw.setAside() {
+		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -698,9 +712,12 @@ func (sw *Sweep) figureNames() []string {
 }
 
 // MarshalJSON writes the sweep as {"kind", "levels": [{"level", "runs",
-// "names", "figures": {NAME: {"unit", "median", "mad", "scaled_mad",
-// "n"}}}], "environment", "environment_differs", "environment_missing",
-// "warnings", "note"}. A figure whose value on some run of its level is
+// "names", "requests", "figures": {NAME: {"unit", "median", "mad",
+// "scaled_mad", "n"}}}], "environment", "environment_differs",
+// "environment_missing", "warnings", "note"}, a level's requests a list
+// of {"offered", "rejected"}, one per run in names' order (the records of
+// its summary, and those set aside as invalid; null for a run known by
+// figures alone). A figure whose value on some run of its level is
 // only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
 // many of the level's runs), "upper_bound" where the most the median can
 // be is known (SweepFigure.Upper), and the sweep "lower_bound_notes".
@@ -719,7 +736,7 @@ func (sw *Sweep) MarshalJSON() ([]byte, error) {
 			}
 			figs = append(figs, field{f.Name, o})
 		}
-		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"figures", figs}}
+		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"requests", requestsOf(lv.Summaries)}, {"figures", figs}}
 		if len(lv.Absent) > 0 {
 			levels[i] = append(levels[i], field{"absent", lv.Absent})
 		}

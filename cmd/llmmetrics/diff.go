@@ -30,7 +30,9 @@ var diffCommand = &command{
 		"report uses: a file's declared window, or none (rates absent, with the reason) for a file without\n" +
 		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
 		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
-		"report does, unless --strict. --plot DIR and --html FILE draw A's and B's percentile\n" +
+		"report does, unless --strict, and so is any invalid record with --lenient: each run with records set\n" +
+		"aside says how many in a SET ASIDE line above the table (in JSON, \"requests\" gives each run's offered\n" +
+		"and rejected). --plot DIR and --html FILE draw A's and B's percentile\n" +
 		"spectra of TTFT, TPOT and E2E overlaid. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",

@@ -33,9 +33,12 @@ var sweepCommand = &command{
 		"beside its profile_export.jsonl. Each benchmark of a GuideLLM sweep file is a level of its own\n" +
 		"(FILE#N); those of another kind than most (the synchronous and throughput benchmarks of a rate\n" +
 		"sweep) are left out with a note. Each run's throughput window is the one report uses, and another\n" +
-		"tool's invalid requests are set aside and counted, as report does, unless --strict. A run whose file\n" +
-		"is not whole (INTERRUPTED, or TRUNCATED: killed before its end line), and a file that keeps a sample\n" +
-		"of its requests, is named in a WARNING line above the table: its figures are those of the part written.\n" +
+		"tool's invalid requests are set aside and counted, as report does, unless --strict, and so is any\n" +
+		"invalid record with --lenient: each run with records set aside says how many in a SET ASIDE line\n" +
+		"above the table (in JSON, each level's \"requests\" gives its runs' offered and rejected).\n" +
+		"A run whose file is not whole (INTERRUPTED, or TRUNCATED: killed before its end line), and a file\n" +
+		"that keeps a sample of its requests, is named in a WARNING line above the table: its figures are\n" +
+		"those of the part written.\n" +
 		"Runs of one level whose headers declare different workloads (model, API, lengths, arrivals, trace,\n" +
 		"prefixes, sessions) are warned about: they are not repeats of one another.\n" +
 		"With --slo, the capacity is the highest level whose median attainment meets --target and the\n" +

@@ -1,0 +1,65 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// withInvalid is r with one more record, invalid (its last text before
+// its first), which a lenient summary sets aside as rejected.
+func withInvalid(r LevelRun) LevelRun {
+	run := *r.Run
+	run.Records = append(append([]llmmetrics.Record(nil), run.Records...),
+		llmmetrics.Record{ID: "bad", FirstText: time.Second, LastText: time.Millisecond, CompletionTokens: 5})
+	r.Run = &run
+	return r
+}
+
+// A diff says, above its table and in JSON, how many records each run set
+// aside; a run with none is not named.
+func TestDiffSaysSetAside(t *testing.T) {
+	a := levelRun(1, 100*time.Millisecond, 10, nil)
+	b := withInvalid(levelRun(1, 100*time.Millisecond, 10, nil))
+	d, err := DiffRuns([]*llmmetrics.Run{a.Run}, []*llmmetrics.Run{b.Run}, DiffOptions{Summary: llmmetrics.Options{Lenient: true}})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, d.WriteTable(&out))
+	// B: the 10 valid records and the invalid one are 11 offered, 1 rejected.
+	assert.Contains(t, out.String(), "SET ASIDE: B run 1: 1 of 11 records were rejected as invalid; they are counted, never measured")
+	assert.NotContains(t, out.String(), "A run 1: 0 of")
+	js, err := d.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"requests":{"a":[{"offered":10,"rejected":0}],"b":[{"offered":11,"rejected":1}]}`)
+}
+
+// A sweep says, above its table and in JSON, how many records each run
+// set aside, naming it and its level; a run known by figures alone has no
+// records, and its count is null, not 0.
+func TestSweepSaysSetAside(t *testing.T) {
+	given := LevelRun{Kind: "concurrency", Level: 4, Name: "stage_0", Figures: map[string]float64{"ttft p50": 120}}
+	sw, err := SweepRuns([]LevelRun{withInvalid(levelRun(2, 100*time.Millisecond, 10, nil)), given}, llmmetrics.Options{Lenient: true})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, sw.WriteTable(&out))
+	assert.Contains(t, out.String(), "SET ASIDE: c2 (concurrency 2): 1 of 11 records were rejected as invalid; they are counted, never measured")
+	assert.NotContains(t, out.String(), "stage_0 (concurrency 4)")
+	js, err := sw.MarshalJSON()
+	require.NoError(t, err)
+	var got struct {
+		Levels []struct {
+			Requests []*struct{ Offered, Rejected int }
+		}
+	}
+	require.NoError(t, json.Unmarshal(js, &got))
+	require.Len(t, got.Levels, 2)
+	require.Len(t, got.Levels[0].Requests, 1)
+	assert.Equal(t, struct{ Offered, Rejected int }{11, 1}, *got.Levels[0].Requests[0])
+	assert.Equal(t, []*struct{ Offered, Rejected int }{nil}, got.Levels[1].Requests)
+}
