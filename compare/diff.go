@@ -45,8 +45,9 @@ type Diff struct {
 	// (load, model, api, lengths, environment), and each side whose runs
 	// disagree among themselves or lack a header.
 	Warnings []string
-	// Skipped names the figures some run lacks, with why: they are not
-	// compared.
+	// Skipped names the figures some run lacks, with the runs that lack
+	// them and why ("requests_per_s: B run 1 has no throughput window:
+	// …"): they are not compared.
 	Skipped []string
 }
 
@@ -119,15 +120,12 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 		if f.name == "attainment" && opt.Summary.SLO == nil {
 			continue // not asked for
 		}
-		va, why := f.values(d.SummariesA)
-		vb, whyB := f.values(d.SummariesB)
-		if why == "" {
-			why = whyB
-		}
-		if why != "" {
+		if why := lacking(f, d.SummariesA, d.SummariesB); why != "" {
 			d.Skipped = append(d.Skipped, f.name+": "+why)
 			continue
 		}
+		va, _ := f.values(d.SummariesA)
+		vb, _ := f.values(d.SummariesB)
 		row := DiffRow{Name: f.name, Unit: f.unit}
 		row.LowerA, _ = f.bounds(d.SummariesA)
 		row.LowerB, _ = f.bounds(d.SummariesB)

@@ -97,7 +97,7 @@ func ExampleDiff_WriteTable() {
 	//   ttft p50 (ms)  120.5 ± 1%  150.5 ± 1%  +24.90% (p=0.029 n=4)
 	//   tpot p50 (ms)     20 ± 0%     20 ± 0%        ~ (p=1.000 n=4)
 	//   e2e p50 (ms)   520.5 ± 0%  550.5 ± 0%   +5.76% (p=0.029 n=4)
-	// not compared: prompt_tokens_per_s: no ok record carries a prompt token count
+	// not compared: prompt_tokens_per_s: all 4 A runs and all 4 B runs: no ok record carries a prompt token count
 }
 
 func ExampleDiff_MarshalJSON() {

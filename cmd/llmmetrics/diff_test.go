@@ -343,3 +343,30 @@ func TestDiffSweepLowerBound(t *testing.T) {
 	require.Len(t, sw.Sweep.Notes, 1)
 	assert.Contains(t, sw.Sweep.Notes[0], "the change of a lower bound is not a change of the rate")
 }
+
+// A figure one side's run lacks is not compared, and the line says which
+// run lacks it: here B's file stores no send times, so B's run has no
+// throughput window and A's has one.
+func TestDiffNamesRunWithoutWindow(t *testing.T) {
+	dir := t.TempDir()
+	a := writeRunFile(t, dir, "a.jsonl", 100)
+	text, err := os.ReadFile(a)
+	require.NoError(t, err)
+	var b strings.Builder
+	for line := range strings.Lines(string(text)) {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		delete(rec, "sent_ns")
+		out, err := json.Marshal(rec)
+		require.NoError(t, err)
+		b.Write(append(out, '\n'))
+	}
+	unsent := filepath.Join(dir, "unsent.jsonl")
+	require.NoError(t, os.WriteFile(unsent, []byte(b.String()), 0o644))
+
+	code, out, errs := runCLI(t, "", "diff", a, unsent)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "not compared: output_tokens_per_s: B run 1 has no throughput window: ")
+	assert.Contains(t, out, "not compared: requests_per_s: B run 1 has no throughput window: ")
+	assert.NotContains(t, out, "A run 1 has no throughput window")
+}
