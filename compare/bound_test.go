@@ -45,30 +45,12 @@ func TestGateOutputRateAbsent(t *testing.T) {
 // is a lower bound: the true rate is 50 or more. It decides a condition
 // only where every rate from 50 up would.
 func TestGateOutputRateLowerBound(t *testing.T) {
-	s := usageRun(t, 10)
-	for _, tc := range []struct {
-		cond    string
-		decided bool
-		failed  bool
-	}{
-		{"output_tokens_per_s<40", true, false}, // ≥ 50 is never below 40
-		{"output_tokens_per_s<100", false, false},
-		{"output_tokens_per_s>40", true, true}, // ≥ 50 is above 40
-		{"output_tokens_per_s>=100", false, false},
-	} {
-		c, err := ParseCondition(tc.cond)
-		require.NoError(t, err)
-		failed, value, err := c.Check(s)
-		if !tc.decided {
-			var ae *AbsentError
-			require.True(t, errors.As(err, &ae), "%s: %v", tc.cond, err)
-			assert.Contains(t, err.Error(), "lower bound", tc.cond)
-			continue
-		}
-		require.NoError(t, err, tc.cond)
-		assert.Equal(t, tc.failed, failed, tc.cond)
-		assert.Equal(t, "≥50", value, tc.cond)
-	}
+	checkAll(t, usageRun(t, 10), "lower bound", []checkCase{
+		{"output_tokens_per_s<40", true, false, "≥50"}, // ≥ 50 is never below 40
+		{"output_tokens_per_s<100", false, false, ""},
+		{"output_tokens_per_s>40", true, true, "≥50"}, // ≥ 50 is above 40
+		{"output_tokens_per_s>=100", false, false, ""},
+	})
 }
 
 // A diff of two runs without counts leaves the output rate out, with the
@@ -174,28 +156,12 @@ func TestGatePromptRateLowerBound(t *testing.T) {
 	}
 	s, err := llmmetrics.Summarize(recs, llmmetrics.Options{Window: time.Second})
 	require.NoError(t, err)
-	for _, tc := range []struct {
-		cond            string
-		decided, failed bool
-	}{
-		{"prompt_tokens_per_s<5000", false, false}, // ≥ 650 may be below 5000 or not
-		{"prompt_tokens_per_s<600", true, false},   // ≥ 650 is never below 600
-		{"prompt_tokens_per_s>600", true, true},
-		{"prompt_tokens_per_s>=5000", false, false},
-	} {
-		c, err := ParseCondition(tc.cond)
-		require.NoError(t, err)
-		failed, value, err := c.Check(s)
-		if !tc.decided {
-			var ae *AbsentError
-			require.True(t, errors.As(err, &ae), "%s: %v", tc.cond, err)
-			assert.Contains(t, err.Error(), "cannot be judged: ≥650 is a lower bound (it counts the prompt tokens of 10 of the 20 ok requests; the others have no prompt token count)", tc.cond)
-			continue
-		}
-		require.NoError(t, err, tc.cond)
-		assert.Equal(t, tc.failed, failed, tc.cond)
-		assert.Equal(t, "≥650", value, tc.cond)
-	}
+	checkAll(t, s, "cannot be judged: ≥650 is a lower bound (it counts the prompt tokens of 10 of the 20 ok requests; the others have no prompt token count)", []checkCase{
+		{"prompt_tokens_per_s<5000", false, false, ""},   // ≥ 650 may be below 5000 or not
+		{"prompt_tokens_per_s<600", true, false, "≥650"}, // ≥ 650 is never below 600
+		{"prompt_tokens_per_s>600", true, true, "≥650"},
+		{"prompt_tokens_per_s>=5000", false, false, ""},
+	})
 }
 
 // An attainment against a TPOT limit over answers without usage counts

@@ -50,8 +50,13 @@
 // is a threshold on one figure of a [llmmetrics.Summary], for a gate in CI;
 // [Condition.Check] reads the figure and says whether the run crosses it.
 // A figure the summary lacks is an error wrapping [llmmetrics.ErrInvalidOption],
-// never a pass. "p99(ttft_from_scheduled)>1s" gates an open loop's TTFT
-// from each request's scheduled time (coordinated omission corrected).
+// never a pass, and so is one that is only a bound the condition's limit
+// falls within: an output rate that leaves out ok requests without a
+// token count, or a TPOT statistic where some ok requests' TPOT is
+// unknown for want of a count (any percentile; a mean, min or max only
+// where the bound does not decide it). "p99(ttft_from_scheduled)>1s"
+// gates an open loop's TTFT from each request's scheduled time
+// (coordinated omission corrected).
 //
 // # Spread across runs
 //

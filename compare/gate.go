@@ -102,10 +102,22 @@ func ParseCondition(s string) (Condition, error) {
 // requests is at most what it would be were they all good), a condition
 // that both ends cross, or both meet, is decided, its value the range
 // ("0.3 to 0.6").
+//
+// A statistic of TPOT where some ok requests have no usable token count
+// (Accounting.Uncounted: their TPOT is unknown, left out of the
+// distribution) decides a condition only where every value their TPOTs
+// could take would: the max is at least the known max, the min at most
+// the known min, the mean at least the known TPOTs' sum over every
+// request, and a percentile may be anything, so that a condition on a
+// percentile cannot be judged there. A decided one gives that bound as
+// its value ("≥50ms").
 func (c Condition) Check(s *llmmetrics.Summary) (failed bool, value string, err error) {
 	v, value, err := c.read(s)
 	if err != nil {
 		return false, "", err
+	}
+	if failed, rng, ok, err := c.checkUnknown(s, v, value); ok {
+		return failed, rng, err
 	}
 	failed = c.crosses(v)
 	if why := c.lowerBound(s); why != "" {

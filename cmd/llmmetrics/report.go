@@ -81,6 +81,9 @@ var reportCommand = &command{
 		"condition on ttft or e2e that passed is judged again from the scheduled time; when the server fell\n" +
 		"behind or stopped answering, or failures swamped a closed loop, no condition on a latency or a\n" +
 		"throughput passes (error_rate and attainment, which count every request, are judged as they are).\n" +
+		"Where some ok requests have no usable token count, their TPOT is unknown: a condition on a TPOT\n" +
+		"percentile cannot be judged (status 1), and one on its mean, min or max only where the known\n" +
+		"requests decide it (the max is at least theirs, the min at most, the mean at least their sum over all).\n" +
 		"With --dialect TOOL, report prints the tool's own summary computed with the tool's formulas,\n" +
 		"under its keys; the flags the tool has no concept of are refused there.\n" +
 		"A GuideLLM file written by a sweep holds several benchmarks: report reports each in turn (with\n" +
