@@ -128,7 +128,11 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 		if rerr != nil {
 			return o.reject(run, rerr)
 		}
-		run.keep(&rec, base+line)
+		if run.tab != nil { // into the table, when the run has one
+			addToTable(run.tab.Tail(rec.ID), &rec, base+line)
+		} else {
+			run.Records, run.Lines = append(run.Records, rec), append(run.Lines, base+line)
+		}
 		return nil
 	}, func(line, column int, err error) error {
 		return o.reject(run, csvSyntaxError(base+line, column, err))

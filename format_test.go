@@ -363,7 +363,7 @@ func TestReadJSONLNoSendTimes(t *testing.T) {
 	assert.ErrorIs(t, err, ErrMixedSends)
 	assert.Equal(t, 2, re.Line)
 	assert.Equal(t, "sent_ns", re.Field)
-	assert.Contains(t, err.Error(), `line 2 (id "b"): field sent_ns: send times on some records only (a file gives every one or none): 2 records give sent_ns and 2 do not; the fewer are set aside`)
+	assert.Contains(t, err.Error(), `line 2 (id "b"): field sent_ns: send times on some records only (a file gives every one or none): 2 records with sent_ns, 2 without; the fewer side (on a tie, those without) is the one in error`)
 	run, err = ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(mixed))
 	require.ErrorIs(t, err, ErrRejected)
 	assert.False(t, run.NoSendTimes)
@@ -383,7 +383,7 @@ func TestReadJSONLNoSendTimes(t *testing.T) {
 	_, err = ReadJSONL(strings.NewReader(odd))
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, 1, re.Line)
-	assert.Contains(t, err.Error(), "1 records give sent_ns and 3 do not")
+	assert.Contains(t, err.Error(), "1 record with sent_ns, 3 without")
 	run, err = ReadOptions{Lenient: true}.ReadJSONL(strings.NewReader(odd))
 	require.ErrorIs(t, err, ErrRejected)
 	assert.True(t, run.NoSendTimes)
@@ -477,4 +477,11 @@ func TestReadJSONLNoWait(t *testing.T) {
 	back, err := ReadJSONL(&b)
 	require.NoError(t, err)
 	assert.Equal(t, run.Records, back.Records)
+
+	// No record gives its wait: the figures are absent, with the reason.
+	s, err = Summarize(run.Records[:1], Options{})
+	require.NoError(t, err)
+	assert.Nil(t, s.Client.Wait)
+	assert.Nil(t, s.Client.Lateness)
+	assert.Contains(t, s.Absent["client.wait"], "no measured record gives its wait (wait_ns)")
 }

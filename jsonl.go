@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/jsonline"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // The JSONL format holds one request per line as a JSON object, its keys
@@ -124,7 +125,7 @@ func (o ReadOptions) sendTimes(run *Run, unsent []int, sent int) (err error) {
 	if sent == 0 || len(unsent) == 0 {
 		return nil
 	}
-	why := fmt.Errorf("%w: %d records give sent_ns and %d do not; the fewer are set aside", ErrMixedSends, sent, len(unsent))
+	why := fmt.Errorf("%w: %s with sent_ns, %d without; the fewer side (on a tie, those without) is the one in error", ErrMixedSends, plural.Of(sent, "record"), len(unsent))
 	run.Records, run.Lines, err = blocks.Remove(run.Records, run.Lines, unsent, run.NoSendTimes, func(r *Record, line int) error {
 		return o.reject(run, &RecordError{Index: -1, Line: line, ID: r.ID, Field: "sent_ns", Err: why})
 	})

@@ -633,7 +633,7 @@ func (s *Summary) writeAbsent(b *bytes.Buffer) {
 		keys = append(keys, m.Key)
 	}
 	for _, k := range append(keys, "throughput", "output_tokens_per_s", "prompt_tokens_per_s",
-		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop") {
+		"workload.prompt", "workload.output", "workload.arrivals", "workload.concurrency", "workload.early_stop", "client.wait") {
 		if why, ok := s.Absent[k]; ok {
 			absent = append(absent, fmt.Sprintf("  %s: %s\n", k, why))
 		}

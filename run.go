@@ -54,17 +54,6 @@ func (run *Run) Reject(e *RecordError) {
 	run.Unlisted++
 }
 
-// keep adds a record read on the given line: to the table, when the run
-// has one, or to Records and Lines.
-func (run *Run) keep(r *Record, line int) {
-	if run.tab != nil {
-		addToTable(run.tab.Tail(r.ID), r, line)
-		return
-	}
-	run.Records = append(run.Records, *r)
-	run.Lines = append(run.Lines, line)
-}
-
 // RejectedCount is the number of rows set aside, listed or not.
 func (run *Run) RejectedCount() int { return len(run.Rejected) + run.Unlisted }
 

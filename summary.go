@@ -275,6 +275,9 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 	for k, v := range absent {
 		s.Absent[k] = v
 	}
+	if s.Client != nil && s.Client.Wait == nil {
+		s.Absent["client.wait"] = "no measured record gives its wait (wait_ns): the wait and the lateness are unknown"
+	}
 	if opt.NoSendTimes && s.Workload != nil { // left out by describeWorkload
 		s.Absent["workload.arrivals"] = "the records carry no send times"
 		s.Absent["workload.concurrency"] = "the records carry no send times"

@@ -136,10 +136,13 @@ func (rd *reader) checkFiles() error {
 	if rd.merged == nil {
 		return nil
 	}
+	if err := rd.sameSends(); err != nil {
+		return err
+	}
 	files := make([]File, len(rd.files))
 	for i := range rd.files {
 		f := &rd.files[i]
-		run := &llmmetrics.Run{Header: f.header, End: f.end, Cut: f.cut}
+		run := &llmmetrics.Run{Header: f.header, End: f.end, Cut: f.cut, NoSendTimes: f.noSendTimes}
 		files[i] = File{Run: run, Completeness: completeness(f.header, f.end, f.cut, f.records), Records: f.records,
 			First: f.first, Last: f.last, LoadFirst: -1}
 		if f.hasLoadFirst {

@@ -110,9 +110,6 @@ func (rd *reader) summarize() (*llmmetrics.Summary, Stats, error) {
 	if err != nil {
 		return nil, stats, err
 	}
-	if err := rd.sameSends(); err != nil {
-		return nil, stats, err
-	}
 	if err := rd.checkIDs(&stats.Passes); err != nil {
 		return nil, stats, err
 	}

@@ -96,6 +96,12 @@ func checkMerge(runs []namedRun) ([]string, error) {
 	if len(ws) == 0 {
 		return nil, valueError(fmt.Sprintf("--merge: no file holds a record: %s sent nothing", strings.Join(names(runs), ", ")))
 	}
+	if slices.ContainsFunc(runs, func(r namedRun) bool { return r.run.NoSendTimes }) {
+		// Without send times no window overlaps or starts, and the
+		// summary says its window is absent; runs that disagree are
+		// refused by the merge itself.
+		return nil, nil
+	}
 	slices.SortFunc(ws, func(a, b wallWindow) int { return a.from.Compare(b.from) })
 	end := ws[0]
 	for _, w := range ws[1:] {

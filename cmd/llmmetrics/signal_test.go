@@ -352,3 +352,23 @@ func TestGraceNoteZero(t *testing.T) {
 	assert.Equal(t, "requests in flight are cancelled at once (--grace 0s; a second signal changes nothing)", graceNote(time.Nanosecond))
 	assert.Contains(t, graceNote(10*time.Second), "have 10s to finish")
 }
+
+// Shards without send times have no window: --merge neither refuses them
+// as windows that do not overlap nor warns of starts apart by a share of
+// a window (found by a new-user pass: a made-up window from sends at 0),
+// in memory and in bounded memory.
+func TestMergeNoSendTimes(t *testing.T) {
+	shard := func(name, start string) string {
+		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`"}}`,
+			`{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
+			`{"id":"b","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
+	}
+	a, b := shard("a.jsonl", "2026-11-30T10:00:00Z"), shard("b.jsonl", "2026-11-30T10:00:00.5Z")
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		code, out, errs := runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), a, b)...)
+		require.Equal(t, 0, code, "%v: %s", extra, errs)
+		assert.NotContains(t, out+errs, "do not overlap", extra)
+		assert.NotContains(t, out+errs, "starts differ", extra)
+		assert.Contains(t, out, "the records carry no send times", extra)
+	}
+}
