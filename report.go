@@ -47,8 +47,10 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 			o = append(o, field{m.jsonKey(), distObject(d, s.jsonDetail(m))})
 		}
 	}
-	if c := s.Client; c != nil && len(s.clientObject(c)) > 0 { // facts without a figure: none
-		o = append(o, field{"client", s.clientObject(c)})
+	if c := s.Client; c != nil {
+		if co := s.clientObject(c); len(co) > 0 { // facts without a figure: none
+			o = append(o, field{"client", co})
+		}
 	}
 	if t := s.Throughput; t != nil {
 		_, noOutput := s.Absent["output_tokens_per_s"]

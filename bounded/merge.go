@@ -209,15 +209,16 @@ func mergeEnds(files []File) (*llmmetrics.RunEnd, bool) {
 	return end, true
 }
 
-// sameSends returns the error llmmetrics.MergeRuns gives for files that
-// disagree on having send times, or nil.
+// sameSends returns llmmetrics.MergeRuns' error for files that disagree
+// on having send times, which the first pass has just learnt: the merge
+// of the files' headers, now with their send times said.
 func (rd *reader) sameSends() error {
+	runs := make([]*llmmetrics.Run, len(rd.files))
 	for i, f := range rd.files {
-		if f.noSendTimes != rd.files[0].noSendTimes {
-			return fmt.Errorf("%w: runs 1 and %d disagree on send times, one has none: a merge keeps every run's or none", llmmetrics.ErrMerge, i+1)
-		}
+		runs[i] = &llmmetrics.Run{Header: f.header, NoSendTimes: f.noSendTimes}
 	}
-	return nil
+	_, err := llmmetrics.MergeRuns(runs)
+	return err
 }
 
 // whole is what the run's file, or its files merged, say beside the
