@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/llmmetrics/llmmetrics/internal/errlist"
+	"github.com/llmmetrics/llmmetrics/internal/plural"
 )
 
 // Sentinel errors. Every error returned by this package for bad data or bad
@@ -149,54 +152,15 @@ func fieldError(field string, sentinel error, format string, args ...any) *Recor
 // few. errors.Is and errors.As see every listed one, and kind when it is
 // not nil.
 func joinRecordErrors(errs []*RecordError, unlisted int, kind error) error {
-	if len(errs)+unlisted == 0 {
-		return nil
-	}
-	return &recordErrors{errs: errs, unlisted: unlisted, kind: kind}
-}
-
-type recordErrors struct {
-	errs     []*RecordError
-	unlisted int
-	kind     error
-}
-
-const shownErrors = 5
-
-func (e *recordErrors) Error() string {
-	n := len(e.errs) + e.unlisted
-	if n == 1 && e.kind == nil {
-		return e.errs[0].Error()
-	}
-	var b strings.Builder
+	n := len(errs) + unlisted
+	head := fmt.Sprintf("llmmetrics: %d invalid records", n)
 	switch {
-	case e.kind == ErrRejected && n == 1:
-		b.WriteString("llmmetrics: 1 row rejected")
-	case e.kind == ErrRejected:
-		fmt.Fprintf(&b, "llmmetrics: %d rows rejected", n)
-	default:
-		fmt.Fprintf(&b, "llmmetrics: %d invalid records", n)
+	case n == 0:
+		return nil
+	case n == 1 && len(errs) == 1 && kind == nil:
+		return errs[0]
+	case kind == ErrRejected:
+		head = "llmmetrics: " + plural.Of(n, "row") + " rejected"
 	}
-	for i, r := range e.errs {
-		if i == shownErrors {
-			break
-		}
-		b.WriteString("; ")
-		b.WriteString(strings.TrimPrefix(r.Error(), "llmmetrics: "))
-	}
-	if more := n - min(len(e.errs), shownErrors); more > 0 {
-		fmt.Fprintf(&b, "; and %d more", more)
-	}
-	return b.String()
-}
-
-func (e *recordErrors) Unwrap() []error {
-	out := make([]error, 0, len(e.errs)+1)
-	if e.kind != nil {
-		out = append(out, e.kind)
-	}
-	for _, r := range e.errs {
-		out = append(out, r)
-	}
-	return out
+	return &errlist.List[*RecordError]{Errs: errs, Unlisted: unlisted, Kind: kind, Head: head, Prefix: "llmmetrics: "}
 }

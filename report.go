@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -684,19 +682,8 @@ func writeHeader(b *bytes.Buffer, h *RunHeader) {
 		fmt.Fprintf(b, ", started %s", h.Start.UTC().Format(time.RFC3339))
 	}
 	b.WriteString("\n")
-	for _, m := range []struct {
-		name string
-		kv   map[string]string
-	}{{"load", h.Load}, {"environment", h.Env}} {
-		if len(m.kv) == 0 {
-			continue
-		}
-		fmt.Fprintf(b, "%s:", m.name)
-		for _, k := range slices.Sorted(maps.Keys(m.kv)) {
-			fmt.Fprintf(b, " %s=%s", k, m.kv[k])
-		}
-		b.WriteString("\n")
-	}
+	texttable.Pairs(b, "load", h.Load)
+	texttable.Pairs(b, "environment", h.Env)
 	if len(h.Env) == 0 {
 		b.WriteString("environment: not recorded\n")
 	}

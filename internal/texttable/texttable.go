@@ -5,6 +5,8 @@ package texttable
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -32,4 +34,17 @@ func Write(w io.Writer, rows [][]string, left bool) error {
 		io.WriteString(tw, "\n")
 	}
 	return tw.Flush()
+}
+
+// Pairs writes a line naming pairs, "name: k1=v1 k2=v2\n", its keys in
+// order, or nothing when kv is empty.
+func Pairs(w io.Writer, name string, kv map[string]string) {
+	if len(kv) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s:", name)
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		fmt.Fprintf(w, " %s=%s", k, kv[k])
+	}
+	fmt.Fprintln(w)
 }
