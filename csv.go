@@ -234,16 +234,27 @@ func setRow(rec *Record, r *csvrow.Row) {
 // written (use WriteJSONL to keep them), and a warm-up record, which the
 // format cannot mark, is an error rather than a row read back as measured,
 // as is an ok record without usage, which would read back as 0 tokens.
-func WriteCSV(w io.Writer, recs []Record) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(slices.Concat(csvrow.Required, csvrow.Optional)); err != nil {
+func WriteCSV(w io.Writer, recs []Record) error { return writeCSV(w, recs, false) }
+
+// WriteCSV writes the run's records as the function WriteCSV does, without
+// the sent_ms column when the run has no send times (NoSendTimes), so that
+// it reads back without them, never as sent at 0.
+func (run *Run) WriteCSV(w io.Writer) error { return writeCSV(w, run.Records, run.NoSendTimes) }
+
+// writeCSV writes records as WriteCSV does, without sent_ms if noSent.
+func writeCSV(w io.Writer, recs []Record, noSent bool) error {
+	cw, head := csv.NewWriter(w), slices.Concat(csvrow.Required, csvrow.Optional)
+	if noSent {
+		head = slices.DeleteFunc(head, func(h string) bool { return h == "sent_ms" })
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for i := range recs {
 		r := &recs[i]
 		if r.Warmup || r.Preflight {
 			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
-			return &RecordError{Index: i, ID: r.ID, Field: "warmup", Err: fmt.Errorf("%w: %s, which the CSV format cannot mark; write JSONL", ErrMissingField, what)}
+			return &RecordError{Index: i, ID: r.ID, Field: "warmup", Err: fmt.Errorf("%w: the CSV format has no column to mark %s; write JSONL", ErrMissingField, what)}
 		}
 		if r.Status == StatusOK && r.NoUsage {
 			return &RecordError{Index: i, ID: r.ID, Field: "completion_tokens", Err: fmt.Errorf("%w: no output token count (no usage), which a CSV row cannot leave out (it would read 0 tokens); write JSONL", ErrMissingField)}
@@ -255,6 +266,9 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		row := []string{
 			r.ID, strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens), ttftMs, e2eMs,
 			decimal.FormatMillis(int64(r.Sent)), r.Status.String(), r.Message,
+		}
+		if noSent {
+			row = slices.Delete(row, 5, 6) // sent_ms
 		}
 		if err := cw.Write(row); err != nil {
 			return err

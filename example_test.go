@@ -394,6 +394,30 @@ func ExampleWriteJSONL() {
 	// Output: {"id":"trace-5","status":"ok","sent_ns":0,"chunk_arrivals_ns":[120000000,155000000,192000000,228000000,265000000],"prompt_tokens":512,"completion_tokens":5}
 }
 
+// A run read from a CSV file without sent_ms has no send times: written
+// back, it has none again, where the function WriteCSV would write 0.
+func ExampleRun_WriteCSV() {
+	run, _ := llmmetrics.ReadCSV(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nA,12,3,100,180\n"))
+	run.WriteCSV(os.Stdout)
+	// Output:
+	// request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message
+	// A,12,3,100,180,ok,
+}
+
+// A run written with its header and end lines reads back whole; its
+// records have no sent_ns, as it has no send times.
+func ExampleRun_WriteJSONL() {
+	run := &llmmetrics.Run{
+		Header:      &llmmetrics.RunHeader{Tool: "mybench 1.0", Start: time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)},
+		Records:     []llmmetrics.Record{{ID: "a", FirstText: 100, LastText: 300, CompletionTokens: 3}},
+		NoSendTimes: true,
+	}
+	run.WriteJSONL(os.Stdout)
+	// Output:
+	// {"llmmetrics_run":{"tool":"mybench 1.0","start":"2026-12-02T15:00:00Z"}}
+	// {"id":"a","status":"ok","first_text_ns":100,"last_text_ns":300,"completion_tokens":3}
+}
+
 func ExampleWindow_String() {
 	s, _ := llmmetrics.Summarize(cohort(), llmmetrics.Options{})
 	fmt.Println(s.Throughput.Window) // A's send at 0 to D's last token at 6.26 s

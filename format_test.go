@@ -334,6 +334,38 @@ func TestReadCSVNoSendTimes(t *testing.T) {
 // In a file where some records give it, the fewer side is the error
 // ErrMixedSends, set aside in lenient mode; whole files and batches
 // within a memory bound say the same.
+// A run without send times written by its own methods reads back without
+// them, in JSONL (no sent_ns) and in CSV (no sent_ms column), equal; one
+// with send times keeps them, sent at 0 included.
+func TestRunWriteNoSendTimes(t *testing.T) {
+	const none = `{"id":"a","status":"ok","first_text_ns":100000000,"last_text_ns":400000000,"completion_tokens":3}
+{"id":"b","status":"ok","first_text_ns":120000000,"last_text_ns":380000000,"prompt_tokens":7,"completion_tokens":3}
+`
+	run, err := ReadJSONL(strings.NewReader(none))
+	require.NoError(t, err)
+	require.True(t, run.NoSendTimes)
+	var j, c bytes.Buffer
+	require.NoError(t, run.WriteJSONL(&j))
+	assert.Equal(t, none, j.String())
+	require.NoError(t, run.WriteCSV(&c))
+	assert.Equal(t, "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message\na,0,3,100,400,ok,\nb,7,3,120,380,ok,\n", c.String())
+	back, err := ReadCSV(&c)
+	require.NoError(t, err)
+	assert.True(t, back.NoSendTimes)
+	assert.Equal(t, run.Records, back.Records)
+
+	sent := &Run{Records: run.Records}
+	j.Reset()
+	c.Reset()
+	require.NoError(t, sent.WriteJSONL(&j))
+	assert.Equal(t, 2, strings.Count(j.String(), `"sent_ns":0,`))
+	require.NoError(t, sent.WriteCSV(&c))
+	assert.Contains(t, c.String(), ",sent_ms,")
+	back, err = ReadCSV(&c)
+	require.NoError(t, err)
+	assert.False(t, back.NoSendTimes)
+}
+
 func TestReadJSONLNoSendTimes(t *testing.T) {
 	const none = `{"id":"a","first_text_ns":100,"last_text_ns":400,"completion_tokens":3}
 {"id":"b","first_text_ns":120,"last_text_ns":380,"completion_tokens":3}

@@ -178,7 +178,26 @@ func parseJSONLBlock(b block, room *blocks.Room[time.Duration]) parsedBlock {
 // not known is left out, never written as 0: completion_tokens of an ok
 // record without usage (NoUsage) or of a failed record that got none, and
 // prompt_tokens of 0.
-func WriteJSONL(w io.Writer, recs []Record) error {
+func WriteJSONL(w io.Writer, recs []Record) error { return writeJSONL(w, recs, false) }
+
+// WriteJSONL writes the run as ReadJSONL reads it: its header line, its
+// records as the function WriteJSONL writes them and its end line, the
+// lines it has. A run without send times (NoSendTimes) is written without
+// sent_ns, so that it reads back without them, never as sent at 0.
+func (run *Run) WriteJSONL(w io.Writer) error {
+	if run.Header != nil {
+		if err := run.Header.WriteLine(w); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONL(w, run.Records, run.NoSendTimes); err != nil || run.End == nil {
+		return err
+	}
+	return run.End.WriteLine(w)
+}
+
+// writeJSONL writes records as WriteJSONL does, without sent_ns if noSent.
+func writeJSONL(w io.Writer, recs []Record, noSent bool) error {
 	jw := jsonline.NewWriter(w)
 	for i := range recs {
 		r := &recs[i]
@@ -187,7 +206,7 @@ func WriteJSONL(w io.Writer, recs []Record) error {
 		// do not say, so that a round trip gives equal records.
 		needed := len(r.Chunks) == 0 && r.Status == StatusOK && (n > 0 || r.NoUsage)
 		l := jsonline.Line{
-			ID: r.ID, Message: r.Message, Sent: r.Sent, Chunks: r.Chunks, ChunkTokens: r.ChunkTokens,
+			ID: r.ID, Message: r.Message, Sent: r.Sent, HasSent: !noSent, Chunks: r.Chunks, ChunkTokens: r.ChunkTokens,
 			First: r.FirstText, HasFirst: r.FirstText != 0 || needed, Last: r.LastText, HasLast: r.LastText != 0 || needed,
 			Prompt: r.PromptTokens, MaxTokens: r.MaxTokens, Warmup: r.Warmup || r.Preflight, Preflight: r.Preflight,
 			// No count: an ok record's reads back as NoUsage, a failed

@@ -28,7 +28,7 @@ var convertCommand = &command{
 		"shards read as one table (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
 		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
 		"leaves them out, and says how many). A run without send times (a CSV without sent_ms, or a Parquet\n" +
-		"file written from one) is written to Parquet only: JSONL and CSV would store each send as 0.",
+		"file written from one) is written without them: no sent_ns in JSONL, no sent_ms column in CSV.",
 	examples: []string{
 		"llmmetrics convert run.jsonl run.parquet",
 		"llmmetrics convert run.parquet run.jsonl",
@@ -131,9 +131,6 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	if err != nil {
 		return inFile(name, err) // convert reads strictly: it has no --lenient
 	}
-	if run.NoSendTimes && format != "parquet" {
-		return fmt.Errorf("%s has no send times: the %s writer gives every record one, 0 here, which reads back as a run sent all at once (a throughput, arrivals and requests in flight it never had); write .parquet, which keeps that it has none", name, strings.ToUpper(format))
-	}
 	if edit != nil {
 		edit(run)
 	}
@@ -146,7 +143,7 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	case "parquet":
 		err = parquet.Write(bw, run)
 	case "csv":
-		err = llmmetrics.WriteCSV(bw, run.Records)
+		err = run.WriteCSV(bw) // without sent_ms when it has no send times
 	default:
 		err = writeJSONLRun(bw, run)
 	}
@@ -209,18 +206,11 @@ func outputFormat(out string) (string, error) {
 // writeJSONLRun writes a run as llmmetrics' JSONL: its header line, its
 // records and its end line, as the run command wrote them.
 func writeJSONLRun(w io.Writer, run *llmmetrics.Run) error {
-	if h := run.Header; h != nil {
-		if err := headerAsWritten(h, run.End).WriteLine(w); err != nil {
-			return err
-		}
+	c := *run
+	if c.Header != nil {
+		c.Header = headerAsWritten(c.Header, c.End)
 	}
-	if err := llmmetrics.WriteJSONL(w, run.Records); err != nil {
-		return err
-	}
-	if run.End != nil {
-		return run.End.WriteLine(w)
-	}
-	return nil
+	return c.WriteJSONL(w) // without sent_ns when it has no send times
 }
 
 // headerAsWritten returns a run header as its writer wrote it: a reader

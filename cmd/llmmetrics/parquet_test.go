@@ -46,8 +46,7 @@ func TestReportParquetSameFigures(t *testing.T) {
 
 // convert JSONL → Parquet → JSONL gives the file's bytes back, for the
 // files the run command wrote; CSV → Parquet → CSV gives what CSV → CSV
-// gives (for a CSV with send times: one without goes to Parquet only, see
-// TestConvertNoSendTimes).
+// gives (a CSV without send times: see TestConvertNoSendTimes).
 func TestConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"c1-0.jsonl", "c4-2.jsonl", "open.jsonl"} {

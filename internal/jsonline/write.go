@@ -67,7 +67,7 @@ type record struct {
 	ID               string  `json:"id"`
 	Status           string  `json:"status,omitempty"`
 	Message          string  `json:"message,omitempty"`
-	SentNS           int64   `json:"sent_ns"`
+	SentNS           *int64  `json:"sent_ns,omitempty"`
 	FirstTextNS      *int64  `json:"first_text_ns,omitempty"`
 	LastTextNS       *int64  `json:"last_text_ns,omitempty"`
 	ChunkArrivalsNS  []int64 `json:"chunk_arrivals_ns,omitempty"`
@@ -100,11 +100,11 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // Write writes l, with the status named status, as one line. A field whose
-// Has… is false is left out, as are the zero prompt tokens, max tokens,
+// Has… is false is left out (sent_ns too), as are the zero prompt tokens, max tokens,
 // message and marks, and empty chunk lists.
 func (w *Writer) Write(l *Line, status string) error {
 	jr := record{
-		ID: l.ID, Status: status, Message: l.Message, SentNS: int64(l.Sent),
+		ID: l.ID, Status: status, Message: l.Message, SentNS: optional(int64(l.Sent), l.HasSent),
 		ChunkTokens: l.ChunkTokens, PromptTokens: l.Prompt, MaxTokens: l.MaxTokens,
 		Warmup: l.Warmup, Preflight: l.Preflight,
 	}
