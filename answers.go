@@ -6,19 +6,19 @@ package llmmetrics
 
 // unstreamed reports whether an ok record's text came at once: a reply
 // its client saw come as one body (ClientSide.OneBody: one JSON body, a
-// server that ignored "stream"), whatever its count, or two or more
-// tokens by a server count in one text-bearing chunk, or, with no chunk
-// arrivals, first and last text at once. Its E2E is a sample; its TTFT is
+// server that ignored "stream"), whatever its count, or, in one
+// text-bearing chunk (with no chunk arrivals, first and last text at
+// once), two or more tokens by a server count, or a count no server gave
+// that max_tokens does not hold to one. Its E2E is a sample; its TTFT is
 // not a time to first token, its TPOT not a time per token (it would read
 // 0): both leave it out, counted in Accounting.Unstreamed.
 func (r *Record) unstreamed() bool {
-	if r.Client != nil && r.Client.OneBody {
+	switch {
+	case r.Client != nil && r.Client.OneBody:
 		return true
-	}
-	if r.CompletionTokens < 2 || !r.counted() {
-		return false
-	}
-	if len(r.Chunks) > 0 {
+	case r.counted() && r.CompletionTokens < 2, !r.counted() && r.MaxTokens == 1:
+		return false // one token at most: a stream of one chunk
+	case len(r.Chunks) > 0:
 		return len(r.Chunks) == 1
 	}
 	return r.FirstText == r.LastText
@@ -36,7 +36,7 @@ func (f *okFacts) see(r *Record) {
 		if r.MaxTokens > 0 {
 			f.noCountMax++
 		}
-		if len(r.Chunks) > 0 {
+		if len(r.Chunks) > 0 && !r.unstreamed() { // else no basis
 			f.noCountChunks++
 		}
 	}

@@ -287,3 +287,40 @@ func TestUnstreamedClientFigures(t *testing.T) {
 	assert.Equal(t, 2, c.E2EFromScheduled.N)
 	assert.Equal(t, ms(500), c.E2EFromScheduled.Max)
 }
+
+// An answer of one chunk whose count no server gave may be one token,
+// streamed, or many at once: it leaves TTFT, counted unstreamed, unless
+// max_tokens 1 holds it to one token. Either way any count meets a TPOT
+// limit (TPOT 0 at once, none for one token), so it is judged, not
+// unjudged. s streams 3 tokens at 100, 140, 180 ms; u is one chunk at
+// 200 ms asking 32; m one chunk at 250 ms asking 1; b a body at 300 ms.
+func TestOneChunkNoCount(t *testing.T) {
+	recs := []Record{
+		{ID: "s", Chunks: durations(100, 140, 180), CompletionTokens: 3},
+		{ID: "u", Chunks: durations(200), NoUsage: true, MaxTokens: 32},
+		{ID: "m", Chunks: durations(250), NoUsage: true, MaxTokens: 1},
+		{ID: "b", Chunks: durations(300), NoUsage: true, Client: &ClientSide{OneBody: true}},
+	}
+	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Requests.Unstreamed, "u and b")
+	require.NotNil(t, s.TTFT)
+	assert.Equal(t, [3]time.Duration{2, ms(100), ms(250)}, [3]time.Duration{time.Duration(s.TTFT.N), s.TTFT.Min, s.TTFT.Max}, "s and m")
+	assert.Equal(t, 4, s.E2E.N)
+	assert.Equal(t, "2 of the 4 ok requests left out: their text came at once (not streamed, or in one chunk that no count says held one token), so they have no time to first token", s.Absent["ttft_unstreamed"])
+	// The gaps: s's two, of one token each; m's one chunk has an unknown
+	// basis; u's and b's chunks, at once, have none.
+	require.NotNil(t, s.ITL)
+	assert.Equal(t, [4]int{1, 0, 1, 0}, [4]int{s.ITL.TokenBasis, s.ITL.ChunkBasis, s.ITL.UnknownBasis, s.ITL.NoChunks})
+	// s's TPOT (180 − 100) / 2 = 40 ms meets 50 ms; u, m and b meet it
+	// whatever their count.
+	assert.Equal(t, [2]int{4, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
+
+	// No gap: m has one chunk; a CSV row has none.
+	s, err = Summarize(recs[2:3], Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "no ok request has two or more chunk arrivals", s.Absent["itl"])
+	s, err = Summarize([]Record{{ID: "csv", FirstText: ms(100), LastText: ms(200), CompletionTokens: 3}}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)", s.Absent["itl"])
+}

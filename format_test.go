@@ -478,8 +478,8 @@ func TestGoodputAbsentText(t *testing.T) {
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, s.WriteTable(&b))
-	assert.Contains(t, b.String(), "  goodput     absent: window of zero or negative length: the records carry no send times")
-	assert.Contains(t, s.Absent["goodput.requests_per_s"], "window of zero or negative length: the records carry no send times", "and in JSON")
+	assert.Contains(t, b.String(), "  goodput     absent: the records carry no send times")
+	assert.Contains(t, s.Absent["goodput.requests_per_s"], "the records carry no send times", "and in JSON")
 }
 
 // A record whose client facts give no wait_ns has an unknown wait, not a
@@ -515,5 +515,11 @@ func TestReadJSONLNoWait(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, s.Client.Wait)
 	assert.Nil(t, s.Client.Lateness)
-	assert.Contains(t, s.Absent["client.wait"], "no measured record gives its wait (wait_ns)")
+	assert.Equal(t, "no measured record gives its wait (wait_ns): the wait and the lateness are unknown", s.Absent["client.wait"], "a scheduled record: an open loop")
+	// A closed loop (no schedule) has no lateness to be unknown.
+	closed := run.Records[0]
+	closed.Client = &ClientSide{NoWait: true, FirstAnswer: 100, HasAnswer: true}
+	s, err = Summarize([]Record{closed}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "no measured record gives its wait (wait_ns): the wait is unknown", s.Absent["client.wait"])
 }

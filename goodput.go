@@ -135,8 +135,9 @@ type okTimes struct {
 // timesOf returns the latencies of a valid record in CategoryOK, all but
 // its largest gap, which is read in one more pass over its chunks.
 func timesOf(r *Record) okTimes {
-	// An unstreamed answer's TPOT is 0 whatever its count (its text at once).
-	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r), noCount: !r.counted() && !r.unstreamed()}
+	// An unstreamed answer's TPOT is 0 whatever its count (its text at
+	// once), and one of max_tokens 1 has none: both meet a TPOT limit.
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r), noCount: !r.counted() && !r.unstreamed() && r.MaxTokens != 1}
 	if t.hasTPOT {
 		t.tpot = tpot(r)
 	}

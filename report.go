@@ -611,7 +611,7 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	if g.WindowErr == nil {
 		fmt.Fprintf(b, "  goodput     %s%.3f good requests/s over %.3f s\n", at, float64(g.RequestsPerSecond), g.Window.Length.Seconds())
 	} else {
-		fmt.Fprintf(b, "  goodput     absent: %s\n", strings.TrimPrefix(g.WindowErr.Error(), "llmmetrics: "))
+		fmt.Fprintf(b, "  goodput     absent: %s\n", strings.TrimPrefix(g.WindowErr.Error(), ErrInvalidWindow.Error()+": "))
 	}
 	var failing []string
 	for i, l := range g.SLO.limits() {

@@ -75,10 +75,19 @@ type Accounting struct {
 	// and not among OneToken.
 	Uncounted Uncounted
 	// Unstreamed counts the ok requests whose text came at once (a reply
-	// that came as one body, ClientSide.OneBody, or two or more tokens in
-	// one chunk): samples of E2E, counted in the token rates, left out of
-	// TTFT and TPOT, whose values for them would be E2E and 0; among OK.
+	// that came as one body, ClientSide.OneBody, or one chunk of two or
+	// more tokens, or of tokens no count gives and max_tokens allows):
+	// samples of E2E, counted in the token rates, left out of TTFT and
+	// TPOT, whose values for them would be E2E and 0; among OK.
 	Unstreamed int
+}
+
+// atOnce says how the unstreamed answers' text came at once.
+func (a Accounting) atOnce() string {
+	if a.Uncounted.Total() > 0 {
+		return "not streamed, or in one chunk that no count says held one token"
+	}
+	return "not streamed"
 }
 
 // measured is the number of valid measured records: every offered one
@@ -276,7 +285,10 @@ func summarize(src *source, read *Run, opt Options) (*Summary, error) {
 		s.Absent[k] = v
 	}
 	if s.Client != nil && s.Client.Wait == nil {
-		s.Absent["client.wait"] = "no measured record gives its wait (wait_ns): the wait and the lateness are unknown"
+		s.Absent["client.wait"] = "no measured record gives its wait (wait_ns): the wait is unknown"
+		if s.Client.E2EFromScheduled != nil { // an open loop: its lateness too
+			s.Absent["client.wait"] = "no measured record gives its wait (wait_ns): the wait and the lateness are unknown"
+		}
 	}
 	if opt.NoSendTimes && s.Workload != nil { // left out by describeWorkload
 		s.Absent["workload.arrivals"] = "the records carry no send times"
@@ -364,7 +376,7 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
 		if a.OK == a.Unstreamed {
-			s.Absent[keyTTFT] = "every ok request's text came at once (not streamed), so it has no time to first token or per token"
+			s.Absent[keyTTFT] = "every ok request's text came at once (" + a.atOnce() + "), so it has no time to first token or per token"
 		} else {
 			spawn(func() { s.TTFT = describe(got.ttft, timedOK) })
 		}
@@ -388,6 +400,9 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		spawn(func() { s.MaxGap = describe(flat(maxGaps), hasGaps) })
 	} else if a.OK > 0 {
 		s.Absent[keyITL] = "no ok request has two or more chunk arrivals"
+		if got.noChunks == a.OK {
+			s.Absent[keyITL] = "no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)"
+		}
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	wg.Wait()
@@ -427,7 +442,7 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 	}
 	n, a := s.Requests.Unstreamed, &s.Requests
 	if n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, a.atOnce())
 	}
 	if out > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = out, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)
@@ -460,7 +475,7 @@ func (s *Summary) rates(counted tally, opt Options) (Window, error) {
 	} else if a.measured() == 0 && opt.Window == 0 {
 		s.Absent["throughput"] = a.nothingMeasured()
 	} else {
-		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ") // a reason, not an error
+		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), ErrInvalidWindow.Error()+": ") // a reason, not an error
 	}
 	return w, werr
 }
@@ -473,7 +488,7 @@ func (s *Summary) goodput(judged goodputCounter, w Window, werr error, slo SLO) 
 	if measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished; measured > 0 {
 		g := judged.finish(slo, measured, w, werr)
 		if s.Goodput = &g; werr != nil {
-			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ")
+			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), ErrInvalidWindow.Error()+": ")
 		}
 	} else if a.Unfinished > 0 {
 		s.Absent["goodput"] = "every request was warm-up, preflight or unfinished at the run's end: none was judged"

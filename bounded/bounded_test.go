@@ -64,6 +64,9 @@ func edges(t time.Duration) []llmmetrics.Record {
 		{ID: "body", Sent: t + 3*ms, Chunks: []time.Duration{6 * ms}, NoUsage: true, Client: &llmmetrics.ClientSide{OneBody: true}},
 		{ID: "body2", Sent: t + 3*ms, Chunks: []time.Duration{7 * ms}, CompletionTokens: 1, Client: &llmmetrics.ClientSide{OneBody: true}},
 		{Sent: t + 3*ms, FirstText: 5 * ms, LastText: 5 * ms, CompletionTokens: 3},
+		// One chunk without usage: of any count (at once), or of one.
+		{ID: "oc", Sent: t + 4*ms, Chunks: []time.Duration{5 * ms}, NoUsage: true, MaxTokens: 32},
+		{ID: "oc1", Sent: t + 4*ms, Chunks: []time.Duration{6 * ms}, NoUsage: true, MaxTokens: 1},
 	}
 }
 

@@ -25,17 +25,17 @@ const (
 const hundredPercent = 100_000_000
 
 // unstreamed says whether an ok record's text came at once: a reply its
-// client saw come as one body, or two or more counted tokens in one chunk
-// or, with no chunk arrivals, with its first and last text together (as
-// the root's Record.unstreamed decides): it has no TTFT or TPOT sample.
+// client saw come as one body, or one text-bearing chunk (with no chunk
+// arrivals, first and last text together) of two or more counted tokens
+// or of a count unknown that max_tokens does not hold to one (as the
+// root's Record.unstreamed decides): it has no TTFT or TPOT sample.
 func unstreamed(r *llmmetrics.Record) bool {
-	if r.Client != nil && r.Client.OneBody {
+	switch {
+	case r.Client != nil && r.Client.OneBody:
 		return true
-	}
-	if r.CompletionTokens < 2 || !counted(r) {
-		return false
-	}
-	if len(r.Chunks) > 0 {
+	case counted(r) && r.CompletionTokens < 2, !counted(r) && r.MaxTokens == 1:
+		return false // one token at most: a stream of one chunk
+	case len(r.Chunks) > 0:
 		return len(r.Chunks) == 1
 	}
 	return r.FirstText == r.LastText

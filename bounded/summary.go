@@ -75,19 +75,37 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else if a.OK == a.Unstreamed {
-		s.Absent[keyTTFT] = "every ok request's text came at once (not streamed), so it has no time to first token or per token"
+		s.Absent[keyTTFT] = "every ok request's text came at once (" + atOnce(a) + "), so it has no time to first token or per token"
 	}
 	t.absentTPOT(s)
 	if s.ITL == nil && a.OK > 0 {
-		s.Absent[keyITL] = "no ok request has two or more chunk arrivals"
+		s.Absent[keyITL] = noGaps(a.OK, t.noChunks)
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	if n := a.Unstreamed; n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (not streamed), so they have no time to first token", n, a.OK)
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, atOnce(a))
 	}
 	if n := t.nTPOTOut; n > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = n, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
 	}
+}
+
+// atOnce says how the unstreamed answers' text came at once, in the
+// root's words.
+func atOnce(a *llmmetrics.Accounting) string {
+	if a.Uncounted.Total() > 0 {
+		return "not streamed, or in one chunk that no count says held one token"
+	}
+	return "not streamed"
+}
+
+// noGaps says why a run with ok requests has no chunk gap, in the root's
+// words: ok of them, noChunks without chunk arrivals.
+func noGaps(ok, noChunks int) string {
+	if ok == noChunks {
+		return "no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)"
+	}
+	return "no ok request has two or more chunk arrivals"
 }
 
 // absentTPOT says why TPOT is absent, in the root's words.
@@ -137,7 +155,7 @@ func (t *tally) rates(s *llmmetrics.Summary, opt llmmetrics.Options) (llmmetrics
 	case measured(a) == 0 && opt.Window == 0:
 		s.Absent["throughput"] = nothingMeasured(a)
 	default:
-		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ")
+		s.Absent["throughput"] = strings.TrimPrefix(werr.Error(), llmmetrics.ErrInvalidWindow.Error()+": ")
 	}
 	return w, werr
 }
@@ -191,7 +209,7 @@ func (t *tally) goodput(s *llmmetrics.Summary, w llmmetrics.Window, werr error, 
 		if werr == nil {
 			g.RequestsPerSecond = llmmetrics.RequestRate(float64(g.Good) / w.Length.Seconds())
 		} else {
-			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), "llmmetrics: ")
+			s.Absent["goodput.requests_per_s"] = strings.TrimPrefix(werr.Error(), llmmetrics.ErrInvalidWindow.Error()+": ")
 		}
 		s.Goodput = &g
 	case a.Unfinished > 0:

@@ -104,7 +104,7 @@ func (t *tally) counts(r *llmmetrics.Record) {
 		default:
 			a.Uncounted.BelowChunks++
 		}
-		if len(r.Chunks) > 0 {
+		if len(r.Chunks) > 0 && !un { // an unstreamed answer has no basis
 			t.noCountChunks++
 		}
 	case r.CompletionTokens >= 2:
@@ -153,7 +153,8 @@ func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 		v[sampleTPOT], _ = r.TPOT()
 	}
 	g := &t.good
-	noCount := r.CountState() != llmmetrics.CountKnown && !unstreamed(r) // an unstreamed TPOT is 0
+	// An unstreamed TPOT is 0, and max_tokens 1 leaves none: a limit met.
+	noCount := r.CountState() != llmmetrics.CountKnown && !unstreamed(r) && r.MaxTokens != 1
 	if !has[sampleTPOT] && !noCount {
 		g.TPOTNotApplicable++
 	}

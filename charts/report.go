@@ -281,7 +281,7 @@ func goodputSection(g *llmmetrics.Goodput) Section {
 	if g.WindowErr == nil {
 		tab.Rows = append(tab.Rows, []Cell{{Text: "goodput (good requests/s)"}, {Text: f3(float64(g.RequestsPerSecond))}})
 	} else {
-		tab.Rows = append(tab.Rows, []Cell{{Text: "goodput (good requests/s)"}, {Text: "absent: " + g.WindowErr.Error()}})
+		tab.Rows = append(tab.Rows, []Cell{{Text: "goodput (good requests/s)"}, {Text: "absent: " + strings.TrimPrefix(g.WindowErr.Error(), llmmetrics.ErrInvalidWindow.Error()+": ")}})
 	}
 	tab.Rows = append(tab.Rows, []Cell{{Text: "ok requests failing TTFT / TPOT / E2E / largest gap"}, {Text: fmt.Sprintf("%d / %d / %d / %d", g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap)}})
 	sec.Tables = append(sec.Tables, tab)
