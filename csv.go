@@ -37,9 +37,14 @@ func ReadCSV(r io.Reader) (*Run, error) { return ReadOptions{}.ReadCSV(r) }
 // the Run, which is then returned with Run.Err. A leading UTF-8 byte order
 // mark is ignored.
 //
+// A last row without a newline that does not parse is a cut (Run.Cut),
+// neither record nor error, if it can begin a row: it has no more fields
+// than the header, may end inside a quoted field, and its fields before
+// the last (which may be cut anywhere, and is not judged) parse.
+//
 // Rows are read as encoding/csv reads them (RFC 4180). Up to the first
-// quoted field that goes on past the end of its line, they are split on
-// all cores; from there on they are read one at a time.
+// quoted field that goes on past the end of its line, or a last line
+// without a newline, they are split on all cores, then read one at a time.
 func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	total, _ := o.counts(r)
 	head, r, err := csvline.Header(r, maxLine)
@@ -64,7 +69,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	} else {
 		dst = newRows(first, total-first+1)
 	}
-	next, stop := parseBlocks(r, first, csvline.OpenQuote, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
+	next, stop := parseBlocks(r, first, csvline.Fence, dst, func(b block) parsedBlock { return parseCSVBlock(b, cols, len(header), o.table) })
 	defer stop()
 	run := o.newCSVRun(cols)
 	end, err := o.gather(next, dst, run, nil)
@@ -79,14 +84,12 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 		return nil, fmt.Errorf("llmmetrics: reading CSV: %w", end.err)
 	case end.rest != nil:
 		stop()
-		if err := o.readCSVRows(end.rest, end.line-1, cols, len(header), run); err != nil {
+		lr := &csvline.Limiter{R: end.rest, Max: int64(maxLine)}
+		if err := o.readCSVRowsFrom(csv.NewReader(lr), lr, end.line-1, 0, cols, len(header), run); err != nil {
 			return nil, err
 		}
 	}
 	run.tab.Flush()
-	if run.Cut != nil {
-		run.Cut.After = run.Completeness().Read
-	}
 	return run, run.Err()
 }
 
@@ -109,24 +112,25 @@ func (o ReadOptions) readQuotedCSV(r io.Reader) (*Run, error) {
 	return run, run.Err()
 }
 
-// readCSVRows reads rows with encoding/csv from r, whose first line is
-// line base+1 of the input, into run.
-func (o ReadOptions) readCSVRows(r io.Reader, base int, cols csvrow.Columns, fields int, run *Run) error {
-	lr := &csvline.Limiter{R: r, Max: int64(maxLine)}
-	cr := csv.NewReader(lr)
-	return o.readCSVRowsFrom(cr, lr, base, 0, cols, fields, run)
-}
-
 // readCSVRowsFrom reads the rows of cr (reading through lr) into run,
 // numbering its lines from base+1; lastLine is the line of cr on which the
 // last row read (the header) ended, 0 when none.
 func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, lastLine int, cols csvrow.Columns, fields int, run *Run) error {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = fields
+	reject := func(row []string, pe *csv.ParseError, rerr *RecordError) error { // or a cut, on the last line
+		if present, line, n, ok := lr.Cut(cr, row, pe); ok && csvrow.Cut(present, fields, cols, statusNames[:]) {
+			run.tab.Flush() // the cut is the input's last row: every record is in
+			run.Cut = &Cut{Line: base + line, Bytes: n, Of: "row"}
+			run.Cut.After = run.Completeness().Read
+			return nil
+		}
+		return o.reject(run, rerr)
+	}
 	long, err := csvline.Rows(cr, lr, lastLine, func(row []string, line int) error {
 		rec, rerr := csvRowRecord(cr, row, cols, base)
 		if rerr != nil {
-			return o.reject(run, rerr)
+			return reject(row, nil, rerr)
 		}
 		if run.tab != nil { // into the table, when the run has one
 			addToTable(run.tab.Tail(rec.ID), &rec, base+line)
@@ -134,8 +138,8 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 			run.Records, run.Lines = append(run.Records, rec), append(run.Lines, base+line)
 		}
 		return nil
-	}, func(line, column int, err error) error {
-		return o.reject(run, csvSyntaxError(base+line, column, err))
+	}, func(row []string, pe *csv.ParseError) error {
+		return reject(row, pe, csvSyntaxError(base+pe.Line, pe.Column, pe.Err))
 	})
 	var read *csvline.ReadError
 	switch {
@@ -150,6 +154,7 @@ func (o ReadOptions) readCSVRowsFrom(cr *csv.Reader, lr *csvline.Limiter, base, 
 // csvColumns checks a header, read with the error err, and finds each
 // column.
 func csvColumns(header []string, err error) (csvrow.Columns, error) {
+	cols, e := csvrow.ColumnsOf(header)
 	switch {
 	case err == io.EOF:
 		return csvrow.Columns{}, fmt.Errorf("%w: the input is empty; want a CSV header or JSONL records", ErrNoRecords)
@@ -157,15 +162,12 @@ func csvColumns(header []string, err error) (csvrow.Columns, error) {
 		return csvrow.Columns{}, fmt.Errorf("%w: CSV header at line 1 is longer than %d bytes", ErrSyntax, maxLine)
 	case err != nil:
 		return csvrow.Columns{}, fmt.Errorf("%w: CSV header: %w", ErrSyntax, err)
-	}
-	cols, e := csvrow.ColumnsOf(header)
-	switch {
-	case e == nil:
-		return cols, nil
-	case e.Missing:
+	case e != nil && e.Missing:
 		return cols, fmt.Errorf("%w: CSV header: %s", ErrMissingField, e.Detail)
+	case e != nil:
+		return cols, fmt.Errorf("%w: CSV header: %s", ErrSyntax, e.Detail)
 	}
-	return cols, fmt.Errorf("%w: CSV header: %s", ErrSyntax, e.Detail)
+	return cols, nil
 }
 
 // csvRowRecord turns a row that cr read into a record, or into the error

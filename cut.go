@@ -7,8 +7,8 @@ import (
 )
 
 // A Cut is an input that ends inside a line: its last line has no newline
-// and is the unfinished beginning of a JSON object, or a CSV row short of
-// the header's fields (one cut in its last field may read whole), as a
+// and is the unfinished beginning of a JSON object, or of a CSV row (see
+// ReadOptions.ReadCSV; one cut in its last field may read whole), as a
 // writer killed mid-write or stopped by a full disk leaves it. The unfinished
 // line is neither a record nor an error; Summary.Completeness says the
 // file is truncated. A last line that is not such a beginning (a stray

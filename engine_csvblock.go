@@ -11,13 +11,13 @@ import (
 )
 
 // Reading a block of CSV rows, each one line: the splitter stops before
-// the first line with an odd number of double quotes (csvline.OpenQuote), the
-// only kind of line on which encoding/csv can go on reading past its end
-// (a quoted field holding a newline). A row without a quote is split on
-// its commas, which is what encoding/csv does with it; a row with quotes,
-// self-contained, is given to encoding/csv alone. The numbers are parsed
-// from the bytes in place (see internal/csvrow), and the ids of a block
-// share one string.
+// the first line with an odd number of double quotes, the only kind on
+// which encoding/csv can go on reading past its end (a quoted field
+// holding a newline), and before a last line without one, which may be cut
+// (csvline.Fence). A row without a quote is split on its commas, which is
+// what encoding/csv does with it; a row with quotes, self-contained, is
+// given to encoding/csv alone. The numbers are parsed from the bytes in
+// place (see internal/csvrow), and the ids of a block share one string.
 
 // parseCSVBlock parses a block of rows with the given columns, each row
 // needing fields fields, into records, or into a block of a table when
@@ -38,7 +38,6 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 	strs := csvrow.GetStrings()
 	defer strs.Put()
 	plan := csvrow.NewPlan(cols, fields, statusNames[:], uint8(StatusOK))
-	open := openLine(&b) // a last row without a newline, fields short of the header's: a cut
 	pb.lastLine = csvrow.Rows(b.Data, b.FirstLine, func(row []byte, line int, quoted bool) {
 		if quoted {
 			if rec, item, ok := quotedCSVRow(row, line, cols, fields); ok && pb.tab != nil {
@@ -76,9 +75,6 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 			if id, message, item, ok = readCSVRow(row, line, cols, fields, r); !ok {
 				if pb.tab == nil {
 					pb.recs = pb.recs[:len(pb.recs)-1]
-				}
-				if line == open && bytes.Count(row, []byte{','}) < fields-1 {
-					item = lineItem{line: line, cut: &Cut{Line: line, Bytes: len(row), Of: "row"}}
 				}
 				pb.items = append(pb.items, item)
 				return

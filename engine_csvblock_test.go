@@ -44,6 +44,9 @@ func sameAsEncodingCSV(t *testing.T, in []byte, wrap func(io.Reader) io.Reader) 
 		if fmt.Sprint(fast.Rejected) != fmt.Sprint(ref.Rejected) || fast.Unlisted != ref.Unlisted {
 			t.Fatalf("set aside %v, encoding/csv %v", fast.Rejected, ref.Rejected)
 		}
+		if !reflect.DeepEqual(fast.Cut, ref.Cut) {
+			t.Fatalf("lenient %v: cut %+v, encoding/csv %+v", o.Lenient, fast.Cut, ref.Cut)
+		}
 	}
 }
 
@@ -60,6 +63,9 @@ func FuzzCSVSplit(f *testing.F) {
 	f.Add([]byte("\"request_id\",prompt_tokens,\"completion_tokens\",TTFT_ms,E2E_ms\na,1,2,3,4\n"))
 	f.Add([]byte("\"request_id\n\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"))
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\na,,,,,timeout\nb,x,,,,error\nc,1,0,,,ok\nd,1,1,,,ok\n"))
+	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message\na,1,2,3,4,ok,\nb,1,2,3,4,error,\"conn\r"))
+	f.Add([]byte(csvHeader + "a,1,2,3,4\n\"b\",1,2,3,"))
+	f.Add([]byte(csvHeader + "a,1,2,3,4\nb,x,2"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		sameAsEncodingCSV(t, in, same)
 	})

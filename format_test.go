@@ -3,6 +3,7 @@ package llmmetrics
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -522,4 +523,92 @@ func TestReadJSONLNoWait(t *testing.T) {
 	s, err = Summarize([]Record{closed}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "no measured record gives its wait (wait_ns): the wait is unknown", s.Absent["client.wait"])
+}
+
+// The edges of a cut CSV row: a row cut inside a quoted field, or just
+// after its last comma, is a cut; a short last row whose whole fields
+// include a malformed one is that row's error. The last field present,
+// which may be cut, is not judged. Each input is read in memory, through
+// a table, by encoding/csv alone (readQuotedCSV), and past a quoted field
+// holding a newline (the first row's id), from which ReadCSV reads the
+// rest with encoding/csv: that input has one line more.
+func TestReadCSVCutEdges(t *testing.T) {
+	const (
+		h8 = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\na,10,3,100,400,0,ok,\nb,10,3,120,380,50,ok,\nc,10,3,90,500,100,ok,\n"
+		h6 = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms\na,10,3,100,400,0\nb,10,3,120,380,50\nc,10,3,90,500,100\n"
+		h5 = csvHeader + "a,10,3,100,400\nb,10,3,120,380\nc,10,3,90,500\n"
+	)
+	for _, c := range []struct {
+		in          string
+		line, bytes int   // the cut's line and bytes, 0 for none
+		err         error // the error, when it is not a cut
+	}{
+		// (a) Inside a quoted field: 23 bytes up to the quote, then
+		// `connection re` (13): 37.
+		{h8 + `d,10,5,100,200,0,error,"connection re`, 5, 37, nil},
+		// A quoted field holding a newline, cut on its second line,
+		// `line tw` (7 bytes), line 6.
+		{h8 + "d,10,0,,,150,error,\"line one\nline tw", 6, 7, nil},
+		// A quoted field whose quote is escaped: `"he said ""hi` has an
+		// odd number of quotes and is open; 21+13 = 34 bytes.
+		{h8 + `d,10,3,95,450,150,ok,"he said ""hi`, 5, 34, nil},
+		// (b) Just after the last comma, the last column (sent_ms,
+		// E2E_ms) required: 14 and 10 bytes.
+		{h6 + "d,10,3,95,450,", 5, 14, nil},
+		{h5 + "d,10,3,95,", 5, 10, nil},
+		{h6 + `"d",10,3,95,450,`, 5, 16, nil}, // a row with quotes: 14+2
+		// A status cut to "o" (19 bytes), and a row cut where its status
+		// could still be a failure, with empty times (9 bytes).
+		{h8 + "d,10,3,95,450,150,o", 5, 19, nil},
+		{h8 + "d,10,3,,,", 5, 9, nil},
+		// (c) A whole field that is malformed, before the cut one.
+		{h6 + "d,abc,3", 0, 0, ErrSyntax},
+		{h6 + `"d",abc,3`, 0, 0, ErrSyntax},
+		{h8 + `d,x,5,100,200,0,error,"connection re`, 0, 0, ErrSyntax},
+		// No status column: the row is ok, and 3 tokens need a TTFT.
+		{h5 + "d,10,3,,", 0, 0, ErrMissingField},
+		// A closed quote followed by a character is no cut, nor is a
+		// field too many, nor a short row that ends its line.
+		{h8 + `d,10,5,100,200,0,error,"boom"x`, 0, 0, ErrSyntax},
+		{h6 + "d,10,3,95,450,150,7", 0, 0, ErrSyntax},
+		{h6 + "d,10,3,95,450,\n", 0, 0, ErrMissingField},
+		// A whole last row without a newline is a record.
+		{h6 + "d,10,3,95,450,150", 0, 0, nil},
+	} {
+		quoted := strings.Replace(c.in, "\na,", "\n\"a\n\",", 1)
+		for _, r := range []struct {
+			how, in string
+			read    func(io.Reader) (*Run, error)
+		}{
+			{"in memory", c.in, ReadCSV},
+			{"through a table", c.in, ReadOptions{table: true}.ReadCSV},
+			{"by encoding/csv", c.in, ReadOptions{}.readQuotedCSV},
+			{"past a quoted newline", quoted, ReadCSV},
+			{"past a quoted newline, through a table", quoted, ReadOptions{table: true}.ReadCSV},
+		} {
+			run, err := r.read(strings.NewReader(r.in))
+			if c.err != nil {
+				var re *RecordError
+				if assert.ErrorIs(t, err, c.err, "%s: %q", r.how, r.in) && assert.ErrorAs(t, err, &re) {
+					assert.Equal(t, 5+strings.Count(r.in, "\n")-strings.Count(c.in, "\n"), re.Line, "%s: %q", r.how, r.in)
+				}
+				continue
+			}
+			if !assert.NoError(t, err, "%s: %q", r.how, r.in) {
+				continue
+			}
+			var want *Cut
+			if c.line > 0 {
+				want = &Cut{Line: c.line + strings.Count(r.in, "\n") - strings.Count(c.in, "\n"), Bytes: c.bytes, Of: "row", After: 3}
+			}
+			assert.Equal(t, want, run.Cut, "%s: %q", r.how, r.in)
+		}
+		s, _, err := ReadOptions{}.Summarize(strings.NewReader(c.in), Options{})
+		switch {
+		case c.err != nil:
+			assert.ErrorIs(t, err, c.err, "summarized: %q", c.in)
+		case assert.NoError(t, err, "summarized: %q", c.in) && c.line > 0:
+			assert.Equal(t, "truncated", s.Completeness.State, "summarized: %q", c.in)
+		}
+	}
 }

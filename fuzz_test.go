@@ -65,6 +65,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\nx,1,,,,5,error,\"a\nb\"\n"))
 	f.Add([]byte(csvHeader + "a,1,2,NaN,1e400\nb,\"1\n"))
 	f.Add([]byte("\ufeff" + csvHeader + "a,-1,2,0x1p-3,1_0\n"))
+	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message\na,1,2,3,4,ok,\nb,1,2,3,4,error,\"connection re"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		run := readBoth(t, in, ReadOptions.ReadCSV)
 		if run == nil {

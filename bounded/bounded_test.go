@@ -403,3 +403,46 @@ func TestSummarizeCSVCut(t *testing.T) {
 		t.Errorf("completeness %+v, want %+v", got.Completeness, want.Completeness)
 	}
 }
+
+// The edges of a CSV cut read in batches as in memory: a row cut inside a
+// quoted field, on its first line or its second, or just after its last
+// comma (sent_ms, a required column, left empty), is a cut; a short last
+// row with a malformed whole field is that row's error. The second input
+// has 50,000 rows of 24 bytes or more after the header, more than a batch
+// (1 MiB), so that its cut is in the second batch, read with the header
+// row before it: its line is 1 + 2 + 50,000 + 1.
+func TestSummarizeCSVCutEdges(t *testing.T) {
+	const head = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\na,10,3,100,400,0,ok,\nb,10,3,120,380,50,ok,\n"
+	var big strings.Builder
+	big.WriteString(head)
+	for i := range 50_000 {
+		fmt.Fprintf(&big, "r%d,10,3,100,400,%d,ok,\n", i, 100+i)
+	}
+	const quote = `c,10,5,100,200,0,error,"connection re` // 23 + 14 bytes
+	for _, c := range []struct {
+		in  string
+		cut *llmmetrics.Cut // nil: an error
+	}{
+		{head + quote, &llmmetrics.Cut{Line: 4, Bytes: 37, Of: "row", After: 2}},
+		{big.String() + quote, &llmmetrics.Cut{Line: 50_004, Bytes: 37, Of: "row", After: 50_002}},
+		{head + "c,10,0,,,150,error,\"line one\nline tw", &llmmetrics.Cut{Line: 5, Bytes: 7, Of: "row", After: 2}},
+		{head + "c,10,3,95,450,", &llmmetrics.Cut{Line: 4, Bytes: 14, Of: "row", After: 2}},
+		{head + "c,abc,3", nil},
+	} {
+		got, _, err := bounded.Summarize(writeBytes(t, []byte(c.in)), bounded.Options{})
+		if c.cut == nil {
+			var re *llmmetrics.RecordError
+			if !errors.As(err, &re) || !errors.Is(err, llmmetrics.ErrSyntax) || re.Line != 4 {
+				t.Errorf("%.40q…: %v, want a syntax error on line 4", c.in[len(c.in)-40:], err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("…%q: %v", c.in[len(c.in)-40:], err)
+			continue
+		}
+		if got.Completeness == nil || !reflect.DeepEqual(got.Completeness.Cut, c.cut) || got.Completeness.State != "truncated" {
+			t.Errorf("…%q: completeness %+v, want truncated, cut %+v", c.in[len(c.in)-40:], got.Completeness, c.cut)
+		}
+	}
+}

@@ -6,8 +6,10 @@ package csvline
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/llmmetrics/llmmetrics/internal/lineio"
 )
@@ -91,16 +93,31 @@ func OpenQuote(data []byte) int {
 	}
 }
 
+// Fence returns the offset of the first line of data that encoding/csv is
+// to read rather than the blocks' parser, or −1: the first on which a
+// quoted field may go on past the line's end (see OpenQuote), or else a
+// last line without a newline, which may be a row its writer was stopped
+// inside (see Limiter.Cut). Only the input's last block can end so.
+func Fence(data []byte) int {
+	if at := OpenQuote(data); at >= 0 || len(data) == 0 || data[len(data)-1] == '\n' {
+		return at
+	}
+	return bytes.LastIndexByte(data, '\n') + 1
+}
+
 // ErrLongRow is the error of a row longer than the limit.
 var ErrLongRow = errors.New("row too long")
 
 // A Limiter passes reads through, failing with ErrLongRow once more than
 // Max bytes have been read past Mark, the offset at which the row being
-// read began: encoding/csv has no bound of its own on a row's length.
+// read began: encoding/csv has no bound of its own on a row's length. It
+// notes the end of the input, and the bytes of its last line (see Cut).
 type Limiter struct {
 	R         io.Reader
 	Mark, Max int64
 	read      int64
+	tail      int  // the bytes read after the last newline
+	eof       bool // whether R has said io.EOF
 }
 
 func (l *Limiter) Read(p []byte) (int, error) {
@@ -109,5 +126,35 @@ func (l *Limiter) Read(p []byte) (int, error) {
 	}
 	n, err := l.R.Read(p)
 	l.read += int64(n)
+	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+		l.tail = n - i - 1
+	} else {
+		l.tail += n
+	}
+	l.eof = l.eof || err == io.EOF
 	return n, err
+}
+
+// Cut reports whether the row cr has just read (through l), with the
+// fields and the error pe that Read gave (nil for none), ends the input,
+// which ends without a newline, as a row its writer was stopped inside
+// does: a row read whole (which the caller could not parse), a row short
+// of fields (csv.ErrFieldCount), or a quoted field that the input ends
+// inside (csv.ErrQuote at the input's end; a quote closed and followed by
+// another character is not). It returns the row's fields written, the
+// last of which may be cut short (an open quoted field is given as ""),
+// the line of cr's that the input ends inside, and that line's bytes.
+func (l *Limiter) Cut(cr *csv.Reader, fields []string, pe *csv.ParseError) (present []string, line, n int, ok bool) {
+	if !l.eof || l.tail == 0 || cr.InputOffset() != l.read {
+		return nil, 0, 0, false
+	}
+	switch {
+	case (pe == nil || pe.Err == csv.ErrFieldCount) && len(fields) > 0:
+		last := len(fields) - 1
+		line, _ = cr.FieldPos(last)
+		return fields, line + strings.Count(fields[last], "\n"), l.tail, true
+	case pe.Err == csv.ErrQuote && pe.Column >= l.tail: // at the end: Column is the last line's bytes + 1, or without its "\r"
+		return append(fields[:len(fields):len(fields)], ""), pe.Line, l.tail, true
+	}
+	return nil, 0, 0, false
 }

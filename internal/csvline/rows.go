@@ -16,15 +16,15 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // Rows reads the rows of cr, which reads its input through lr, to the
 // end, one at a time: each row encoding/csv reads goes to row, with the
 // line it starts on; each it cannot (a quote out of place, the wrong
-// number of fields) to bad, with the line and column of its error and
-// encoding/csv's error, and reading goes on after it while it can. lines
-// are cr's, from 1; lastLine is the line on which the row before the
-// first ended (a header's), 0 when none.
+// number of fields) to bad, with the fields read and encoding/csv's
+// error, and reading goes on after it while it can. lines are cr's, from
+// 1; lastLine is the line on which the row before the first ended (a
+// header's), 0 when none.
 //
 // It stops at the first error row or bad returns, and returns it; at a
 // row longer than lr allows, returning the line it starts on (long); and
 // at any other error reading the input, returned as a *ReadError.
-func Rows(cr *csv.Reader, lr *Limiter, lastLine int, row func(fields []string, line int) error, bad func(line, column int, err error) error) (long int, err error) {
+func Rows(cr *csv.Reader, lr *Limiter, lastLine int, row func(fields []string, line int) error, bad func(fields []string, pe *csv.ParseError) error) (long int, err error) {
 	for {
 		lr.Mark = cr.InputOffset()
 		fields, err := cr.Read()
@@ -34,7 +34,7 @@ func Rows(cr *csv.Reader, lr *Limiter, lastLine int, row func(fields []string, l
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if !errors.Is(pe.Err, ErrLongRow) {
-				if err := bad(pe.Line, pe.Column, pe.Err); err != nil {
+				if err := bad(fields, pe); err != nil {
 					return 0, err
 				}
 				lastLine = pe.Line

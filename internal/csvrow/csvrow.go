@@ -311,3 +311,30 @@ func Parse(f *Fields, c Columns, statuses []string, r *Row) (column int, field s
 	}
 	return 0, "", true
 }
+
+// Cut reports whether a row that its writer may have been stopped inside,
+// of which present are the fields written (the last possibly cut short),
+// can be the beginning of a row of n fields that Parse reads: whether the
+// fields before the last are read, with the missing ones and the last
+// given values that any row may have (a count or time of 0, and the
+// status statuses[1], a failure, which leaves counts and times optional).
+// The last field is not judged: it may be any beginning of its value.
+func Cut(present []string, n int, c Columns, statuses []string) bool {
+	if len(present) == 0 || len(present) > n {
+		return false
+	}
+	var f Fields
+	for k := range n {
+		switch {
+		case k < len(present)-1:
+			f[k] = []byte(present[k])
+		case k == c.Status:
+			f[k] = []byte(statuses[1])
+		case k != c.ID && k != c.Message:
+			f[k] = []byte("0")
+		}
+	}
+	var r Row
+	_, _, ok := Parse(&f, c, statuses, &r)
+	return ok
+}

@@ -152,3 +152,34 @@ func TestColumnsOf(t *testing.T) {
 		}
 	}
 }
+
+// Cut takes a row's fields written, the last perhaps cut short, as the
+// beginning of a row when those before the last parse and the rest can be
+// given values that make a row.
+func TestCut(t *testing.T) {
+	gen := Columns{ID: 0, Prompt: 1, Completion: 2, TTFT: 3, E2E: 4, Sent: 5, Status: 6, Message: -1}
+	bare := Columns{ID: 0, Prompt: 1, Completion: 2, TTFT: 3, E2E: 4, Sent: -1, Status: -1, Message: -1}
+	for _, c := range []struct {
+		fields string
+		cols   Columns
+		n      int
+		want   bool
+	}{
+		{"a,1,2", gen, 7, true},
+		{"a,1,x", gen, 7, true},          // the last is not judged
+		{"a,x,2", gen, 7, false},         // a count that is no number
+		{"a,1,2,3,4,5,", gen, 7, true},   // just after the last comma
+		{"a,1,2,,4,5,o", gen, 7, true},   // "o" may begin "error", whose row needs no TTFT
+		{"a,1,2,3,4,,ok", gen, 7, false}, // a blank send
+		{"a,1,2,3,4,5,ok,x", gen, 7, false},
+		{"a,1,2,,", bare, 5, false}, // an ok row of 2 tokens needs its TTFT
+		{"a,1,0,,", bare, 5, true},  // of 0 tokens, it does not
+	} {
+		if got := Cut(strings.Split(c.fields, ","), c.n, c.cols, statuses); got != c.want {
+			t.Errorf("Cut(%s) = %v, want %v", c.fields, got, c.want)
+		}
+	}
+	if Cut(nil, 7, gen, statuses) {
+		t.Error("Cut of no field")
+	}
+}
