@@ -255,7 +255,10 @@ func TestKilledRun(t *testing.T) {
 // A signal while run is still asking the server what it is (here a
 // /version that never answers) ends the run at once: no request of the
 // load is sent after it, /v1/models is not asked, the file says the run
-// was interrupted, and the status is 5: nothing was measured.
+// was interrupted, and the status is 5: nothing was measured. The test
+// request, never sent, is no request: the file holds no record of it (it
+// held a "test-1 cancelled" the server never saw), and the plan's count
+// is the load's.
 func TestSignalBeforeLoad(t *testing.T) {
 	var asked, chats atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -279,7 +282,8 @@ func TestSignalBeforeLoad(t *testing.T) {
 	require.NotNil(t, run.End)
 	assert.Equal(t, "interrupted", run.End.State)
 	assert.Equal(t, "SIGTERM", run.End.By)
-	assert.Equal(t, 11, run.End.Planned, "the test request and the 10")
+	assert.Empty(t, run.Records, "the test request was never sent")
+	assert.Equal(t, 10, run.End.Planned, "the 10 of the load; the test request was never sent")
 }
 
 // A signal during the test request cancels it at once, as stderr says
