@@ -376,3 +376,25 @@ func TestMergeNoSendTimes(t *testing.T) {
 		assert.Contains(t, out, "the records carry no send times", extra)
 	}
 }
+
+// Shards of which some have no send times and others have are refused,
+// in memory and in bounded memory, naming the files of each side: not
+// "runs 1 and 2 disagree", which leaves the reader to count.
+func TestMergeSomeWithoutSendTimes(t *testing.T) {
+	shard := func(name, start, sent string) string {
+		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`"}}`,
+			`{"id":"a",`+sent+`"chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`)
+	}
+	none := shard("none.jsonl", "2026-11-30T10:00:00Z", "")
+	with := shard("with.jsonl", "2026-11-30T10:00:00.1Z", `"sent_ns":0,`)
+	none2 := shard("none2.jsonl", "2026-11-30T10:00:00.2Z", "")
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		code, _, errs := runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), with, none)...)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+none+" has no send times (sent_ns) and "+with+" has:", extra)
+
+		code, _, errs = runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), none, with, none2)...)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+none+", "+none2+" have no send times (sent_ns) and "+with+" has:", extra)
+	}
+}
