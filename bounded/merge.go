@@ -209,17 +209,58 @@ func mergeEnds(files []File) (*llmmetrics.RunEnd, bool) {
 	return end, true
 }
 
-// sameSends returns llmmetrics.MergeRuns' error for files that disagree
-// on having send times, which the first pass has just learnt: the merge
-// of the files' headers, now with their send times said.
+// sameSends refuses files that disagree on having send times, which the
+// first pass has just learnt, with a *SendTimesError naming those
+// without; and returns any other error of llmmetrics.MergeRuns of the
+// files' headers, now with their send times said.
 func (rd *reader) sameSends() error {
 	runs := make([]*llmmetrics.Run, len(rd.files))
+	var without []int
 	for i, f := range rd.files {
 		runs[i] = &llmmetrics.Run{Header: f.header, NoSendTimes: f.noSendTimes}
+		if f.noSendTimes {
+			without = append(without, i)
+		}
+	}
+	if len(without) > 0 && len(without) < len(rd.files) {
+		return &SendTimesError{Without: without, Files: len(rd.files)}
 	}
 	_, err := llmmetrics.MergeRuns(runs)
 	return err
 }
+
+// A SendTimesError refuses a merge of files that disagree on having send
+// times, as llmmetrics.MergeRuns does (it is an llmmetrics.ErrMerge):
+// Without are the positions, from 0, of the files that have none, of
+// Files; the others have them.
+type SendTimesError struct {
+	Without []int
+	Files   int
+}
+
+func (e *SendTimesError) Error() string {
+	var with, without []string
+	for i := range e.Files {
+		if slices.Contains(e.Without, i) {
+			without = append(without, fmt.Sprint(i+1))
+		} else {
+			with = append(with, fmt.Sprint(i+1))
+		}
+	}
+	return fmt.Sprintf("%v: %s no send times and %s: a merge keeps every file's or none",
+		llmmetrics.ErrMerge, filesHave(without), filesHave(with))
+}
+
+// filesHave is "file 2 has" or "files 1, 3 have".
+func filesHave(nums []string) string {
+	if len(nums) == 1 {
+		return "file " + nums[0] + " has"
+	}
+	return "files " + strings.Join(nums, ", ") + " have"
+}
+
+// Unwrap returns llmmetrics.ErrMerge.
+func (e *SendTimesError) Unwrap() error { return llmmetrics.ErrMerge }
 
 // whole is what the run's file, or its files merged, say beside the
 // records.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,14 +110,17 @@ func TestSummarizeMergedRefuses(t *testing.T) {
 }
 
 // Files merged in bounded memory without send times have none, and one
-// with them and one without are refused, as MergeRuns refuses them.
+// with them and one without are refused, as MergeRuns refuses them,
+// saying which file has none.
 func TestSummarizeMergedNoSendTimes(t *testing.T) {
 	head := `{"llmmetrics_run":{"tool":"t","start":"2026-01-01T00:00:00Z"}}` + "\n"
 	sent := head + `{"id":"a","sent_ns":5,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n" +
 		`{"id":"b","sent_ns":9,"first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
 	unsent := head + `{"id":"a","first_text_ns":5,"last_text_ns":9,"completion_tokens":2}` + "\n"
 	_, _, err := bounded.SummarizeMerged([]bounded.Opener{writeBytes(t, []byte(sent)), writeBytes(t, []byte(unsent))}, bounded.Options{}, nil)
-	if !errors.Is(err, llmmetrics.ErrMerge) || !strings.Contains(err.Error(), "runs 1 and 2 disagree on send times") {
+	var se *bounded.SendTimesError
+	if !errors.Is(err, llmmetrics.ErrMerge) || !errors.As(err, &se) || !slices.Equal(se.Without, []int{1}) ||
+		!strings.Contains(err.Error(), "file 2 has no send times and file 1 has") {
 		t.Errorf("one with send times and one without: %v", err)
 	}
 	got, _, err := bounded.SummarizeMerged([]bounded.Opener{writeBytes(t, []byte(unsent)), writeBytes(t, []byte(unsent))}, bounded.Options{}, nil)

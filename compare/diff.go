@@ -18,10 +18,14 @@ import (
 
 // DiffOptions control Diff. Summary holds the options every run is
 // summarized with (method, percentiles, SLO, warm-up); Alpha is the
-// significance level, 0.05 when 0.
+// significance level, 0.05 when 0. NamesA and NamesB name each side's
+// runs, one per run in order (the files they were read from, say), for
+// the lines and the JSON that speak of one run; a side without them
+// calls its runs "A run 1", "A run 2", ….
 type DiffOptions struct {
-	Summary llmmetrics.Options
-	Alpha   float64
+	Summary        llmmetrics.Options
+	Alpha          float64
+	NamesA, NamesB []string
 }
 
 // A Diff compares two sets of runs, A (the baseline) and B, as benchstat
@@ -37,6 +41,9 @@ type Diff struct {
 	Rows       []DiffRow
 	SummariesA []*llmmetrics.Summary // one per run, in order
 	SummariesB []*llmmetrics.Summary
+	// NamesA and NamesB are DiffOptions' names of each side's runs: nil,
+	// or one per run.
+	NamesA, NamesB []string
 	// MinRuns is the smallest number of runs a side, the same on both,
 	// with which the exact test can reach a p-value below Alpha: 4 for
 	// 0.05 (the smallest p of 3 + 3 runs is 2/20 = 0.1, of 4 + 4 2/70).
@@ -95,12 +102,21 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("%w: significance level %v", llmmetrics.ErrInvalidOption, alpha)
 	}
-	d := &Diff{Alpha: alpha, RunsA: len(a), RunsB: len(b), MinRuns: MinRuns(alpha)}
+	for _, side := range []struct {
+		names []string
+		runs  int
+	}{{opt.NamesA, len(a)}, {opt.NamesB, len(b)}} {
+		if side.names != nil && len(side.names) != side.runs {
+			return nil, fmt.Errorf("%w: %d names for %d runs", llmmetrics.ErrInvalidOption, len(side.names), side.runs)
+		}
+	}
+	d := &Diff{Alpha: alpha, RunsA: len(a), RunsB: len(b), MinRuns: MinRuns(alpha),
+		NamesA: slices.Clone(opt.NamesA), NamesB: slices.Clone(opt.NamesB)}
 	var err error
-	if d.SummariesA, err = summarizeSide(a, "A", opt.Summary); err != nil {
+	if d.SummariesA, err = d.summarizeSide(a, "A", opt.Summary); err != nil {
 		return nil, err
 	}
-	if d.SummariesB, err = summarizeSide(b, "B", opt.Summary); err != nil {
+	if d.SummariesB, err = d.summarizeSide(b, "B", opt.Summary); err != nil {
 		return nil, err
 	}
 	ps := opt.Summary.Percentiles
@@ -181,12 +197,12 @@ func (e *runError) Unwrap() error { return e.err }
 func inRun(name string, err error) error { return &runError{name, err} }
 
 // summarizeSide summarizes each run of one side.
-func summarizeSide(runs []*llmmetrics.Run, side string, opt llmmetrics.Options) ([]*llmmetrics.Summary, error) {
+func (d *Diff) summarizeSide(runs []*llmmetrics.Run, side string, opt llmmetrics.Options) ([]*llmmetrics.Summary, error) {
 	var sums []*llmmetrics.Summary
 	for i, run := range runs {
 		s, err := run.Summarize(opt)
 		if err != nil {
-			return nil, inRun(fmt.Sprintf("%s run %d", side, i+1), err)
+			return nil, inRun(d.runName(side, i), err)
 		}
 		sums = append(sums, s)
 	}
@@ -437,8 +453,9 @@ func signedPercent(x float64) string {
 // MarshalJSON writes the comparison as {"alpha", "runs_a", "runs_b",
 // "min_runs", "requests": {"a", "b"}, "rows": [{"name", "unit", "a", "b",
 // "change", "p", "exact", "significant"}], "not_compared", "warnings"},
-// with requests' a and b each a list of {"offered", "rejected"}, one per
-// run (the records of its summary, and those set aside as invalid), the
+// with requests' a and b each a list of {"name", "offered", "rejected"},
+// one per run in order (its name, as DiffOptions give it or "B run 1",
+// the records of its summary, and those set aside as invalid), the
 // rows' a and b each {"median", "mad", "n"} across runs, and change null
 // when A's median is 0. A row whose value on some run is only a lower
 // bound adds "lower_bound": true, "lower_bound_runs": {"a", "b"} (how
@@ -463,7 +480,7 @@ func (d *Diff) MarshalJSON() ([]byte, error) {
 		rows[i] = o
 	}
 	return json.Marshal(object{{"alpha", d.Alpha}, {"runs_a", d.RunsA}, {"runs_b", d.RunsB}, {"min_runs", d.MinRuns},
-		{"requests", object{{"a", requestsOf(d.SummariesA)}, {"b", requestsOf(d.SummariesB)}}},
+		{"requests", object{{"a", d.requestsOf("A")}, {"b", d.requestsOf("B")}}},
 		{"rows", rows}, {"not_compared", orEmpty(d.Skipped)}, {"warnings", orEmpty(d.Warnings)}})
 }
 

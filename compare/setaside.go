@@ -21,35 +21,63 @@ func setAsideLine(run string, s *llmmetrics.Summary) string {
 		run, s.Requests.Rejected, s.Requests.Offered)
 }
 
-// requestsJSON is a run's records as JSON: {"offered", "rejected"}, or
-// null for a run known by figures alone (nil).
-func requestsJSON(s *llmmetrics.Summary) any {
+// requestsJSON is a run's records as JSON: {"name", "offered",
+// "rejected"}, or, for a run known by figures alone (s nil), its counts
+// null and "absent" saying why.
+func requestsJSON(name string, s *llmmetrics.Summary) object {
 	if s == nil {
-		return nil
+		return object{{"name", name}, {"offered", nil}, {"rejected", nil},
+			{"absent", "the run is known by figures alone, not by its records"}}
 	}
-	return object{{"offered", s.Requests.Offered}, {"rejected", s.Requests.Rejected}}
+	return object{{"name", name}, {"offered", s.Requests.Offered}, {"rejected", s.Requests.Rejected}}
 }
 
-// requestsOf is requestsJSON of each summary.
-func requestsOf(sums []*llmmetrics.Summary) []any {
-	out := make([]any, len(sums))
+// sideOf returns the names DiffOptions gave the runs of side "A" or
+// "B", and their summaries.
+func (d *Diff) sideOf(side string) ([]string, []*llmmetrics.Summary) {
+	if side == "A" {
+		return d.NamesA, d.SummariesA
+	}
+	return d.NamesB, d.SummariesB
+}
+
+// runName names run i (from 0) of side "A" or "B" for a line that speaks
+// of it: "B run 1", and then its name where DiffOptions gave one ("B run
+// 1 (b.jsonl)"), so that the line can be told from the others of its
+// side and read against the lines that number the runs.
+func (d *Diff) runName(side string, i int) string {
+	name := fmt.Sprintf("%s run %d", side, i+1)
+	if names, _ := d.sideOf(side); names != nil {
+		name += " (" + names[i] + ")"
+	}
+	return name
+}
+
+// requestsOf is requestsJSON of each run of side "A" or "B", named as
+// DiffOptions name it, or "B run 1" where they do not.
+func (d *Diff) requestsOf(side string) []object {
+	names, sums := d.sideOf(side)
+	out := make([]object, len(sums))
 	for i, s := range sums {
-		out[i] = requestsJSON(s)
+		name := fmt.Sprintf("%s run %d", side, i+1)
+		if names != nil {
+			name = names[i]
+		}
+		out[i] = requestsJSON(name, s)
 	}
 	return out
 }
 
 // setAside says, for each run with records rejected as invalid, how many
-// of its records were: "SET ASIDE: B run 1: 1 of 31 records were
-// rejected as invalid; …". WriteTable prints these lines above the table.
+// of its records were: "SET ASIDE: B run 1 (b.jsonl): 1 of 31 records
+// were rejected as invalid; …". WriteTable prints these lines above the
+// table.
 func (d *Diff) setAside() []string {
 	var out []string
-	for _, side := range []struct {
-		name string
-		sums []*llmmetrics.Summary
-	}{{"A", d.SummariesA}, {"B", d.SummariesB}} {
-		for i, s := range side.sums {
-			if line := setAsideLine(fmt.Sprintf("%s run %d", side.name, i+1), s); line != "" {
+	for _, side := range []string{"A", "B"} {
+		_, sums := d.sideOf(side)
+		for i, s := range sums {
+			if line := setAsideLine(d.runName(side, i), s); line != "" {
 				out = append(out, line)
 			}
 		}
@@ -69,6 +97,15 @@ func (sw *Sweep) setAside() []string {
 				out = append(out, line)
 			}
 		}
+	}
+	return out
+}
+
+// requests is requestsJSON of each run of the level, by its name.
+func (lv *SweepLevel) requests() []object {
+	out := make([]object, len(lv.Summaries))
+	for i, s := range lv.Summaries {
+		out[i] = requestsJSON(lv.Names[i], s)
 	}
 	return out
 }

@@ -36,12 +36,37 @@ func TestDiffSaysSetAside(t *testing.T) {
 	assert.NotContains(t, out.String(), "A run 1: 0 of")
 	js, err := d.MarshalJSON()
 	require.NoError(t, err)
-	assert.Contains(t, string(js), `"requests":{"a":[{"offered":10,"rejected":0}],"b":[{"offered":11,"rejected":1}]}`)
+	assert.Contains(t, string(js), `"requests":{"a":[{"name":"A run 1","offered":10,"rejected":0}],"b":[{"name":"B run 1","offered":11,"rejected":1}]}`)
+}
+
+// Where the caller names the runs (their files), a diff's SET ASIDE
+// line and its JSON name the run that set records aside, so that a side
+// of several runs says which one: not by position alone.
+func TestDiffNamesRunsSetAside(t *testing.T) {
+	a := levelRun(1, 100*time.Millisecond, 10, nil)
+	b := withInvalid(levelRun(1, 100*time.Millisecond, 10, nil))
+	d, err := DiffRuns([]*llmmetrics.Run{a.Run}, []*llmmetrics.Run{a.Run, b.Run}, DiffOptions{
+		Summary: llmmetrics.Options{Lenient: true},
+		NamesA:  []string{"a.jsonl"}, NamesB: []string{"b1.jsonl", "b2.jsonl"},
+	})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, d.WriteTable(&out))
+	// b2: the 10 valid records and the invalid one are 11 offered, 1 rejected.
+	assert.Contains(t, out.String(), "SET ASIDE: B run 2 (b2.jsonl): 1 of 11 records were rejected as invalid")
+	assert.NotContains(t, out.String(), "b1.jsonl")
+	js, err := d.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"requests":{"a":[{"name":"a.jsonl","offered":10,"rejected":0}],`+
+		`"b":[{"name":"b1.jsonl","offered":10,"rejected":0},{"name":"b2.jsonl","offered":11,"rejected":1}]}`)
+
+	_, err = DiffRuns([]*llmmetrics.Run{a.Run}, []*llmmetrics.Run{b.Run}, DiffOptions{NamesB: []string{"x", "y"}})
+	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
 }
 
 // A sweep says, above its table and in JSON, how many records each run
 // set aside, naming it and its level; a run known by figures alone has no
-// records, and its count is null, not 0.
+// records, and its counts are null, not 0, with the reason.
 func TestSweepSaysSetAside(t *testing.T) {
 	given := LevelRun{Kind: "concurrency", Level: 4, Name: "stage_0", Figures: map[string]float64{"ttft p50": 120}}
 	sw, err := SweepRuns([]LevelRun{withInvalid(levelRun(2, 100*time.Millisecond, 10, nil)), given}, llmmetrics.Options{Lenient: true})
@@ -54,12 +79,14 @@ func TestSweepSaysSetAside(t *testing.T) {
 	require.NoError(t, err)
 	var got struct {
 		Levels []struct {
-			Requests []*struct{ Offered, Rejected int }
+			Requests []json.RawMessage
 		}
 	}
 	require.NoError(t, json.Unmarshal(js, &got))
 	require.Len(t, got.Levels, 2)
 	require.Len(t, got.Levels[0].Requests, 1)
-	assert.Equal(t, struct{ Offered, Rejected int }{11, 1}, *got.Levels[0].Requests[0])
-	assert.Equal(t, []*struct{ Offered, Rejected int }{nil}, got.Levels[1].Requests)
+	assert.JSONEq(t, `{"name":"c2","offered":11,"rejected":1}`, string(got.Levels[0].Requests[0]))
+	require.Len(t, got.Levels[1].Requests, 1)
+	assert.JSONEq(t, `{"name":"stage_0","offered":null,"rejected":null,"absent":"the run is known by figures alone, not by its records"}`,
+		string(got.Levels[1].Requests[0]))
 }

@@ -715,9 +715,10 @@ func (sw *Sweep) figureNames() []string {
 // "names", "requests", "figures": {NAME: {"unit", "median", "mad",
 // "scaled_mad", "n"}}}], "environment", "environment_differs",
 // "environment_missing", "warnings", "note"}, a level's requests a list
-// of {"offered", "rejected"}, one per run in names' order (the records of
-// its summary, and those set aside as invalid; null for a run known by
-// figures alone). A figure whose value on some run of its level is
+// of {"name", "offered", "rejected"}, one per run in names' order (its
+// name, the records of its summary, and those set aside as invalid; for
+// a run known by figures alone the counts are null, and "absent" says
+// why). A figure whose value on some run of its level is
 // only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
 // many of the level's runs), "upper_bound" where the most the median can
 // be is known (SweepFigure.Upper), and the sweep "lower_bound_notes".
@@ -736,7 +737,7 @@ func (sw *Sweep) MarshalJSON() ([]byte, error) {
 			}
 			figs = append(figs, field{f.Name, o})
 		}
-		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"requests", requestsOf(lv.Summaries)}, {"figures", figs}}
+		levels[i] = object{{"level", lv.Level}, {"runs", lv.Runs}, {"names", lv.Names}, {"requests", lv.requests()}, {"figures", figs}}
 		if len(lv.Absent) > 0 {
 			levels[i] = append(levels[i], field{"absent", lv.Absent})
 		}

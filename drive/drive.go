@@ -210,6 +210,11 @@ type Outcome struct {
 	// under the Concurrency cap or for a client behind its schedule, when
 	// sending stopped. Measured part only.
 	Unsent int
+	// UnsentCounted says Unsent is a count: the measured part ended by
+	// its deadline or its count before the run's context ended. A run
+	// interrupted first has no count (an interrupt stops the schedule,
+	// it does not hold it), and its Unsent, 0, is no figure.
+	UnsentCounted bool
 }
 
 // Run sends the plan's requests and observes them until the plan is done
@@ -380,7 +385,7 @@ func (r *runner) run(ctx context.Context) *Outcome {
 		r.sessions(ctx, &wg)
 	} else if ctx.Err() == nil {
 		r.phase(ctx, &wg, false)
-		out.Unsent = r.unsent
+		out.Unsent, out.UnsentCounted = r.unsent, ctx.Err() == nil
 		if r.p.Duration > 0 {
 			stopSending() // the duration is over: the requests in flight get the grace
 		}

@@ -145,7 +145,10 @@ func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand)
 	}
 	var preflight []*observe.Result
 	count := func(words int, id string) (int, error) {
-		res := sendPreflight(ctx, obs, p, u.Path, synthetic(rng.Uint64(), words), id)
+		res, err := sendPreflight(ctx, obs, p, u.Path, synthetic(rng.Uint64(), words), id)
+		if err != nil {
+			return 0, err
+		}
 		preflight = append(preflight, res)
 		if p.OnResult != nil {
 			p.OnResult(res)
@@ -183,12 +186,33 @@ func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand)
 }
 
 // sendPreflight sends a request before the load (max_tokens 1), to check
-// the endpoint or size the prompts, and returns it marked preflight.
-func sendPreflight(ctx context.Context, obs *observe.Observer, p Plan, path, prompt, id string) *observe.Result {
+// the endpoint or size the prompts, and returns it marked preflight; or,
+// when ctx ended before any of it was written, a *NotSentError and no
+// request: the server never saw it, so there is nothing to record.
+func sendPreflight(ctx context.Context, obs *observe.Observer, p Plan, path, prompt, id string) (*observe.Result, error) {
 	res := send(ctx, obs, p, path, prompt, 1, id, true)
+	if res.Unwritten && ctx.Err() != nil {
+		return nil, &NotSentError{ID: id, Cause: context.Cause(ctx)}
+	}
 	res.Record.Preflight = true
-	return res
+	return res, nil
 }
+
+// A NotSentError is a preflight request (the test request, a sizing
+// request) that the run's context ended before any of it was written,
+// in its dial or TLS handshake, say. The server never saw it: it is no
+// request, neither kept nor given to Plan.OnResult, and no cancelled
+// request is counted for it.
+type NotSentError struct {
+	ID    string
+	Cause error // the context's cause
+}
+
+func (e *NotSentError) Error() string {
+	return fmt.Sprintf("drive: %s was never sent: the run ended before it reached the server (%v)", e.ID, e.Cause)
+}
+
+func (e *NotSentError) Unwrap() error { return e.Cause }
 
 // A TooShortError refuses prompts shorter than the smallest the server's
 // chat template allows: a one-word prompt, with its salt, already counts
@@ -225,7 +249,8 @@ func requestFailed(res *observe.Result) error {
 // before a run, as vLLM's benchmark does, so that a wrong URL, model or
 // key stops the run at once with the server's words. The request is
 // returned marked preflight, named "test-1", to be kept with the run; err is
-// a *RequestError when it did not end ok.
+// a *RequestError when it did not end ok, and a *NotSentError, with no
+// request, when ctx ended before it was written.
 func TestRequest(ctx context.Context, p Plan) (*observe.Result, error) {
 	if len(p.Prompts) == 0 {
 		return nil, errors.New("drive: no prompts")
@@ -235,7 +260,10 @@ func TestRequest(ctx context.Context, p Plan) (*observe.Result, error) {
 		return nil, err
 	}
 	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
-	res := sendPreflight(ctx, obs, p, u.Path, p.Prompts[0], "test-1")
+	res, err := sendPreflight(ctx, obs, p, u.Path, p.Prompts[0], "test-1")
+	if err != nil {
+		return nil, err
+	}
 	if p.OnResult != nil {
 		p.OnResult(res)
 	}

@@ -68,7 +68,9 @@ func SizePrompts(ctx context.Context, p Plan, lo, hi int) (*Sizing, []*observe.R
 		return s, preflight, note, nil
 	}
 	res, err := sizeSalt(ctx, p, alone.Uint64(), rng)
-	preflight = append(preflight, res)
+	if res != nil {
+		preflight = append(preflight, res)
+	}
 	if err != nil {
 		return nil, preflight, "", err
 	}
@@ -107,7 +109,10 @@ func sizeSalt(ctx context.Context, p Plan, first uint64, rng *rand.Rand) (*obser
 		return nil, err
 	}
 	obs := &observe.Observer{Client: NewClient(p), Epoch: p.Epoch}
-	res := sendPreflight(ctx, obs, p, u.Path, synthetic(first, 0)+" "+synthetic(rng.Uint64(), 0), "preflight-3")
+	res, err := sendPreflight(ctx, obs, p, u.Path, synthetic(first, 0)+" "+synthetic(rng.Uint64(), 0), "preflight-3")
+	if err != nil {
+		return nil, err
+	}
 	if p.OnResult != nil {
 		p.OnResult(res)
 	}

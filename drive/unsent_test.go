@@ -34,6 +34,7 @@ func TestOpenLoopUnsent(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(out.Results), 2)
 	assert.Equal(t, due, len(out.Results)+out.Unsent)
+	assert.True(t, out.UnsentCounted)
 
 	fast := newFake(t, constant(time.Millisecond), time.Millisecond)
 	p = plan(fast.URL)
@@ -41,4 +42,18 @@ func TestOpenLoopUnsent(t *testing.T) {
 	out, err = Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Equal(t, due, len(out.Results)+out.Unsent)
+}
+
+// A run interrupted before its deadline has no count of the arrivals
+// held back: its Unsent is no figure, and says so.
+func TestOpenLoopUnsentInterrupted(t *testing.T) {
+	f := newFake(t, constant(time.Millisecond), time.Millisecond)
+	p := plan(f.URL)
+	p.Duration, p.Rate, p.Burstiness, p.Seed = time.Minute, 40, 1, 7
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := Run(ctx, p)
+	require.NoError(t, err)
+	assert.True(t, out.Interrupted)
+	assert.False(t, out.UnsentCounted)
 }

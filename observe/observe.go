@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
@@ -37,6 +38,12 @@ type Result struct {
 	// Record.Client.Wait spent obtaining a connection.
 	Started  time.Time
 	ConnWait time.Duration
+	// Unwritten says the call failed before any of the request was
+	// written to a connection (a dial, a TLS handshake, a context ended
+	// first): the server never saw it. Over HTTP/2 the request's headers
+	// are known written only once their frame is, so a failure in that
+	// instant leaves it true.
+	Unwritten bool
 	// Duration is the time from the send (Record.Sent) to the end of the
 	// response: its last byte, the failure, or the caller's close. It
 	// is what gen_ai.client.operation.duration records of a request that
@@ -225,6 +232,11 @@ type sendTrace struct {
 	now            func() time.Time
 	mu             sync.Mutex
 	wrote, gotConn time.Time
+	// began is set once the request's headers are written: over HTTP/1
+	// to the connection's buffer, before they are flushed (all but
+	// headers beyond its size), over HTTP/2 as their frame. A request
+	// without it never reached the server whole.
+	began atomic.Bool
 }
 
 func (st *sendTrace) hooks() *httptrace.ClientTrace {
@@ -234,7 +246,9 @@ func (st *sendTrace) hooks() *httptrace.ClientTrace {
 			st.gotConn = st.now()
 			st.mu.Unlock()
 		},
+		WroteHeaders: func() { st.began.Store(true) },
 		WroteRequest: func(httptrace.WroteRequestInfo) {
+			st.began.Store(true)
 			st.mu.Lock()
 			st.wrote = st.now()
 			st.mu.Unlock()
@@ -248,6 +262,7 @@ func (st *sendTrace) hooks() *httptrace.ClientTrace {
 func (st *sendTrace) settle(r *Result, epoch time.Time) time.Time {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	r.Unwritten = !st.began.Load()
 	if st.wrote.IsZero() {
 		st.wrote = st.now()
 	}

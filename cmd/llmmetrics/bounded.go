@@ -168,7 +168,10 @@ func (f *reportFlags) overMemory(ins []*boundedInput, opt *llmmetrics.Options) (
 	if need <= limit {
 		return "", 0, false
 	}
-	over = fmt.Sprintf("%s (%s) would take more than --max-memory (%s) in memory", strings.Join(names, " + "), megabytes(size), megabytes(limit))
+	// The need, not the size, is what passes the limit: said, so that a
+	// size below the limit ("(400 kB) … (1.0 MB)") does not read as a
+	// contradiction.
+	over = fmt.Sprintf("%s (%s) would take about %s in memory, more than --max-memory (%s)", strings.Join(names, " + "), megabytes(size), megabytes(need), megabytes(limit))
 	if needs := f.needRecords(ins); needs != "" {
 		opt.Notes = append(opt.Notes, over+", but "+needs+" needs its records there: it was read whole")
 		return "", 0, false
@@ -215,9 +218,17 @@ func (f *reportFlags) needRecords(ins []*boundedInput) string {
 	return ""
 }
 
-// megabytes writes a size in bytes in MB, to one decimal, or in kB below
-// 1 MB.
+// megabytes writes a size in bytes in MB, to one decimal, in kB below
+// 1 MB (to one decimal below 10 kB, so that 1,024 and 1,406 bytes do not
+// both read "1 kB"), or in bytes below 1 kB (never "0 kB" for a size
+// that is not 0).
 func megabytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1e4:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
 	if n < 1e6 {
 		return fmt.Sprintf("%d kB", (n+500)/1000)
 	}

@@ -48,12 +48,12 @@ func TestReportMaxMemory(t *testing.T) {
 		}
 		sameReport(t, format.name, boundedOut, inMemory)
 		_, table, _ := runCLI(t, "", "report", "--max-memory", "1MiB", path)
-		if !strings.Contains(table, "bounded summary: "+path) || !strings.Contains(table, "would take more than --max-memory (1.0 MB) in memory; read in ") ||
+		if !strings.Contains(table, "bounded summary: "+path) || !strings.Contains(table, "in memory, more than --max-memory (1.0 MB); read in ") ||
 			!strings.Contains(table, "workload.prompt: not computed by the bounded summary") {
 			t.Errorf("%s: the table does not say it was bounded:\n%s", format.name, table)
 		}
 		_, table, _ = runCLI(t, "", "report", "--max-memory", "1MiB", "--stratify", "output=100", path)
-		if !strings.Contains(table, "in memory, but --stratify needs its records there: it was read whole") {
+		if !strings.Contains(table, "in memory, more than --max-memory (1.0 MB), but --stratify needs its records there: it was read whole") {
 			t.Errorf("%s: --stratify: the table does not say it was read whole:\n%s", format.name, table)
 		}
 	}
@@ -233,4 +233,46 @@ func TestBoundedMergeStrictErrorAsInMemory(t *testing.T) {
 	assert.Equal(t, 1, code, got)
 	assert.Equal(t, want, got)
 	assert.Contains(t, got, spoilt+": line 13, column 32")
+}
+
+// The bounded notes say each fact once: of a pipe spooled to a temporary
+// file, the spool's note says only the spool, and the size and the limit
+// are the next note's; the note gives what the input would take in
+// memory, the figure past the limit, so that a size below the limit does
+// not read as a contradiction; and sizes below 10 kB keep a decimal, so
+// that 1,406 bytes against 1,024 do not read "(1 kB) … (1 kB)".
+func TestBoundedNotesSayEachFactOnce(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/sample_run.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(src), "\n")
+	three := strings.Join(lines[:3], "")
+	require.Len(t, three, 1406, "the size the figures below are of")
+	path := writeFile(t, "three.jsonl", three)
+
+	// 1,406 bytes would take 3 × 1,406 = 4,218 in memory, past 1 KiB
+	// (1,024 bytes).
+	for _, args := range [][]string{{path}, {"--warmup", "1", path}} {
+		_, out, errs := runCLI(t, "", append([]string{"report", "--max-memory", "1KiB"}, args...)...)
+		assert.Contains(t, out, path+" (1.4 kB) would take about 4.2 kB in memory, more than --max-memory (1.0 kB)", errs)
+	}
+
+	// A pipe (runCLI's standard input is none of os.File) past
+	// pipeInMemory's share of 1 KiB is spooled.
+	_, out, errs := runCLI(t, three, "report", "--max-memory", "1KiB", "-")
+	assert.Contains(t, out, "  - standard input was written to a temporary file, removed when report ends, and read from there\n"+
+		"  - bounded summary: standard input (1.4 kB) would take about 4.2 kB in memory, more than --max-memory (1.0 kB);", errs)
+	assert.Equal(t, 1, strings.Count(out, "(1.4 kB)"), "the size once")
+
+	// --max-memory 100: 100 bytes, not "0 kB".
+	_, out, errs = runCLI(t, "", "report", "--max-memory", "100", path)
+	assert.Contains(t, out, "more than --max-memory (100 bytes)", errs)
+}
+
+// megabytes: bytes below 1 kB, one decimal below 10 kB, whole kB below
+// 1 MB, one decimal of MB above.
+func TestMegabytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 bytes", 999: "999 bytes", 1024: "1.0 kB", 1406: "1.4 kB",
+		9949: "9.9 kB", 66_000: "66 kB", 999_499: "999 kB", 1_048_576: "1.0 MB", 274_900_000: "274.9 MB"} {
+		assert.Equal(t, want, megabytes(n), n)
+	}
 }

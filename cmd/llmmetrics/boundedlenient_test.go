@@ -74,7 +74,7 @@ func TestReportMaxMemoryLenient(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	a, b := lenientRun(t, dir, "a.jsonl", start), lenientRun(t, dir, "b.jsonl", start.Add(time.Millisecond))
 	_, merged, _ := runCLI(t, "", "report", "--lenient", "--max-memory", "1MiB", "--merge", a, b)
-	if !strings.Contains(merged, "in memory, but --lenient needs its records there: it was read whole") {
+	if !strings.Contains(merged, "in memory, more than --max-memory (1.0 MB), but --lenient needs its records there: it was read whole") {
 		t.Errorf("--merge --lenient: the table does not say it was read whole:\n%s", merged)
 	}
 }

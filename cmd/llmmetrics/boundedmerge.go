@@ -41,6 +41,9 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files)))
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
+	if se := (*bounded.SendTimesError)(nil); errors.As(err, &se) {
+		return true, sendTimesDisagree(files, se.Without) // merge.go
+	}
 	if errors.Is(err, llmmetrics.ErrMerge) {
 		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}

@@ -31,8 +31,8 @@ var diffCommand = &command{
 		"send times. Files are llmmetrics' CSV or JSONL or another tool's results (of a GuideLLM file with\n" +
 		"several benchmarks, the first); another tool's invalid requests are set aside and counted, as\n" +
 		"report does, unless --strict, and so is any invalid record with --lenient: each run with records set\n" +
-		"aside says how many in a SET ASIDE line above the table (in JSON, \"requests\" gives each run's offered\n" +
-		"and rejected). --plot DIR and --html FILE draw A's and B's percentile\n" +
+		"aside says how many in a SET ASIDE line above the table, naming its file (in JSON, \"requests\" gives\n" +
+		"each run's file, offered and rejected). --plot DIR and --html FILE draw A's and B's percentile\n" +
 		"spectra of TTFT, TPOT and E2E overlaid. See docs/comparing.md.",
 	examples: []string{
 		"llmmetrics diff before.jsonl after.jsonl",
@@ -86,7 +86,8 @@ func diffRuns(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	opt = lenientFor(opt, anyForeign, *f.strict)
-	d, err := compare.DiffRuns(sides[0], sides[1], compare.DiffOptions{Summary: opt, Alpha: *alpha})
+	d, err := compare.DiffRuns(sides[0], sides[1], compare.DiffOptions{Summary: opt, Alpha: *alpha,
+		NamesA: strings.Split(files[0], ","), NamesB: strings.Split(files[1], ",")})
 	if err != nil {
 		return err
 	}

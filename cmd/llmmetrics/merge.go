@@ -332,3 +332,36 @@ func (r namedRun) completeness() *llmmetrics.Completeness {
 	}
 	return r.run.Completeness()
 }
+
+// sendTimesDisagree refuses the files of a merge that disagree on having
+// send times, naming the files of each side: without are the positions
+// of those that have none.
+func sendTimesDisagree(files []string, without []int) error {
+	var none, some []string
+	for i, name := range files {
+		if slices.Contains(without, i) {
+			none = append(none, name)
+		} else {
+			some = append(some, name)
+		}
+	}
+	have := func(names []string) string {
+		if len(names) == 1 {
+			return names[0] + " has"
+		}
+		return strings.Join(names, ", ") + " have"
+	}
+	return fmt.Errorf("--merge: %s no send times (sent_ns) and %s: a merge keeps every file's send times or none; report each file on its own, or merge those that agree",
+		have(none), have(some))
+}
+
+// noSendTimes returns the positions of the runs without send times.
+func noSendTimes(runs []*llmmetrics.Run) []int {
+	var without []int
+	for i, r := range runs {
+		if r.NoSendTimes {
+			without = append(without, i)
+		}
+	}
+	return without
+}

@@ -381,6 +381,9 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 		runs = append(runs, run)
 		named = append(named, namedRun{name: name, run: run})
 	}
+	if without := noSendTimes(runs); len(without) > 0 && len(without) < len(runs) {
+		return sendTimesDisagree(files, without) // merge.go
+	}
 	merged, err := llmmetrics.MergeRuns(runs)
 	if err != nil {
 		return fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))

@@ -73,9 +73,11 @@ func loadFacts(h *llmmetrics.RunHeader, e *llmmetrics.RunEnd) map[string]string 
 const unsentKey = "unsent_before_deadline"
 
 // noteUnsent adds an open loop's unsent count to the end line's load,
-// for a run of a duration; a run of a count sends every request.
+// for a run of a duration that reached its deadline; a run of a count
+// sends every request, and a run interrupted first has no count
+// (drive.Outcome.UnsentCounted): not a 0.
 func noteUnsent(end *llmmetrics.RunEnd, p drive.Plan, out *drive.Outcome) {
-	if p.Rate <= 0 || p.Duration <= 0 || out == nil {
+	if p.Rate <= 0 || p.Duration <= 0 || out == nil || !out.UnsentCounted {
 		return
 	}
 	if end.Load == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -178,4 +179,20 @@ func TestRunGate(t *testing.T) {
 		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "2", "--fail-if", "p99(ttft)>1s")
 	assert.Equal(t, 4, code, errs)
 	assert.Contains(t, errs, "every measured request failed: 2 of 2")
+}
+
+// An open loop of a duration that reached its deadline says how many
+// arrivals due before it were never sent, 0 included; one interrupted
+// first has no such count (drive stops counting when the run's context
+// ends), and its end line says none rather than a 0.
+func TestNoteUnsentNotWhenInterrupted(t *testing.T) {
+	p := drive.Plan{Rate: 10, Duration: time.Second}
+	end := &llmmetrics.RunEnd{}
+	noteUnsent(end, p, &drive.Outcome{Unsent: 0, UnsentCounted: true})
+	assert.Equal(t, "0", end.Load[unsentKey])
+
+	end = &llmmetrics.RunEnd{}
+	noteUnsent(end, p, &drive.Outcome{Interrupted: true})
+	_, said := end.Load[unsentKey]
+	assert.False(t, said, "no count of an interrupted run")
 }

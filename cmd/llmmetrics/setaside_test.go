@@ -10,7 +10,10 @@ import (
 )
 
 // requestsCount is a run's records in the JSON of diff and sweep.
-type requestsCount struct{ Offered, Rejected int }
+type requestsCount struct {
+	Name              string
+	Offered, Rejected int
+}
 
 // diff and sweep with --lenient say, of each run, how many of its records
 // were set aside as invalid, in the text and in JSON, as report does:
@@ -29,7 +32,7 @@ func TestDiffSweepSaySetAside(t *testing.T) {
 	// rejected; A's 30 good ones, none rejected.
 	code, out, errs := runCLI(t, "", "diff", "--lenient", a, b)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "SET ASIDE: B run 1: 1 of 31 records were rejected as invalid; they are counted, never measured")
+	assert.Contains(t, out, "SET ASIDE: B run 1 ("+b+"): 1 of 31 records were rejected as invalid; they are counted, never measured")
 	assert.NotContains(t, out, "A run 1: 0 of")
 
 	code, out, errs = runCLI(t, "", "diff", "--lenient", "--json", a, b)
@@ -38,8 +41,8 @@ func TestDiffSweepSaySetAside(t *testing.T) {
 		Requests struct{ A, B []requestsCount }
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
-	assert.Equal(t, []requestsCount{{30, 0}}, d.Requests.A)
-	assert.Equal(t, []requestsCount{{31, 1}}, d.Requests.B)
+	assert.Equal(t, []requestsCount{{a, 30, 0}}, d.Requests.A)
+	assert.Equal(t, []requestsCount{{b, 31, 1}}, d.Requests.B)
 
 	code, out, errs = runCLI(t, "", "sweep", "--lenient", "--level", a+"=1", "--level", b+"=2", a, b)
 	require.Equal(t, 0, code, errs)
@@ -58,6 +61,6 @@ func TestDiffSweepSaySetAside(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &sw))
 	require.Len(t, sw.Sweep.Levels, 2)
-	assert.Equal(t, []requestsCount{{30, 0}}, sw.Sweep.Levels[0].Requests)
-	assert.Equal(t, []requestsCount{{31, 1}}, sw.Sweep.Levels[1].Requests)
+	assert.Equal(t, []requestsCount{{a, 30, 0}}, sw.Sweep.Levels[0].Requests)
+	assert.Equal(t, []requestsCount{{b, 31, 1}}, sw.Sweep.Levels[1].Requests)
 }

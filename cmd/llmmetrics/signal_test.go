@@ -255,7 +255,10 @@ func TestKilledRun(t *testing.T) {
 // A signal while run is still asking the server what it is (here a
 // /version that never answers) ends the run at once: no request of the
 // load is sent after it, /v1/models is not asked, the file says the run
-// was interrupted, and the status is 5: nothing was measured.
+// was interrupted, and the status is 5: nothing was measured. The test
+// request, never sent, is no request: the file holds no record of it (it
+// held a "test-1 cancelled" the server never saw), and the plan's count
+// is the load's.
 func TestSignalBeforeLoad(t *testing.T) {
 	var asked, chats atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -279,7 +282,8 @@ func TestSignalBeforeLoad(t *testing.T) {
 	require.NotNil(t, run.End)
 	assert.Equal(t, "interrupted", run.End.State)
 	assert.Equal(t, "SIGTERM", run.End.By)
-	assert.Equal(t, 11, run.End.Planned, "the test request and the 10")
+	assert.Empty(t, run.Records, "the test request was never sent")
+	assert.Equal(t, 10, run.End.Planned, "the 10 of the load; the test request was never sent")
 }
 
 // A signal during the test request cancels it at once, as stderr says
@@ -370,5 +374,27 @@ func TestMergeNoSendTimes(t *testing.T) {
 		assert.NotContains(t, out+errs, "do not overlap", extra)
 		assert.NotContains(t, out+errs, "starts differ", extra)
 		assert.Contains(t, out, "the records carry no send times", extra)
+	}
+}
+
+// Shards of which some have no send times and others have are refused,
+// in memory and in bounded memory, naming the files of each side: not
+// "runs 1 and 2 disagree", which leaves the reader to count.
+func TestMergeSomeWithoutSendTimes(t *testing.T) {
+	shard := func(name, start, sent string) string {
+		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`"}}`,
+			`{"id":"a",`+sent+`"chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`)
+	}
+	none := shard("none.jsonl", "2026-11-30T10:00:00Z", "")
+	with := shard("with.jsonl", "2026-11-30T10:00:00.1Z", `"sent_ns":0,`)
+	none2 := shard("none2.jsonl", "2026-11-30T10:00:00.2Z", "")
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		code, _, errs := runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), with, none)...)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+none+" has no send times (sent_ns) and "+with+" has:", extra)
+
+		code, _, errs = runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), none, with, none2)...)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+none+", "+none2+" have no send times (sent_ns) and "+with+" has:", extra)
 	}
 }

@@ -110,8 +110,11 @@ func (m *maxMemory) spoolFile(head []byte, stdin io.Reader, pq bool) (io.Reader,
 		done()
 		return nil, nil, fmt.Errorf("%s: spooling it to %s: %w", stdinName, tmp.Name(), err)
 	}
+	// The note says only the spool: its size, and that it is past
+	// --max-memory, are the next note's (overMemory's), which always
+	// follows it.
 	m.stdin = &stdinSpool{in: &boundedInput{name: stdinName, at: tmp, size: size, parquet: pq},
-		note: fmt.Sprintf("%s (%s) would take more than --max-memory read whole: it was written to a temporary file, removed when report ends, to be read from there", stdinName, megabytes(size))}
+		note: stdinName + " was written to a temporary file, removed when report ends, and read from there"}
 	return tmp, done, nil
 }
 

@@ -35,7 +35,7 @@ var sweepCommand = &command{
 		"sweep) are left out with a note. Each run's throughput window is the one report uses, and another\n" +
 		"tool's invalid requests are set aside and counted, as report does, unless --strict, and so is any\n" +
 		"invalid record with --lenient: each run with records set aside says how many in a SET ASIDE line\n" +
-		"above the table (in JSON, each level's \"requests\" gives its runs' offered and rejected).\n" +
+		"above the table (in JSON, each level's \"requests\" gives each run's name, offered and rejected).\n" +
 		"A run whose file is not whole (INTERRUPTED, or TRUNCATED: killed before its end line), and a file\n" +
 		"that keeps a sample of its requests, is named in a WARNING line above the table: its figures are\n" +
 		"those of the part written.\n" +
