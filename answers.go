@@ -26,9 +26,10 @@ func (r *Record) unstreamed() bool {
 
 // okFacts are what the workload's pass over the records notes of the ok
 // ones for the summary: the ok records seen; of those without a usable
-// count, the ones that say their max_tokens and the ones with chunk
-// arrivals, whose gaps' basis is unknown.
-type okFacts struct{ ok, noCountMax, noCountChunks int }
+// count, the ones that say their max_tokens, the ones with chunk arrivals,
+// whose gaps' basis is unknown, and the unstreamed ones of one chunk
+// (not a body) that may have held one token.
+type okFacts struct{ ok, noCountMax, noCountChunks, oneChunk int }
 
 // see notes an ok record.
 func (f *okFacts) see(r *Record) {
@@ -36,8 +37,11 @@ func (f *okFacts) see(r *Record) {
 		if r.MaxTokens > 0 {
 			f.noCountMax++
 		}
-		if len(r.Chunks) > 0 && !r.unstreamed() { // else no basis
-			f.noCountChunks++
+		switch {
+		case !r.unstreamed():
+			f.noCountChunks += min(len(r.Chunks), 1) // with chunks: unknown basis
+		case r.Client == nil || !r.Client.OneBody:
+			f.oneChunk++
 		}
 	}
 	f.ok++

@@ -82,14 +82,6 @@ type Accounting struct {
 	Unstreamed int
 }
 
-// atOnce says how the unstreamed answers' text came at once.
-func (a Accounting) atOnce() string {
-	if a.Uncounted.Total() > 0 {
-		return "not streamed, or in one chunk that no count says held one token"
-	}
-	return "not streamed"
-}
-
 // measured is the number of valid measured records: every offered one
 // but warm-up, preflight and rejected ones.
 func (a Accounting) measured() int {
@@ -376,7 +368,7 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
 		if a.OK == a.Unstreamed {
-			s.Absent[keyTTFT] = "every ok request's text came at once (" + a.atOnce() + "), so it has no time to first token or per token"
+			s.Absent[keyTTFT] = "every ok request's text came at once" // said in full by leaveOut
 		} else {
 			spawn(func() { s.TTFT = describe(got.ttft, timedOK) })
 		}
@@ -441,8 +433,14 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 		it.UnknownBasis = f.noCountChunks
 	}
 	n, a := s.Requests.Unstreamed, &s.Requests
+	how := "not streamed"
+	if f.oneChunk > 0 {
+		how = "not streamed, or in one chunk that no count says held one token"
+	}
 	if n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, a.atOnce())
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, how)
+	} else if n > 0 && n == a.OK {
+		s.Absent[keyTTFT] = "every ok request's text came at once (" + how + "), so it has no time to first token or per token"
 	}
 	if out > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = out, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)

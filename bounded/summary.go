@@ -75,7 +75,7 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else if a.OK == a.Unstreamed {
-		s.Absent[keyTTFT] = "every ok request's text came at once (" + atOnce(a) + "), so it has no time to first token or per token"
+		s.Absent[keyTTFT] = "every ok request's text came at once (" + atOnce(t.oneChunk) + "), so it has no time to first token or per token"
 	}
 	t.absentTPOT(s)
 	if s.ITL == nil && a.OK > 0 {
@@ -83,7 +83,7 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	if n := a.Unstreamed; n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, atOnce(a))
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, atOnce(t.oneChunk))
 	}
 	if n := t.nTPOTOut; n > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = n, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
@@ -91,9 +91,9 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 }
 
 // atOnce says how the unstreamed answers' text came at once, in the
-// root's words.
-func atOnce(a *llmmetrics.Accounting) string {
-	if a.Uncounted.Total() > 0 {
+// root's words: oneChunk of them (not bodies) may have held one token.
+func atOnce(oneChunk int) string {
+	if oneChunk > 0 {
 		return "not streamed, or in one chunk that no count says held one token"
 	}
 	return "not streamed"

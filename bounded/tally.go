@@ -22,6 +22,7 @@ type tally struct {
 	noChunks, tokenBasis    int
 	chunkBasis              int
 	noCountChunks           int  // ok records with chunk arrivals but no usable count
+	oneChunk                int  // unstreamed ok records of one chunk without a count
 	client                  bool // a measured record carries client facts
 	good                    llmmetrics.Goodput
 }
@@ -104,8 +105,11 @@ func (t *tally) counts(r *llmmetrics.Record) {
 		default:
 			a.Uncounted.BelowChunks++
 		}
-		if len(r.Chunks) > 0 && !un { // an unstreamed answer has no basis
-			t.noCountChunks++
+		switch {
+		case !un:
+			t.noCountChunks += min(len(r.Chunks), 1) // with chunks: unknown basis
+		case r.Client == nil || !r.Client.OneBody:
+			t.oneChunk++ // may have held one token
 		}
 	case r.CompletionTokens >= 2:
 		t.outTokens += int64(r.CompletionTokens)

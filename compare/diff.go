@@ -136,7 +136,7 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 		if f.name == "attainment" && opt.Summary.SLO == nil {
 			continue // not asked for
 		}
-		if why := lacking(f, d.SummariesA, d.SummariesB); why != "" {
+		if why := lacking(f, d.SummariesA, d.SummariesB, [2][]string{d.NamesA, d.NamesB}); why != "" {
 			d.Skipped = append(d.Skipped, f.name+": "+why)
 			continue
 		}
@@ -150,7 +150,7 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 		row.Test, _ = MannWhitney(va, vb)
 		d.Rows = append(d.Rows, row.finish(alpha))
 	}
-	d.Warnings = headerWarnings(a, b)
+	d.Warnings = headerWarnings(a, b, opt.NamesA, opt.NamesB)
 	return d, nil
 }
 
@@ -238,11 +238,11 @@ func minP(na, nb int) float64 {
 }
 
 // headerWarnings compares what the two sides' run headers say of how the
-// runs were taken.
-func headerWarnings(a, b []*llmmetrics.Run) []string {
+// runs were taken; na and nb name the runs, or are nil.
+func headerWarnings(a, b []*llmmetrics.Run, na, nb []string) []string {
 	var out []string
-	fa, okA := sideFacts(a, "A", &out)
-	fb, okB := sideFacts(b, "B", &out)
+	fa, okA := sideFacts(a, "A", na, &out)
+	fb, okB := sideFacts(b, "B", nb, &out)
 	if !okA || !okB {
 		return out
 	}
@@ -264,12 +264,16 @@ func headerWarnings(a, b []*llmmetrics.Run) []string {
 // sideFacts returns the header facts of a side's runs (see headerFacts),
 // and false when a run has no header. Where the side's runs disagree on a
 // fact, it warns and the fact's value is the values seen, joined by " | ".
-func sideFacts(runs []*llmmetrics.Run, side string, warn *[]string) (map[string]string, bool) {
+// A run without a header is named by its number, and its name in names.
+func sideFacts(runs []*llmmetrics.Run, side string, names []string, warn *[]string) (map[string]string, bool) {
 	var all []map[string]string
 	var bare []string
 	for i, r := range runs {
 		if r.Header == nil {
 			bare = append(bare, strconv.Itoa(i+1))
+			if i < len(names) {
+				bare[len(bare)-1] += " (" + names[i] + ")"
+			}
 			continue
 		}
 		all = append(all, headerFacts(r.Header))

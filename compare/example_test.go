@@ -236,8 +236,8 @@ func ExampleSweep_WriteTable() {
 	//   in_flight mean (requests)       0.2067 ±0.011  0.3125 ±0.0089  0.5893 ±0.075
 	//   arrival_cv (ratio)                       0 ±0            0 ±0           0 ±0
 	//   output_tokens p50 (tokens)               5 ±0            5 ±0           5 ±0
-	// absent: itl at concurrency 1, 4, 16: no ok request has two or more chunk arrivals
-	// absent: max_gap at concurrency 1, 4, 16: no ok request has two or more chunk arrivals
+	// absent: itl at concurrency 1, 4, 16: no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)
+	// absent: max_gap at concurrency 1, 4, 16: no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)
 	// absent: prompt_tokens_per_s at concurrency 1, 4, 16: no ok record carries a prompt token count
 	// absent: workload.early_stop at concurrency 1, 4, 16: no ok request says its max_tokens
 	// absent: workload.prompt at concurrency 1, 4, 16: no ok request carries a prompt token count

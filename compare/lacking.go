@@ -11,8 +11,9 @@ import (
 // "" when every run has it: each reason once, after the runs it is of,
 // A's first. A reason about "the run" takes their names for its subject
 // ("B runs 1, 3 have no throughput window: …"); another follows them
-// ("A run 1: no ok record carries a prompt token count").
-func lacking(f runFigure, a, b []*llmmetrics.Summary) string {
+// ("A run 1: no ok record carries a prompt token count"). A run is named
+// by its number, then its name where names (A's and B's) give one.
+func lacking(f runFigure, a, b []*llmmetrics.Summary, names [2][]string) string {
 	var whys []string
 	runs := map[string]*[2][]int{} // the runs of each reason, A's and B's
 	for side, sums := range [2][]*llmmetrics.Summary{a, b} {
@@ -30,16 +31,17 @@ func lacking(f runFigure, a, b []*llmmetrics.Summary) string {
 	}
 	out := make([]string, len(whys))
 	for i, why := range whys {
-		out[i] = ofRuns(*runs[why], [2]int{len(a), len(b)}, why)
+		out[i] = ofRuns(*runs[why], [2]int{len(a), len(b)}, names, why)
 	}
 	return strings.Join(out, "; ")
 }
 
 // ofRuns is why, said of the runs of each side that it names by number
-// ("A runs 1, 3"), or as all of the side's several runs ("all 4 B runs");
-// sizes are the sides' numbers of runs.
-func ofRuns(runs [2][]int, sizes [2]int, why string) string {
-	var names []string
+// ("A runs 1, 3", or "A runs 1 (a1.jsonl), 3 (a3.jsonl)" with names), or
+// as all of the side's several runs ("all 4 B runs"); sizes are the
+// sides' numbers of runs.
+func ofRuns(runs [2][]int, sizes [2]int, names [2][]string, why string) string {
+	var who []string
 	n := 0
 	for side, nums := range runs {
 		name := "AB"[side : side+1]
@@ -48,25 +50,28 @@ func ofRuns(runs [2][]int, sizes [2]int, why string) string {
 		case len(nums) == 0:
 			continue
 		case len(nums) == sizes[side] && len(nums) > 1:
-			names = append(names, "all "+strconv.Itoa(len(nums))+" "+name+" runs")
+			who = append(who, "all "+strconv.Itoa(len(nums))+" "+name+" runs")
 			continue
 		}
 		ks := make([]string, len(nums))
 		for i, k := range nums {
 			ks[i] = strconv.Itoa(k)
+			if k <= len(names[side]) {
+				ks[i] += " (" + names[side][k-1] + ")"
+			}
 		}
 		word := " run "
 		if len(nums) > 1 {
 			word = " runs "
 		}
-		names = append(names, name+word+strings.Join(ks, ", "))
+		who = append(who, name+word+strings.Join(ks, ", "))
 	}
-	who := strings.Join(names, " and ")
+	subject := strings.Join(who, " and ")
 	if rest, ok := strings.CutPrefix(why, "the run has "); ok {
 		if n > 1 {
-			return who + " have " + rest
+			return subject + " have " + rest
 		}
-		return who + " has " + rest
+		return subject + " has " + rest
 	}
-	return who + ": " + why
+	return subject + ": " + why
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func TestDiffNamesRunsSetAside(t *testing.T) {
 	require.NoError(t, d.WriteTable(&out))
 	// b2: the 10 valid records and the invalid one are 11 offered, 1 rejected.
 	assert.Contains(t, out.String(), "SET ASIDE: B run 2 (b2.jsonl): 1 of 11 records were rejected as invalid")
-	assert.NotContains(t, out.String(), "b1.jsonl")
+	assert.NotContains(t, out.String(), "SET ASIDE: B run 1")
 	js, err := d.MarshalJSON()
 	require.NoError(t, err)
 	assert.Contains(t, string(js), `"requests":{"a":[{"name":"a.jsonl","offered":10,"rejected":0}],`+
@@ -62,6 +63,21 @@ func TestDiffNamesRunsSetAside(t *testing.T) {
 
 	_, err = DiffRuns([]*llmmetrics.Run{a.Run}, []*llmmetrics.Run{b.Run}, DiffOptions{NamesB: []string{"x", "y"}})
 	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
+}
+
+// The lines of diff that speak of some runs name them by number and by
+// name: a run without a header, a run without send times (no window).
+func TestDiffNamesRunsItSpeaksOf(t *testing.T) {
+	a := levelRun(1, 100*time.Millisecond, 10, map[string]string{"gpu": "H100"}).Run
+	b := levelRun(1, 100*time.Millisecond, 10, nil).Run
+	nb := *b
+	nb.NoSendTimes = true
+	d, err := DiffRuns([]*llmmetrics.Run{a}, []*llmmetrics.Run{b, &nb}, DiffOptions{
+		NamesA: []string{"a.jsonl"}, NamesB: []string{"b1.jsonl", "b2.csv"},
+	})
+	require.NoError(t, err)
+	assert.Contains(t, d.Warnings, "B runs 1 (b1.jsonl), 2 (b2.csv) have no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared")
+	assert.Contains(t, strings.Join(d.Skipped, "\n"), "requests_per_s: B run 2 (b2.csv) has no throughput window: the records carry no send times")
 }
 
 // A sweep says, above its table and in JSON, how many records each run

@@ -366,7 +366,7 @@ func TestDiffNamesRunWithoutWindow(t *testing.T) {
 
 	code, out, errs := runCLI(t, "", "diff", a, unsent)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "not compared: output_tokens_per_s: B run 1 has no throughput window: ")
-	assert.Contains(t, out, "not compared: requests_per_s: B run 1 has no throughput window: ")
+	assert.Contains(t, out, "not compared: output_tokens_per_s: B run 1 ("+unsent+") has no throughput window: ")
+	assert.Contains(t, out, "not compared: requests_per_s: B run 1 ("+unsent+") has no throughput window: ")
 	assert.NotContains(t, out, "A run 1 has no throughput window")
 }

@@ -118,7 +118,7 @@ func TestOneWindowLLMPerf(t *testing.T) {
 	code, out, errs = runCLI(t, "", "diff", file, file)
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, "output_tokens_per_s (tokens/s)  ")
-	assert.Contains(t, out, "not compared: output_tokens_per_s: A run 1 and B run 1 have no throughput window")
+	assert.Contains(t, out, "not compared: output_tokens_per_s: A run 1 ("+file+") and B run 1 ("+file+") have no throughput window")
 
 	code, out, errs = runCLI(t, "", "sweep", "--level", file+"=1", file)
 	require.Equal(t, 0, code, errs)
