@@ -315,6 +315,9 @@ func TestOneChunkNoCount(t *testing.T) {
 	// s's TPOT (180 − 100) / 2 = 40 ms meets 50 ms; u, m and b meet it
 	// whatever their count.
 	assert.Equal(t, [2]int{4, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
+	// u, m and b have no TPOT, and none is a one-token request.
+	text, _ := writeBoth(t, s)
+	assert.Contains(t, text, "TPOT limit not applicable to 3 requests (0 of one token; 3 without a count, but whose text came at once or was held to one token)")
 
 	// No gap: m has one chunk; a CSV row has none.
 	s, err = Summarize(recs[2:3], Options{})

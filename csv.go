@@ -240,7 +240,8 @@ func WriteCSV(w io.Writer, recs []Record) error { return writeCSV(w, recs, false
 
 // WriteCSV writes the run's records as the function WriteCSV does, without
 // the sent_ms column when the run has no send times (NoSendTimes), so that
-// it reads back without them, never as sent at 0.
+// it reads back without them, never as sent at 0; as WriteJSONL, it writes
+// neither the records set aside nor a cut.
 func (run *Run) WriteCSV(w io.Writer) error { return writeCSV(w, run.Records, run.NoSendTimes) }
 
 // writeCSV writes records as WriteCSV does, without sent_ms if noSent.

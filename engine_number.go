@@ -45,7 +45,7 @@ func parseCount(b []byte) (int, error) {
 	case decimal.Missing:
 		return 0, ErrMissingField
 	case decimal.Range:
-		return 0, fmt.Errorf("%w: %q is outside [%d, %d]", ErrOutOfRange, b, -maxCount, maxCount)
+		return 0, fmt.Errorf("%w: %q is not a count of at most %d", ErrOutOfRange, b, maxCount)
 	}
 	return 0, fmt.Errorf("%w: %q is not a whole number", ErrSyntax, b)
 }

@@ -216,8 +216,9 @@ type Goodput struct {
 	RequestsPerSecond RequestRate
 	Window            Window
 	WindowErr         error
-	// TPOTNotApplicable counts ok requests with one output token, to
-	// which a TPOT limit does not apply; GapNotApplicable counts ok
+	// TPOTNotApplicable counts ok requests without a TPOT that any TPOT
+	// limit would pass, to which it does not apply: one output token, or
+	// no usable count but text at once or max_tokens 1; GapNotApplicable counts ok
 	// requests with fewer than two chunks, to which a MaxGap limit does
 	// not apply. Unjudged counts the ok requests without a usable token
 	// count (Accounting.Uncounted) that met every limit but a TPOT limit,

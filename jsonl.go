@@ -183,7 +183,8 @@ func WriteJSONL(w io.Writer, recs []Record) error { return writeJSONL(w, recs, f
 // WriteJSONL writes the run as ReadJSONL reads it: its header line, its
 // records as the function WriteJSONL writes them and its end line, the
 // lines it has. A run without send times (NoSendTimes) is written without
-// sent_ns, so that it reads back without them, never as sent at 0.
+// sent_ns, so that it reads back without them, never as sent at 0. The
+// records set aside (Rejected) and a cut (Cut) are not written.
 func (run *Run) WriteJSONL(w io.Writer) error {
 	if run.Header != nil {
 		if err := run.Header.WriteLine(w); err != nil {

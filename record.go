@@ -318,7 +318,7 @@ func (r *Record) validateTextTimes() *RecordError {
 		return fieldError("chunk_tokens", ErrChunkMismatch, "%d counts but no chunk arrivals", len(r.ChunkTokens))
 	}
 	if r.FirstText < 0 {
-		return fieldError("first_text", ErrNegativeDuration, "first text %v before the send time", r.FirstText)
+		return fieldError("first_text", ErrNegativeDuration, "first text %v before the send time", -r.FirstText)
 	}
 	if r.LastText < r.FirstText {
 		return fieldError("last_text", ErrTimeOrder, "last text %v, first text %v", r.LastText, r.FirstText)
@@ -334,7 +334,7 @@ func (r *Record) validateTextTimes() *RecordError {
 // times.
 func (r *Record) validateChunks(ordered bool) *RecordError {
 	if r.Chunks[0] < 0 {
-		return fieldError("chunks[0]", ErrNegativeDuration, "first text %v before the send time", r.Chunks[0])
+		return fieldError("chunks[0]", ErrNegativeDuration, "first text %v before the send time", -r.Chunks[0])
 	}
 	for i := 1; i < len(r.Chunks) && !ordered; i++ {
 		if r.Chunks[i] < r.Chunks[i-1] {

@@ -220,3 +220,14 @@ func TestStatusAndCategoryNames(t *testing.T) {
 	assert.Equal(t, "zero_token", CategoryZeroToken.String())
 	assert.Equal(t, "chunk", BasisChunk.String())
 }
+
+// A time before its boundary is said by how far before it (5ms, never
+// "-5ms before"), and a count out of range by its bound.
+func TestBoundaryMessages(t *testing.T) {
+	err := (&Record{ID: "a", FirstText: -5 * time.Millisecond, LastText: time.Millisecond, CompletionTokens: 2}).Validate()
+	assert.ErrorIs(t, err, ErrNegativeDuration)
+	assert.Contains(t, err.Error(), "first text 5ms before the send time")
+	_, err = ReadCSV(strings.NewReader("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,99999999999,3,100,200\n"))
+	assert.ErrorIs(t, err, ErrOutOfRange)
+	assert.Contains(t, err.Error(), `"99999999999" is not a count of at most 2147483647`)
+}

@@ -617,7 +617,11 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	for i, l := range g.SLO.limits() {
 		failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
 	}
-	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %d one-token requests\n", strings.Join(failing, ", "), g.TPOTNotApplicable)
+	na := plural.Of(g.TPOTNotApplicable, "one-token request")
+	if other := g.TPOTNotApplicable - a.OneToken; other > 0 { // see Goodput.TPOTNotApplicable
+		na = fmt.Sprintf("%d requests (%d of one token; %d without a count, but whose text came at once or was held to one token)", g.TPOTNotApplicable, a.OneToken, other)
+	}
+	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %s\n", strings.Join(failing, ", "), na)
 	if g.Unjudged > 0 {
 		fmt.Fprintf(b, "  lower bounds: %s met every limit but TPOT, which their unknown token count leaves unjudged; they are not counted good: the attainment is between %.2f%% and %.2f%%\n",
 			plural.Of(g.Unjudged, "ok request"), 100*g.Attainment, 100*g.AttainmentUpper())

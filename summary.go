@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmmetrics/llmmetrics/internal/reason"
 )
 
 // Options controls Summarize. The zero Options is useful: nearest-rank
@@ -367,9 +369,7 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else {
-		if a.OK == a.Unstreamed {
-			s.Absent[keyTTFT] = "every ok request's text came at once" // said in full by leaveOut
-		} else {
+		if a.OK > a.Unstreamed { // else absent, as leaveOut says
 			spawn(func() { s.TTFT = describe(got.ttft, timedOK) })
 		}
 		spawn(func() { s.E2E = describe(got.e2e, nil) })
@@ -391,10 +391,7 @@ func (s *Summary) describeAll(src *source, cat []Category, pooled *pooledGaps, g
 		spawn(func() { itl.Distribution = describeSample(gaps, pooled.mo, opt.Method, ps) })
 		spawn(func() { s.MaxGap = describe(flat(maxGaps), hasGaps) })
 	} else if a.OK > 0 {
-		s.Absent[keyITL] = "no ok request has two or more chunk arrivals"
-		if got.noChunks == a.OK {
-			s.Absent[keyITL] = "no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)"
-		}
+		s.Absent[keyITL] = reason.NoGaps(a.OK, got.noChunks)
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	wg.Wait()
@@ -433,10 +430,7 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 		it.UnknownBasis = f.noCountChunks
 	}
 	n, a := s.Requests.Unstreamed, &s.Requests
-	how := "not streamed"
-	if f.oneChunk > 0 {
-		how = "not streamed, or in one chunk that no count says held one token"
-	}
+	how := reason.AtOnce(f.oneChunk)
 	if n > 0 && s.TTFT != nil {
 		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, how)
 	} else if n > 0 && n == a.OK {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/reason"
 )
 
 // Absent's keys, as the root's catalogue names the metrics: it lists
@@ -75,37 +76,19 @@ func (t *tally) absentLatencies(s *llmmetrics.Summary) {
 		}
 		s.Absent[keyTTFT], s.Absent[keyE2E] = why, why
 	} else if a.OK == a.Unstreamed {
-		s.Absent[keyTTFT] = "every ok request's text came at once (" + atOnce(t.oneChunk) + "), so it has no time to first token or per token"
+		s.Absent[keyTTFT] = "every ok request's text came at once (" + reason.AtOnce(t.oneChunk) + "), so it has no time to first token or per token"
 	}
 	t.absentTPOT(s)
 	if s.ITL == nil && a.OK > 0 {
-		s.Absent[keyITL] = noGaps(a.OK, t.noChunks)
+		s.Absent[keyITL] = reason.NoGaps(a.OK, t.noChunks)
 		s.Absent[keyMaxGap] = s.Absent[keyITL]
 	}
 	if n := a.Unstreamed; n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, atOnce(t.oneChunk))
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, reason.AtOnce(t.oneChunk))
 	}
 	if n := t.nTPOTOut; n > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = n, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", n, t.nTPOT)
 	}
-}
-
-// atOnce says how the unstreamed answers' text came at once, in the
-// root's words: oneChunk of them (not bodies) may have held one token.
-func atOnce(oneChunk int) string {
-	if oneChunk > 0 {
-		return "not streamed, or in one chunk that no count says held one token"
-	}
-	return "not streamed"
-}
-
-// noGaps says why a run with ok requests has no chunk gap, in the root's
-// words: ok of them, noChunks without chunk arrivals.
-func noGaps(ok, noChunks int) string {
-	if ok == noChunks {
-		return "no ok record carries chunk arrival times (a CSV file keeps none, nor do some tools' files)"
-	}
-	return "no ok request has two or more chunk arrivals"
 }
 
 // absentTPOT says why TPOT is absent, in the root's words.

@@ -245,15 +245,18 @@ func TestSweepPageLowerBound(t *testing.T) {
 		},
 	}}}
 	page := SweepPage("bounds", sw, nil, nil, nil, nil)
-	var cells []string
+	var cells, notes []string
 	for _, sec := range page.Sections {
 		for _, tb := range sec.Tables {
 			for _, row := range tb.Rows {
 				for _, c := range row {
-					cells = append(cells, c.Text)
+					cells, notes = append(cells, c.Text), append(notes, c.Note)
 				}
 			}
 		}
+	}
+	if slices.Contains(notes, "±0") || !slices.Contains(notes, "±?") {
+		t.Errorf("a level of one run has an unknown spread (±?), not ±0: %q", notes)
 	}
 	if !slices.Contains(cells, "≥120") {
 		t.Errorf("the output rate's cell is not marked ≥120: %q", cells)

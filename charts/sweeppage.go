@@ -44,6 +44,9 @@ func SweepPage(title string, sw *compare.Sweep, c *compare.Capacity, cs []Chart,
 			cell := Cell{Text: "—"}
 			if f, ok := lv.Figure(name); ok {
 				cell = Cell{Text: strconv.FormatFloat(f.Spread.Median, 'g', 4, 64), Note: "±" + strconv.FormatFloat(f.Spread.MAD, 'g', 2, 64)}
+				if f.Spread.N < 2 { // one run: its spread is unknown, not 0
+					cell.Note = "±?"
+				}
 				if f.LowerBound > 0 { // some of the level's runs counted only part of their answers
 					cell.Text = "≥" + cell.Text
 				}

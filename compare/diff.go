@@ -460,14 +460,15 @@ func signedPercent(x float64) string {
 // with requests' a and b each a list of {"name", "offered", "rejected"},
 // one per run in order (its name, as DiffOptions give it or "B run 1",
 // the records of its summary, and those set aside as invalid), the
-// rows' a and b each {"median", "mad", "n"} across runs, and change null
-// when A's median is 0. A row whose value on some run is only a lower
+// rows' a and b each {"median", "mad", "n"} across runs (mad null for a
+// side of one run, whose spread is unknown), and change null when A's
+// median is 0. A row whose value on some run is only a lower
 // bound adds "lower_bound": true, "lower_bound_runs": {"a", "b"} (how
 // many runs of each side) and "lower_bound_note".
 func (d *Diff) MarshalJSON() ([]byte, error) {
 	rows := make([]object, len(d.Rows))
 	side := func(s Spread[float64]) object {
-		return object{{"median", s.Median}, {"mad", s.MAD}, {"n", s.N}}
+		return object{{"median", s.Median}, {"mad", spreadOf(s, s.MAD)}, {"n", s.N}}
 	}
 	for i, r := range d.Rows {
 		o := object{{"name", r.Name}, {"unit", r.Unit}, {"a", side(r.A)}, {"b", side(r.B)}}
@@ -511,4 +512,13 @@ func sortedUnion(a, b map[string]string) []string {
 // sortedKeys returns a set's members, sorted.
 func sortedKeys(set map[string]bool) []string {
 	return slices.Sorted(maps.Keys(set))
+}
+
+// spreadOf is v, a spread of s, for JSON: null when s is of one run,
+// whose spread between runs is unknown, not 0.
+func spreadOf(s Spread[float64], v float64) any {
+	if s.N < 2 {
+		return nil
+	}
+	return v
 }

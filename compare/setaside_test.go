@@ -78,6 +78,15 @@ func TestDiffNamesRunsItSpeaksOf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, d.Warnings, "B runs 1 (b1.jsonl), 2 (b2.csv) have no run header: how the sides' runs were taken (load, model, lengths, environment) cannot be compared")
 	assert.Contains(t, strings.Join(d.Skipped, "\n"), "requests_per_s: B run 2 (b2.csv) has no throughput window: the records carry no send times")
+	// A side of one run has no spread to give (null), one of two has: 0.
+	js, err := d.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `{"name":"ttft p50","unit":"ms","a":{"median":100,"mad":null,"n":1},"b":{"median":100,"mad":0,"n":2}`)
+	sw, err := SweepRuns([]LevelRun{levelRun(1, 100*time.Millisecond, 10, nil)}, llmmetrics.Options{})
+	require.NoError(t, err)
+	js, err = sw.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"ttft p50":{"unit":"ms","median":100,"mad":null,"scaled_mad":null,"n":1}`)
 }
 
 // A sweep says, above its table and in JSON, how many records each run

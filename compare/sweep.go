@@ -713,7 +713,8 @@ func (sw *Sweep) figureNames() []string {
 
 // MarshalJSON writes the sweep as {"kind", "levels": [{"level", "runs",
 // "names", "requests", "figures": {NAME: {"unit", "median", "mad",
-// "scaled_mad", "n"}}}], "environment", "environment_differs",
+// "scaled_mad", "n"}}}] (mad and scaled_mad null for a level of one
+// run), "environment", "environment_differs",
 // "environment_missing", "warnings", "note"}, a level's requests a list
 // of {"name", "offered", "rejected"}, one per run in names' order (its
 // name, the records of its summary, and those set aside as invalid; for
@@ -727,8 +728,8 @@ func (sw *Sweep) MarshalJSON() ([]byte, error) {
 	for i, lv := range sw.Levels {
 		figs := object{}
 		for _, f := range lv.Figures {
-			o := object{{"unit", f.Unit}, {"median", f.Spread.Median}, {"mad", f.Spread.MAD},
-				{"scaled_mad", f.Spread.ScaledMAD}, {"n", f.Spread.N}}
+			o := object{{"unit", f.Unit}, {"median", f.Spread.Median}, {"mad", spreadOf(f.Spread, f.Spread.MAD)},
+				{"scaled_mad", spreadOf(f.Spread, f.Spread.ScaledMAD)}, {"n", f.Spread.N}}
 			if f.LowerBound > 0 {
 				o = append(o, field{"lower_bound", true}, field{"lower_bound_runs", f.LowerBound})
 			}
