@@ -462,3 +462,59 @@ func TestMergeWithoutHeaders(t *testing.T) {
 		assert.NotContains(t, out, "run:", "%v: no file has a header, and the merge has none", extra)
 	}
 }
+
+// earlyInit is the line GODEBUG=inittrace=1 prints once the package that
+// catches the run command's signals from the process's start has done so.
+const earlyInit = "init github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/earlysignal @"
+
+// A SIGTERM in the built run's first milliseconds (found by a new-user
+// pass: up to ~20 ms, while the packages initialized and the run planned,
+// it died with status 143, no message and no file) ends it as the README
+// documents a signal before the load: status 5, the signal named. The
+// verdict does not depend on when the signal lands: the process's own
+// trace of its initialization (GODEBUG=inittrace=1) says whether the
+// catch was in place. Before it (the Go runtime and the few packages
+// os/signal needs, which no handler of the process can precede) the
+// signal's default, death by SIGTERM, is all there can be; after it,
+// status 5. The last case waits for the catch, so that it is seen.
+func TestSignalAtStart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers: every moment is before the load
+	}))
+	t.Cleanup(srv.Close)
+	prompts := promptsFile(t)
+	term := func(name string, wait func(*lockedBuffer)) { // wait is called once the process has started
+		out := filepath.Join(t.TempDir(), "run.jsonl")
+		cmd := exec.Command(binary(t), "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "10",
+			"--concurrency", "1", "--prompts", prompts, "--max-tokens", "8", "--out", out)
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr lockedBuffer
+		terminate(t, cmd, &stderr, func() { wait(&stderr) })
+		errs, caught := withoutInitTrace(stderr.String())
+		if !caught {
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGTERM, "%s: before the catch, only SIGTERM's default: %v", name, cmd.ProcessState)
+			return
+		}
+		assert.Equal(t, 5, cmd.ProcessState.ExitCode(), "%s: %s", name, errs)
+		assert.Contains(t, errs, "llmmetrics: interrupted by SIGTERM before the load began: nothing was measured", name)
+	}
+	for _, d := range []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
+		term(d.String()+" after the start", func(*lockedBuffer) { time.Sleep(d) })
+	}
+	term("as soon as the catch is in place", func(stderr *lockedBuffer) {
+		waitFor(t, "the catch of signals", func() bool { return strings.Contains(stderr.String(), earlyInit) })
+	})
+}
+
+// withoutInitTrace returns stderr without the lines of GODEBUG=inittrace,
+// and whether they say the signals were caught.
+func withoutInitTrace(stderr string) (string, bool) {
+	var kept []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "init ") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n"), strings.Contains(stderr, earlyInit)
+}
