@@ -58,7 +58,9 @@ func (f *facts) see(r *llmmetrics.Record, shift time.Duration) {
 // Run.Summarize summarizes the merge: each record's send moved onto the
 // clock of the earliest header's start, each id prefixed with its file's
 // position ("2/r17"), the end lines added up. Each file is llmmetrics'
-// JSONL with its run header. After the first pass, check, when not nil,
+// JSONL with its run header, but for files without send times, which
+// have no send to align: their records are pooled, and a file without a
+// header is a *StartError only when the files have send times. After the first pass, check, when not nil,
 // is given the merged run (its header and end line, no record), which it
 // may amend, and the files; its error stops the summary. For one file it
 // is Summarize.
@@ -74,12 +76,18 @@ func SummarizeMerged(opens []Opener, opt Options, check func(merged *llmmetrics.
 // and names of the records.
 func (rd *reader) headers() error {
 	var runs []*llmmetrics.Run
-	for _, src := range rd.srcs {
+	for i, src := range rd.srcs {
 		h, err := src.src.Header()
 		if err != nil {
 			return err
 		}
+		if h == nil || h.Start.IsZero() {
+			rd.startless = append(rd.startless, i)
+		}
 		runs = append(runs, &llmmetrics.Run{Header: h})
+	}
+	if len(rd.startless) > 0 {
+		runs = withStarts(runs, rd.startless)
 	}
 	merged, err := llmmetrics.MergeRuns(runs)
 	if err != nil {
@@ -91,6 +99,33 @@ func (rd *reader) headers() error {
 	}
 	rd.merged = &llmmetrics.Run{Header: merged.Header}
 	return nil
+}
+
+// withStarts gives the runs at the positions without, whose files have no
+// header with its start, a copy of their header (or an empty one) at the
+// earliest start of the others, or at the Unix epoch, so that MergeRuns
+// merges them: files without send times have no send to move, and others
+// are refused after the first pass (see sameSends), which learns whether
+// they have send times.
+func withStarts(runs []*llmmetrics.Run, without []int) []*llmmetrics.Run {
+	start := time.Time{}
+	for _, r := range runs {
+		if h := r.Header; h != nil && !h.Start.IsZero() && (start.IsZero() || h.Start.Before(start)) {
+			start = h.Start
+		}
+	}
+	if start.IsZero() {
+		start = time.Unix(0, 0).UTC()
+	}
+	for _, i := range without {
+		h := llmmetrics.RunHeader{}
+		if runs[i].Header != nil {
+			h = *runs[i].Header
+		}
+		h.Start = start
+		runs[i] = &llmmetrics.Run{Header: &h}
+	}
+	return runs
 }
 
 // header reads the run header on a file's first line; nil when it has
@@ -158,6 +193,9 @@ func (rd *reader) checkFiles() error {
 		}
 	}
 	rd.merged.End, h.Ends = mergeEnds(files)
+	if len(rd.startless) == len(files) {
+		h.Start = time.Time{} // no file has one: the start given for MergeRuns is none
+	}
 	if rd.check == nil {
 		return nil
 	}
@@ -225,9 +263,34 @@ func (rd *reader) sameSends() error {
 	if len(without) > 0 && len(without) < len(rd.files) {
 		return &SendTimesError{Without: without, Files: len(rd.files)}
 	}
+	if len(rd.startless) > 0 {
+		if len(without) == 0 {
+			return &StartError{Without: rd.startless}
+		}
+		runs = withStarts(runs, rd.startless)
+	}
 	_, err := llmmetrics.MergeRuns(runs)
 	return err
 }
+
+// A StartError refuses a merge of files with send times of which some
+// have no run header with its start: their sends cannot be put on one
+// clock with the others'. Without are their positions, from 0. It is an
+// llmmetrics.ErrMerge. Files without send times need no start: their
+// records are pooled.
+type StartError struct{ Without []int }
+
+func (e *StartError) Error() string {
+	nums := make([]string, len(e.Without))
+	for i, n := range e.Without {
+		nums[i] = fmt.Sprint(n + 1)
+	}
+	return fmt.Sprintf("%v: %s no run header with a start time, and the files have send times: without a start they cannot be put on one clock",
+		llmmetrics.ErrMerge, filesHave(nums))
+}
+
+// Unwrap returns llmmetrics.ErrMerge.
+func (e *StartError) Unwrap() error { return llmmetrics.ErrMerge }
 
 // A SendTimesError refuses a merge of files that disagree on having send
 // times, as llmmetrics.MergeRuns does (it is an llmmetrics.ErrMerge):

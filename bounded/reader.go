@@ -25,6 +25,9 @@ type reader struct {
 	// files and the merged run after the first pass.
 	merged *llmmetrics.Run
 	check  func(merged *llmmetrics.Run, files []File) error
+	// startless are the positions of a merge's files without a header
+	// with its start (see withStarts).
+	startless []int
 }
 
 // A source is a file of the run, read with each record's send moved by

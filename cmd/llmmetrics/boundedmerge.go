@@ -38,11 +38,14 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	var named []namedRun
 	var warnings []string
 	check := mergeCheck(files, &named, &warnings)
-	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files)))
+	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files), false))
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
 	if se := (*bounded.SendTimesError)(nil); errors.As(err, &se) {
 		return true, sendTimesDisagree(files, se.Without) // merge.go
+	}
+	if se := (*bounded.StartError)(nil); errors.As(err, &se) {
+		return true, needStarts(files, se.Without) // merge.go
 	}
 	if errors.Is(err, llmmetrics.ErrMerge) {
 		return true, fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
@@ -52,6 +55,9 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	}
 	if err != nil {
 		return true, err
+	}
+	if len(named) > 0 && named[0].run.NoSendTimes {
+		s.Notes[len(opt.Notes)-1] = mergedNote(len(files), true) // known after the first pass
 	}
 	// The load's warnings follow the merge's note, as reportMerged puts them.
 	s.Notes = slices.Insert(s.Notes, len(opt.Notes), warnings...)
@@ -67,14 +73,21 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 // warnings kept in named and warnings.
 func mergeCheck(files []string, named *[]namedRun, warnings *[]string) func(*llmmetrics.Run, []bounded.File) error {
 	return func(merged *llmmetrics.Run, fs []bounded.File) (err error) {
+		runs := make([]*llmmetrics.Run, len(fs))
 		for i := range fs {
-			*named = append(*named, namedRun{name: files[i], run: fs[i].Run, file: &fs[i]})
+			runs[i] = fs[i].Run
+		}
+		without := startless(runs) // the files have no send times: bounded refused them otherwise
+		starts := withStarts(runs, without)
+		for i := range fs {
+			*named = append(*named, namedRun{name: files[i], run: starts[i], file: &fs[i]})
 		}
 		if *warnings, err = checkMerge(*named); err != nil {
 			return err
 		}
 		mergeShards(merged, *named)
 		nameInterrupted(merged, *named) // merge.go
+		unaligned(merged, runs, without)
 		return nil
 	}
 }

@@ -28,7 +28,10 @@ var convertCommand = &command{
 		"shards read as one table (the schema is in docs/scale.md). CSV holds the specification's columns\n" +
 		"only: no chunk arrivals, no header or end line, and no warm-up or preflight record (an error; --measured\n" +
 		"leaves them out, and says how many). A run without send times (a CSV without sent_ms, or a Parquet\n" +
-		"file written from one) is written without them: no sent_ns in JSONL, no sent_ms column in CSV.",
+		"file written from one) is written without them: no sent_ns in JSONL, no sent_ms column in CSV. A run\n" +
+		"whose input is cut (it ends inside its last line, as a writer killed mid-write leaves it) is written\n" +
+		"to Parquet only, which keeps the cut: JSONL or CSV would read as whole. Another tool's file is\n" +
+		"refused: report reads it, with the tool's conventions and notes a conversion would lose.",
 	examples: []string{
 		"llmmetrics convert run.jsonl run.parquet",
 		"llmmetrics convert run.parquet run.jsonl",
@@ -124,12 +127,18 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	if isPlan(head) { // a dry run's plan (dryrun.go)
 		return fmt.Errorf("%s: a dry run's plan, not a run: nothing to convert (report describes it)", name)
 	}
+	if err := ownFormat(r, name); err != nil {
+		return err
+	}
 	run, err := readRun(r, false)
 	if err == nil {
 		err = repeatedID(run)
 	}
 	if err != nil {
 		return inFile(name, err) // convert reads strictly: it has no --lenient
+	}
+	if err := keepsCut(run, name, format); err != nil {
+		return err
 	}
 	if edit != nil {
 		edit(run)
@@ -231,4 +240,50 @@ func headerAsWritten(h *llmmetrics.RunHeader, e *llmmetrics.RunEnd) *llmmetrics.
 		c.Load = nil
 	}
 	return &c
+}
+
+// ownFormat refuses another tool's file, which report reads: its records
+// alone, written in llmmetrics' formats, would lose what report says of
+// them (the tool's conventions, the notes on what its file lacks, the
+// requests set aside) and read as a run llmmetrics measured.
+func ownFormat(r io.Reader, name string) error {
+	tool, _, err := detect(r) // report.go; it peeks, so r still holds every byte
+	if err != nil {
+		return inFile(name, err)
+	}
+	if tool != "" {
+		return fmt.Errorf("%s is %s %s file: convert reads llmmetrics' own formats (JSONL, CSV, Parquet); report reads it", name, article(toolTitle(tool)), toolTitle(tool))
+	}
+	return nil
+}
+
+// toolTitle is a tool's name as its authors write it.
+func toolTitle(t formats.Tool) string {
+	titles := map[formats.Tool]string{formats.VLLM: "vLLM", formats.SGLang: "SGLang", formats.AIPerf: "AIPerf",
+		formats.GenAIPerf: "GenAI-Perf", formats.LLMPerf: "LLMPerf", formats.GuideLLM: "GuideLLM", formats.InferencePerf: "inference-perf"}
+	if s, ok := titles[t]; ok {
+		return s
+	}
+	return string(t)
+}
+
+// article is "an" before a name said with a vowel sound (an initialism's
+// letter, such as L or S, included), else "a".
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIFHLMNORSXaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// keepsCut refuses to write a cut run (see llmmetrics.Cut) to JSONL or
+// CSV: neither can say the input ended inside a line, and the file
+// written would read as whole; Parquet keeps the cut.
+func keepsCut(run *llmmetrics.Run, name, format string) error {
+	c := run.Cut
+	if c == nil || format == "parquet" {
+		return nil
+	}
+	return fmt.Errorf("%s is cut: it ends inside line %d (%d bytes of an unfinished %s after record %d); a .%s file cannot say so and would read as whole: convert it to .parquet, which keeps the cut",
+		name, c.Line, c.Bytes, c.Of, c.After, format)
 }

@@ -106,3 +106,71 @@ func figuresOnly(report string) string {
 	}
 	return string(j["requests"]) + string(j["ttft_ms"]) + string(j["tpot_ms"]) + string(j["e2e_ms"])
 }
+
+// A cut input (its last line an unfinished row or record, as a writer
+// killed mid-write leaves it) is refused for JSONL and CSV, which cannot
+// say so and would read as whole (found by a new-user pass: convert exited
+// 0 and the TRUNCATED state was lost); the message names where it is cut
+// and that Parquet keeps the cut, no file is left, and .parquet converts it.
+func TestConvertCut(t *testing.T) {
+	// CSV: the header is line 1, record a line 2; line 3 "b,3,5,12,1" is
+	// 10 bytes cut after 1 whole record.
+	csvIn := writeFile(t, "cut.csv", "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message\na,3,5,10,100,0,ok,\nb,3,5,12,1")
+	// JSONL: line 2 `{"id":"b","sent_ns":0,"chunk_arr` is 32 bytes.
+	jsonlIn := writeFile(t, "cut.jsonl", `{"id":"a","sent_ns":0,"chunk_arrivals_ns":[10000000,20000000],"completion_tokens":2}`+"\n"+`{"id":"b","sent_ns":0,"chunk_arr`)
+	for _, c := range []struct{ in, where string }{
+		{csvIn, "ends inside line 3 (10 bytes of an unfinished row after record 1)"},
+		{jsonlIn, "ends inside line 2 (32 bytes of an unfinished record after record 1)"},
+	} {
+		for _, ext := range []string{"jsonl", "csv"} {
+			out := filepath.Join(t.TempDir(), "out."+ext)
+			code, _, errs := runCLI(t, "", "convert", c.in, out)
+			assert.Equal(t, 1, code, errs)
+			assert.Equal(t, "llmmetrics: "+c.in+" is cut: it "+c.where+"; a ."+ext+" file cannot say so and would read as whole: convert it to .parquet, which keeps the cut\n", errs)
+			_, err := os.Stat(out)
+			assert.True(t, os.IsNotExist(err), "no .%s left behind", ext)
+		}
+		out := filepath.Join(t.TempDir(), "out.parquet")
+		code, _, errs := runCLI(t, "", "convert", c.in, out)
+		require.Equal(t, 0, code, errs)
+		code, rep, errs := runCLI(t, "", "report", out)
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, rep, "TRUNCATED: the file "+c.where)
+	}
+}
+
+// Another tool's file is refused by convert with a sentence saying what
+// it is and that report reads it (found by a new-user pass: "CSV header:
+// unknown column \"[\"" for LLMPerf, "unknown key \"metadata\"" for
+// AIPerf). Converting would keep its records and lose what report says of
+// them: the tool's conventions, its notes, its requests set aside.
+func TestConvertOtherToolsFile(t *testing.T) {
+	llmperf := writeFile(t, "x_individual_responses.json", `[{"end_to_end_latency_s": 1.0, "ttft_s": 0.1, "number_output_tokens": 10, "number_input_tokens": 5, "inter_token_latency_s": 0.1}]`)
+	aiperf := writeFile(t, "profile_export.jsonl", `{"metadata":{"x_request_id":"a","timestamp_ns":1,"benchmark_phase":"profiling"},"metrics":{"request_latency":{"value":100,"unit":"ms"}}}`+"\n")
+	for name, c := range map[string]struct{ in, tool string }{
+		"llmperf": {llmperf, "an LLMPerf"},
+		"aiperf":  {aiperf, "an AIPerf"},
+	} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		code, _, errs := runCLI(t, "", "convert", c.in, out)
+		assert.Equal(t, 1, code, name)
+		assert.Equal(t, "llmmetrics: "+c.in+" is "+c.tool+" file: convert reads llmmetrics' own formats (JSONL, CSV, Parquet); report reads it\n", errs, name)
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), name)
+	}
+	for _, c := range []struct{ path, tool string }{
+		{"llmperf/ray-project__llmperf-leaderboard__bedrock_13b_individual_responses.json", "an LLMPerf"},
+		{"vllm/surajssd__llm-k8s__llama33-70b-tp8-qps01.json", "a vLLM"},
+		{"guidellm/neuralmagic__guidellm__benchmarks_stripped.json", "a GuideLLM"},
+		{"sglang/datacrunch-research__h200-benchmarks__llama33-70b-online.jsonl", "an SGLang"},
+	} {
+		in := "../../../shared/realdata/" + c.path
+		if _, err := os.Stat(in); err != nil {
+			t.Log("../shared/realdata is absent: no real files")
+			return
+		}
+		code, _, errs := runCLI(t, "", "convert", in, filepath.Join(t.TempDir(), "out.csv"))
+		assert.Equal(t, 1, code, c.path)
+		assert.Contains(t, errs, " is "+c.tool+" file: convert reads llmmetrics' own formats", c.path)
+	}
+}

@@ -337,22 +337,106 @@ func (r namedRun) completeness() *llmmetrics.Completeness {
 // send times, naming the files of each side: without are the positions
 // of those that have none.
 func sendTimesDisagree(files []string, without []int) error {
-	var none, some []string
+	none, some := split(files, without)
+	return fmt.Errorf("--merge: %s no send times and %s: a merge keeps every file's send times or none; report each file on its own, or merge those that agree",
+		filesHave(none), filesHave(some))
+}
+
+// needStarts refuses, naming them, the files of a merge with send times
+// that have no run header with its start: their sends cannot be put on
+// one clock with the others'. without are their positions.
+func needStarts(files []string, without []int) error {
+	none, _ := split(files, without)
+	return fmt.Errorf("--merge: %s no run header with a start time, and the files have send times: without a start they cannot be put on one clock; report each file on its own, or merge the files llmmetrics run wrote, whose headers have it",
+		filesHave(none))
+}
+
+// split returns the files at the positions in, and the others.
+func split(files []string, in []int) (chosen, others []string) {
 	for i, name := range files {
-		if slices.Contains(without, i) {
-			none = append(none, name)
+		if slices.Contains(in, i) {
+			chosen = append(chosen, name)
 		} else {
-			some = append(some, name)
+			others = append(others, name)
 		}
 	}
-	have := func(names []string) string {
-		if len(names) == 1 {
-			return names[0] + " has"
-		}
-		return strings.Join(names, ", ") + " have"
+	return chosen, others
+}
+
+// filesHave is "a.jsonl has" or "a.jsonl, b.jsonl have".
+func filesHave(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " has"
 	}
-	return fmt.Errorf("--merge: %s no send times (sent_ns) and %s: a merge keeps every file's send times or none; report each file on its own, or merge those that agree",
-		have(none), have(some))
+	return strings.Join(names, ", ") + " have"
+}
+
+// startless returns the positions of the runs without a header with its
+// start time.
+func startless(runs []*llmmetrics.Run) []int {
+	var without []int
+	for i, r := range runs {
+		if r.Header == nil || r.Header.Start.IsZero() {
+			without = append(without, i)
+		}
+	}
+	return without
+}
+
+// withStarts returns runs for llmmetrics.MergeRuns, which aligns runs by
+// their headers' starts: those at the positions without, which have none,
+// are given a copy of their header (or an empty one) at the earliest start
+// of the others, or at the Unix epoch. Only runs without send times are so
+// given one (see needStarts): they have no send to move, and the start
+// given is dropped after the merge (see unaligned).
+func withStarts(runs []*llmmetrics.Run, without []int) []*llmmetrics.Run {
+	if len(without) == 0 {
+		return runs
+	}
+	start := time.Unix(0, 0).UTC()
+	if len(without) < len(runs) {
+		start = time.Time{}
+		for _, r := range runs {
+			if h := r.Header; h != nil && !h.Start.IsZero() && (start.IsZero() || h.Start.Before(start)) {
+				start = h.Start
+			}
+		}
+	}
+	out := slices.Clone(runs)
+	for _, i := range without {
+		c := *runs[i]
+		h := llmmetrics.RunHeader{}
+		if runs[i].Header != nil {
+			h = *runs[i].Header
+		}
+		h.Start = start
+		c.Header = &h
+		out[i] = &c
+	}
+	return out
+}
+
+// noAlignment is the merged load's clock_alignment when the files have no
+// send times.
+const noAlignment = "none: the files have no send times, so their records are pooled and no window spans them"
+
+// unaligned amends the merge of runs without send times, whose positions
+// without have no start: its load says nothing was aligned; its start is
+// dropped when no run had one, and its header when no run had one and
+// none promised an end line.
+func unaligned(merged *llmmetrics.Run, runs []*llmmetrics.Run, without []int) {
+	h := merged.Header
+	if h == nil || !runs[0].NoSendTimes { // as every run (sendTimesDisagree)
+		return
+	}
+	h.Load["clock_alignment"] = noAlignment
+	if len(without) < len(runs) {
+		return
+	}
+	h.Start = time.Time{}
+	if !h.Ends && !slices.ContainsFunc(runs, func(r *llmmetrics.Run) bool { return r.Header != nil }) {
+		merged.Header = nil
+	}
 }
 
 // noSendTimes returns the positions of the runs without send times.

@@ -40,7 +40,8 @@ var reportCommand = &command{
 		"--merge says why not. They are put on one clock by the headers' wall-clock starts: the machines'\n" +
 		"clock offset is unknown (milliseconds under NTP) and moves only the window's ends, since every\n" +
 		"latency is a difference on one machine's clock; starts further apart than 1% of the window are\n" +
-		"warned about.\n" +
+		"warned about. Files without send times (no sent_ns or sent_ms) have nothing to align: their records\n" +
+		"are pooled, with or without headers, and the merge has no window or throughput.\n" +
 		"A run file of llmmetrics' own says at the top whether the run was INTERRUPTED or the file is\n" +
 		"TRUNCATED (no end line, fewer records than it counts, or a last line cut short), with the run's\n" +
 		"notes from its end line; its preflight requests (the test and sizing requests sent before the load)\n" +
@@ -379,12 +380,19 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			return inFile(name, withLenientHint(err, opt.Lenient))
 		}
 		runs = append(runs, run)
-		named = append(named, namedRun{name: name, run: run})
 	}
 	if without := noSendTimes(runs); len(without) > 0 && len(without) < len(runs) {
 		return sendTimesDisagree(files, without) // merge.go
 	}
-	merged, err := llmmetrics.MergeRuns(runs)
+	without := startless(runs)
+	if len(without) > 0 && !runs[0].NoSendTimes {
+		return needStarts(files, without)
+	}
+	starts := withStarts(runs, without)
+	for i, name := range files {
+		named = append(named, namedRun{name: name, run: starts[i]})
+	}
+	merged, err := llmmetrics.MergeRuns(starts)
 	if err != nil {
 		return fmt.Errorf("%s: %s", strings.Join(files, ", "), trimPrefix(err))
 	}
@@ -394,7 +402,8 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	}
 	mergeShards(merged, named)
 	nameInterrupted(merged, named) // merge.go
-	opt.Notes = append(opt.Notes, mergedNote(len(files)))
+	unaligned(merged, runs, without)
+	opt.Notes = append(opt.Notes, mergedNote(len(files), merged.NoSendTimes))
 	opt.Notes = append(opt.Notes, warnings...)
 	s, err := merged.Summarize(opt)
 	if err != nil {
@@ -406,8 +415,12 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 	return f.writeSummary(w, strings.Join(files, " + "), s, named)
 }
 
-// mergedNote is the note of a merged report of n files.
-func mergedNote(n int) string {
+// mergedNote is the note of a merged report of n files, with send times
+// unless unsent.
+func mergedNote(n int, unsent bool) string {
+	if unsent {
+		return fmt.Sprintf("Merged %d files of one run, their records pooled: the files have no send times, so nothing is aligned, and no window, throughput or arrival pattern spans them. Ids are prefixed with the file's position.", n)
+	}
 	return fmt.Sprintf("Merged %d files of one run, aligned by their wall-clock starts; the machines' clock offset is unknown (typically milliseconds under NTP), and the window spans it. Latencies are differences on one machine's clock, so the offset moves only the window's ends. Ids are prefixed with the file's position.", n)
 }
 

@@ -67,11 +67,12 @@ var runCommand = &command{
 		"report prints an interrupted or truncated file in capitals at the top, and the run's notes (how the\n" +
 		"prompts were sized, how the warm-up ended), kept in the end line. SIGINT, SIGTERM and SIGHUP stop\n" +
 		"sending, give requests in flight --grace, record the rest as cancelled and write everything; a second\n" +
-		"signal ends the grace at once. Before the load begins (the test or sizing requests), a signal cancels\n" +
-		"the request in flight at once and the run exits with status 5: nothing was measured. The report\n" +
-		"follows on standard output with an error set (failures by HTTP status and by message, a failed\n" +
-		"preflight request marked so); status 4 when nothing was measured (no measured request ended ok:\n" +
-		"each failed, or was cancelled by a signal or when the grace ran out, or none was sent) or\n" +
+		"signal ends the grace at once. Before the load begins (from the process's start: the planning, the\n" +
+		"test or sizing requests), a signal cancels the request in flight at once and the run exits with\n" +
+		"status 5: nothing was measured. The report follows on standard output with an error set (failures\n" +
+		"by HTTP status and by message, a failed preflight request marked so); status 4 when nothing was\n" +
+		"measured (no measured request ended ok: each failed, or was cancelled by a signal or when the grace\n" +
+		"ran out, or none was sent) or\n" +
 		"--max-error-rate stopped the run (before any gate), 3 when --fail-if or --fail-below (as report has\n" +
 		"them) finds the run crossing a condition, 1 when a condition's figure is absent (it cannot be judged)\n" +
 		"or a --search probe gives no verdict (its attainment a lower bound that may or may not meet --target).\n" +
@@ -116,6 +117,9 @@ func runLoad(args []string, _ io.Reader, stdout io.Writer) error {
 	if err := f.checkReplay(fs); err != nil { // replay.go
 		return err
 	} else if *f.dryRun {
+		if err := earlySignal(); err != nil { // runio.go
+			return err
+		}
 		return runDryRun(fs, f, stdout) // dryrun.go
 	}
 	otlp, err := f.otlpFlags.config(os.Getenv, "llmmetrics") // otlp.go

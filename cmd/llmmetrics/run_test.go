@@ -211,7 +211,7 @@ func TestReportMergesFiles(t *testing.T) {
 
 	code, _, errs = runCLI(t, "", "report", "--merge", a, "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, "no header with its start time")
+	assert.Contains(t, errs, "--merge: ../../testdata/sample_run.jsonl has no run header with a start time")
 }
 
 // breakdownJSON is the JSON report of run --ttft-breakdown.

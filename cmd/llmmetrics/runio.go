@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/earlysignal"
 	"github.com/llmmetrics/llmmetrics/observe"
 )
 
@@ -38,11 +39,16 @@ type interrupts struct {
 
 var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
 
-// then says what happens after the first signal (Then changes it).
+// then says what happens after the first signal (Then changes it). The
+// signals the run command caught since its process began (earlysignal)
+// are handled now, as if they came now.
 func catchInterrupts(stderr io.Writer, then string) *interrupts {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: make(chan os.Signal, 4), done: make(chan struct{}), then: then}
-	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	in := &interrupts{ctx: ctx, cancel: cancel, abort: make(chan struct{}), ch: earlysignal.Take(), done: make(chan struct{}), then: then}
+	if in.ch == nil { // not caught since the process began (earlysignal): caught from now on
+		in.ch = make(chan os.Signal, 4)
+		signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	}
 	go func() {
 		n := 0
 		for {
@@ -433,3 +439,21 @@ var errTooManyFailures = errors.New("too many failures")
 // test or sizing requests, --start-at): nothing was measured, and it exits
 // with status 5, so that a script does not take it for a run.
 var errNotBegun = errors.New("before the load began: nothing was measured")
+
+// earlySignal returns the error of a signal the run command caught since
+// its process began (earlysignal), for a run that will catch none (a dry
+// run): nothing was measured, as for any signal before the load; nil when
+// none came. Signals after it end the process as they would any command.
+func earlySignal() error {
+	ch := earlysignal.Take()
+	if ch == nil {
+		return nil
+	}
+	signal.Stop(ch)
+	select {
+	case s := <-ch:
+		return fmt.Errorf("interrupted by %s %w", signalNames[s], errNotBegun)
+	default:
+		return nil
+	}
+}

@@ -330,9 +330,18 @@ func termBeforeLoad(t *testing.T, url, out, what string, ready func() bool) (int
 	cmd := exec.Command(binary(t), "run", "--url", url, "--model", "m", "--requests", "10",
 		"--concurrency", "1", "--prompts", promptsFile(t), "--max-tokens", "8", "--out", out)
 	var stderr lockedBuffer
-	cmd.Stderr = &stderr
+	terminate(t, cmd, &stderr, func() { waitFor(t, what, ready) })
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// terminate starts cmd, its standard error in stderr, calls ready, sends
+// SIGTERM and waits for cmd to end; the deadline is a safety net, never a
+// verdict.
+func terminate(t *testing.T, cmd *exec.Cmd, stderr *lockedBuffer, ready func()) {
+	t.Helper()
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
-	waitFor(t, what, ready)
+	ready()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -342,12 +351,10 @@ func termBeforeLoad(t *testing.T, url, out, what string, ready func() bool) (int
 		if err != nil && !errors.As(err, &exit) {
 			t.Fatal(err)
 		}
-		return cmd.ProcessState.ExitCode(), stderr.String()
 	case <-time.After(time.Minute):
 		cmd.Process.Kill()
 		t.Fatal("the run did not end after the signal")
 	}
-	return 0, ""
 }
 
 // --grace 0s is kept as a nanosecond (drive's zero is its default): the
@@ -374,6 +381,12 @@ func TestMergeNoSendTimes(t *testing.T) {
 		assert.NotContains(t, out+errs, "do not overlap", extra)
 		assert.NotContains(t, out+errs, "starts differ", extra)
 		assert.Contains(t, out, "the records carry no send times", extra)
+		// Nothing was aligned: the note and the load say so (they said
+		// "aligned by their wall-clock starts … and the window spans it").
+		assert.Contains(t, out, "load: clock_alignment=none: the files have no send times, so their records are pooled and no window spans them merged_files=2\n", extra)
+		assert.Contains(t, out, "Merged 2 files of one run, their records pooled: the files have no send times, so nothing is aligned, and no window, throughput or arrival pattern spans them.", extra)
+		assert.NotContains(t, out, "aligned by their wall-clock starts", extra)
+		assert.NotContains(t, out, "spans any window", extra)
 	}
 }
 
@@ -391,10 +404,117 @@ func TestMergeSomeWithoutSendTimes(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
 		code, _, errs := runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), with, none)...)
 		require.Equal(t, 1, code, extra)
-		assert.Contains(t, errs, "--merge: "+none+" has no send times (sent_ns) and "+with+" has:", extra)
+		assert.Contains(t, errs, "--merge: "+none+" has no send times and "+with+" has:", extra)
 
 		code, _, errs = runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), none, with, none2)...)
 		require.Equal(t, 1, code, extra)
-		assert.Contains(t, errs, "--merge: "+none+", "+none2+" have no send times (sent_ns) and "+with+" has:", extra)
+		assert.Contains(t, errs, "--merge: "+none+", "+none2+" have no send times and "+with+" has:", extra)
 	}
+	// A CSV's send times are its sent_ms column, not sent_ns: the refusal
+	// names no column (it said "(sent_ns)" of a CSV).
+	csv := writeFile(t, "none.csv", "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,3,2,50,150\n")
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		code, _, errs := runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), csv, with)...)
+		require.Equal(t, 1, code, extra)
+		assert.Equal(t, "llmmetrics: --merge: "+csv+" has no send times and "+with+" has: a merge keeps every file's send times or none; report each file on its own, or merge those that agree\n", errs, extra)
+	}
+}
+
+// Files without a run header are named when they cannot be merged (found
+// by a new-user pass: "run 1 has no header with its start time"), and
+// are merged when no file has send times: there is nothing to align, so
+// their records are pooled (it refused them as not alignable), and the
+// note and load say so instead of "aligned by their wall-clock starts";
+// in memory and in bounded memory alike.
+func TestMergeWithoutHeaders(t *testing.T) {
+	sent := func(name, id string) string {
+		return writeLines(t, name, `{"id":"`+id+`","sent_ns":0,"chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`)
+	}
+	unsent := func(name, id, first, last string) string {
+		return writeLines(t, name, `{"id":"`+id+`","chunk_arrivals_ns":[`+first+`,`+last+`],"completion_tokens":2}`)
+	}
+	headed := writeLines(t, "headed.jsonl", `{"llmmetrics_run":{"tool":"t","start":"2026-11-30T10:00:00Z"}}`,
+		`{"id":"a","sent_ns":0,"chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`)
+	s1, s2 := sent("s1.jsonl", "a"), sent("s2.jsonl", "b")
+	// TTFT 50 and 60 ms; E2E 150 and 200 ms: nearest-rank p50 is the
+	// first of the two, 50 and 150; the mean E2E (150+200)/2 = 175.
+	u1, u2 := unsent("u1.jsonl", "a", "50000000", "150000000"), unsent("u2.jsonl", "b", "60000000", "200000000")
+	merge := func(extra []string, files ...string) (int, string, string) {
+		return runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), files...)...)
+	}
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		code, _, errs := merge(extra, s1, s2)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+s1+", "+s2+" have no run header with a start time, and the files have send times", extra)
+		assert.NotContains(t, errs, "run 1", extra)
+
+		code, _, errs = merge(extra, headed, s2)
+		require.Equal(t, 1, code, extra)
+		assert.Contains(t, errs, "--merge: "+s2+" has no run header with a start time", extra)
+
+		code, out, errs := merge(extra, u1, u2)
+		require.Equal(t, 0, code, "%v: %s", extra, errs)
+		assert.Contains(t, out, "requests: 2 offered = 2 ok", extra)
+		assert.Contains(t, out, "E2E               2  175.000", extra)
+		assert.Contains(t, out, "Merged 2 files of one run, their records pooled: the files have no send times, so nothing is aligned", extra)
+		assert.Contains(t, out, "throughput: the records carry no send times", extra)
+		assert.NotContains(t, out, "aligned by their wall-clock starts", extra)
+		assert.NotContains(t, out, "run:", "%v: no file has a header, and the merge has none", extra)
+	}
+}
+
+// earlyInit is the line GODEBUG=inittrace=1 prints once the package that
+// catches the run command's signals from the process's start has done so.
+const earlyInit = "init github.com/llmmetrics/llmmetrics/cmd/llmmetrics/internal/earlysignal @"
+
+// A SIGTERM in the built run's first milliseconds (found by a new-user
+// pass: up to ~20 ms, while the packages initialized and the run planned,
+// it died with status 143, no message and no file) ends it as the README
+// documents a signal before the load: status 5, the signal named. The
+// verdict does not depend on when the signal lands: the process's own
+// trace of its initialization (GODEBUG=inittrace=1) says whether the
+// catch was in place. Before it (the Go runtime and the few packages
+// os/signal needs, which no handler of the process can precede) the
+// signal's default, death by SIGTERM, is all there can be; after it,
+// status 5. The last case waits for the catch, so that it is seen.
+func TestSignalAtStart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers: every moment is before the load
+	}))
+	t.Cleanup(srv.Close)
+	prompts := promptsFile(t)
+	term := func(name string, wait func(*lockedBuffer)) { // wait is called once the process has started
+		out := filepath.Join(t.TempDir(), "run.jsonl")
+		cmd := exec.Command(binary(t), "run", "--url", srv.URL+"/v1/chat/completions", "--model", "m", "--requests", "10",
+			"--concurrency", "1", "--prompts", prompts, "--max-tokens", "8", "--out", out)
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr lockedBuffer
+		terminate(t, cmd, &stderr, func() { wait(&stderr) })
+		errs, caught := withoutInitTrace(stderr.String())
+		if !caught {
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGTERM, "%s: before the catch, only SIGTERM's default: %v", name, cmd.ProcessState)
+			return
+		}
+		assert.Equal(t, 5, cmd.ProcessState.ExitCode(), "%s: %s", name, errs)
+		assert.Contains(t, errs, "llmmetrics: interrupted by SIGTERM before the load began: nothing was measured", name)
+	}
+	for _, d := range []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
+		term(d.String()+" after the start", func(*lockedBuffer) { time.Sleep(d) })
+	}
+	term("as soon as the catch is in place", func(stderr *lockedBuffer) {
+		waitFor(t, "the catch of signals", func() bool { return strings.Contains(stderr.String(), earlyInit) })
+	})
+}
+
+// withoutInitTrace returns stderr without the lines of GODEBUG=inittrace,
+// and whether they say the signals were caught.
+func withoutInitTrace(stderr string) (string, bool) {
+	var kept []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "init ") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n"), strings.Contains(stderr, earlyInit)
 }
