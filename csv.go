@@ -235,7 +235,7 @@ func setRow(rec *Record, r *csvrow.Row) {
 // arrivals: a record's Chunks, ChunkTokens, MaxTokens and Client are not
 // written (use WriteJSONL to keep them), and a warm-up record, which the
 // format cannot mark, is an error rather than a row read back as measured,
-// as is an ok record without usage, which would read back as 0 tokens.
+// as is an ok record without a usable count, which would read as one.
 func WriteCSV(w io.Writer, recs []Record) error { return writeCSV(w, recs, false) }
 
 // WriteCSV writes the run's records as the function WriteCSV does, without
@@ -259,8 +259,8 @@ func writeCSV(w io.Writer, recs []Record, noSent bool) error {
 			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
 			return &RecordError{Index: i, ID: r.ID, Field: "warmup", Err: fmt.Errorf("%w: the CSV format has no column to mark %s; write JSONL", ErrMissingField, what)}
 		}
-		if r.Status == StatusOK && r.NoUsage {
-			return &RecordError{Index: i, ID: r.ID, Field: "completion_tokens", Err: fmt.Errorf("%w: no output token count (no usage), which a CSV row cannot leave out (it would read 0 tokens); write JSONL", ErrMissingField)}
+		if st := r.CountState(); r.Status == StatusOK && st != CountKnown { // no usage, or one its chunks belie
+			return &RecordError{Index: i, ID: r.ID, Field: "completion_tokens", Err: fmt.Errorf("%w: no usable output token count (%s), which a CSV row, without chunks, cannot keep (it would read as a count); write JSONL", ErrMissingField, st)}
 		}
 		ttftMs, e2eMs := "", ""
 		if r.Status == StatusOK && r.CompletionTokens > 0 {

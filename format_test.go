@@ -293,8 +293,15 @@ func TestWriteCSVNoUsage(t *testing.T) {
 	recs := []Record{{ID: "a", Chunks: durations(100, 150), NoUsage: true}}
 	var b bytes.Buffer
 	err := WriteCSV(&b, recs)
-	if !errors.Is(err, ErrMissingField) || !strings.Contains(err.Error(), `id "a"`) || !strings.Contains(err.Error(), "no usage") {
+	if !errors.Is(err, ErrMissingField) || !strings.Contains(err.Error(), `id "a"`) || !strings.Contains(err.Error(), "(no_usage)") {
 		t.Errorf("WriteCSV of a record without usage: %v", err)
+	}
+	// A count its chunks belie would read back as counted (0: zero-token;
+	// 1 of 2 chunks: one token).
+	for _, n := range []int{0, 1} {
+		err := WriteCSV(&b, []Record{{ID: "z", Chunks: durations(100, 150), CompletionTokens: n}})
+		assert.ErrorIs(t, err, ErrMissingField)
+		assert.ErrorContains(t, err, map[int]string{0: "(zero_usage)", 1: "(below_chunks)"}[n])
 	}
 	recs[0].Status, recs[0].Message = StatusError, "HTTP 500"
 	if err := WriteCSV(&b, recs); err != nil {
@@ -365,6 +372,23 @@ func TestRunWriteNoSendTimes(t *testing.T) {
 	back, err = ReadCSV(&c)
 	require.NoError(t, err)
 	assert.False(t, back.NoSendTimes)
+}
+
+// A run header is the file's first line only: one after records (two
+// files joined, say) is an error, not a header for records it never
+// described; so is one after a blank first line.
+func TestHeaderNotFirst(t *testing.T) {
+	const rec = `{"id":"a","sent_ns":0,"first_text_ns":100,"last_text_ns":400,"completion_tokens":3}` + "\n"
+	const head = `{"llmmetrics_run":{"tool":"t"}}` + "\n"
+	rec2 := strings.Replace(rec, `"a"`, `"b"`, 1)
+	for _, in := range []string{rec + head, rec + rec2 + head, "\n" + head + rec} {
+		_, err := ReadJSONL(strings.NewReader(in))
+		assert.ErrorIs(t, err, ErrSyntax, in)
+		assert.ErrorContains(t, err, "a run header must be the file's first line", in)
+	}
+	run, err := ReadJSONL(strings.NewReader(head + rec))
+	require.NoError(t, err)
+	assert.Equal(t, "t", run.Header.Tool)
 }
 
 func TestReadJSONLNoSendTimes(t *testing.T) {

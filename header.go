@@ -50,7 +50,7 @@ func readHeader(run *Run, t []byte, line int) *RecordError {
 	if isEnd(t) {
 		return readEnd(run, t, line)
 	}
-	if run.Header != nil || len(run.Records) > 0 || run.RejectedCount() > 0 {
+	if run.Header != nil || line != 1 { // the records' lines are gathered later
 		return lineError(line, "llmmetrics_run", "a run header must be the file's first line")
 	}
 	h, err := jsonline.DecodeKeyed[RunHeader](t, "llmmetrics_run")

@@ -372,7 +372,7 @@ func (r *Record) validateChunkTokens() *RecordError {
 		}
 		sum += int(t)
 	}
-	if sum != r.CompletionTokens {
+	if sum != r.CompletionTokens && !r.NoUsage { // without usage, no count to match
 		return fieldError("chunk_tokens", ErrChunkMismatch, "chunk tokens sum to %d, completion tokens %d", sum, r.CompletionTokens)
 	}
 	return nil

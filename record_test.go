@@ -231,3 +231,13 @@ func TestBoundaryMessages(t *testing.T) {
 	assert.ErrorIs(t, err, ErrOutOfRange)
 	assert.Contains(t, err.Error(), `"99999999999" is not a count of at most 2147483647`)
 }
+
+// Chunk tokens without usage have no count to disagree with: the record
+// is valid and uncounted, never "completion tokens 0".
+func TestChunkTokensNoUsage(t *testing.T) {
+	r := Record{ID: "a", Chunks: []time.Duration{100, 200}, ChunkTokens: []int32{1, 2}, NoUsage: true}
+	require.NoError(t, r.Validate())
+	assert.Equal(t, CountNoUsage, r.CountState())
+	r.NoUsage, r.CompletionTokens = false, 4
+	assert.ErrorContains(t, r.Validate(), "chunk tokens sum to 3, completion tokens 4")
+}

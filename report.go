@@ -453,11 +453,11 @@ func writeRequests(b *bytes.Buffer, a Accounting) {
 	fmt.Fprintf(b, "          failed: %d error, %d timeout, %d cancelled; %s had one token (no TPOT)\n",
 		a.Errors, a.Timeouts, a.Cancelled, plural.Of(a.OneToken, "ok request"))
 	if u := a.Uncounted; u.Total() > 0 {
-		fmt.Fprintf(b, "          no token count: %s (%d no usage, %d usage of zero, %d count below the chunks): in TTFT, E2E and the gaps; not in TPOT, the token rates or the TPOT limit\n",
+		fmt.Fprintf(b, "          no token count: %s (%d no usage, %d usage of zero, %d count below the chunks): in E2E, and in TTFT and the gaps when streamed; not in TPOT or the token rates\n",
 			plural.Of(u.Total(), "ok request"), u.NoUsage, u.ZeroUsage, u.BelowChunks)
 	}
 	if a.Unstreamed > 0 {
-		fmt.Fprintf(b, "          not streamed: %s whose text came at once (one JSON body or one chunk): in E2E and the token rates; not in TTFT or TPOT\n", plural.Of(a.Unstreamed, "ok request"))
+		fmt.Fprintf(b, "          not streamed: %s whose text came at once (one JSON body or one chunk): in E2E, and in the token rates when counted; not in TTFT or TPOT\n", plural.Of(a.Unstreamed, "ok request"))
 	}
 }
 
@@ -520,8 +520,8 @@ func (s *Summary) writeLatencies(b *bytes.Buffer) {
 	if s.TPOT != nil {
 		fmt.Fprintf(b, "TPOT: (t_last − t_first)/(n − 1) with n from usage; gap-weighted mean %.3f ms; %d one-token requests excluded",
 			millis(s.TPOT.GapWeightedMean), s.TPOT.Excluded)
-		if n := s.Requests.Unstreamed; n > 0 {
-			fmt.Fprintf(b, ", and %d not streamed", n)
+		if n, u := s.TPOT.Unstreamed, s.Requests.Uncounted.Total(); n+u > 0 { // as excluded_unstreamed and excluded_no_count
+			fmt.Fprintf(b, ", %d of two or more counted tokens not streamed, %d without a count", n, u)
 		}
 		b.WriteString("\n")
 	}

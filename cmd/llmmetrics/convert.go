@@ -167,7 +167,7 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 		if re := (*llmmetrics.RecordError)(nil); errors.As(err, &re) && re.Line == 0 && re.Index >= 0 && re.Index < len(run.Lines) {
 			re.Line = run.Lines[re.Index] // the writer counts records; name the input's line
 		}
-		if format == "csv" && errors.Is(err, llmmetrics.ErrMissingField) && !strings.Contains(err.Error(), "no usage") {
+		if format == "csv" && errors.Is(err, llmmetrics.ErrMissingField) && !strings.Contains(err.Error(), "no usable output token count") {
 			return fmt.Errorf("writing %s: %s (convert --measured leaves out the warm-up and preflight requests)", out, trimPrefix(err))
 		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))

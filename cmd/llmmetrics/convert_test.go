@@ -69,7 +69,7 @@ func TestConvertNoUsageToCSV(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "nu.csv")
 	code, _, errs := runCLI(t, "", "convert", in, out)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, `line 1 (id "a"): field completion_tokens: missing field: no output token count (no usage)`)
+	assert.Contains(t, errs, `line 1 (id "a"): field completion_tokens: missing field: no usable output token count (no_usage)`)
 	assert.NotContains(t, errs, "--measured")
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "a file was left: %v", err)
