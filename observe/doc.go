@@ -48,8 +48,10 @@
 // "error"}, an "event: error", the Responses API's response.failed, TGI's
 // {"error", "error_type"} and Ollama's {"error"} line; its message says
 // so, as "HTTP 200, error in stream: server_error: out of memory" (the
-// status, the server's error type where it gave one, its words). A
-// stream cut off (the connection dropped before the body's end) is
+// status, the server's error type where it gave one, its words). A chat
+// or completions event that is not a JSON object fails the request too,
+// its text in the message ("malformed stream event …"): what it carried
+// is lost. A stream cut off (the connection dropped before the body's end) is
 // StatusError saying so; a deadline is StatusTimeout; a cancelled context
 // StatusCancelled. A stream read to its end is ok, and Result.End says
 // how it ended: a finish (a finish reason, response.completed, Ollama's

@@ -6,7 +6,8 @@ import "github.com/llmmetrics/llmmetrics/internal/jsontok"
 // values: it walks objects and arrays over the event's bytes, so that the
 // text-bearing decision for an event costs no allocation. Only what a
 // decision needs is read (is a string empty, a whole number's value); the
-// rest is skipped. A malformed event reads as having nothing in it.
+// rest is skipped. A malformed event reads as having nothing in it, and
+// a chat or completions stream fails on it (see stream.malformed).
 
 // skip returns the index just past the JSON value that starts at or after
 // i, or -1 when there is none.

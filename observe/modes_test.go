@@ -77,6 +77,10 @@ var modes = []mode{
 		want: modeWant{status: llmmetrics.StatusError, message: "out of KV cache", errType: "BadRequestError", errCode: "400", chunks: 1, streamed: true, responseModel: "served"}},
 	{name: "vLLM older error object", pieces: []string{`data: {"object":"error","message":"engine dead","type":"InternalServerError","code":500}` + "\n\n"},
 		want: modeWant{status: llmmetrics.StatusError, message: "engine dead", errType: "InternalServerError", errCode: "500", streamed: true}},
+	// An event that is not JSON loses what it carried: the request fails,
+	// with the event's text, where it read as ok with a token missing.
+	{name: "malformed event", pieces: []string{chunk("a"), "data: {not json\n\n", chunk("b"), finishChunk, usageChunk, doneEvent},
+		want: modeWant{status: llmmetrics.StatusError, message: "malformed stream event (not a JSON object): {not json", chunks: 1, streamed: true, responseModel: "served"}},
 	{name: "event: error", pieces: []string{"event: error\ndata: {\"message\":\"overloaded\",\"type\":\"overloaded_error\"}\n\n"},
 		want: modeWant{status: llmmetrics.StatusError, message: "overloaded", errType: "overloaded_error", streamed: true}},
 	{name: "TGI error", path: "/generate_stream", pieces: []string{

@@ -87,8 +87,10 @@ func (s *stream) openAI(e event) {
 	text, answer := false, false
 	var usage []byte
 	// The choices are walked in one pass (object, array), not skipped and
-	// then read again: they are most of the cost of a chunk.
-	object(e.data, func(k, rest []byte) int {
+	// then read again: they are most of the cost of a chunk. An event that
+	// is not a JSON object fails the request, with its text: what it
+	// carried is lost, and the answer with it.
+	end := object(e.data, func(k, rest []byte) int {
 		if string(k) == "choices" {
 			return walked(array(rest, func(c []byte) int {
 				n, t, a := s.openAIChoice(c)
@@ -104,13 +106,22 @@ func (s *stream) openAI(e event) {
 		}
 		return n
 	})
-	if s.errMsg != "" {
+	if s.malformed(e.data, end); s.errMsg != "" {
 		return
 	}
 	if text {
 		s.text(e.at, answer)
 	}
 	s.openAIUsage(usage, text)
+}
+
+// malformed fails the stream on an event, data, that object could not
+// read (end < 0), unless it failed already.
+func (s *stream) malformed(data []byte, end int) {
+	if end < 0 && s.errMsg == "" {
+		const most = 200
+		s.errMsg = "malformed stream event (not a JSON object): " + string(data[:min(len(data), most)])
+	}
 }
 
 // openAIChoice reads one choice of a chunk, from its start: it returns
