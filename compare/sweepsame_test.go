@@ -39,3 +39,22 @@ func TestSweepSameRunWarned(t *testing.T) {
 		"concurrency 2 runs 1 and 3 are the same run: identical records (x and x-copy); a copy as a repeat fakes a spread of 0",
 	}, sw.Warnings)
 }
+
+// A side of a diff with a run given twice under two names is warned
+// about: "A runs 1 and 2 are the same run".
+func TestDiffSameRunWarned(t *testing.T) {
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	run := func(at time.Time) *llmmetrics.Run {
+		r := levelRun(1, 100*time.Millisecond, 10, nil).Run
+		r.Header = &llmmetrics.RunHeader{Start: at}
+		return r
+	}
+	a := []*llmmetrics.Run{run(start), run(start), run(start.Add(time.Second))}
+	b := []*llmmetrics.Run{run(start.Add(time.Hour)), run(start.Add(2 * time.Hour)), run(start.Add(3 * time.Hour))}
+	d, err := DiffRuns(a, b, DiffOptions{NamesA: []string{"r1.jsonl", "r1copy.jsonl", "r2.jsonl"}})
+	require.NoError(t, err)
+	assert.Contains(t, d.Warnings, "A runs 1 and 2 are the same run: identical headers (r1.jsonl and r1copy.jsonl); a copy as a repeat fakes a spread of 0")
+	for _, w := range d.Warnings {
+		assert.NotContains(t, w, "B runs", "B's runs differ")
+	}
+}
