@@ -162,6 +162,7 @@ func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 			sw.Warnings = append(sw.Warnings, fmt.Sprintf("%s %g has %d run(s): the specification asks for at least 3 repeats, and a spread of fewer says little", sw.Kind, level, lv.Runs))
 		}
 		sw.Warnings = append(sw.Warnings, workloadDiffers(sw.Kind, level, byLevel[level])...)
+		sw.Warnings = append(sw.Warnings, sameLevelRuns(sw.Kind, level, byLevel[level])...) // sweepsame.go
 		sw.Levels = append(sw.Levels, lv)
 	}
 	return sw, nil
@@ -653,7 +654,9 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 
 // absentLines say, for each figure absent at some level, at which levels
 // and why: "throughput at concurrency 1, 2: the records carry no send
-// times", one line for each reason.
+// times", one line for each reason, where every run of the level lacks
+// it; where only some of a level's runs lack it, which: "throughput at
+// concurrency 1 in b.jsonl: …".
 func (sw *Sweep) absentLines() []string {
 	keys := map[string]bool{}
 	for _, lv := range sw.Levels {
@@ -663,21 +666,55 @@ func (sw *Sweep) absentLines() []string {
 	}
 	var lines []string
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		var whys []string
+		var whys, some []string
 		at := map[string][]string{} // the levels of each reason
 		for _, lv := range sw.Levels {
-			if why, ok := lv.Absent[k]; ok {
-				if at[why] == nil {
-					whys = append(whys, why)
-				}
-				at[why] = append(at[why], strconv.FormatFloat(lv.Level, 'g', -1, 64))
+			why, ok := lv.Absent[k]
+			if !ok {
+				continue
 			}
+			level := strconv.FormatFloat(lv.Level, 'g', -1, 64)
+			if groups, n := lv.lacking(k); n < lv.Runs {
+				for _, g := range groups {
+					some = append(some, fmt.Sprintf("%s at %s %s in %s", k, sw.Kind, level, g))
+				}
+				continue
+			}
+			if at[why] == nil {
+				whys = append(whys, why)
+			}
+			at[why] = append(at[why], level)
 		}
 		for _, why := range whys {
 			lines = append(lines, fmt.Sprintf("%s at %s %s: %s", k, sw.Kind, strings.Join(at[why], ", "), why))
 		}
+		lines = append(lines, some...)
 	}
 	return lines
+}
+
+// lacking says, for each reason the level's runs give for lacking the
+// figure k, which runs lack it: "b.jsonl: why", or "b.jsonl, c.jsonl:
+// why" for runs of one reason, in the level's order; and n, how many
+// runs lack it.
+func (lv SweepLevel) lacking(k string) (groups []string, n int) {
+	var whys []string
+	by := map[string][]string{}
+	for i, s := range lv.Summaries {
+		if s == nil || s.Absent[k] == "" {
+			continue
+		}
+		why := s.Absent[k]
+		if by[why] == nil {
+			whys = append(whys, why)
+		}
+		by[why] = append(by[why], lv.Names[i])
+		n++
+	}
+	for _, why := range whys {
+		groups = append(groups, strings.Join(by[why], ", ")+": "+why)
+	}
+	return groups, n
 }
 
 // lowerNotes say, for each figure that is a lower bound at some level, at

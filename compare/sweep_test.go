@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -270,4 +271,38 @@ func TestCapacityCrossingLowerBound(t *testing.T) {
 	require.NotNil(t, c.Crossing, c.Reason)
 	assert.InDelta(t, 4.0/3, *c.Crossing, 1e-9)
 	assert.Contains(t, c.Reason, "crosses at 1.333 or above (the attainment at 1, ≥0.5, is a lower bound)")
+}
+
+// An absent line names the runs that lack the figure where only some of
+// the level's runs do: at concurrency 1, c1b's records carry no send
+// times and c1a's do, so the level's throughput row is absent because of
+// c1b alone (it said "at concurrency 1", as if every run lacked it); at
+// concurrency 2 both runs lack it, and the line names the level.
+func TestSweepAbsentNamesRun(t *testing.T) {
+	ms := time.Millisecond
+	unsent := func(r LevelRun, name string) LevelRun {
+		c := *r.Run
+		c.Records = slices.Clone(c.Records)
+		for i := range c.Records {
+			c.Records[i].Sent = 0
+		}
+		c.NoSendTimes = true
+		r.Run, r.Name = &c, name
+		return r
+	}
+	sent := levelRun(1, 100*ms, 10, nil)
+	sent.Name = "c1a"
+	runs := []LevelRun{sent, unsent(levelRun(1, 100*ms, 10, nil), "c1b"),
+		unsent(levelRun(2, 100*ms, 10, nil), "c2a"), unsent(levelRun(2, 100*ms, 10, nil), "c2b")}
+	sw, err := SweepRuns(runs, llmmetrics.Options{})
+	require.NoError(t, err)
+	var text strings.Builder
+	require.NoError(t, sw.WriteTable(&text))
+	out := text.String()
+	why := sw.Levels[1].Absent["throughput"]
+	require.NotEmpty(t, why)
+	assert.Contains(t, out, "absent: throughput at concurrency 2: "+why+"\n")
+	assert.Contains(t, out, "absent: throughput at concurrency 1 in c1b: "+why+"\n")
+	assert.NotContains(t, out, "absent: throughput at concurrency 1:")
+	assert.NotContains(t, out, "throughput at concurrency 1, 2")
 }

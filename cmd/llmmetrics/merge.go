@@ -43,7 +43,13 @@ func checkMerge(runs []namedRun) ([]string, error) {
 			}
 		}
 	}
-	if err := checkShards(runs); err != nil {
+	if err := checkShards(runs); err != nil { // a shard's copy is that shard twice
+		return nil, err
+	}
+	if err := sameRunTwice(runs); err != nil { // mergesame.go
+		return nil, err
+	}
+	if err := apartUnsent(runs); err != nil {
 		return nil, err
 	}
 	var plans []string

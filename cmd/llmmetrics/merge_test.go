@@ -96,3 +96,79 @@ func TestReportMergeChecks(t *testing.T) {
 	code, _, _ = runCLI(t, "", "report", "--merge", a)
 	assert.Equal(t, 2, code)
 }
+
+// A run given twice under two names is refused, in memory and in bounded
+// memory, naming both files: a byte copy, two files whose headers are
+// identical (start to the nanosecond, load with its prompt_salt), or, for
+// files without a header, identical content. It merged them as two shards
+// and doubled every count and rate (20 requests reported as 40).
+func TestMergeSameRunTwice(t *testing.T) {
+	dir := t.TempDir()
+	load := `"loop":"closed","concurrency":"1","requests":"10","prompt_salt":"00000000000000aa"`
+	a := writeShare(t, dir, "a.jsonl", "2026-11-30T10:00:00.123456789Z", 10, load)
+	b, err := os.ReadFile(a)
+	require.NoError(t, err)
+	copied := filepath.Join(dir, "copy.jsonl")
+	require.NoError(t, os.WriteFile(copied, b, 0o644))
+	// Its header, other records (fewer): the header alone says the run.
+	sameHeader := writeShare(t, dir, "header.jsonl", "2026-11-30T10:00:00.123456789Z", 3, load)
+	// A nanosecond later: another run, merged (10 + 10 = 20 requests).
+	other := writeShare(t, dir, "other.jsonl", "2026-11-30T10:00:00.123456790Z", 10, load)
+
+	rec := `{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`
+	bare := writeLines(t, "bare.jsonl", rec)
+	bareCopy := writeLines(t, "bare-copy.jsonl", rec)
+	bareOther := writeLines(t, "bare-other.jsonl", `{"id":"b","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`)
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		merge := func(files ...string) (int, string, string) {
+			return runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), files...)...)
+		}
+		code, _, errs := merge(a, copied)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+a+" and "+copied+" are the same run: their run headers are identical (start 2026-11-30T10:00:00.123456789Z", extra)
+
+		code, _, errs = merge(a, sameHeader)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+a+" and "+sameHeader+" are the same run", extra)
+
+		code, out, errs := merge("--json", a, other)
+		require.Equal(t, 0, code, "%v: %s", extra, errs)
+		var got struct{ Requests struct{ Offered int } }
+		require.NoError(t, json.Unmarshal([]byte(out), &got), extra)
+		assert.Equal(t, 20, got.Requests.Offered, extra)
+
+		code, _, errs = merge(bare, bareCopy)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+bare+" and "+bareCopy+" are the same run: their content is identical", extra)
+
+		code, _, errs = merge(bare, bareOther)
+		require.Equal(t, 0, code, "%v: %s", extra, errs)
+	}
+}
+
+// Files without send times have no window to show they are one run:
+// unless they are shards of one plan, their headers' starts must be
+// within the 30 s of machines that start together. Two runs 4 h apart,
+// each of 2 requests (their own prompt_salt), were merged as "2 files of
+// one run" under the first one's requests=2 though 4 were measured.
+func TestMergeUnsentRunsApart(t *testing.T) {
+	run := func(name, start, salt string) string {
+		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`","load":{"loop":"closed","concurrency":"1","requests":"2","prompt_salt":"`+salt+`"}}}`,
+			`{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
+			`{"id":"b","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
+	}
+	a := run("a.jsonl", "2026-11-30T10:00:00Z", "00000000000000aa")
+	b := run("b.jsonl", "2026-11-30T14:00:00Z", "00000000000000bb")
+	near := run("near.jsonl", "2026-11-30T10:00:20Z", "00000000000000cc") // 20 s: together
+	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {
+		merge := func(files ...string) (int, string, string) {
+			return runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), files...)...)
+		}
+		code, _, errs := merge(b, near, a)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+a+" and "+b+" have no send times, and their run headers' starts are 4h0m0s apart", extra)
+
+		code, _, errs = merge(a, near)
+		require.Equal(t, 0, code, "%v: %s", extra, errs)
+	}
+}

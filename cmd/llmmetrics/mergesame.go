@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"time"
+
+	"github.com/llmmetrics/llmmetrics"
+)
+
+// sameRunTwice refuses a run given twice under two names: a byte copy of
+// a file, or two files whose run headers are identical, start to the
+// nanosecond and load and all. Merged, it would count every request twice
+// and double every rate. A header says which run a file is when it has a
+// start and more than it (a tool, a load); files without one are the same
+// run when their bytes are.
+func sameRunTwice(runs []namedRun) error {
+	for i, r := range runs {
+		for _, o := range runs[:i] {
+			ho, hr := o.run.Header, r.run.Header
+			if ho == nil || hr == nil || !reflect.DeepEqual(*ho, *hr) {
+				continue // a byte copy has the header of its file
+			}
+			if tellsRun(hr, r.run.NoSendTimes) {
+				return valueError(fmt.Sprintf("--merge: %s and %s are the same run: their run headers are identical (start %s, and the load and the rest): a copy merged with its file counts every request twice; merge each run's file once",
+					o.name, r.name, hr.Start.Format(time.RFC3339Nano)))
+			}
+			if sameBytes(o.name, r.name) {
+				return valueError(fmt.Sprintf("--merge: %s and %s are the same run: their content is identical: a copy merged with its file counts every request twice; merge each file once", o.name, r.name))
+			}
+		}
+	}
+	return nil
+}
+
+// tellsRun says whether a merged file's header names its run: it has a
+// start of its own and something besides. The files of a merge without
+// send times and without a start are given one (withStarts): the epoch,
+// or the others' earliest, which names no run.
+func tellsRun(h *llmmetrics.RunHeader, unsent bool) bool {
+	bare := llmmetrics.RunHeader{Start: h.Start}
+	if reflect.DeepEqual(*h, bare) {
+		return false // a header-less file's, given a start
+	}
+	return !unsent || !h.Start.Equal(time.Unix(0, 0))
+}
+
+// sameBytes says whether two files hold the same bytes; false when either
+// cannot be read (standard input is read once).
+func sameBytes(a, b string) bool {
+	if a == "-" || b == "-" {
+		return false
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil || sa.Size() != sb.Size() {
+		return false
+	}
+	ha, ok1 := hashFile(a)
+	hb, ok2 := hashFile(b)
+	return ok1 && ok2 && bytes.Equal(ha, hb)
+}
+
+// hashFile is the SHA-256 of a file's bytes.
+func hashFile(name string) ([]byte, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, false
+	}
+	return h.Sum(nil), true
+}
+
+// apartUnsent refuses files without send times that are not shards of one
+// plan (run --shard writes the shard and the plan id) when their headers'
+// starts are further apart than machines that start one run together
+// are (lateStart, the slack of --start-at): nothing else shows they are
+// one run, since they have no window to overlap, and two runs merged
+// would pool two runs' requests under the first one's load.
+func apartUnsent(runs []namedRun) error {
+	if !runs[0].run.NoSendTimes { // as every file (sendTimesDisagree)
+		return nil
+	}
+	for _, r := range runs {
+		if r.run.Header.Load["shard"] != "" {
+			return nil // checkShards and the plan id decide
+		}
+	}
+	first, last := runs[0], runs[0]
+	for _, r := range runs[1:] { // a file without a start was given the earliest (withStarts)
+		if r.run.Header.Start.Before(first.run.Header.Start) {
+			first = r
+		}
+		if r.run.Header.Start.After(last.run.Header.Start) {
+			last = r
+		}
+	}
+	apart := last.run.Header.Start.Sub(first.run.Header.Start)
+	if apart <= lateStart {
+		return nil
+	}
+	return valueError(fmt.Sprintf("--merge: %s and %s have no send times, and their run headers' starts are %v apart, more than the %v of machines that start one run together; nor are they shards of one plan (run --shard writes the shard and the plan id): they are separate runs, so report each, or compare them with diff",
+		first.name, last.name, apart, lateStart))
+}
