@@ -1,8 +1,7 @@
 package llmmetrics
 
 // Answers whose figures are unknown in part: the ok requests without a
-// usable token count (see CountState), and the answers whose text came at
-// once, which were not streamed.
+// usable token count (see CountState), and the unstreamed answers.
 
 // unstreamed reports whether an ok record's text came at once: a reply
 // its client saw come as one body (ClientSide.OneBody: one JSON body, a

@@ -318,6 +318,7 @@ func TestOneChunkNoCount(t *testing.T) {
 	// u, m and b have no TPOT, and none is a one-token request.
 	text, _ := writeBoth(t, s)
 	assert.Contains(t, text, "TPOT limit not applicable to 3 requests (0 of one token; 3 without a count, but whose text came at once or was held to one token)")
+	assert.Contains(t, text, "  failing: ttft 0, tpot 0; ", "only the limits set")
 	// The TPOT line counts as the JSON's excluded_* do: 1 + 0 + 0 + 3 = 4 ok.
 	assert.Contains(t, text, "0 one-token requests excluded, 0 of two or more counted tokens not streamed, 3 without a count\n")
 	assert.Contains(t, text, "no token count: 3 ok requests (3 no usage, 0 usage of zero, 0 count below the chunks): in E2E, and in TTFT and the gaps when streamed; not in TPOT or the token rates")

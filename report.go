@@ -615,7 +615,9 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	}
 	var failing []string
 	for i, l := range g.SLO.limits() {
-		failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
+		if l.limit > 0 { // a limit not set fails none, and is not named
+			failing = append(failing, fmt.Sprintf("%s %d", l.name, g.failed()[i]))
+		}
 	}
 	na := plural.Of(g.TPOTNotApplicable, "one-token request")
 	if other := g.TPOTNotApplicable - a.OneToken; other > 0 { // see Goodput.TPOTNotApplicable

@@ -430,11 +430,10 @@ func (s *Summary) leaveOut(f *okFacts, nTPOT, out int) {
 		it.UnknownBasis = f.noCountChunks
 	}
 	n, a := s.Requests.Unstreamed, &s.Requests
-	how := reason.AtOnce(f.oneChunk)
 	if n > 0 && s.TTFT != nil {
-		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, how)
+		s.Absent[keyTTFT+"_unstreamed"] = fmt.Sprintf("%d of the %d ok requests left out: their text came at once (%s), so they have no time to first token", n, a.OK, reason.AtOnce(f.oneChunk))
 	} else if n > 0 && n == a.OK {
-		s.Absent[keyTTFT] = "every ok request's text came at once (" + how + "), so it has no time to first token or per token"
+		s.Absent[keyTTFT] = "every ok request's text came at once (" + reason.AtOnce(f.oneChunk) + "), so it has no time to first token or per token"
 	}
 	if out > 0 && s.TPOT != nil {
 		s.TPOT.Unstreamed, s.Absent[keyTPOT+"_unstreamed"] = out, fmt.Sprintf("%d of the %d ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", out, nTPOT)
