@@ -116,11 +116,12 @@ func TestOneBodyUnstreamed(t *testing.T) {
 		assert.Contains(t, s.Absent["ttft_unstreamed"], "2 of the 3 ok requests left out")
 		assert.NotContains(t, s.Absent, "tpot_unstreamed", "neither body has a TPOT by its count")
 	}
-	// Its text at once, a body's TPOT is 0 whatever its count: it meets a
-	// TPOT limit, never unjudged (the stream's 40 ms meets 50 ms too).
-	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: time.Second, TPOT: 50 * time.Millisecond}})
+	// Its text at once, a body has no TPOT, whatever its count: a TPOT
+	// limit does not apply to it, never unjudged, even at 1 ms, which the
+	// stream's 40 ms fails; TPOT's line and the goodput's agree.
+	s, err := Summarize(recs, Options{SLO: &SLO{TTFT: time.Second, TPOT: time.Millisecond}})
 	require.NoError(t, err)
-	assert.Equal(t, [2]int{3, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
+	assert.Equal(t, [4]int{2, 0, 2, 1}, [4]int{s.Goodput.Good, s.Goodput.Unjudged, s.Goodput.TPOTNotApplicable, s.Goodput.FailedTPOT})
 }
 
 // An answer whose text came at once keeps its E2E and leaves TTFT and
@@ -164,6 +165,13 @@ func TestUnstreamedAnswers(t *testing.T) {
 	assert.Equal(t, "2 of the 3 ok requests of two or more counted tokens left out: their text came at once (not streamed), so they have no time per token", absent["tpot_unstreamed"])
 	assert.NotContains(t, text, "ttft_unstreamed", "the text says it in its own line")
 	assert.Equal(t, 2.0, j["tpot_ms"].(map[string]any)["excluded_unstreamed"], "the count beside the distribution")
+
+	// A TPOT limit does not apply to them, as TPOT leaves them out (it
+	// judged them with a TPOT of 0): s's 40 ms fails 1 ms, the others are
+	// good and not applicable.
+	s, err = Summarize(recs, Options{SLO: &SLO{TPOT: time.Millisecond}})
+	require.NoError(t, err)
+	assert.Equal(t, [3]int{2, 2, 1}, [3]int{s.Goodput.Good, s.Goodput.TPOTNotApplicable, s.Goodput.FailedTPOT})
 
 	// Only unstreamed answers: TTFT and TPOT are absent, with the reason.
 	s, err = Summarize(recs[1:], Options{})
@@ -317,7 +325,7 @@ func TestOneChunkNoCount(t *testing.T) {
 	assert.Equal(t, [2]int{4, 0}, [2]int{s.Goodput.Good, s.Goodput.Unjudged})
 	// u, m and b have no TPOT, and none is a one-token request.
 	text, _ := writeBoth(t, s)
-	assert.Contains(t, text, "TPOT limit not applicable to 3 requests (0 of one token; 3 without a count, but whose text came at once or was held to one token)")
+	assert.Contains(t, text, "TPOT limit not applicable to 3 requests (0 of one token; 3 whose text came at once, or held to one token by max_tokens without a count)")
 	assert.Contains(t, text, "  failing: ttft 0, tpot 0; ", "only the limits set")
 	// The TPOT line counts as the JSON's excluded_* do: 1 + 0 + 0 + 3 = 4 ok.
 	assert.Contains(t, text, "0 one-token requests excluded, 0 of two or more counted tokens not streamed, 3 without a count\n")

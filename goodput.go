@@ -135,9 +135,9 @@ type okTimes struct {
 // timesOf returns the latencies of a valid record in CategoryOK, all but
 // its largest gap, which is read in one more pass over its chunks.
 func timesOf(r *Record) okTimes {
-	// An unstreamed answer's TPOT is 0 whatever its count (its text at
-	// once), and one of max_tokens 1 has none: both meet a TPOT limit.
-	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r), hasGap: hasGaps(r), noCount: !r.counted() && !r.unstreamed() && r.MaxTokens != 1}
+	// An unstreamed answer has no TPOT (its text at once, whatever its
+	// count), nor one of max_tokens 1: a TPOT limit does not apply.
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r) && !r.unstreamed(), hasGap: hasGaps(r), noCount: !r.counted() && !r.unstreamed() && r.MaxTokens != 1}
 	if t.hasTPOT {
 		t.tpot = tpot(r)
 	}
@@ -217,8 +217,8 @@ type Goodput struct {
 	Window            Window
 	WindowErr         error
 	// TPOTNotApplicable counts ok requests without a TPOT that any TPOT
-	// limit would pass, to which it does not apply: one output token, or
-	// no usable count but text at once or max_tokens 1; GapNotApplicable counts ok
+	// limit would pass, to which it does not apply: one output token, text
+	// at once, or no usable count but max_tokens 1; GapNotApplicable counts ok
 	// requests with fewer than two chunks, to which a MaxGap limit does
 	// not apply. Unjudged counts the ok requests without a usable token
 	// count (Accounting.Uncounted) that met every limit but a TPOT limit,

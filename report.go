@@ -621,7 +621,7 @@ func writeGoodput(b *bytes.Buffer, g *Goodput, a Accounting) {
 	}
 	na := plural.Of(g.TPOTNotApplicable, "one-token request")
 	if other := g.TPOTNotApplicable - a.OneToken; other > 0 { // see Goodput.TPOTNotApplicable
-		na = fmt.Sprintf("%d requests (%d of one token; %d without a count, but whose text came at once or was held to one token)", g.TPOTNotApplicable, a.OneToken, other)
+		na = fmt.Sprintf("%d requests (%d of one token; %d whose text came at once, or held to one token by max_tokens without a count)", g.TPOTNotApplicable, a.OneToken, other)
 	}
 	fmt.Fprintf(b, "  failing: %s; TPOT limit not applicable to %s\n", strings.Join(failing, ", "), na)
 	if g.Unjudged > 0 {

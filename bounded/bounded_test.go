@@ -246,8 +246,8 @@ func TestSummarizeSampleRun(t *testing.T) {
 func TestSummarizeCSV(t *testing.T) {
 	var recs []llmmetrics.Record
 	for _, r := range run(50_000) {
-		if r.Status == llmmetrics.StatusOK && r.NoUsage {
-			continue // a row cannot leave its count out
+		if r.Status == llmmetrics.StatusOK && r.CountState() != llmmetrics.CountKnown {
+			continue // a row cannot say its count is unusable
 		}
 		r.Warmup, r.Preflight = false, false // which CSV cannot mark
 		if r.Status != llmmetrics.StatusOK {

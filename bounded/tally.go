@@ -152,7 +152,7 @@ func (t *tally) judge(r *llmmetrics.Record, slo llmmetrics.SLO) error {
 	}
 	v, has := values(r)
 	v[sampleTTFT], _ = r.TTFT()
-	has[sampleTPOT] = hasTPOT(r)
+	has[sampleTPOT] = hasTPOT(r) && !unstreamed(r) // text at once: no TPOT
 	if has[sampleTPOT] {
 		v[sampleTPOT], _ = r.TPOT()
 	}

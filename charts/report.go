@@ -285,7 +285,7 @@ func goodputSection(g *llmmetrics.Goodput) Section {
 	}
 	tab.Rows = append(tab.Rows, []Cell{{Text: "ok requests failing TTFT / TPOT / E2E / largest gap"}, {Text: fmt.Sprintf("%d / %d / %d / %d", g.FailedTTFT, g.FailedTPOT, g.FailedE2E, g.FailedMaxGap)}})
 	sec.Tables = append(sec.Tables, tab)
-	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Failed, zero-token and rejected requests stay in the denominator; the TPOT limit does not apply to %d requests without a time per token (one token, or no count but text at once or max_tokens 1).", g.TPOTNotApplicable))
+	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Failed, zero-token and rejected requests stay in the denominator; the TPOT limit does not apply to %d requests without a time per token (one token, text at once, or no count but max_tokens 1).", g.TPOTNotApplicable))
 	return sec
 }
 

@@ -134,6 +134,9 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 	if err == nil {
 		err = repeatedID(run)
 	}
+	if err == nil {
+		err = invalidRecord(run)
+	}
 	if err != nil {
 		return inFile(name, err) // convert reads strictly: it has no --lenient
 	}
@@ -171,6 +174,24 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 			return fmt.Errorf("writing %s: %s (convert --measured leaves out the warm-up and preflight requests)", out, trimPrefix(err))
 		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))
+	}
+	return nil
+}
+
+// invalidRecord returns the error report gives for the first record that
+// is not valid (chunk tokens that disagree with the count, chunks that go
+// backwards, a negative count), named by its line: written, it would be
+// a row report refuses at another line, or reads as valid.
+func invalidRecord(run *llmmetrics.Run) error {
+	for i := range run.Records {
+		var re *llmmetrics.RecordError
+		if err := run.Records[i].Validate(); errors.As(err, &re) {
+			re.Index, re.ID = i, run.Records[i].ID
+			if i < len(run.Lines) {
+				re.Line = run.Lines[i]
+			}
+			return re
+		}
 	}
 	return nil
 }

@@ -174,3 +174,21 @@ func TestConvertOtherToolsFile(t *testing.T) {
 		assert.Contains(t, errs, " is "+c.tool+" file: convert reads llmmetrics' own formats", c.path)
 	}
 }
+
+// convert refuses a record report refuses, named by its line, rather than
+// write a CSV row that reads as valid (chunk tokens summing to 6 of 4
+// tokens: the row "2,3,4,…" says nothing of them) or fails at another line.
+func TestConvertInvalidRecord(t *testing.T) {
+	for _, rec := range []string{
+		`{"id":"2","sent_ns":0,"chunk_arrivals_ns":[100,200,300],"chunk_tokens":[2,2,2],"completion_tokens":4,"prompt_tokens":3}`,
+		`{"id":"2","sent_ns":0,"chunk_arrivals_ns":[300,200,100],"completion_tokens":3}`,
+		`{"id":"2","sent_ns":0,"chunk_arrivals_ns":[100],"completion_tokens":1,"prompt_tokens":-3}`,
+	} {
+		in := writeFile(t, "inv.jsonl", `{"id":"1","sent_ns":0,"chunk_arrivals_ns":[100],"completion_tokens":1}`+"\n"+rec+"\n")
+		out := filepath.Join(t.TempDir(), "inv.csv")
+		code, _, errs := runCLI(t, "", "convert", in, out)
+		assert.Equal(t, 1, code, rec)
+		assert.Contains(t, errs, `line 2 (id "2")`, rec)
+		assert.NoFileExists(t, out)
+	}
+}

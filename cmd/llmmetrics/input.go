@@ -16,7 +16,10 @@ import (
 // open opens the named file, or standard input when there is none or it
 // is "-".
 func open(files []string, stdin io.Reader) (io.Reader, string, func(), error) {
-	if len(files) == 0 || files[0] == "-" {
+	switch {
+	case stdin == nil && len(files) > 0 && files[0] == "-": // one of several files: --merge, diff, sweep
+		return nil, "", nil, fmt.Errorf("%w: - (standard input) is read only as a command's one input, not as one of several files: write it to a file", errUsage)
+	case len(files) == 0 || files[0] == "-":
 		return stdin, "standard input", func() {}, nil
 	}
 	f, err := os.Open(files[0])
