@@ -137,7 +137,8 @@ type okTimes struct {
 func timesOf(r *Record) okTimes {
 	// An unstreamed answer has no TPOT (its text at once, whatever its
 	// count), nor one of max_tokens 1: a TPOT limit does not apply.
-	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r) && !r.unstreamed(), hasGap: hasGaps(r), noCount: !r.counted() && !r.unstreamed() && r.MaxTokens != 1}
+	un := r.unstreamed()
+	t := okTimes{ttft: ttft(r), e2e: e2e(r), hasTPOT: hasTPOT(r) && !un, hasGap: hasGaps(r), noCount: !r.counted() && !un && r.MaxTokens != 1}
 	if t.hasTPOT {
 		t.tpot = tpot(r)
 	}

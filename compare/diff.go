@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -271,10 +270,7 @@ func sideFacts(runs []*llmmetrics.Run, side string, names []string, warn *[]stri
 	var bare []string
 	for i, r := range runs {
 		if r.Header == nil {
-			bare = append(bare, strconv.Itoa(i+1))
-			if i < len(names) {
-				bare[len(bare)-1] += " (" + names[i] + ")"
-			}
+			bare = append(bare, runLabel(i+1, names))
 			continue
 		}
 		all = append(all, headerFacts(r.Header))

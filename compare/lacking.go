@@ -55,10 +55,7 @@ func ofRuns(runs [2][]int, sizes [2]int, names [2][]string, why string) string {
 		}
 		ks := make([]string, len(nums))
 		for i, k := range nums {
-			ks[i] = strconv.Itoa(k)
-			if k <= len(names[side]) {
-				ks[i] += " (" + names[side][k-1] + ")"
-			}
+			ks[i] = runLabel(k, names[side])
 		}
 		word := " run "
 		if len(nums) > 1 {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/llmmetrics/llmmetrics"
 )
@@ -46,11 +47,17 @@ func (d *Diff) sideOf(side string) ([]string, []*llmmetrics.Summary) {
 // 1 (b.jsonl)"), so that the line can be told from the others of its
 // side and read against the lines that number the runs.
 func (d *Diff) runName(side string, i int) string {
-	name := fmt.Sprintf("%s run %d", side, i+1)
-	if names, _ := d.sideOf(side); names != nil {
-		name += " (" + names[i] + ")"
+	names, _ := d.sideOf(side)
+	return side + " run " + runLabel(i+1, names)
+}
+
+// runLabel is run k's number (from 1), then its name in parentheses where
+// names gives one: "2 (b2.jsonl)", or "2".
+func runLabel(k int, names []string) string {
+	if k <= len(names) {
+		return strconv.Itoa(k) + " (" + names[k-1] + ")"
 	}
-	return name
+	return strconv.Itoa(k)
 }
 
 // requestsOf is requestsJSON of each run of side "A" or "B", named as
