@@ -113,6 +113,9 @@ func (lv *SweepLevel) requests() []object {
 	out := make([]object, len(lv.Summaries))
 	for i, s := range lv.Summaries {
 		out[i] = requestsJSON(lv.Names[i], s)
+		if i < len(lv.absent) && len(lv.absent[i]) > 0 {
+			out[i] = append(out[i], field{"absent_figures", lv.absent[i]})
+		}
 	}
 	return out
 }

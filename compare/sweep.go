@@ -83,10 +83,13 @@ type SweepLevel struct {
 	// the records each run set aside as invalid, which WriteTable and
 	// MarshalJSON say.
 	Summaries []*llmmetrics.Summary
-	// Absent says why a figure of its runs' summaries is absent
-	// (Summary.Absent, the first run's reason where several give one):
-	// a row the level lacks has its reason here.
+	// Absent says why a figure of its runs is absent, the first run's
+	// reason where several give one: their summaries' (Summary.Absent),
+	// and those of the sweep's rows whose reason no summary key already
+	// says ("user_tps p50"), so that a row the level lacks has its
+	// reason here.
 	Absent map[string]string
+	absent []map[string]string // each run's, in Names' order
 }
 
 // A SweepFigure is one figure of a level across its repeats.
@@ -172,11 +175,11 @@ func SweepRuns(runs []LevelRun, opt llmmetrics.Options) (*Sweep, error) {
 // The latencies come first: p50, p95 and p99 of each headline metric of
 // the catalogue.
 var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
-	{"user_tps p50", "tokens/s", func(_ *llmmetrics.Summary, user []float64) (float64, bool) {
+	{"user_tps p50", "tokens/s", func(_ *llmmetrics.Summary, user []float64) (float64, string) {
 		if len(user) == 0 {
-			return 0, false
+			return 0, "no measured ok request has two or more tokens and some time between its first and last"
 		}
-		return user[(len(user)+1)/2-1], true // nearest rank: ⌈N/2⌉
+		return user[(len(user)+1)/2-1], "" // nearest rank: ⌈N/2⌉
 	}, nil},
 	fromRunFigure("output_tokens_per_s"),
 	fromRunFigure("prompt_tokens_per_s"),
@@ -184,42 +187,46 @@ var sweepFigures = append(headlinePercentiles(50, 95, 99), []sweepFigure{
 	fromRunFigure("attainment"),
 	fromRunFigure("error_rate"),
 	// The workload each level put on the server.
-	{"in_flight mean", "requests", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+	{"in_flight mean", "requests", func(s *llmmetrics.Summary, _ []float64) (float64, string) {
 		if s.Workload == nil || s.Workload.Concurrency == nil {
-			return 0, false
+			return 0, workloadAbsent(s, "concurrency")
 		}
-		return s.Workload.Concurrency.Mean, true
+		return s.Workload.Concurrency.Mean, ""
 	}, nil},
-	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-		if s.Workload == nil || s.Workload.Arrivals == nil || s.Workload.Arrivals.Reading == inflight.AllAtOnce {
-			return 0, false // no CV of gaps all 0
+	{"arrival_cv", "ratio", func(s *llmmetrics.Summary, _ []float64) (float64, string) {
+		switch {
+		case s.Workload == nil || s.Workload.Arrivals == nil:
+			return 0, workloadAbsent(s, "arrivals")
+		case s.Workload.Arrivals.Reading == inflight.AllAtOnce:
+			return 0, "every request was sent at once: gaps all 0 have no CV"
 		}
-		return s.Workload.Arrivals.CV, true
+		return s.Workload.Arrivals.CV, ""
 	}, nil},
-	{"prompt_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+	{"prompt_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, string) {
 		if s.Workload == nil || s.Workload.Prompt == nil {
-			return 0, false
+			return 0, workloadAbsent(s, "prompt")
 		}
-		return float64(s.Workload.Prompt.P50), true
+		return float64(s.Workload.Prompt.P50), ""
 	}, nil},
-	{"output_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+	{"output_tokens p50", "tokens", func(s *llmmetrics.Summary, _ []float64) (float64, string) {
 		if s.Workload == nil || s.Workload.Output == nil {
-			return 0, false
+			return 0, workloadAbsent(s, "output")
 		}
-		return float64(s.Workload.Output.P50), true
+		return float64(s.Workload.Output.P50), ""
 	}, nil},
-	{"early_stop_rate", "fraction", func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
+	{"early_stop_rate", "fraction", func(s *llmmetrics.Summary, _ []float64) (float64, string) {
 		if s.Workload == nil || s.Workload.EarlyStop == nil {
-			return 0, false
+			return 0, workloadAbsent(s, "early_stop")
 		}
-		return s.Workload.EarlyStop.Rate, true
+		return s.Workload.EarlyStop.Rate, ""
 	}, nil},
 }...)
 
 // sweepFigure is one figure a sweep reports of each run.
 type sweepFigure struct {
 	name, unit string
-	value      func(s *llmmetrics.Summary, user []float64) (float64, bool)
+	// value returns the figure, or why the run has none.
+	value func(s *llmmetrics.Summary, user []float64) (float64, string)
 	// lower, when not nil, says why a run's figure is only a lower bound
 	// of the true one, or "" when it is the figure itself.
 	lower func(s *llmmetrics.Summary) string
@@ -228,9 +235,8 @@ type sweepFigure struct {
 // fromRunFigure is a run figure (runFigures), as a sweep figure.
 func fromRunFigure(name string) sweepFigure {
 	f, _ := runFigureNamed(name)
-	return sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-		v, absent := f.value(s)
-		return v, absent == ""
+	return sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, string) {
+		return f.value(s)
 	}, f.lower}
 }
 
@@ -244,9 +250,8 @@ func headlinePercentiles(ps ...float64) []sweepFigure {
 		}
 		for _, p := range ps {
 			f := percentileFigure(m, llmmetrics.MustPercentile(p))
-			out = append(out, sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, bool) {
-				v, absent := f.value(s)
-				return v, absent == ""
+			out = append(out, sweepFigure{f.name, f.unit, func(s *llmmetrics.Summary, _ []float64) (float64, string) {
+				return f.value(s)
 			}, nil})
 		}
 	}
@@ -284,27 +289,32 @@ type runValue struct {
 }
 
 // runValues returns the figures of one run by name, those its records
-// give over those given with it, and the summary of its records (nil for
-// a run known by figures alone).
-func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, *llmmetrics.Summary, error) {
+// give over those given with it, the summary of its records (nil for a
+// run known by figures alone), and why each figure of its records it
+// lacks is absent (the attainment only where an SLO was set).
+func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, *llmmetrics.Summary, map[string]string, error) {
 	vals := map[string]runValue{}
 	for k, v := range r.Figures {
 		vals[k] = runValue{v: v}
 	}
 	if r.Run == nil {
-		return vals, nil, nil
+		return vals, nil, nil, nil
 	}
 	s, err := r.Run.Summarize(opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	user, err := userTPS(r.Run.Records, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	whys := map[string]string{}
 	for _, f := range sweepFigures {
-		v, ok := f.value(s, user)
-		if !ok {
+		v, why := f.value(s, user)
+		if why != "" {
+			if _, given := vals[f.name]; !given && (f.name != "attainment" || opt.SLO != nil) {
+				whys[f.name] = why
+			}
 			continue
 		}
 		rv := runValue{v: v, lower: f.lower != nil && f.lower(s) != ""}
@@ -313,7 +323,16 @@ func runValues(r LevelRun, opt llmmetrics.Options) (map[string]runValue, *llmmet
 		}
 		vals[f.name] = rv
 	}
-	return vals, s, nil
+	return vals, s, whys, nil
+}
+
+// workloadAbsent says why a summary has no workload figure of the part
+// ("prompt", "arrivals", …).
+func workloadAbsent(s *llmmetrics.Summary, part string) string {
+	if why := s.Absent["workload."+part]; why != "" {
+		return why
+	}
+	return "the run has no workload " + part
 }
 
 // sweepLevel summarizes the runs of one level.
@@ -330,20 +349,32 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	opt.Percentiles = ps
 	lv := SweepLevel{Level: level, Runs: len(runs)}
 	values := map[string][]runValue{}
+	var given []map[string]runValue
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
-		vals, s, err := runValues(r, opt)
+		vals, s, whys, err := runValues(r, opt)
 		if err != nil {
 			return lv, inRun(r.Name, err)
 		}
 		lv.Summaries = append(lv.Summaries, s)
+		given = append(given, vals)
 		for k, v := range vals {
 			values[k] = append(values[k], v)
 		}
-		if s == nil {
+		lv.absent = append(lv.absent, runAbsent(s, whys))
+	}
+	for i, r := range runs {
+		if r.Run != nil {
 			continue
 		}
-		for k, why := range s.Absent {
+		for name := range values {
+			if _, ok := given[i][name]; !ok {
+				lv.absent[i][name] = "the figures given for the run do not include it"
+			}
+		}
+	}
+	for _, a := range lv.absent {
+		for k, why := range a {
 			if lv.Absent == nil {
 				lv.Absent = map[string]string{}
 			}
@@ -363,6 +394,41 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 		lv.Figures = append(lv.Figures, f)
 	}
 	return lv, nil
+}
+
+// runAbsent is what one run lacks and why: its summary's absent figures,
+// and the sweep's figures its records do not give whose reason the
+// summary does not already say ("user_tps p50": no request of two
+// tokens), so that a row the table leaves blank is never unexplained.
+func runAbsent(s *llmmetrics.Summary, whys map[string]string) map[string]string {
+	out := map[string]string{}
+	said := map[string]bool{}
+	if s != nil {
+		for k, why := range s.Absent {
+			out[k], said[why] = why, true
+		}
+	}
+	for name, why := range whys {
+		if !alreadySaid(why, said) {
+			out[name] = why
+		}
+	}
+	return out
+}
+
+// alreadySaid reports whether a row's reason is one of the summary's, or
+// one of them after a prefix ("the run has no ttft: " + the summary's).
+func alreadySaid(why string, said map[string]bool) bool {
+	for {
+		if said[why] {
+			return true
+		}
+		_, rest, ok := strings.Cut(why, ": ")
+		if !ok {
+			return false
+		}
+		why = rest
+	}
 }
 
 // levelFigure is a figure of a level from its value in each run.
@@ -700,11 +766,11 @@ func (sw *Sweep) absentLines() []string {
 func (lv SweepLevel) lacking(k string) (groups []string, n int) {
 	var whys []string
 	by := map[string][]string{}
-	for i, s := range lv.Summaries {
-		if s == nil || s.Absent[k] == "" {
+	for i, a := range lv.absent {
+		why := a[k]
+		if why == "" {
 			continue
 		}
-		why := s.Absent[k]
 		if by[why] == nil {
 			whys = append(whys, why)
 		}
@@ -756,8 +822,9 @@ func (sw *Sweep) figureNames() []string {
 // of {"name", "offered", "rejected"}, one per run in names' order (its
 // name, the records of its summary, and those set aside as invalid; for
 // a run known by figures alone the counts are null, and "absent" says
-// why). A figure whose value on some run of its level is
-// only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
+// why; "absent_figures" maps each figure the run lacks to why), and the
+// level's "absent" each such figure to the first run's reason. A figure
+// whose value on some run of its level is only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
 // many of the level's runs), "upper_bound" where the most the median can
 // be is known (SweepFigure.Upper), and the sweep "lower_bound_notes".
 func (sw *Sweep) MarshalJSON() ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,14 +20,19 @@ import (
 
 // levelRun makes a run of 10 requests of which good have TTFT ttft and the
 // rest 1 s (past a 200 ms SLO), each 5 tokens over 80 ms of decode.
+// runSeq numbers the runs levelRun makes, so that two of them are two
+// runs (their record ids differ), not one run twice (sameRun).
+var runSeq atomic.Int64
+
 func levelRun(level float64, ttft time.Duration, good int, env map[string]string) LevelRun {
+	seq := runSeq.Add(1)
 	var recs []llmmetrics.Record
 	for i := range 10 {
 		t := ttft
 		if i >= good {
 			t = time.Second
 		}
-		recs = append(recs, llmmetrics.Record{ID: string(rune('a' + i)), Sent: time.Duration(i) * time.Second, FirstText: t, LastText: t + 80*time.Millisecond,
+		recs = append(recs, llmmetrics.Record{ID: fmt.Sprintf("%c%d", 'a'+i, seq), Sent: time.Duration(i) * time.Second, FirstText: t, LastText: t + 80*time.Millisecond,
 			CompletionTokens: 5, PromptTokens: 50})
 	}
 	run := &llmmetrics.Run{Records: recs}
@@ -305,4 +311,53 @@ func TestSweepAbsentNamesRun(t *testing.T) {
 	assert.Contains(t, out, "absent: throughput at concurrency 1 in c1b: "+why+"\n")
 	assert.NotContains(t, out, "absent: throughput at concurrency 1:")
 	assert.NotContains(t, out, "throughput at concurrency 1, 2")
+}
+
+// A row the table leaves blank is never unexplained, even where no
+// summary key says why: runs of one-token answers have no User TPS
+// (which needs two tokens), and their level's user_tps row is "—" with
+// the reason, naming the run where only one of the level's runs lacks
+// it, in the text and in that run's JSON entry.
+func TestSweepAbsentRowReason(t *testing.T) {
+	ms := time.Millisecond
+	oneToken := func(r LevelRun, name string) LevelRun {
+		c := *r.Run
+		c.Records = slices.Clone(c.Records)
+		for i := range c.Records {
+			c.Records[i].CompletionTokens, c.Records[i].LastText = 1, c.Records[i].FirstText
+		}
+		r.Run, r.Name = &c, name
+		return r
+	}
+	many := levelRun(1, 100*ms, 10, nil)
+	many.Name = "c1a"
+	runs := []LevelRun{many, oneToken(levelRun(1, 100*ms, 10, nil), "c1b"),
+		oneToken(levelRun(2, 100*ms, 10, nil), "c2a"), oneToken(levelRun(2, 100*ms, 10, nil), "c2b")}
+	sw, err := SweepRuns(runs, llmmetrics.Options{})
+	require.NoError(t, err)
+	_, ok := sw.Levels[1].Figure("user_tps p50")
+	require.False(t, ok)
+	why := sw.Levels[1].Absent["user_tps p50"]
+	assert.Contains(t, why, "two or more tokens")
+	var text strings.Builder
+	require.NoError(t, sw.WriteTable(&text))
+	out := text.String()
+	assert.Contains(t, out, "absent: user_tps p50 at concurrency 2: "+why+"\n")
+	assert.Contains(t, out, "absent: user_tps p50 at concurrency 1 in c1b: "+why+"\n")
+	js, err := json.Marshal(sw)
+	require.NoError(t, err)
+	var got struct {
+		Levels []struct {
+			Requests []struct {
+				Name          string
+				AbsentFigures map[string]string `json:"absent_figures"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(js, &got))
+	reqs := got.Levels[0].Requests
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"c1a", "c1b"}, []string{reqs[0].Name, reqs[1].Name})
+	assert.NotContains(t, reqs[0].AbsentFigures, "user_tps p50")
+	assert.Equal(t, why, reqs[1].AbsentFigures["user_tps p50"])
 }
