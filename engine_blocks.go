@@ -9,8 +9,7 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/table"
 )
 
-// A block is a block of lines (see blocks.Block) and where its records
-// go.
+// A block is a block of lines (blocks.Block) and where its records go.
 type block struct {
 	blocks.Block
 

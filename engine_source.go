@@ -87,8 +87,7 @@ func (s *source) chunks(i int) []time.Duration {
 	return s.recs[i].Chunks
 }
 
-// line returns the line record i started on, and false when it is not
-// known.
+// line returns the line record i started on, or false when it is unknown.
 func (s *source) line(i int) (int, bool) {
 	switch {
 	case s.tab != nil:

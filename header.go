@@ -15,6 +15,7 @@ import (
 // report states the workload and environment its numbers came from.
 type RunHeader struct {
 	Tool      string    `json:"tool"`                 // the program that took the run, with its version
+	ID        string    `json:"id,omitempty"`         // random, given by that program: a copy of the file has the run's
 	GoVersion string    `json:"go_version,omitempty"` // of that program
 	Host      string    `json:"host,omitempty"`       // the machine that sent the requests
 	Target    string    `json:"target,omitempty"`     // the endpoint's URL

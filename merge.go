@@ -45,7 +45,7 @@ func MergeRuns(runs []*Run) (*Run, error) {
 		}
 	}
 	h := *runs[0].Header
-	h.Start = start
+	h.Start, h.ID = start, "" // the merge is none of its runs
 	h.Load = map[string]string{}
 	maps.Copy(h.Load, runs[0].Header.Load)
 	h.Load["merged_files"] = fmt.Sprint(len(runs))

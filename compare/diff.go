@@ -151,6 +151,7 @@ func DiffRuns(a, b []*llmmetrics.Run, opt DiffOptions) (*Diff, error) {
 	}
 	d.Warnings = headerWarnings(a, b, opt.NamesA, opt.NamesB)
 	d.Warnings = append(append(d.Warnings, sameRuns("A", a, opt.NamesA)...), sameRuns("B", b, opt.NamesB)...) // sweepsame.go
+	d.Warnings = append(d.Warnings, sidesSameRun(a, b, opt.NamesA, opt.NamesB)...)
 	return d, nil
 }
 

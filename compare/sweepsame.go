@@ -8,10 +8,11 @@ import (
 )
 
 // sameRuns warns of runs among repeats that are one run given twice under
-// two names (a copy of a file): their headers are identical, start to the
-// nanosecond and load and all, or, for runs without a header, their
-// records are. Repeats that are copies fake a spread of 0. of names
-// the repeats ("A", "concurrency 4"); names are the runs', in runs' order.
+// two names (a copy of a file, a file and its conversion): their headers
+// carry one run id, or are identical, start to the nanosecond and load
+// and all, or their records are identical (a copy with its header
+// edited). Repeats that are copies fake a spread of 0. of names the
+// repeats ("A", "concurrency 4"); names are the runs', in runs' order.
 func sameRuns(of string, runs []*llmmetrics.Run, names []string) []string {
 	var warns []string
 	for i, r := range runs {
@@ -31,13 +32,30 @@ func sameRun(a, b *llmmetrics.Run) string {
 	if a == nil || b == nil {
 		return ""
 	}
-	if ha, hb := a.Header, b.Header; ha != nil && hb != nil && !ha.Start.IsZero() && reflect.DeepEqual(*ha, *hb) {
+	ha, hb := a.Header, b.Header
+	switch {
+	case ha != nil && hb != nil && ha.ID != "" && ha.ID == hb.ID:
+		return "one run id"
+	case ha != nil && hb != nil && !ha.Start.IsZero() && reflect.DeepEqual(*ha, *hb):
 		return "identical headers"
-	}
-	if a.Header == nil && b.Header == nil && len(a.Records) > 0 && reflect.DeepEqual(a.Records, b.Records) {
+	case len(a.Records) > 0 && reflect.DeepEqual(a.Records, b.Records):
 		return "identical records"
 	}
 	return ""
+}
+
+// sidesSameRun warns when a diff's two sides are one run each and it is
+// the same run: every row then says no change by construction, which is
+// no evidence that two runs agree.
+func sidesSameRun(a, b []*llmmetrics.Run, namesA, namesB []string) []string {
+	if len(a) != 1 || len(b) != 1 {
+		return nil
+	}
+	why := sameRun(a[0], b[0])
+	if why == "" {
+		return nil
+	}
+	return []string{fmt.Sprintf("A and B are the same run: %s (%s and %s); every row compares the run with itself", why, nameAt(namesA, 0), nameAt(namesB, 0))}
 }
 
 // nameAt is names[i], or "run i+1" where names has none.

@@ -1,6 +1,9 @@
 package compare
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +17,11 @@ import (
 // to the nanosecond) is warned about, naming both, since copies fake a
 // spread of 0; runs a nanosecond apart are not, nor runs with a header
 // but no start (identical records there are a test's, not a copy's).
-// Runs without a header are the same run when their records are.
+// Runs of a level that are one run given twice are warned about: a copy
+// of a file (identical headers, or records without headers), a copy whose
+// header was edited (a host renamed: identical records), and a file and
+// its conversion whose header says one run id; a run whose header starts
+// a nanosecond later, or whose records differ, is another run.
 func TestSweepSameRunWarned(t *testing.T) {
 	start := time.Date(2026, 11, 30, 10, 0, 0, 123456789, time.UTC)
 	with := func(name string, level float64, at time.Time) LevelRun {
@@ -23,21 +30,64 @@ func TestSweepSameRunWarned(t *testing.T) {
 		r.Run.Header = &llmmetrics.RunHeader{Start: at, Load: map[string]string{"loop": "closed", "prompt_salt": "00000000000000aa"}}
 		return r
 	}
-	bare := func(name string, level float64, ttft time.Duration) LevelRun {
-		r := levelRun(level, ttft, 10, nil)
-		r.Name = name
+	copyOf := func(r LevelRun, name string, edit func(h *llmmetrics.RunHeader)) LevelRun {
+		c := *r.Run
+		c.Records = slices.Clone(c.Records)
+		if c.Header != nil {
+			h := *c.Header
+			if edit != nil {
+				edit(&h)
+			}
+			c.Header = &h
+		}
+		r.Run, r.Name = &c, name
 		return r
 	}
+	a, x := with("a", 1, start), levelRun(2, 100*time.Millisecond, 10, nil)
+	x.Name = "x"
+	p := with("p", 3, start)
+	p.Run.Header.ID = "RUNP"
+	conv := with("p.parquet", 3, start) // other records (its own levelRun), one run id
+	conv.Run.Header.ID = "RUNP"
 	runs := []LevelRun{
-		with("a", 1, start), with("a-copy", 1, start), with("b", 1, start.Add(time.Nanosecond)),
-		bare("x", 2, 100*time.Millisecond), bare("y", 2, 110*time.Millisecond), bare("x-copy", 2, 100*time.Millisecond),
+		a, copyOf(a, "a-copy", nil), with("b", 1, start.Add(time.Nanosecond)), copyOf(a, "a-host", func(h *llmmetrics.RunHeader) { h.Host = "other" }),
+		x, levelRun(2, 110*time.Millisecond, 10, nil), copyOf(x, "x-copy", nil),
+		p, conv,
 	}
 	sw, err := SweepRuns(runs, llmmetrics.Options{})
 	require.NoError(t, err)
+	var same []string
+	for _, w := range sw.Warnings {
+		if strings.Contains(w, "same run") {
+			same = append(same, w)
+		}
+	}
 	assert.Equal(t, []string{
 		"concurrency 1 runs 1 and 2 are the same run: identical headers (a and a-copy); a copy as a repeat fakes a spread of 0",
+		"concurrency 1 runs 1 and 4 are the same run: identical records (a and a-host); a copy as a repeat fakes a spread of 0",
 		"concurrency 2 runs 1 and 3 are the same run: identical records (x and x-copy); a copy as a repeat fakes a spread of 0",
-	}, sw.Warnings)
+		"concurrency 3 runs 1 and 2 are the same run: one run id (p and p.parquet); a copy as a repeat fakes a spread of 0",
+	}, same)
+}
+
+// A diff of a run against itself (a file and its copy) says that the two
+// sides are one run: every row is "~" by construction.
+func TestDiffSidesSameRun(t *testing.T) {
+	r := levelRun(1, 100*time.Millisecond, 10, nil).Run
+	r.Header = &llmmetrics.RunHeader{Start: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Host: "h"}
+	c := *r
+	h := *r.Header
+	h.Host = "edited"
+	c.Header = &h
+	d, err := DiffRuns([]*llmmetrics.Run{r}, []*llmmetrics.Run{&c}, DiffOptions{NamesA: []string{"a.jsonl"}, NamesB: []string{"acopy.jsonl"}})
+	require.NoError(t, err)
+	assert.Contains(t, d.Warnings, "A and B are the same run: identical records (a.jsonl and acopy.jsonl); every row compares the run with itself")
+	var table strings.Builder
+	require.NoError(t, d.WriteTable(&table))
+	assert.Contains(t, table.String(), "A and B are the same run")
+	other, err := DiffRuns([]*llmmetrics.Run{r}, []*llmmetrics.Run{levelRun(1, 100*time.Millisecond, 10, nil).Run}, DiffOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, fmt.Sprint(other.Warnings), "same run")
 }
 
 // A side of a diff with a run given twice under two names is warned

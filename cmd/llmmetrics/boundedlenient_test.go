@@ -20,6 +20,7 @@ import (
 func lenientRun(t *testing.T, dir, name string, start time.Time) string {
 	t.Helper()
 	recs := synth.Mixed(20_000, 8)
+	recs[0].ID += "-" + name // two files are two runs, not a copy (sameRunTwice)
 	for i := 10; i < 20_000; i += 1_500 {
 		recs[i].Status, recs[i].Chunks, recs[i].FirstText, recs[i].LastText = llmmetrics.StatusOK, nil, 3*time.Millisecond, 2*time.Millisecond
 	}

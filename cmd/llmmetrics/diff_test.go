@@ -226,9 +226,13 @@ func TestDiffWarnsForeignLoads(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "WARNING: A and B differ in load rate_per_s: A 1, B 16\n")
 	assert.NotContains(t, out, "has no run header")
+	// A file against itself: no load differs, and the one warning says
+	// that the sides are one run.
 	code, out, errs = runCLI(t, "", "diff", a, a)
 	require.Equal(t, 0, code, errs)
-	assert.NotContains(t, out, "WARNING")
+	assert.NotContains(t, out, "differ in")
+	assert.Equal(t, 1, strings.Count(out, "WARNING"), out)
+	assert.Contains(t, out, "WARNING: A and B are the same run: identical records")
 }
 
 // writeUsageRun writes a JSONL run of 10 ok requests, request i sent at

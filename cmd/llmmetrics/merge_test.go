@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,7 +21,9 @@ func writeShare(t *testing.T, dir, name, start string, n int, load string) strin
 	fmt.Fprintf(&b, `{"llmmetrics_run":{"tool":"llmmetrics","model":"m","api":"chat","start":%q,"load":{%s}}}`+"\n", start, load)
 	for i := range n {
 		sent := int64(i) * 100_000_000
-		fmt.Fprintf(&b, `{"id":"%d","sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`+"\n", i, sent)
+		// The ids carry the file's name: two files are two runs, not a
+		// copy (sameRunTwice).
+		fmt.Fprintf(&b, `{"id":"%s-%d","sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`+"\n", strings.TrimSuffix(name, ".jsonl"), i, sent)
 	}
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
@@ -115,6 +118,20 @@ func TestMergeSameRunTwice(t *testing.T) {
 	// A nanosecond later: another run, merged (10 + 10 = 20 requests).
 	other := writeShare(t, dir, "other.jsonl", "2026-11-30T10:00:00.123456790Z", 10, load)
 
+	// A copy whose header was edited (host renamed): its records are the
+	// run's, byte for byte; and a file whose header carries the run's id
+	// (a conversion): both were merged as two runs, doubling the counts.
+	edited := filepath.Join(dir, "edited.jsonl")
+	require.NoError(t, os.WriteFile(edited, bytes.Replace(b, []byte(`"tool":"llmmetrics"`), []byte(`"tool":"llmmetrics","host":"renamed"`), 1), 0o644))
+	withID := func(name, start string) string {
+		p := writeShare(t, dir, name, start, 4, load)
+		body, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, bytes.Replace(body, []byte(`"tool":"llmmetrics"`), []byte(`"tool":"llmmetrics","id":"RUN1"`), 1), 0o644))
+		return p
+	}
+	idA, idB := withID("ida.jsonl", "2026-11-30T10:00:00Z"), withID("idb.jsonl", "2026-11-30T10:00:00.001Z")
+
 	rec := `{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`
 	bare := writeLines(t, "bare.jsonl", rec)
 	bareCopy := writeLines(t, "bare-copy.jsonl", rec)
@@ -130,6 +147,14 @@ func TestMergeSameRunTwice(t *testing.T) {
 		code, _, errs = merge(a, sameHeader)
 		require.Equal(t, 2, code, extra)
 		assert.Contains(t, errs, "--merge: "+a+" and "+sameHeader+" are the same run", extra)
+
+		code, _, errs = merge(a, edited)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+a+" and "+edited+" are the same run: their records are identical, byte for byte after the header line", extra)
+
+		code, _, errs = merge(idA, idB)
+		require.Equal(t, 2, code, extra)
+		assert.Contains(t, errs, "--merge: "+idA+" and "+idB+" are the same run: their run headers carry the same run id RUN1", extra)
 
 		code, out, errs := merge("--json", a, other)
 		require.Equal(t, 0, code, "%v: %s", extra, errs)
@@ -154,8 +179,8 @@ func TestMergeSameRunTwice(t *testing.T) {
 func TestMergeUnsentRunsApart(t *testing.T) {
 	run := func(name, start, salt string) string {
 		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`","load":{"loop":"closed","concurrency":"1","requests":"2","prompt_salt":"`+salt+`"}}}`,
-			`{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
-			`{"id":"b","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
+			`{"id":"a`+salt+`","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
+			`{"id":"b`+salt+`","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
 	}
 	a := run("a.jsonl", "2026-11-30T10:00:00Z", "00000000000000aa")
 	b := run("b.jsonl", "2026-11-30T14:00:00Z", "00000000000000bb")

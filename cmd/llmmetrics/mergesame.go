@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,29 +14,48 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// sameRunTwice refuses a run given twice under two names: a byte copy of
-// a file, or two files whose run headers are identical, start to the
-// nanosecond and load and all. Merged, it would count every request twice
-// and double every rate. A header says which run a file is when it has a
-// start and more than it (a tool, a load); files without one are the same
-// run when their bytes are.
+// sameRunTwice refuses a run given twice under two names: files whose
+// run headers carry one id (each run gets its own), or are identical,
+// start to the nanosecond and load and all; files whose records are
+// identical byte for byte after the header line (a copy with its header
+// edited, a host renamed); and byte copies. Merged, a run twice would count every request
+// twice and double every rate. A header says which run a file is when it
+// has a start and more than it (a tool, a load).
 func sameRunTwice(runs []namedRun) error {
 	for i, r := range runs {
 		for _, o := range runs[:i] {
-			ho, hr := o.run.Header, r.run.Header
-			if ho == nil || hr == nil || !reflect.DeepEqual(*ho, *hr) {
-				continue // a byte copy has the header of its file
-			}
-			if tellsRun(hr, r.run.NoSendTimes) {
-				return valueError(fmt.Sprintf("--merge: %s and %s are the same run: their run headers are identical (start %s, and the load and the rest): a copy merged with its file counts every request twice; merge each run's file once",
-					o.name, r.name, hr.Start.Format(time.RFC3339Nano)))
-			}
-			if sameBytes(o.name, r.name) {
-				return valueError(fmt.Sprintf("--merge: %s and %s are the same run: their content is identical: a copy merged with its file counts every request twice; merge each file once", o.name, r.name))
+			if why := sameRunWhy(o, r); why != "" {
+				return valueError(fmt.Sprintf("--merge: %s and %s are the same run: %s: a copy merged with its file counts every request twice; merge each run's file once",
+					o.name, r.name, why))
 			}
 		}
 	}
 	return nil
+}
+
+// sameRunWhy says why two merged files are one run, or "".
+func sameRunWhy(o, r namedRun) string {
+	ho, hr := o.run.Header, r.run.Header
+	switch {
+	case ho != nil && hr != nil && ho.ID != "" && ho.ID == hr.ID:
+		return "their run headers carry the same run id " + hr.ID
+	case ho != nil && hr != nil && reflect.DeepEqual(*ho, *hr) && tellsRun(hr, r.run.NoSendTimes):
+		return fmt.Sprintf("their run headers are identical (start %s, and the load and the rest)", hr.Start.Format(time.RFC3339Nano))
+	case sameBytes(o.name, r.name):
+		return "their content is identical"
+	case o.records() > 0 && r.records() > 0 && sameBody(o.name, r.name):
+		return "their records are identical, byte for byte after the header line"
+	}
+	return ""
+}
+
+// records counts the file's records, read in memory or by the first pass
+// of a merge in bounded memory.
+func (r namedRun) records() int {
+	if r.file != nil {
+		return r.file.Records
+	}
+	return len(r.run.Records)
 }
 
 // tellsRun says whether a merged file's header names its run: it has a
@@ -77,6 +98,39 @@ func hashFile(name string) ([]byte, bool) {
 		return nil, false
 	}
 	return h.Sum(nil), true
+}
+
+// sameBody says whether two files hold the same bytes after their first
+// line (a JSONL file's run header): a copy whose header was edited. It
+// compares the first 64 KiB before hashing the rest, so that two runs,
+// which differ from their first record, are told apart without reading
+// them whole; false when either cannot be read.
+func sameBody(a, b string) bool {
+	if a == "-" || b == "-" {
+		return false
+	}
+	fa, err1 := os.Open(a)
+	fb, err2 := os.Open(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	defer fa.Close()
+	defer fb.Close()
+	ra, rb := bufio.NewReaderSize(fa, 64<<10), bufio.NewReaderSize(fb, 64<<10)
+	for _, r := range []*bufio.Reader{ra, rb} {
+		if _, err := r.ReadSlice('\n'); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return false // one line, or none: no body
+		}
+	}
+	pa, _ := ra.Peek(64 << 10)
+	pb, _ := rb.Peek(64 << 10)
+	if len(pa) == 0 || !bytes.Equal(pa, pb) {
+		return false
+	}
+	ha, hb := sha256.New(), sha256.New()
+	_, err1 = io.Copy(ha, ra)
+	_, err2 = io.Copy(hb, rb)
+	return err1 == nil && err2 == nil && bytes.Equal(ha.Sum(nil), hb.Sum(nil))
 }
 
 // apartUnsent refuses files without send times that are not shards of one

@@ -184,7 +184,7 @@ func TestReportMergesFiles(t *testing.T) {
 	write := func(name, start string, sent int64) string {
 		path := filepath.Join(dir, name)
 		body := `{"llmmetrics_run":{"tool":"llmmetrics","start":"` + start + `"}}` + "\n" +
-			fmt.Sprintf(`{"id":"1","sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`, sent) + "\n"
+			fmt.Sprintf(`{"id":%q,"sent_ns":%d,"chunk_arrivals_ns":[100000000,200000000],"completion_tokens":2}`, name, sent) + "\n"
 		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
 		return path
 	}
@@ -207,7 +207,7 @@ func TestReportMergesFiles(t *testing.T) {
 	// b's request went 0.1 s after a's: the window runs from 0 to 0.3 s.
 	assert.Equal(t, 0.3, got.Throughput.Window)
 	assert.Contains(t, strings.Join(got.Notes, " "), "clock offset is unknown")
-	assert.Equal(t, "1/1", got.TTFT.IDs["p50"])
+	assert.Equal(t, "1/a.jsonl", got.TTFT.IDs["p50"])
 
 	code, _, errs = runCLI(t, "", "report", "--merge", a, "../../testdata/sample_run.jsonl")
 	assert.Equal(t, 1, code)
@@ -342,6 +342,7 @@ func TestRunBreakdown(t *testing.T) {
 	assert.Equal(t, "ttft-breakdown", run.Header.Load["mode"])
 	assert.Equal(t, "text", run.Header.Load["salt"])
 	assert.Equal(t, "NVIDIA H100 80GB HBM3", run.Header.Env["gpu"])
+	assert.Len(t, run.Header.ID, 26, "a run id (crypto/rand.Text) names the run in every copy of its file")
 	code, stdout, errs = runCLI(t, "", "server", "--records", out, "--timings", timings, "--json")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, stdout, `"prefill_ms":1.5`)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,7 +32,7 @@ func (f *runFlags) header(ctx context.Context, fs *flag.FlagSet, p drive.Plan, s
 // headerOnly is header without what the server says of itself.
 func (f *runFlags) headerOnly(fs *flag.FlagSet, p drive.Plan, start time.Time, load map[string]string) *llmmetrics.RunHeader {
 	host, _ := os.Hostname()
-	h := &llmmetrics.RunHeader{Tool: version(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
+	h := &llmmetrics.RunHeader{Tool: version(), ID: rand.Text(), GoVersion: runtime.Version(), Host: host, Target: p.URL, API: p.API.String(),
 		Model: p.Model, Start: start, Flags: map[string]string{}, Env: map[string]string{}, Load: load}
 	fs.Visit(func(fl *flag.Flag) {
 		v := fl.Value.String()

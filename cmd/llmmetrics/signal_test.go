@@ -371,8 +371,8 @@ func TestGraceNoteZero(t *testing.T) {
 func TestMergeNoSendTimes(t *testing.T) {
 	shard := func(name, start string) string {
 		return writeLines(t, name, `{"llmmetrics_run":{"tool":"t","start":"`+start+`"}}`,
-			`{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
-			`{"id":"b","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
+			`{"id":"a`+name+`","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`,
+			`{"id":"b`+name+`","chunk_arrivals_ns":[60000000,200000000],"completion_tokens":2}`)
 	}
 	a, b := shard("a.jsonl", "2026-11-30T10:00:00Z"), shard("b.jsonl", "2026-11-30T10:00:00.5Z")
 	for _, extra := range [][]string{nil, {"--max-memory", "1KiB"}} {

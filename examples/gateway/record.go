@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,7 +51,7 @@ func openRecord(c config, start time.Time) (*recordFile, error) {
 		return nil, fmt.Errorf("--record: %w (the gateway writes a new file)", err)
 	}
 	host, _ := os.Hostname()
-	h := llmmetrics.RunHeader{Tool: "llmmetrics examples/gateway", GoVersion: runtime.Version(), Host: host, Target: c.upstream, Start: start,
+	h := llmmetrics.RunHeader{Tool: "llmmetrics examples/gateway", ID: rand.Text(), GoVersion: runtime.Version(), Host: host, Target: c.upstream, Start: start,
 		Load: map[string]string{"gateway": c.listen}, Flags: map[string]string{
 			"upstream": c.upstream, "listen": c.listen, "models": strings.Join(c.models, ","), "include-usage": fmt.Sprint(c.includeUsage),
 			"record": c.record.path, "record-messages": fmt.Sprint(c.record.messages),
