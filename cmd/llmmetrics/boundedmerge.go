@@ -105,6 +105,9 @@ func ownFiles(files []string) error {
 		if tool, ok := formats.Detect(head); ok {
 			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
+		if err := traceGiven(head); err != nil {
+			return inFile(name, err)
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/drive/trace"
 	"github.com/llmmetrics/llmmetrics/formats"
 )
 
@@ -374,6 +375,10 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			closeIn()
 			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
+		if err := traceGiven(head); err != nil {
+			closeIn()
+			return inFile(name, err)
+		}
 		run, err := readRun(in, opt.Lenient) // parquet.go
 		closeIn()
 		if err != nil && !(opt.Lenient && errors.Is(err, llmmetrics.ErrRejected)) {
@@ -565,5 +570,27 @@ func detect(in io.Reader) (formats.Tool, io.Reader, error) {
 	if _, instead, ok := formats.DetectSummary(head); ok {
 		return "", in, fmt.Errorf("%w: %s", formats.ErrSummaryFile, instead)
 	}
-	return "", in, nil
+	return "", in, traceGiven(head)
+}
+
+// traceGiven refuses a request trace given where a run's records are
+// read, saying how to turn it into a run; nil for any other file.
+func traceGiven(head []byte) error {
+	if f, ok := trace.DetectFormat(head); ok && f != trace.LLMMetrics {
+		return fmt.Errorf("this is a request trace, in the format of %s: it lists the requests to send, their arrivals and lengths, not what a server answered; replay it with llmmetrics run --replay FILE --url URL --model M --out run.jsonl, then report the run", traceName(f))
+	}
+	return nil
+}
+
+// traceName is a trace format's name as its makers write it.
+func traceName(f trace.Format) string {
+	switch f {
+	case trace.Azure:
+		return "Azure's LLM inference trace"
+	case trace.Mooncake:
+		return "Mooncake"
+	case trace.BurstGPT:
+		return "BurstGPT"
+	}
+	return string(f)
 }

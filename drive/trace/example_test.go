@@ -70,3 +70,13 @@ func ExampleError_Error() {
 	fmt.Println(err)
 	// Output: conv.csv:12: ContextTokens "12x": not a number
 }
+
+func ExampleDetectFormat() {
+	f, ok := trace.DetectFormat([]byte(`{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1]}` + "\n"))
+	fmt.Println(f, ok)
+	_, ok = trace.DetectFormat([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"))
+	fmt.Println(ok)
+	// Output:
+	// mooncake true
+	// false
+}

@@ -128,6 +128,27 @@ func empty(br *bufio.Reader) bool {
 // without consuming it.
 func detect(br *bufio.Reader, name string) (Format, error) {
 	head, _ := br.Peek(64 << 10)
+	f, line, line1 := formatOf(head)
+	if f != "" {
+		return f, nil
+	}
+	if len(line) > 80 {
+		line = append(line[:77:77], "..."...)
+	}
+	return "", &Error{File: name, Line: line1, Field: "first line", Value: string(line), Err: ErrFormat}
+}
+
+// DetectFormat returns the trace format of a file from its first bytes,
+// and whether it is one: a reader of run files calls it to tell a trace
+// given in a run's place (the requests to send, not what was measured).
+func DetectFormat(head []byte) (Format, bool) {
+	f, _, _ := formatOf(head)
+	return f, f != ""
+}
+
+// formatOf returns the format of the first line of head that holds
+// something, "" for none; and that line and its number.
+func formatOf(head []byte) (Format, []byte, int) {
 	line, line1 := head, 1
 	for {
 		l, rest, found := bytes.Cut(line, []byte("\n"))
@@ -140,18 +161,15 @@ func detect(br *bufio.Reader, name string) (Format, error) {
 	}
 	switch {
 	case bytes.HasPrefix(line, []byte("{")) && bytes.Contains(line, []byte(`"input_length"`)):
-		return Mooncake, nil
+		return Mooncake, line, line1
 	case bytes.HasPrefix(line, []byte("{")) && (bytes.Contains(line, []byte(`"llmmetrics_run"`)) || bytes.Contains(line, []byte(`"sent_ns"`))):
-		return LLMMetrics, nil
+		return LLMMetrics, line, line1
 	case bytes.Contains(line, []byte("TIMESTAMP")) && bytes.Contains(line, []byte("ContextTokens")):
-		return Azure, nil
+		return Azure, line, line1
 	case bytes.Contains(line, []byte("Timestamp")) && bytes.Contains(line, []byte("Request tokens")):
-		return BurstGPT, nil
+		return BurstGPT, line, line1
 	}
-	if len(line) > 80 {
-		line = append(line[:77:77], "..."...)
-	}
-	return "", &Error{File: name, Line: line1, Field: "first line", Value: string(line), Err: ErrFormat}
+	return "", line, line1
 }
 
 // builder checks each row as it is read.

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A request trace given where a run's records are read (report, its
+// merges, diff, sweep, convert) is named as a trace, with the way to turn
+// it into a run: it said `unknown key "timestamp"` (Mooncake) or `unknown
+// column "TIMESTAMP"` (Azure), and suggested --lenient.
+func TestReportRefusesTrace(t *testing.T) {
+	mooncake := writeLines(t, "mooncake.jsonl", `{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2]}`,
+		`{"timestamp": 27, "input_length": 7322, "output_length": 490, "hash_ids": [0, 3]}`)
+	azure := writeLines(t, "azure.csv", "TIMESTAMP,ContextTokens,GeneratedTokens", "2023-11-16 18:17:03.9799600,4808,10")
+	burst := writeLines(t, "burst.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type", "5,ChatGPT,472,18,490,Conversation log")
+	run := "../../testdata/sample_run.jsonl"
+	for file, name := range map[string]string{mooncake: "Mooncake", azure: "Azure's LLM inference trace", burst: "BurstGPT"} {
+		for _, args := range [][]string{
+			{"report", file}, {"report", "--max-memory", "1KiB", file},
+			{"report", "--merge", run, file}, {"report", "--merge", "--max-memory", "1KiB", run, file},
+			{"diff", run, file}, {"sweep", "--level", file + "=1", file}, {"convert", file, t.TempDir() + "/x.csv"},
+		} {
+			code, _, errs := runCLI(t, "", args...)
+			assert.Equal(t, 1, code, args)
+			assert.Contains(t, errs, "is a request trace, in the format of "+name, args)
+			assert.Contains(t, errs, "run --replay FILE", args)
+			assert.False(t, strings.Contains(errs, "--lenient"), args)
+		}
+	}
+}
