@@ -69,10 +69,12 @@ func (g *gate) parse(opt *llmmetrics.Options) error {
 // passed is not taken at its word: see doubt.
 func (g *gate) check(s *llmmetrics.Summary, lc *loadCheck) error {
 	var failed []string
+	var unjudged []error
 	for _, c := range g.conditions {
 		bad, value, err := c.Check(s)
 		if err != nil {
-			return err
+			unjudged = append(unjudged, err)
+			continue
 		}
 		switch {
 		case bad:
@@ -83,10 +85,24 @@ func (g *gate) check(s *llmmetrics.Summary, lc *loadCheck) error {
 			}
 		}
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0 && len(unjudged) > 0: // crossed, whatever the others would say
+		return fmt.Errorf("%w: %s (and %s)", errGate, strings.Join(failed, "; "), errorsSaid(unjudged))
+	case len(failed) > 0:
 		return fmt.Errorf("%w: %s", errGate, strings.Join(failed, "; "))
+	case len(unjudged) > 0:
+		return errors.Join(unjudged...)
 	}
 	return nil
+}
+
+// errorsSaid says errs in one line, joined by "; ".
+func errorsSaid(errs []error) string {
+	said := make([]string, len(errs))
+	for i, err := range errs {
+		said[i] = err.Error()
+	}
+	return strings.Join(said, "; ")
 }
 
 // doubt says why a condition that passed (at value) does not pass a run
