@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 	"github.com/llmmetrics/llmmetrics/internal/reason"
 )
 
@@ -126,8 +127,7 @@ type TPOTStats struct {
 //
 // UnknownBasis counts the requests with chunk arrivals but no usable
 // token count: whether their chunks carried one token each is unknown,
-// so they are neither TokenBasis nor ChunkBasis, and Basis is
-// BasisChunk.
+// so they are neither TokenBasis nor ChunkBasis, and Basis is BasisChunk.
 type ITLStats struct {
 	Distribution
 	Basis        Basis
@@ -207,6 +207,9 @@ func (run *Run) Summarize(opt Options) (*Summary, error) {
 	if s != nil {
 		s.Header = run.Header
 		s.Completeness = completeness(run.Header, run.End, run.Cut, s.Requests.Offered)
+		if w := s.Workload; w != nil && w.Arrivals != nil && run.Header != nil { // a closed loop's gaps are no arrival process
+			w.Arrivals.Reading = inflight.LoopReading(w.Arrivals.Reading, run.Header.Load["loop"])
+		}
 		if run.End != nil && len(run.End.Notes) > 0 {
 			s.Notes = append(slices.Clip(s.Notes), run.End.Notes...) // never into opt.Notes' array
 		}

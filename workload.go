@@ -45,7 +45,7 @@ type Arrivals struct {
 	Gaps    int
 	Mean    time.Duration
 	CV      float64
-	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2), "paced" (CV < 0.8), or "all at once" (every gap 0: no CV)
+	Reading string // "Poisson-like" (0.8 ≤ CV ≤ 1.2), "bursty" (CV > 1.2), "paced" (CV < 0.8), "all at once" (every gap 0: no CV), or, for a header's closed loop, "closed loop: …"
 }
 
 // Concurrency describes how many ok requests were in flight, from each

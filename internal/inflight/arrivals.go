@@ -108,3 +108,17 @@ func describe(n int, sum time.Duration, squares exact.Sum192) (Arrivals, bool) {
 	}
 	return a, true
 }
+
+// ClosedLoop is the reading of a closed loop's gaps: each send waits on a
+// completion, so their spread is the server's, whatever their CV.
+const ClosedLoop = "closed loop: each send waits on a completion, so this CV is the server's, not an arrival process's"
+
+// LoopReading is the reading of gaps read as reading, sent by a loop of
+// the kind a run header's load names ("closed", "open", or ""): a closed
+// loop's gaps are read as ClosedLoop, but all at once.
+func LoopReading(reading, loop string) string {
+	if loop == "closed" && reading != AllAtOnce {
+		return ClosedLoop
+	}
+	return reading
+}
