@@ -76,7 +76,7 @@ func (s *Status) UnmarshalText(text []byte) error {
 // or empty deltas, usage frames, keep-alives and [DONE] are not text-bearing
 // and must not appear in Chunks.
 type Record struct {
-	ID     string
+	ID     string // optional: an empty id names no request and is never a duplicate
 	Status Status
 	Warmup bool // sent during the run's warm-up: counted apart, never a sample
 	// Preflight marks a request the load generator sent before the load

@@ -391,3 +391,8 @@ func ExampleSample_RatesAbsent() {
 	// Output:
 	// the file keeps 2 of 5 requests as a sample: rates over the window would count only those
 }
+
+func ExampleTool_Name() {
+	fmt.Println(formats.GenAIPerf, "is written", formats.GenAIPerf.Name())
+	// Output: genai-perf is written GenAI-Perf
+}

@@ -171,6 +171,11 @@ func toolNames() []Tool {
 	return ts
 }
 
+// Name returns the tool's name as its authors write it ("GenAI-Perf",
+// "inference-perf"), for a sentence; the Tool itself is the name a flag
+// takes.
+func (t Tool) Name() string { return toolName(t) }
+
 // toolName is the tool's name as its authors write it.
 func toolName(t Tool) string {
 	if d := toolOf(t); d != nil {

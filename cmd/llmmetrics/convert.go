@@ -273,19 +273,9 @@ func ownFormat(r io.Reader, name string) error {
 		return inFile(name, err)
 	}
 	if tool != "" {
-		return fmt.Errorf("%s is %s %s file: convert reads llmmetrics' own formats (JSONL, CSV, Parquet); report reads it", name, article(toolTitle(tool)), toolTitle(tool))
+		return fmt.Errorf("%s is %s %s file: convert reads llmmetrics' own formats (JSONL, CSV, Parquet); report reads it", name, article(tool.Name()), tool.Name())
 	}
 	return nil
-}
-
-// toolTitle is a tool's name as its authors write it.
-func toolTitle(t formats.Tool) string {
-	titles := map[formats.Tool]string{formats.VLLM: "vLLM", formats.SGLang: "SGLang", formats.AIPerf: "AIPerf",
-		formats.GenAIPerf: "GenAI-Perf", formats.LLMPerf: "LLMPerf", formats.GuideLLM: "GuideLLM", formats.InferencePerf: "inference-perf"}
-	if s, ok := titles[t]; ok {
-		return s
-	}
-	return string(t)
 }
 
 // article is "an" before a name said with a vowel sound (an initialism's
@@ -305,6 +295,10 @@ func keepsCut(run *llmmetrics.Run, name, format string) error {
 	if c == nil || format == "parquet" {
 		return nil
 	}
-	return fmt.Errorf("%s is cut: it ends inside line %d (%d bytes of an unfinished %s after record %d); a .%s file cannot say so and would read as whole: convert it to .parquet, which keeps the cut",
-		name, c.Line, c.Bytes, c.Of, c.After, format)
+	instead := "convert it to .parquet, which keeps the cut"
+	if strings.HasSuffix(strings.ToLower(name), ".parquet") {
+		instead = "keep it in Parquet, which keeps the cut and which report, diff and sweep read"
+	}
+	return fmt.Errorf("%s is cut: it ends inside line %d (%d bytes of an unfinished %s after record %d); a .%s file cannot say so and would read as whole: %s",
+		name, c.Line, c.Bytes, c.Of, c.After, format, instead)
 }

@@ -136,6 +136,12 @@ func TestConvertCut(t *testing.T) {
 		code, rep, errs := runCLI(t, "", "report", out)
 		require.Equal(t, 0, code, errs)
 		assert.Contains(t, rep, "TRUNCATED: the file "+c.where)
+		// The Parquet file, cut, converted on: refused with advice that
+		// fits it (it said "convert it to .parquet").
+		again := filepath.Join(t.TempDir(), "again.jsonl")
+		code, _, errs = runCLI(t, "", "convert", out, again)
+		assert.Equal(t, 1, code, errs)
+		assert.Contains(t, errs, "would read as whole: keep it in Parquet, which keeps the cut")
 	}
 }
 
