@@ -206,8 +206,7 @@ func goodputObject(g *Goodput) object {
 }
 
 // completenessObject is the completeness in JSON. A count the file does
-// not give is left out, with its reason under "absent", never written as
-// 0.
+// not give is left out, with its reason under "absent", never written 0.
 func completenessObject(c *Completeness) object {
 	co := object{{"state", c.State}}
 	if c.By != "" {
@@ -461,8 +460,7 @@ func writeRequests(b *bytes.Buffer, a Accounting) {
 	}
 }
 
-// A latencyRow is a row of the latency table: a label and its
-// distribution.
+// A latencyRow is a latency table row: a label and its distribution.
 type latencyRow struct {
 	name string
 	d    *Distribution
