@@ -55,10 +55,15 @@ var runFigures = []runFigure{
 		return s.Goodput.Attainment, ""
 	}, attainmentLowerBound, attainmentUpperBound},
 	{"error_rate", "fraction", func(s *llmmetrics.Summary) (float64, string) {
-		if s.Requests.Offered == 0 {
-			return 0, "no request offered"
+		// Of the measured requests: warm-up, preflight and unfinished
+		// requests are counted apart, never failed nor in the rate, and
+		// the rejected were never measured.
+		a := s.Requests
+		measured := a.Offered - a.Warmup - a.Preflight - a.Unfinished - a.Rejected
+		if measured <= 0 {
+			return 0, "no measured request"
 		}
-		return float64(s.Requests.Failed) / float64(s.Requests.Offered), ""
+		return float64(a.Failed) / float64(measured), ""
 	}, nil, nil},
 }
 

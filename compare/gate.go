@@ -22,8 +22,9 @@ import (
 //	                        0.95), output_tokens_per_s, prompt_tokens_per_s
 //	                        or requests_per_s (numbers)
 //
-// with OP one of >, >=, < and <=. A percentile must be among the summary's
-// percentiles. ttft_from_scheduled and e2e_from_scheduled are an open
+// with OP one of >, >=, < and <=. error_rate is the failed share of the
+// measured requests (warm-up, preflight, unfinished and rejected ones left
+// out). A percentile must be among the summary's percentiles. ttft_from_scheduled and e2e_from_scheduled are an open
 // loop's TTFT and E2E from each request's scheduled time
 // (ClientStats.TTFTFromScheduled): a gate on them sees the time requests
 // waited to be sent, which one on ttft or e2e does not.

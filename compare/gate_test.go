@@ -2,6 +2,7 @@ package compare
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -138,4 +139,32 @@ func TestConditionsFromScheduled(t *testing.T) {
 	_, _, err = c.Check(closed)
 	assert.ErrorIs(t, err, llmmetrics.ErrInvalidOption)
 	assert.ErrorContains(t, err, "only an open loop's ok requests carry a scheduled time")
+}
+
+// error_rate is the failed share of the measured requests: a run of 2
+// preflight and 4 warm-up requests, all ok, then 6 measured requests, all
+// failed, has error_rate 6/6 = 1 (it was 6/12 = 0.5, the warm-up and
+// preflight in the denominator, and error_rate>0.99 passed).
+func TestErrorRateMeasured(t *testing.T) {
+	var recs []llmmetrics.Record
+	for i := range 12 {
+		r := llmmetrics.Record{ID: fmt.Sprint(i), Sent: time.Duration(i) * time.Millisecond}
+		switch {
+		case i < 2:
+			r.Preflight, r.FirstText, r.LastText, r.CompletionTokens = true, time.Millisecond, time.Millisecond, 1
+		case i < 6:
+			r.Warmup, r.FirstText, r.LastText, r.CompletionTokens = true, time.Millisecond, 2*time.Millisecond, 2
+		default:
+			r.Status, r.Message = llmmetrics.StatusError, "HTTP 500: boom"
+		}
+		recs = append(recs, r)
+	}
+	s, err := (&llmmetrics.Run{Records: recs}).Summarize(llmmetrics.Options{})
+	require.NoError(t, err)
+	c, err := ParseCondition("error_rate>0.99")
+	require.NoError(t, err)
+	bad, value, err := c.Check(s)
+	require.NoError(t, err)
+	assert.True(t, bad)
+	assert.Equal(t, "1", value)
 }
