@@ -2,16 +2,14 @@ package compare
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/samerun"
 )
 
 // sameRuns warns of runs among repeats that are one run given twice under
-// two names (a copy of a file, a file and its conversion): their headers
-// carry one run id, or are identical, start to the nanosecond and load
-// and all, or their records are identical (a copy with its header
-// edited). Repeats that are copies fake a spread of 0. of names the
+// two names (a copy of a file, a file and its conversion; see
+// samerun.Why). Repeats that are copies fake a spread of 0. of names the
 // repeats ("A", "concurrency 4"); names are the runs', in runs' order.
 func sameRuns(of string, runs []*llmmetrics.Run, names []string) []string {
 	var warns []string
@@ -27,22 +25,8 @@ func sameRuns(of string, runs []*llmmetrics.Run, names []string) []string {
 	return warns
 }
 
-// sameRun says why two runs are one, or "".
-func sameRun(a, b *llmmetrics.Run) string {
-	if a == nil || b == nil {
-		return ""
-	}
-	ha, hb := a.Header, b.Header
-	switch {
-	case ha != nil && hb != nil && ha.ID != "" && ha.ID == hb.ID:
-		return "one run id"
-	case ha != nil && hb != nil && !ha.Start.IsZero() && reflect.DeepEqual(*ha, *hb):
-		return "identical headers"
-	case len(a.Records) > 0 && reflect.DeepEqual(a.Records, b.Records):
-		return "identical records"
-	}
-	return ""
-}
+// sameRun says why two runs are one, or "" (samerun.Why).
+func sameRun(a, b *llmmetrics.Run) string { return samerun.Why(a, b) }
 
 // sidesSameRun warns when a diff's two sides are one run each and it is
 // the same run: every row then says no change by construction, which is

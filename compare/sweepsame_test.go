@@ -49,10 +49,24 @@ func TestSweepSameRunWarned(t *testing.T) {
 	p.Run.Header.ID = "RUNP"
 	conv := with("p.parquet", 3, start) // other records (its own levelRun), one run id
 	conv.Run.Header.ID = "RUNP"
+	// x as a CSV file keeps it: no header, no chunks, no warm-up record.
+	csv := copyOf(x, "x.csv", nil)
+	csv.Run.Records = nil
+	for _, r := range x.Run.Records {
+		if !r.Warmup {
+			r.Chunks = nil
+			csv.Run.Records = append(csv.Run.Records, r)
+		}
+	}
+	x.Run.Records = append([]llmmetrics.Record{{ID: "w", Warmup: true, FirstText: time.Millisecond, LastText: time.Millisecond, CompletionTokens: 1}}, x.Run.Records...)
+	// Two runs whose ids differ are two runs, their records alike.
+	q := with("q", 4, start)
+	q.Run.Header.ID = "RUNQ"
+	q2 := copyOf(q, "q2", func(h *llmmetrics.RunHeader) { h.ID = "RUNQ2" })
 	runs := []LevelRun{
 		a, copyOf(a, "a-copy", nil), with("b", 1, start.Add(time.Nanosecond)), copyOf(a, "a-host", func(h *llmmetrics.RunHeader) { h.Host = "other" }),
-		x, levelRun(2, 110*time.Millisecond, 10, nil), copyOf(x, "x-copy", nil),
-		p, conv,
+		x, levelRun(2, 110*time.Millisecond, 10, nil), copyOf(x, "x-copy", nil), csv,
+		p, conv, q, q2,
 	}
 	sw, err := SweepRuns(runs, llmmetrics.Options{})
 	require.NoError(t, err)
@@ -63,10 +77,11 @@ func TestSweepSameRunWarned(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"concurrency 1 runs 1 and 2 are the same run: identical headers (a and a-copy); a copy as a repeat fakes a spread of 0",
-		"concurrency 1 runs 1 and 4 are the same run: identical records (a and a-host); a copy as a repeat fakes a spread of 0",
-		"concurrency 2 runs 1 and 3 are the same run: identical records (x and x-copy); a copy as a repeat fakes a spread of 0",
-		"concurrency 3 runs 1 and 2 are the same run: one run id (p and p.parquet); a copy as a repeat fakes a spread of 0",
+		"concurrency 1 runs 1 and 2 are the same run: their run headers are identical (a and a-copy); a copy as a repeat fakes a spread of 0",
+		"concurrency 1 runs 1 and 4 are the same run: their measured records are identical (a and a-host); a copy as a repeat fakes a spread of 0",
+		"concurrency 2 runs 1 and 3 are the same run: their measured records are identical (x and x-copy); a copy as a repeat fakes a spread of 0",
+		"concurrency 2 runs 1 and 4 are the same run: their measured records are identical (x and x.csv); a copy as a repeat fakes a spread of 0",
+		"concurrency 3 runs 1 and 2 are the same run: their run headers carry the same run id RUNP (p and p.parquet); a copy as a repeat fakes a spread of 0",
 	}, same)
 }
 
@@ -81,7 +96,7 @@ func TestDiffSidesSameRun(t *testing.T) {
 	c.Header = &h
 	d, err := DiffRuns([]*llmmetrics.Run{r}, []*llmmetrics.Run{&c}, DiffOptions{NamesA: []string{"a.jsonl"}, NamesB: []string{"acopy.jsonl"}})
 	require.NoError(t, err)
-	assert.Contains(t, d.Warnings, "A and B are the same run: identical records (a.jsonl and acopy.jsonl); every row compares the run with itself")
+	assert.Contains(t, d.Warnings, "A and B are the same run: their measured records are identical (a.jsonl and acopy.jsonl); every row compares the run with itself")
 	var table strings.Builder
 	require.NoError(t, d.WriteTable(&table))
 	assert.Contains(t, table.String(), "A and B are the same run")
@@ -103,7 +118,7 @@ func TestDiffSameRunWarned(t *testing.T) {
 	b := []*llmmetrics.Run{run(start.Add(time.Hour)), run(start.Add(2 * time.Hour)), run(start.Add(3 * time.Hour))}
 	d, err := DiffRuns(a, b, DiffOptions{NamesA: []string{"r1.jsonl", "r1copy.jsonl", "r2.jsonl"}})
 	require.NoError(t, err)
-	assert.Contains(t, d.Warnings, "A runs 1 and 2 are the same run: identical headers (r1.jsonl and r1copy.jsonl); a copy as a repeat fakes a spread of 0")
+	assert.Contains(t, d.Warnings, "A runs 1 and 2 are the same run: their run headers are identical (r1.jsonl and r1copy.jsonl); a copy as a repeat fakes a spread of 0")
 	for _, w := range d.Warnings {
 		assert.NotContains(t, w, "B runs", "B's runs differ")
 	}

@@ -131,6 +131,9 @@ func TestReportMergeMaxMemory(t *testing.T) {
 			Load: map[string]string{"plan": "p1", "loop": "closed", "concurrency": "4", "shard": fmt.Sprintf("%d/3", i+1)}}
 		h.WriteLine(&b)
 		recs := synth.Mixed(8_000+1_000*i, 8)
+		for j := range recs { // a shard's ids, as run --shard prefixes them: two shards are not one run
+			recs[j].ID = fmt.Sprintf("%d/%s", i+1, recs[j].ID)
+		}
 		llmmetrics.WriteJSONL(&b, recs)
 		e := &llmmetrics.RunEnd{State: "completed", Written: len(recs), Planned: len(recs)}
 		if i == 1 {

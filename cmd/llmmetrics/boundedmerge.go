@@ -35,9 +35,10 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 	if err != nil {
 		return true, err
 	}
+	heads := firstBatches(srcs)
 	var named []namedRun
 	var warnings []string
-	check := mergeCheck(files, &named, &warnings)
+	check := mergeCheck(files, heads, &named, &warnings)
 	opt.Notes = append(slices.Clip(opt.Notes), mergedNote(len(files), false))
 	var failed errorTally
 	s, cost, err := bounded.SummarizeSources(srcs, bounded.Options{Options: opt, Budget: budget, Failed: failed.add}, check)
@@ -71,7 +72,7 @@ func (f *reportFlags) reportMergedBounded(w io.Writer, files []string, in *llmme
 // mergeCheck returns the check of a bounded merge of files: the checks
 // and amendments reportMerged makes, the files named and the load's
 // warnings kept in named and warnings.
-func mergeCheck(files []string, named *[]namedRun, warnings *[]string) func(*llmmetrics.Run, []bounded.File) error {
+func mergeCheck(files []string, heads [][]llmmetrics.Record, named *[]namedRun, warnings *[]string) func(*llmmetrics.Run, []bounded.File) error {
 	return func(merged *llmmetrics.Run, fs []bounded.File) (err error) {
 		runs := make([]*llmmetrics.Run, len(fs))
 		for i := range fs {
@@ -80,7 +81,7 @@ func mergeCheck(files []string, named *[]namedRun, warnings *[]string) func(*llm
 		without := startless(runs) // the files have no send times: bounded refused them otherwise
 		starts := withStarts(runs, without)
 		for i := range fs {
-			*named = append(*named, namedRun{name: files[i], run: starts[i], file: &fs[i]})
+			*named = append(*named, namedRun{name: files[i], run: starts[i], file: &fs[i], head: heads[i]})
 		}
 		if *warnings, err = checkMerge(*named); err != nil {
 			return err
@@ -91,6 +92,23 @@ func mergeCheck(files []string, named *[]namedRun, warnings *[]string) func(*llm
 		return nil
 	}
 }
+
+// firstBatches returns the records of each source's first batch (about
+// 1 MiB of lines), for sameRunTwice to tell one run given twice; a
+// source that cannot be read gives none, and the merge's pass says why.
+func firstBatches(srcs []bounded.Source) [][]llmmetrics.Record {
+	heads := make([][]llmmetrics.Record, len(srcs))
+	for i, src := range srcs {
+		_ = src.Pass(func(b *llmmetrics.Run) error {
+			heads[i] = slices.Clone(b.Records)
+			return errFirstBatch
+		})
+	}
+	return heads
+}
+
+// errFirstBatch stops a pass after its first batch.
+var errFirstBatch = errors.New("first batch read")
 
 // ownFiles refuses a file of another tool among --merge's, as
 // reportMerged does.

@@ -85,6 +85,9 @@ func TestReportMergeMaxMemoryParquet(t *testing.T) {
 		h := &llmmetrics.RunHeader{Tool: "test", Model: "m", Start: start.Add(at), Ends: true,
 			Load: map[string]string{"plan": "p1", "loop": "closed", "concurrency": "4", "shard": fmt.Sprintf("%d/2", i+1)}}
 		recs := synth.Mixed(8_000+1_000*i, 8)
+		for j := range recs { // a shard's ids, as run --shard prefixes them: two shards are not one run
+			recs[j].ID = fmt.Sprintf("%d/%s", i+1, recs[j].ID)
+		}
 		run := &llmmetrics.Run{Header: h, Records: recs, End: &llmmetrics.RunEnd{State: "completed", Written: len(recs), Planned: len(recs)}}
 		pq = append(pq, writeParquet(t, fmt.Sprintf("shard-%d.parquet", i+1), run))
 		var b bytes.Buffer

@@ -232,7 +232,7 @@ func TestDiffWarnsForeignLoads(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, "differ in")
 	assert.Equal(t, 1, strings.Count(out, "WARNING"), out)
-	assert.Contains(t, out, "WARNING: A and B are the same run: identical records")
+	assert.Contains(t, out, "WARNING: A and B are the same run: their measured records are identical")
 }
 
 // writeUsageRun writes a JSONL run of 10 ok requests, request i sent at

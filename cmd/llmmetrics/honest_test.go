@@ -41,7 +41,8 @@ func lateOpenLoopUnsent(t *testing.T, name string, unsent int) string {
 		`"load":{"loop":"open","rate_per_s":"10","burstiness":"1","max_in_flight":"1","duration":"1s","grace":"10s"}}}`}
 	for i := range 5 {
 		sent, due := int64(i)*500_000_000, int64(i)*100_000_000
-		lines = append(lines, fmt.Sprintf(`{"id":"%d","status":"ok","sent_ns":%d,"scheduled_ns":%d,"wait_ns":0,"chunk_arrivals_ns":[50000000,450000000],"prompt_tokens":3,"completion_tokens":2}`, i+1, sent, due))
+		// The ids carry the file's name: two files are two machines' runs.
+		lines = append(lines, fmt.Sprintf(`{"id":"%s%d","status":"ok","sent_ns":%d,"scheduled_ns":%d,"wait_ns":0,"chunk_arrivals_ns":[50000000,450000000],"prompt_tokens":3,"completion_tokens":2}`, name, i+1, sent, due))
 	}
 	lines = append(lines, fmt.Sprintf(`{"llmmetrics_end":{"state":"completed","written":5,"load":{"unsent_before_deadline":"%d"}}}`, unsent))
 	return writeLines(t, name, lines...)

@@ -132,6 +132,14 @@ func TestMergeSameRunTwice(t *testing.T) {
 	}
 	idA, idB := withID("ida.jsonl", "2026-11-30T10:00:00Z"), withID("idb.jsonl", "2026-11-30T10:00:00.001Z")
 
+	// A CSV file without send times and its conversion to Parquet: no
+	// header, no id, other bytes; one run (it merged as 2 × its requests).
+	csvRun := writeLines(t, "nosent.csv", "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,message",
+		"1,65,16,7.480671,15.840084,ok,", "2,65,16,7.710248,15.744467,ok,", "3,65,16,7.9,16.2,ok,")
+	csvParquet := filepath.Join(dir, "nosent.parquet")
+	code, _, errs := runCLI(t, "", "convert", csvRun, csvParquet)
+	require.Equal(t, 0, code, errs)
+
 	rec := `{"id":"a","chunk_arrivals_ns":[50000000,150000000],"completion_tokens":2}`
 	bare := writeLines(t, "bare.jsonl", rec)
 	bareCopy := writeLines(t, "bare-copy.jsonl", rec)
@@ -140,7 +148,7 @@ func TestMergeSameRunTwice(t *testing.T) {
 		merge := func(files ...string) (int, string, string) {
 			return runCLI(t, "", append(append([]string{"report", "--merge"}, extra...), files...)...)
 		}
-		code, _, errs := merge(a, copied)
+		code, _, errs = merge(a, copied)
 		require.Equal(t, 2, code, extra)
 		assert.Contains(t, errs, "--merge: "+a+" and "+copied+" are the same run: their run headers are identical (start 2026-11-30T10:00:00.123456789Z", extra)
 
@@ -151,6 +159,11 @@ func TestMergeSameRunTwice(t *testing.T) {
 		code, _, errs = merge(a, edited)
 		require.Equal(t, 2, code, extra)
 		assert.Contains(t, errs, "--merge: "+a+" and "+edited+" are the same run: their records are identical, byte for byte after the header line", extra)
+
+		code, _, errs = merge(csvRun, csvParquet)
+		require.Equal(t, 2, code, "%v: %s", extra, errs)
+		assert.Contains(t, errs, "are the same run: their", extra)
+		assert.Contains(t, errs, "measured records are identical", extra)
 
 		code, _, errs = merge(idA, idB)
 		require.Equal(t, 2, code, extra)

@@ -12,15 +12,19 @@ import (
 	"time"
 
 	"github.com/llmmetrics/llmmetrics"
+	"github.com/llmmetrics/llmmetrics/internal/samerun"
 )
 
-// sameRunTwice refuses a run given twice under two names: files whose
-// run headers carry one id (each run gets its own), or are identical,
-// start to the nanosecond and load and all; files whose records are
-// identical byte for byte after the header line (a copy with its header
-// edited, a host renamed); and byte copies. Merged, a run twice would count every request
-// twice and double every rate. A header says which run a file is when it
-// has a start and more than it (a tool, a load).
+// sameRunTwice refuses a run given twice under two names. Run ids decide
+// when both headers carry one (each run gets its own); otherwise two files
+// are one run when their headers are identical, start to the nanosecond
+// and load and all; when their measured records are (a copy with its
+// header edited, a host renamed; a CSV or Parquet file converted from the
+// other: samerun.Records), in memory, or their first batches' are, in
+// bounded memory; when their bytes after the header line are; and when
+// their bytes are. Merged, a run twice would count every request twice and double
+// every rate. A header says which run a file is when it has a start and
+// more than it (a tool, a load).
 func sameRunTwice(runs []namedRun) error {
 	for i, r := range runs {
 		for _, o := range runs[:i] {
@@ -36,26 +40,25 @@ func sameRunTwice(runs []namedRun) error {
 // sameRunWhy says why two merged files are one run, or "".
 func sameRunWhy(o, r namedRun) string {
 	ho, hr := o.run.Header, r.run.Header
+	if ho != nil && hr != nil && ho.ID != "" && hr.ID != "" {
+		if ho.ID == hr.ID {
+			return "their run headers carry the same run id " + hr.ID
+		}
+		return "" // two runs, whatever their records
+	}
 	switch {
-	case ho != nil && hr != nil && ho.ID != "" && ho.ID == hr.ID:
-		return "their run headers carry the same run id " + hr.ID
 	case ho != nil && hr != nil && reflect.DeepEqual(*ho, *hr) && tellsRun(hr, r.run.NoSendTimes):
 		return fmt.Sprintf("their run headers are identical (start %s, and the load and the rest)", hr.Start.Format(time.RFC3339Nano))
 	case sameBytes(o.name, r.name):
 		return "their content is identical"
 	case o.records() > 0 && r.records() > 0 && sameBody(o.name, r.name):
 		return "their records are identical, byte for byte after the header line"
+	case samerun.Records(o.run.Records, r.run.Records):
+		return "their measured records are identical (ids, statuses, times to the nanosecond and token counts)"
+	case o.file != nil && r.file != nil && samerun.Prefix(o.head, r.head): // in bounded memory
+		return "their first measured records are identical (ids, statuses, times to the nanosecond and token counts)"
 	}
 	return ""
-}
-
-// records counts the file's records, read in memory or by the first pass
-// of a merge in bounded memory.
-func (r namedRun) records() int {
-	if r.file != nil {
-		return r.file.Records
-	}
-	return len(r.run.Records)
 }
 
 // tellsRun says whether a merged file's header names its run: it has a
@@ -163,4 +166,13 @@ func apartUnsent(runs []namedRun) error {
 	}
 	return valueError(fmt.Sprintf("--merge: %s and %s have no send times, and their run headers' starts are %v apart, more than the %v of machines that start one run together; nor are they shards of one plan (run --shard writes the shard and the plan id): they are separate runs, so report each, or compare them with diff",
 		first.name, last.name, apart, lateStart))
+}
+
+// records counts the file's records, read in memory or by the first pass
+// of a merge in bounded memory.
+func (r namedRun) records() int {
+	if r.file != nil {
+		return r.file.Records
+	}
+	return len(r.run.Records)
 }

@@ -74,8 +74,10 @@ type namedRun struct {
 	name string
 	run  *llmmetrics.Run
 	// file, for a file merged in bounded memory, is what the first pass
-	// found of it; its run then holds no record (boundedmerge.go).
+	// found of it; its run then holds no record (boundedmerge.go), and
+	// head its first batch's.
 	file *bounded.File
+	head []llmmetrics.Record
 }
 
 // marked returns the run's records with the summary's warm-up cut applied.
