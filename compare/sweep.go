@@ -90,6 +90,7 @@ type SweepLevel struct {
 	// reason here.
 	Absent map[string]string
 	absent []map[string]string // each run's, in Names' order
+	partly []string            // the figures some of its runs have, not all: rows of —
 }
 
 // A SweepFigure is one figure of a level across its repeats.
@@ -385,7 +386,8 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	}
 	for _, name := range figureOrder(maps.Keys(values)) {
 		if len(values[name]) != len(runs) {
-			continue // a figure some runs lack is not given
+			lv.partly = append(lv.partly, name) // a figure some runs lack is not given
+			continue
 		}
 		f, err := levelFigure(name, values[name])
 		if err != nil {
@@ -803,12 +805,17 @@ func (sw *Sweep) lowerNotes() []string {
 	return notes
 }
 
-// figureNames returns the names of the figures any level has, in order.
+// figureNames returns the names of the figures any level has, or some
+// run of a level has, in order: a row some runs lack is printed —, with
+// its absent line, rather than dropped.
 func (sw *Sweep) figureNames() []string {
 	seen := map[string]bool{}
 	for _, lv := range sw.Levels {
 		for _, f := range lv.Figures {
 			seen[f.Name] = true
+		}
+		for _, name := range lv.partly {
+			seen[name] = true
 		}
 	}
 	return figureOrder(maps.Keys(seen))

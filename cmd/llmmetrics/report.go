@@ -12,6 +12,7 @@ import (
 	"github.com/llmmetrics/llmmetrics"
 	"github.com/llmmetrics/llmmetrics/drive/trace"
 	"github.com/llmmetrics/llmmetrics/formats"
+	"github.com/llmmetrics/llmmetrics/internal/inflight"
 )
 
 var reportCommand = &command{
@@ -485,6 +486,11 @@ func reportImported(w io.Writer, name string, file *formats.File, opt llmmetrics
 		return inFile(name, err)
 	}
 	withoutSampleRates(s, file) // sample.go
+	if l, ok := file.Load(); ok && l.Kind == "concurrency" && s.Workload != nil && s.Workload.Arrivals != nil {
+		// A file that states its concurrency was sent by a closed loop,
+		// whose gaps are the server's (as a run header's loop says).
+		s.Workload.Arrivals.Reading = inflight.LoopReading(s.Workload.Arrivals.Reading, "closed")
+	}
 	f.errs = newErrorSet(run.Records)
 	return f.writeSummary(w, name, s, []namedRun{{name: name, run: run}})
 }
