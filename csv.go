@@ -65,7 +65,7 @@ func (o ReadOptions) ReadCSV(r io.Reader) (*Run, error) {
 	first := bytes.Count(head, []byte{'\n'}) + 1
 	var dst *rows
 	if o.table {
-		dst = newTableRows(first, total-first+1)
+		dst = newTableRows(first, total-first+1, cols.Sent >= 0)
 	} else {
 		dst = newRows(first, total-first+1)
 	}

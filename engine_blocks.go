@@ -56,12 +56,13 @@ func newRows(first, lines int) *rows {
 }
 
 // newTableRows returns room in columns for the rows of the given number
-// of lines from line first, or nil when the number is not known.
-func newTableRows(first, lines int) *rows {
+// of lines from line first, with send times when sends is set, or nil when
+// the number is not known.
+func newTableRows(first, lines int, sends bool) *rows {
 	if lines <= 0 {
 		return nil
 	}
-	return &rows{first: first, tab: table.NewRoom(lines)}
+	return &rows{first: first, tab: table.NewRoom(lines, sends)}
 }
 
 // window gives a block the slots of its lines, when they are all within

@@ -29,7 +29,7 @@ func parseCSVBlock(b block, cols csvrow.Columns, fields int, intoTable bool) par
 	case b.tab != nil:
 		pb.tab = b.tab
 	case intoTable:
-		pb.tab = table.NewBlock(n)
+		pb.tab = table.NewBlock(n, cols.Sent >= 0)
 	default:
 		pb.recs, pb.lines = b.slots(n)
 	}

@@ -32,15 +32,17 @@ func decodeRows(t *table.Table, base int, w []Record, ids bool) {
 
 // decodeSegment sets w to b's rows from k on, as decodeRows does: the
 // columns are cut to w's length first, so that reading row i of each
-// needs no test of its own.
+// needs no test of its own; a block without send times has none to cut.
 func decodeSegment(b *table.Block, k int, w []Record, ids bool) {
 	n := len(w)
-	status, sent, first, last := b.Status[k:k+n], b.Sent[k:k+n], b.First[k:k+n], b.Last[k:k+n]
+	status, sent, first, last := b.Status[k:k+n], b.SentOf(k, n), b.First[k:k+n], b.Last[k:k+n]
 	prompt, completion := b.Prompt[k:k+n], b.Completion[k:k+n]
 	for i := range w {
 		r := &w[i]
-		r.Status = Status(status[i])
-		r.Sent, r.FirstText, r.LastText = sent[i], first[i], last[i]
+		r.Status, r.Sent, r.FirstText, r.LastText = Status(status[i]), 0, first[i], last[i]
+		if sent != nil {
+			r.Sent = sent[i]
+		}
 		r.PromptTokens, r.CompletionTokens = int(prompt[i]), int(completion[i])
 		if ids {
 			r.ID, r.Message = b.ID(k+i), ""

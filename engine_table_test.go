@@ -2,6 +2,7 @@ package llmmetrics
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,23 +43,33 @@ func randomRow(rng *rand.Rand, i int) Record {
 
 // A table gives back every row as the Record it was made from, on the
 // line it was added with, whether the rows came in blocks or one at a
-// time, and across the edges of blocks and windows.
+// time, and across the edges of blocks and windows; a table without send
+// times, rows sent at 0 (as a CSV file without sent_ms gives them).
 func TestTableRecords(t *testing.T) {
+	for _, sends := range []bool{true, false} {
+		t.Run(fmt.Sprint("sends=", sends), func(t *testing.T) { testTableRecords(t, sends) })
+	}
+}
+
+func testTableRecords(t *testing.T, sends bool) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	var want []Record
 	var lines []int
-	tab := &table.Table{}
+	tab := &table.Table{NoSends: !sends}
 	line := 2
 	for len(want) < 5000 {
 		// A block of up to 700 rows, or a few rows one at a time.
 		n := rng.IntN(700)
 		var b *table.Block
 		if rng.IntN(3) > 0 {
-			b = table.NewBlock(n)
+			b = table.NewBlock(n, sends)
 		}
 		for range n {
 			line += 1 + rng.IntN(2)*rng.IntN(5) // blank or rejected lines between some rows
 			r := randomRow(rng, len(want))
+			if !sends {
+				r.Sent = 0
+			}
 			if b != nil {
 				addToTable(b, &r, line)
 			} else {
@@ -252,13 +264,16 @@ func TestSummarizeTableMatches(t *testing.T) {
 	}
 	// Mostly ok rows, in long runs: their TTFTs, E2Es and sends are read
 	// in the table's columns (see table.OKColumns). Shuffled, the sends
-	// are out of order, so the requests' starts are copied and sorted
-	// rather than swept in place. With ids of 40 bytes, every block's ids
-	// outgrow the room a window has for them (see idRoom).
+	// are out of order, so the requests are swept a span of time at a
+	// time (inflight.SweepSpans) rather than a window of rows at a time.
+	// With ids of 40 bytes, every block's ids outgrow the room a window
+	// has for them (see idRoom).
 	in := mostlyOKCSV(rng, 40_000, "m")
 	rows := bytes.SplitAfter(in, []byte("\n"))
 	rng.Shuffle(len(rows)-2, func(i, j int) { rows[i+1], rows[j+1] = rows[j+1], rows[i+1] }) // the header and the empty tail stay
 	inputs = append(inputs, in, bytes.Join(rows, nil), mostlyOKCSV(rng, 20_000, "request-0123456789abcdef-0123456789-"))
+	// Without sent_ms, the table keeps no send times (table.Block.SentOf).
+	inputs = append(inputs, withoutSent(t, in), withoutSent(t, randomCSV(rng, 40_000, true)), withoutSent(t, randomCSV(rng, 300, false)))
 	inputs = append(inputs, []byte("{\"id\":\"a\",\"completion_tokens\":2,\"first_text_ns\":5,\"last_text_ns\":9}\n"))
 	for _, in := range inputs {
 		for _, lenient := range []bool{false, true} {
@@ -267,6 +282,26 @@ func TestSummarizeTableMatches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withoutSent returns a CSV file without its sent_ms column (and without
+// its blank lines, which encoding/csv skips).
+func withoutSent(t *testing.T, in []byte) []byte {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(in)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "sent_ms")
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	for _, row := range rows {
+		if err := w.Write(slices.Delete(row, col, col+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	return b.Bytes()
 }
 
 func FuzzSummarizeTable(f *testing.F) {

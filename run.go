@@ -102,7 +102,7 @@ func (o ReadOptions) reject(run *Run, e *RecordError) error {
 func (o ReadOptions) newCSVRun(cols csvrow.Columns) *Run {
 	run := &Run{NoSendTimes: cols.Sent < 0}
 	if o.table {
-		run.tab = &table.Table{}
+		run.tab = &table.Table{NoSends: run.NoSendTimes}
 	}
 	return run
 }

@@ -80,8 +80,9 @@ func describeWorkload(src *source, cat []Category, facts *okFacts, noSends bool)
 	n := src.len()
 	// A table's ok rows are swept in its own columns, their sends and
 	// lengths (see table.OKColumns); records' sends and ends are listed.
+	// Without sends, neither.
 	var rows [][][]time.Duration
-	if src.tab != nil {
+	if src.tab != nil && !noSends {
 		rows, _ = table.OKColumns(src.tab, cat, table.SentColumn, table.LastColumn)
 	}
 	var starts, ends []time.Duration
@@ -185,19 +186,14 @@ func asLengths(d lengths.Description, some bool) *Lengths {
 }
 
 // sweepSends describes the ok requests in flight and the gaps between
-// all sends (inflight.SweepRows, Sweep and Sends), of a table's rows in
+// all sends (inflight.SweepSends, Sweep and Sends), of a table's rows in
 // its columns, sends and lengths, or of lists of the ok requests' starts
 // and ends; others are the other sends. Rows further from send order than
-// SweepRows takes are listed first.
+// SweepRows takes are swept a span of time at a time (SweepSpans).
 func sweepSends(rows [][][]time.Duration, starts, ends, others []time.Duration) (*Concurrency, *Arrivals) {
 	if rows != nil {
-		sends := inflight.NewSends(others)
-		if l, ok, inOrder := inflight.SweepRows(rows[0], rows[1], sends.Add); inOrder {
-			return inFlight(l, ok), asArrivals(sends.Describe())
-		}
-		var release func()
-		starts, ends, release = inflight.ListRows(rows[0], rows[1])
-		defer release()
+		l, ok, a, some := inflight.SweepSends(rows[0], rows[1], others)
+		return inFlight(l, ok), asArrivals(a, some)
 	}
 	c := inFlight(inflight.Sweep(starts, ends)) // sorts the starts, as Sends takes them
 	sends := inflight.NewSends(others)

@@ -297,16 +297,19 @@ func Parse(f *Fields, c Columns, statuses []string, r *Row) (column int, field s
 		}
 	}
 	needTimes := okRow && r.Completion > 0
-	for _, t := range [...]struct {
+	// The times' fields apart from where they go: a field name returned
+	// beside a pointer into r would have r leak, and a caller's Row be
+	// made on the heap.
+	to := [...]*time.Duration{&r.First, &r.Last}
+	for k, t := range [...]struct {
 		at    int
 		field string
-		to    *time.Duration
-	}{{c.TTFT, "TTFT_ms", &r.First}, {c.E2E, "E2E_ms", &r.Last}} {
+	}{{c.TTFT, "TTFT_ms"}, {c.E2E, "E2E_ms"}} {
 		if s := get(t.at); len(s) > 0 || needTimes {
 			if ns, why = decimal.Millis(s, MaxTime); why != decimal.OK {
 				return t.at, t.field, false
 			}
-			*t.to = time.Duration(ns)
+			*to[k] = time.Duration(ns)
 		}
 	}
 	return 0, "", true

@@ -32,23 +32,6 @@ func Lists(n int) (starts, ends []time.Duration, release func()) {
 	return s[:0], e[:0], func() { releaseS(); releaseE() }
 }
 
-// ListRows returns the starts and the ends of requests given by their
-// starts and lengths (see SweepRows), in lists of Lists.
-func ListRows(starts, lengths [][]time.Duration) (s, e []time.Duration, release func()) {
-	n := 0
-	for _, seg := range starts {
-		n += len(seg)
-	}
-	s, e, release = Lists(n)
-	for k, seg := range starts {
-		s = append(s, seg...)
-		for i, t := range seg {
-			e = append(e, t+lengths[k][i])
-		}
-	}
-	return s, e, release
-}
-
 // Sweep describes the requests in flight, each from a start to an end, or
 // returns false when they cover no time; it sorts the starts and the ends
 // (as many of each, in any order) in place, and sweeps the two in time
@@ -88,9 +71,12 @@ func Sweep(starts, ends []time.Duration) (Level, bool) {
 //
 // It calls each, when not nil, with the starts it sweeps, in time order,
 // a window at a time. It returns false for inOrder, and nothing else
-// useful, when a start comes after the sweep has passed it (the starts
-// are further from time order than a window); otherwise the Level is
-// Sweep's for the same requests, to the bit.
+// useful, when the starts are further from time order than a window (a
+// start comes after the sweep has passed it, or before one a window or
+// more earlier, among a few dozen read first: see descends), or when the
+// starts and ends ahead of the sweep would outgrow a quarter of the
+// requests' (what SweepSpans lists, for requests in any order); otherwise
+// the Level is Sweep's for the same requests, to the bit.
 func SweepRows(starts, lengths [][]time.Duration, each func(sorted []time.Duration)) (l Level, ok, inOrder bool) {
 	n := 0
 	for _, seg := range starts {
@@ -99,11 +85,36 @@ func SweepRows(starts, lengths [][]time.Duration, each func(sorted []time.Durati
 	// A sixteenth of the requests, within bounds: a run of millions takes
 	// windows of 65,536, which its radix sorts handle well; a short one
 	// takes little memory.
-	return sweepRows(starts, lengths, min(max(n/16, minWindow), window), each)
+	w := min(max(n/16, minWindow), window)
+	if descends(starts, max(w, n/64)) {
+		return Level{}, false, false
+	}
+	return sweepRows(starts, lengths, w, max(n/4, 4*w), each)
 }
 
-// sweepRows is SweepRows in windows of at least window requests.
-func sweepRows(starts, lengths [][]time.Duration, window int, each func([]time.Duration)) (Level, bool, bool) {
+// descends reports whether a start comes before the one step requests
+// before it, among those step apart: requests shuffled are so found out
+// in a few dozen reads, where sweepRows would read and sort windows of
+// them first.
+func descends(starts [][]time.Duration, step int) bool {
+	prev, next := time.Duration(math.MinInt64), 0 // next: the index in the segment of the next start read
+	for _, seg := range starts {
+		for ; next < len(seg); next += step {
+			if seg[next] < prev {
+				return true
+			}
+			prev = seg[next]
+		}
+		next -= len(seg)
+	}
+	return false
+}
+
+// sweepRows is SweepRows in windows of at least window requests, holding
+// at most most starts and ends ahead of the sweep. Rows shuffled would
+// otherwise have it hold more and more of them, each window at least as
+// long as those held, before one of them came too late.
+func sweepRows(starts, lengths [][]time.Duration, window, most int, each func([]time.Duration)) (Level, bool, bool) {
 	var w sweeper
 	rows := rowCursor{starts: starts, lengths: lengths}
 	begun := false                        // whether any start is swept
@@ -115,7 +126,11 @@ func sweepRows(starts, lengths [][]time.Duration, window int, each func([]time.D
 	var scratch []time.Duration
 	for !rows.done() {
 		fromS, fromE := len(aheadS), len(aheadE)
-		aheadS, aheadE = rows.take(max(window, len(aheadS), len(aheadE)), aheadS, aheadE)
+		m := max(window, fromS, fromE)
+		if fromS+fromE+2*m > most {
+			return Level{}, false, false
+		}
+		aheadS, aheadE = rows.take(m, aheadS, aheadE)
 		if slices.Min(aheadS[fromS:]) < swept {
 			return Level{}, false, false
 		}

@@ -131,7 +131,7 @@ func TestSweepRows(t *testing.T) {
 		want, wok := Sweep(slices.Clone(sorted), slices.Clone(ends))
 		for _, w := range []int{1, 2, 3, 7, window} {
 			var got []time.Duration
-			l, ok, inOrder := sweepRows(segs, segLens, w, func(s []time.Duration) { got = append(got, s...) })
+			l, ok, inOrder := sweepRows(segs, segLens, w, math.MaxInt, func(s []time.Duration) { got = append(got, s...) })
 			if !inOrder {
 				if !moved || w >= n {
 					t.Fatalf("window %d: starts %v said out of order", w, starts)

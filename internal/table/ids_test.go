@@ -11,7 +11,7 @@ func TestIDs(t *testing.T) {
 	var tab Table
 	row := 0
 	for _, n := range []int{3, 1, 0, 70, 5} {
-		b := NewBlock(n)
+		b := NewBlock(n, true)
 		for range n {
 			Add(b, fmt.Sprint("id", row), "", 0, 0, 0, 0, 1, 1, row+2)
 			row++

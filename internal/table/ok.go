@@ -38,7 +38,8 @@ func OKColumns[C ~uint8](t *Table, cat []C, cols ...Column) (segs [][][]time.Dur
 // A Column is one of a block's columns of times.
 type Column func(b *Block) []time.Duration
 
-// The columns of times.
+// The columns of times. A block without send times has no SentColumn
+// (see Block.SentOf): OKColumns and Runs.Seg must not be asked for it.
 func SentColumn(b *Block) []time.Duration  { return b.Sent }
 func FirstColumn(b *Block) []time.Duration { return b.First }
 func LastColumn(b *Block) []time.Duration  { return b.Last }

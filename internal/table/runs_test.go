@@ -18,7 +18,7 @@ func TestStreamedRuns(t *testing.T) {
 		var want []time.Duration
 		for j := range rapid.IntRange(0, 4).Draw(t, "blocks") {
 			n := rapid.IntRange(0, 30).Draw(t, "rows")
-			b := NewBlock(n)
+			b := NewBlock(n, true)
 			for k := range n {
 				first := time.Duration(1000*j + k)
 				last := first + time.Duration(rapid.IntRange(0, 1).Draw(t, "streamed"))
@@ -69,7 +69,7 @@ func TestStreamedRuns(t *testing.T) {
 // A row is unstreamed when it holds two or more tokens and its first text
 // came with its last.
 func TestUnstreamed(t *testing.T) {
-	b := NewBlock(4)
+	b := NewBlock(4, true)
 	Add(b, "a", "", 0, 0, 5, 5, 1, 2, 1) // two tokens at once
 	Add(b, "b", "", 0, 0, 5, 9, 1, 2, 2) // streamed
 	Add(b, "c", "", 0, 0, 5, 5, 1, 1, 3) // one token
