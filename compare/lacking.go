@@ -22,6 +22,7 @@ func lacking(f runFigure, a, b []*llmmetrics.Summary, names [2][]string) string 
 			if why == "" {
 				continue
 			}
+			why = withoutWindowAdvice(why)
 			if runs[why] == nil {
 				runs[why] = &[2][]int{}
 				whys = append(whys, why)
@@ -71,4 +72,17 @@ func ofRuns(runs [2][]int, sizes [2]int, names [2][]string, why string) string {
 		return subject + " has " + rest
 	}
 	return subject + ": " + why
+}
+
+// windowAdvice is how a summary's reason for a missing window ends: its
+// advice to declare one, which report and the library take but diff and
+// sweep, reading each file's own window, do not.
+const windowAdvice = "; declare one (report --window; Options.Window in Go)"
+
+// withoutWindowAdvice is why without windowAdvice, for a comparison.
+func withoutWindowAdvice(why string) string {
+	if i := strings.Index(why, windowAdvice); i >= 0 {
+		return why[:i] + why[i+len(windowAdvice):]
+	}
+	return why
 }

@@ -407,11 +407,12 @@ func runAbsent(s *llmmetrics.Summary, whys map[string]string) map[string]string 
 	said := map[string]bool{}
 	if s != nil {
 		for k, why := range s.Absent {
+			why = withoutWindowAdvice(why) // lacking.go
 			out[k], said[why] = why, true
 		}
 	}
 	for name, why := range whys {
-		if !alreadySaid(why, said) {
+		if why = withoutWindowAdvice(why); !alreadySaid(why, said) {
 			out[name] = why
 		}
 	}

@@ -311,6 +311,13 @@ func TestSweepAbsentNamesRun(t *testing.T) {
 	assert.Contains(t, out, "absent: throughput at concurrency 1 in c1b: "+why+"\n")
 	assert.NotContains(t, out, "absent: throughput at concurrency 1:")
 	assert.NotContains(t, out, "throughput at concurrency 1, 2")
+	// sweep and diff take no --window: the summary's advice to declare
+	// one is left out of their reasons (they gave it, and refused it).
+	assert.NotContains(t, out, "--window")
+	d, err := DiffRuns([]*llmmetrics.Run{runs[1].Run}, []*llmmetrics.Run{runs[2].Run}, DiffOptions{})
+	require.NoError(t, err)
+	assert.NotEmpty(t, d.Skipped)
+	assert.NotContains(t, strings.Join(d.Skipped, "\n"), "--window")
 }
 
 // A row the table leaves blank is never unexplained, even where no
