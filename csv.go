@@ -257,7 +257,7 @@ func writeCSV(w io.Writer, recs []Record, noSent bool) error {
 		r := &recs[i]
 		if r.Warmup || r.Preflight {
 			what := map[bool]string{false: "a warm-up request", true: "a preflight request (a test or sizing request sent before the load)"}[r.Preflight]
-			return &RecordError{Index: i, ID: r.ID, Field: "warmup", Err: fmt.Errorf("%w: the CSV format has no column to mark %s; write JSONL", ErrMissingField, what)}
+			return &RecordError{Index: i, ID: r.ID, Field: map[bool]string{false: "warmup", true: "preflight"}[r.Preflight], Err: fmt.Errorf("%w: the CSV format has no column to mark %s; write JSONL", ErrMissingField, what)}
 		}
 		if st := r.CountState(); r.Status == StatusOK && st != CountKnown { // no usage, or one its chunks belie
 			return &RecordError{Index: i, ID: r.ID, Field: "completion_tokens", Err: fmt.Errorf("%w: no usable output token count (%s), which a CSV row, without chunks, cannot keep (it would read as a count); write JSONL", ErrMissingField, st)}

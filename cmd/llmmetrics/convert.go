@@ -82,7 +82,7 @@ func convertRun(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *f.measured {
 		edit = func(run *llmmetrics.Run) { leaveOutUnmeasured(stdout, run) }
 	}
-	return convertReader(r, name, out, edit)
+	return convertReader(r, name, out, edit, stdout)
 }
 
 // leaveOutUnmeasured takes the warm-up and preflight records out of run,
@@ -112,13 +112,14 @@ func convertFile(in, out string, edit func(*llmmetrics.Run)) error {
 		return err
 	}
 	defer f.Close()
-	return convertReader(f, in, out, edit)
+	return convertReader(f, in, out, edit, io.Discard)
 }
 
 // convertReader reads a run from r, named name, and writes it to the file
 // out in the format its extension names, the run first given to edit when
-// it is not nil. A write that fails removes out.
-func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) error {
+// it is not nil, saying on note what a CSV file leaves out (csvLeavesOut).
+// A write that fails removes out.
+func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run), note io.Writer) error {
 	format, err := outputFormat(out)
 	if err != nil {
 		return err
@@ -175,7 +176,40 @@ func convertReader(r io.Reader, name, out string, edit func(*llmmetrics.Run)) er
 		}
 		return fmt.Errorf("writing %s: %s", out, trimPrefix(err))
 	}
+	if format == "csv" {
+		if lost := csvLeavesOut(run); lost != "" {
+			fmt.Fprintf(note, "convert: %s keeps no %s, which the CSV format has no column for; .jsonl and .parquet keep them\n", out, lost)
+		}
+	}
 	return nil
+}
+
+// csvLeavesOut names what of run a CSV file cannot keep, "" for nothing:
+// chunk arrival times (whose ITL and max gap a report of it lacks),
+// max_tokens (its early stops), the client's timings, the run's header
+// and end line.
+func csvLeavesOut(run *llmmetrics.Run) string {
+	var chunks, maxTokens, client bool
+	for i := range run.Records {
+		r := &run.Records[i]
+		chunks = chunks || len(r.Chunks) > 0
+		maxTokens = maxTokens || r.MaxTokens > 0
+		client = client || r.Client != nil
+	}
+	var lost []string
+	for _, l := range []struct {
+		has  bool
+		what string
+	}{
+		{chunks, "chunk arrival times (ITL, max gap)"}, {maxTokens, "max_tokens (early stops)"},
+		{client, "client timings (wait, schedule)"}, {run.Header != nil, "run header (id, load, environment)"},
+		{run.End != nil, "end line (how the run ended)"},
+	} {
+		if l.has {
+			lost = append(lost, l.what)
+		}
+	}
+	return strings.Join(lost, ", ")
 }
 
 // invalidRecord returns the error report gives for the first record that
@@ -268,7 +302,7 @@ func headerAsWritten(h *llmmetrics.RunHeader, e *llmmetrics.RunEnd) *llmmetrics.
 // them (the tool's conventions, the notes on what its file lacks, the
 // requests set aside) and read as a run llmmetrics measured.
 func ownFormat(r io.Reader, name string) error {
-	tool, _, err := detect(r) // report.go; it peeks, so r still holds every byte
+	tool, _, err := detect(r, name) // report.go; it peeks, so r still holds every byte
 	if err != nil {
 		return inFile(name, err)
 	}

@@ -25,14 +25,14 @@ func TestConvertMeasured(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run.csv")
 	code, _, errs := runCLI(t, "", "convert", in, out)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, `line 1 (id "test-1"): field warmup: missing field: the CSV format has no column to mark a preflight request (a test or sizing request sent before the load); write JSONL`)
+	assert.Contains(t, errs, `line 1 (id "test-1"): field preflight: missing field: the CSV format has no column to mark a preflight request (a test or sizing request sent before the load); write JSONL`)
 	assert.Contains(t, errs, "convert --measured leaves out the warm-up and preflight requests")
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "no CSV left behind")
 
 	code, stdout, errs := runCLI(t, "", "convert", "--measured", in, out)
 	require.Equal(t, 0, code, errs)
-	assert.Equal(t, "convert: left out 1 warm-up and 1 preflight requests (--measured)\n", stdout)
+	assert.True(t, strings.HasPrefix(stdout, "convert: left out 1 warm-up and 1 preflight requests (--measured)\nconvert: "+out+" keeps no chunk arrival times"), stdout)
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, rep, "requests: 2 offered = 2 ok")
@@ -197,4 +197,20 @@ func TestConvertInvalidRecord(t *testing.T) {
 		assert.Contains(t, errs, `line 2 (id "2")`, rec)
 		assert.NoFileExists(t, out)
 	}
+}
+
+// convert to CSV says what the run had that a CSV file cannot keep (it
+// said nothing, and a report of the CSV then lacked ITL and early stops
+// without a word); a run with nothing of the kind gets no note.
+func TestConvertCSVSaysWhatItLeavesOut(t *testing.T) {
+	in := writeFile(t, "run.jsonl", `{"llmmetrics_run":{"tool":"t","start":"2026-12-02T10:00:00Z"}}`+"\n"+
+		`{"id":"a","sent_ns":0,"chunk_arrivals_ns":[10000000,20000000],"completion_tokens":2,"max_tokens":2}`+"\n")
+	out := filepath.Join(t.TempDir(), "run.csv")
+	code, stdout, errs := runCLI(t, "", "convert", in, out)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "convert: "+out+" keeps no chunk arrival times (ITL, max gap), max_tokens (early stops), run header (id, load, environment), which the CSV format has no column for; .jsonl and .parquet keep them\n", stdout)
+	again := filepath.Join(t.TempDir(), "again.csv")
+	code, stdout, errs = runCLI(t, "", "convert", out, again)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, stdout)
 }
