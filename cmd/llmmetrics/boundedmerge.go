@@ -123,7 +123,7 @@ func ownFiles(files []string) error {
 		if tool, ok := formats.Detect(head); ok {
 			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
-		if err := traceGiven(head); err != nil {
+		if err := traceGiven(head, name); err != nil {
 			return inFile(name, err)
 		}
 	}

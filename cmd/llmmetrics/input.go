@@ -82,7 +82,7 @@ func readRuns(name string, lenient bool) (own *llmmetrics.Run, files []*formats.
 		return nil, nil, err
 	}
 	defer closeIn()
-	tool, in, err := detect(in)
+	tool, in, err := detect(in, name)
 	if err != nil {
 		return nil, nil, inFile(name, err)
 	}

@@ -52,6 +52,10 @@ func reconcile(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer closeIn()
+	in, head := formats.Peek(in)
+	if err := traceGiven(head, name); err != nil { // report.go
+		return inFile(name, err)
+	}
 	file, err := formats.Read(in, f.tool)
 	if err != nil {
 		return inFile(name, err)

@@ -211,7 +211,7 @@ func report(args []string, stdin io.Reader, stdout io.Writer) error {
 		tool = dialect
 	}
 	if tool == "" {
-		if tool, in, err = detect(in); err != nil {
+		if tool, in, err = detect(in, name); err != nil {
 			return inFile(name, err)
 		}
 	}
@@ -376,7 +376,7 @@ func reportMerged(w io.Writer, files []string, opt llmmetrics.Options, f *report
 			closeIn()
 			return valueError(fmt.Sprintf("--merge joins llmmetrics' own JSONL files, with their run headers, and %s is %s's file: report it on its own", name, tool))
 		}
-		if err := traceGiven(head); err != nil {
+		if err := traceGiven(head, name); err != nil {
 			closeIn()
 			return inFile(name, err)
 		}
@@ -565,10 +565,11 @@ func (f *reportFlags) writeSummary(w io.Writer, name string, s *llmmetrics.Summa
 	return f.gate.check(s, f.load)
 }
 
-// detect tells which tool wrote the input, "" for llmmetrics' own
-// formats, and refuses a tool's companion summary file with a sentence
-// saying which file to pass instead.
-func detect(in io.Reader) (formats.Tool, io.Reader, error) {
+// detect tells which tool wrote the input, named name, "" for llmmetrics'
+// own formats, and refuses a tool's companion summary file with a
+// sentence saying which file to pass instead, and a request trace with
+// one saying how to replay it.
+func detect(in io.Reader, name string) (formats.Tool, io.Reader, error) {
 	in, head := formats.Peek(in)
 	if tool, ok := formats.Detect(head); ok {
 		return tool, in, nil
@@ -576,14 +577,18 @@ func detect(in io.Reader) (formats.Tool, io.Reader, error) {
 	if _, instead, ok := formats.DetectSummary(head); ok {
 		return "", in, fmt.Errorf("%w: %s", formats.ErrSummaryFile, instead)
 	}
-	return "", in, traceGiven(head)
+	return "", in, traceGiven(head, name)
 }
 
-// traceGiven refuses a request trace given where a run's records are
-// read, saying how to turn it into a run; nil for any other file.
-func traceGiven(head []byte) error {
+// traceGiven refuses a request trace, the file name, given where a run's
+// records are read, saying how to turn it into a run; nil for any other
+// file.
+func traceGiven(head []byte, name string) error {
+	if name == "-" || name == "standard input" {
+		name = "FILE" // a trace replays from a file
+	}
 	if f, ok := trace.DetectFormat(head); ok && f != trace.LLMMetrics {
-		return fmt.Errorf("this is a request trace, in the format of %s: it lists the requests to send, their arrivals and lengths, not what a server answered; replay it with llmmetrics run --replay FILE --url URL --model M --out run.jsonl, then report the run", traceName(f))
+		return fmt.Errorf("this is a request trace, in the format of %s: it lists the requests to send, their arrivals and lengths, not what a server answered; replay it with llmmetrics run --replay %s --url URL --model M --out run.jsonl, then report the run", traceName(f), name)
 	}
 	return nil
 }

@@ -21,12 +21,12 @@ func TestReportRefusesTrace(t *testing.T) {
 		for _, args := range [][]string{
 			{"report", file}, {"report", "--max-memory", "1KiB", file},
 			{"report", "--merge", run, file}, {"report", "--merge", "--max-memory", "1KiB", run, file},
-			{"diff", run, file}, {"sweep", "--level", file + "=1", file}, {"convert", file, t.TempDir() + "/x.csv"},
+			{"diff", run, file}, {"sweep", "--level", file + "=1", file}, {"convert", file, t.TempDir() + "/x.csv"}, {"reconcile", file},
 		} {
 			code, _, errs := runCLI(t, "", args...)
 			assert.Equal(t, 1, code, args)
 			assert.Contains(t, errs, "is a request trace, in the format of "+name, args)
-			assert.Contains(t, errs, "run --replay FILE", args)
+			assert.Contains(t, errs, "run --replay "+file+" --url", args)
 			assert.False(t, strings.Contains(errs, "--lenient"), args)
 		}
 	}
