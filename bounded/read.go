@@ -95,7 +95,8 @@ func batches(r io.Reader, o llmmetrics.ReadOptions, fn func(b *batch) error) err
 
 // inBatch returns an error of the batch whose first line is line of the
 // file: a record's error on its line in the file, as a read of the whole
-// file gives it; any other, saying where the batch began.
+// file gives it; any other, saying where the batch began, unless it began
+// the file (a header's error is the file's, as a whole read says it).
 func inBatch(err error, line int) error {
 	if re, ok := err.(*llmmetrics.RecordError); ok {
 		c := *re
@@ -103,6 +104,9 @@ func inBatch(err error, line int) error {
 			c.Line += line - 1
 		}
 		return &c
+	}
+	if line <= 1 {
+		return err
 	}
 	return fmt.Errorf("bounded: the batch of lines from %d: %w", line, err)
 }
