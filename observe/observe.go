@@ -335,6 +335,9 @@ func (r *Result) finish(s *stream, p *pusher, readErr error, ctx context.Context
 		if rec.Status == llmmetrics.StatusError && errors.Is(readErr, io.ErrUnexpectedEOF) {
 			rec.Message = fmt.Sprintf("the stream was cut off before its end: %v (text-bearing events before the cut: %d)", readErr, len(s.chunks))
 		}
+		if rec.Status == llmmetrics.StatusError && r.HTTPStatus > 0 { // the head said how it began, as an error in the stream says
+			rec.Message = fmt.Sprintf("HTTP %d, %s", r.HTTPStatus, rec.Message)
+		}
 	case s.errMsg != "":
 		rec.Status, rec.Message = llmmetrics.StatusError, streamError(r.HTTPStatus, s.errType, s.errMsg)
 		r.ErrorType, r.ErrorCode = s.errType, s.errCode

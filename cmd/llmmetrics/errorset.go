@@ -124,16 +124,20 @@ func summarizedSet(t *errorTally, s *llmmetrics.Summary) *errorSet {
 }
 
 // errorKind names a failed record's kind: its HTTP status where its
-// message begins with one (as observe writes them: "HTTP 500: …", and
+// message begins with one (as observe writes them: "HTTP 500: …",
 // "HTTP 200, error in stream: …" for an error the server sent inside its
-// stream), else its status.
+// stream, and "HTTP 200, the stream was cut off …" for a stream that
+// failed after its head), else its status.
 func errorKind(r *llmmetrics.Record) string {
 	if rest, ok := strings.CutPrefix(r.Message, "HTTP "); ok {
 		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
 		if n, err := strconv.Atoi(rest[:digits]); err == nil {
 			kind := "HTTP " + strconv.Itoa(n)
-			if strings.HasPrefix(rest[digits:], ", error in stream") {
+			switch after := rest[digits:]; {
+			case strings.HasPrefix(after, ", error in stream"):
 				kind += ", error in stream"
+			case strings.HasPrefix(after, ", "): // the stream failed after the head: cut off, dropped
+				kind += ", stream failed"
 			}
 			return kind
 		}
@@ -152,8 +156,11 @@ func errorKind(r *llmmetrics.Record) string {
 // oneCause).
 func cut(m string) string {
 	m = strings.Join(strings.Fields(oneCause(withoutURL(m))), " ")
-	if m == "" {
+	switch m {
+	case "":
 		return "(no message)"
+	case "EOF": // net/http's word for a connection closed before the response's head
+		return "EOF: the server closed the connection before its answer began"
 	}
 	if r := []rune(m); len(r) > maxMessage {
 		return string(r[:maxMessage-1]) + "…"

@@ -100,12 +100,12 @@ func TestErrorSet(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	for _, want := range []string{
 		"error set (10 measured requests failed):",
-		"by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2",
+		"by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, HTTP 200, stream failed ×2",
 		"2  HTTP 500: CUDA out of memory [2]",
 		"2  HTTP 429: too many requests [3]",
 		"2  HTTP 404: 404 page not found [4]",
 		"2  HTTP 200, error in stream: server_error: the model crashed [5]",
-		"2  the stream was cut off before its end: unexpected EOF [6]",
+		"2  HTTP 200, the stream was cut off before its end: unexpected EOF [6]",
 	} {
 		assert.Contains(t, stdout, want)
 	}
@@ -113,12 +113,12 @@ func TestErrorSet(t *testing.T) {
 
 	code, rep, errs := runCLI(t, "", "report", out)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2")
+	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, HTTP 200, stream failed ×2")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	code, rep, errs = runCLI(t, string(b), "report", "-")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, error without an HTTP status ×2", "from standard input too")
+	assert.Contains(t, rep, "by status: HTTP 500 ×2, HTTP 429 ×2, HTTP 404 ×2, HTTP 200, error in stream ×2, HTTP 200, stream failed ×2", "from standard input too")
 	code, rep, errs = runCLI(t, "", "report", "--json", out)
 	require.Equal(t, 0, code, errs)
 	var got struct {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/llmmetrics/llmmetrics"
 )
 
 // Of several conditions on a run whose every request failed, one crossed
@@ -22,4 +24,12 @@ func TestGateCrossedAmongUnjudged(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, `condition "p99(ttft)>1s" cannot be judged`)
 	assert.Contains(t, errs, `condition "p50(e2e)>1s" cannot be judged`)
+}
+
+// A connection the server closed before its answer began says so in the
+// error set: net/http's message, without its URL, was a bare "EOF".
+func TestErrorSetSaysEOF(t *testing.T) {
+	assert.Equal(t, "EOF: the server closed the connection before its answer began", cut(`Post "http://127.0.0.1:8080/v1/chat/completions": EOF`))
+	assert.Equal(t, "HTTP 200, stream failed", errorKind(&llmmetrics.Record{Status: llmmetrics.StatusError,
+		Message: "HTTP 200, the stream was cut off before its end: unexpected EOF (text-bearing events before the cut: 3)"}))
 }
