@@ -22,9 +22,9 @@ import (
 // header edited, a host renamed; a CSV or Parquet file converted from the
 // other: samerun.Records), in memory, or their first batches' are, in
 // bounded memory; when their bytes after the header line are; and when
-// their bytes are. Merged, a run twice would count every request twice and double
-// every rate. A header says which run a file is when it has a start and
-// more than it (a tool, a load).
+// their bytes are. Merged, a run twice would count every request twice
+// and double every rate. A header says which run a file is when it has a
+// start and more than it (a tool, a load).
 func sameRunTwice(runs []namedRun) error {
 	for i, r := range runs {
 		for _, o := range runs[:i] {
