@@ -45,6 +45,9 @@ type goldenCase struct {
 func (c goldenCase) real() bool { return strings.HasPrefix(c.name, "realdata/") }
 
 func TestGolden(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector: the goldens check outputs, run without it; the code they run is raced by its own tests")
+	}
 	cases := goldenCases(t)
 	haveReal := dirExists(realdataDir)
 	names := map[string]bool{}
