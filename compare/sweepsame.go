@@ -28,18 +28,25 @@ func sameRuns(of string, runs []*llmmetrics.Run, names []string) []string {
 // sameRun says why two runs are one, or "" (samerun.Why).
 func sameRun(a, b *llmmetrics.Run) string { return samerun.Why(a, b) }
 
-// sidesSameRun warns when a diff's two sides are one run each and it is
-// the same run: every row then says no change by construction, which is
-// no evidence that two runs agree.
+// sidesSameRun warns of a run of A that is a run of B: a row then
+// compares the run with itself, by construction no change, which is no
+// evidence that two runs agree. Of one run a side: "A and B are the same
+// run".
 func sidesSameRun(a, b []*llmmetrics.Run, namesA, namesB []string) []string {
-	if len(a) != 1 || len(b) != 1 {
-		return nil
+	var warns []string
+	for i, ra := range a {
+		for j, rb := range b {
+			why := sameRun(ra, rb)
+			switch {
+			case why == "":
+			case len(a) == 1 && len(b) == 1:
+				warns = append(warns, fmt.Sprintf("A and B are the same run: %s (%s and %s); every row compares the run with itself", why, nameAt(namesA, 0), nameAt(namesB, 0)))
+			default:
+				warns = append(warns, fmt.Sprintf("A run %d and B run %d are the same run: %s (%s and %s); the run is compared with itself", i+1, j+1, why, nameAt(namesA, i), nameAt(namesB, j)))
+			}
+		}
 	}
-	why := sameRun(a[0], b[0])
-	if why == "" {
-		return nil
-	}
-	return []string{fmt.Sprintf("A and B are the same run: %s (%s and %s); every row compares the run with itself", why, nameAt(namesA, 0), nameAt(namesB, 0))}
+	return warns
 }
 
 // nameAt is names[i], or "run i+1" where names has none.

@@ -59,7 +59,8 @@ func TestSweepSameRunWarned(t *testing.T) {
 		}
 	}
 	x.Run.Records = append([]llmmetrics.Record{{ID: "w", Warmup: true, FirstText: time.Millisecond, LastText: time.Millisecond, CompletionTokens: 1}}, x.Run.Records...)
-	// Two runs whose ids differ are two runs, their records alike.
+	// A copy whose header's run id was changed: its records say it is
+	// the run (they were taken for two runs when the ids decided).
 	q := with("q", 4, start)
 	q.Run.Header.ID = "RUNQ"
 	q2 := copyOf(q, "q2", func(h *llmmetrics.RunHeader) { h.ID = "RUNQ2" })
@@ -82,6 +83,7 @@ func TestSweepSameRunWarned(t *testing.T) {
 		"concurrency 2 runs 1 and 3 are the same run: their measured records are identical (x and x-copy); a copy as a repeat fakes a spread of 0",
 		"concurrency 2 runs 1 and 4 are the same run: their measured records are identical (x and x.csv); a copy as a repeat fakes a spread of 0",
 		"concurrency 3 runs 1 and 2 are the same run: their run headers carry the same run id RUNP (p and p.parquet); a copy as a repeat fakes a spread of 0",
+		"concurrency 4 runs 1 and 2 are the same run: their measured records are identical (q and q2); a copy as a repeat fakes a spread of 0",
 	}, same)
 }
 
@@ -100,6 +102,12 @@ func TestDiffSidesSameRun(t *testing.T) {
 	var table strings.Builder
 	require.NoError(t, d.WriteTable(&table))
 	assert.Contains(t, table.String(), "A and B are the same run")
+	// Several runs a side: a copy on the other side is named by its
+	// numbers (it was not seen).
+	two := levelRun(1, 110*time.Millisecond, 10, nil).Run
+	many, err := DiffRuns([]*llmmetrics.Run{two, r}, []*llmmetrics.Run{levelRun(1, 120*time.Millisecond, 10, nil).Run, &c}, DiffOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, many.Warnings, "A run 2 and B run 2 are the same run: their measured records are identical (run 2 and run 2); the run is compared with itself")
 	other, err := DiffRuns([]*llmmetrics.Run{r}, []*llmmetrics.Run{levelRun(1, 100*time.Millisecond, 10, nil).Run}, DiffOptions{})
 	require.NoError(t, err)
 	assert.NotContains(t, fmt.Sprint(other.Warnings), "same run")

@@ -15,10 +15,10 @@ import (
 	"github.com/llmmetrics/llmmetrics/internal/samerun"
 )
 
-// sameRunTwice refuses a run given twice under two names. Run ids decide
-// when both headers carry one (each run gets its own); otherwise two files
-// are one run when their headers are identical, start to the nanosecond
-// and load and all; when their measured records are (a copy with its
+// sameRunTwice refuses a run given twice under two names: two files are
+// one run when their headers carry one run id (each run gets its own) or
+// are identical, start to the nanosecond and load and all; when their
+// measured records are, whatever their headers say (a copy with its
 // header edited, a host renamed; a CSV or Parquet file converted from the
 // other: samerun.Records), in memory, or their first batches' are, in
 // bounded memory; when their bytes after the header line are; and when
@@ -40,13 +40,9 @@ func sameRunTwice(runs []namedRun) error {
 // sameRunWhy says why two merged files are one run, or "".
 func sameRunWhy(o, r namedRun) string {
 	ho, hr := o.run.Header, r.run.Header
-	if ho != nil && hr != nil && ho.ID != "" && hr.ID != "" {
-		if ho.ID == hr.ID {
-			return "their run headers carry the same run id " + hr.ID
-		}
-		return "" // two runs, whatever their records
-	}
 	switch {
+	case ho != nil && hr != nil && ho.ID != "" && ho.ID == hr.ID:
+		return "their run headers carry the same run id " + hr.ID
 	case ho != nil && hr != nil && reflect.DeepEqual(*ho, *hr) && tellsRun(hr, r.run.NoSendTimes):
 		return fmt.Sprintf("their run headers are identical (start %s, and the load and the rest)", hr.Start.Format(time.RFC3339Nano))
 	case sameBytes(o.name, r.name):

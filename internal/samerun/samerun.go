@@ -6,25 +6,23 @@ package samerun
 
 import (
 	"reflect"
+	"time"
 
 	"github.com/llmmetrics/llmmetrics"
 )
 
-// Why says why runs a and b are one run, or "" when nothing says so. Run
-// ids decide when both headers carry one: equal, one run; different, two
-// runs, whatever their records. Otherwise the runs are one when their
-// headers are identical (start to the nanosecond, load and all) or when
-// their measured records are (see Records).
+// Why says why runs a and b are one run, or "" when nothing says so: their
+// headers carry one run id, or are identical (start to the nanosecond,
+// load and all), or their measured records are (see Records), whatever
+// their headers say: two runs never share their records' times to the
+// nanosecond.
 func Why(a, b *llmmetrics.Run) string {
 	if a == nil || b == nil {
 		return ""
 	}
 	ha, hb := a.Header, b.Header
-	if ha != nil && hb != nil && ha.ID != "" && hb.ID != "" {
-		if ha.ID == hb.ID {
-			return "their run headers carry the same run id " + ha.ID
-		}
-		return ""
+	if ha != nil && hb != nil && ha.ID != "" && ha.ID == hb.ID {
+		return "their run headers carry the same run id " + ha.ID
 	}
 	if ha != nil && hb != nil && !ha.Start.IsZero() && reflect.DeepEqual(*ha, *hb) {
 		return "their run headers are identical"
@@ -37,9 +35,9 @@ func Why(a, b *llmmetrics.Run) string {
 
 // Records reports whether two runs' measured records (warm-up and
 // preflight ones left out, as a conversion with --measured leaves them)
-// are one list: at least one, each with the same id, status, send, first
-// and last text and token counts, the fields every format keeps to the
-// nanosecond. Two runs differ in these from their first record.
+// are one list: at least one, each with the same id, status, send, TTFT,
+// E2E and token counts, the fields every format keeps to the nanosecond.
+// Two runs differ in these from their first record.
 func Records(a, b []llmmetrics.Record) bool {
 	i, j, n := 0, 0, 0
 	for {
@@ -59,10 +57,20 @@ func Records(a, b []llmmetrics.Record) bool {
 	}
 }
 
-// same reports whether two records agree in the fields every format keeps.
+// same reports whether two records agree in the fields every format keeps:
+// a CSV row keeps a record's TTFT and E2E, not its chunks.
 func same(x, y *llmmetrics.Record) bool {
-	return x.ID == y.ID && x.Status == y.Status && x.Sent == y.Sent && x.FirstText == y.FirstText &&
-		x.LastText == y.LastText && x.CompletionTokens == y.CompletionTokens && x.PromptTokens == y.PromptTokens
+	tx, ex := times(x)
+	ty, ey := times(y)
+	return x.ID == y.ID && x.Status == y.Status && x.Sent == y.Sent && tx == ty && ex == ey &&
+		x.CompletionTokens == y.CompletionTokens && x.PromptTokens == y.PromptTokens
+}
+
+// times returns a record's TTFT and E2E, each 0 where it has none.
+func times(r *llmmetrics.Record) (ttft, e2e time.Duration) {
+	ttft, _ = r.TTFT()
+	e2e, _ = r.E2E()
+	return ttft, e2e
 }
 
 // Prefix reports whether the measured records of two runs' first parts
