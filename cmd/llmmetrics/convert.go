@@ -86,7 +86,7 @@ func convertRun(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // leaveOutUnmeasured takes the warm-up and preflight records out of run,
-// saying how many on w.
+// and out of its end line's counts, saying how many on w.
 func leaveOutUnmeasured(w io.Writer, run *llmmetrics.Run) {
 	warm, pre := 0, 0
 	kept := make([]llmmetrics.Record, 0, len(run.Records))
@@ -101,6 +101,14 @@ func leaveOutUnmeasured(w io.Writer, run *llmmetrics.Run) {
 		}
 	}
 	run.Records = kept
+	if e := run.End; e != nil { // the end line counts what the file now holds
+		c := *e
+		c.Written -= warm + pre
+		if c.Planned >= warm+pre {
+			c.Planned -= warm + pre
+		}
+		run.End = &c
+	}
 	fmt.Fprintf(w, "convert: left out %d warm-up and %d preflight requests (--measured)\n", warm, pre)
 }
 

@@ -214,3 +214,18 @@ func TestConvertCSVSaysWhatItLeavesOut(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Empty(t, stdout)
 }
+
+// convert --measured takes the records it leaves out out of the end
+// line's counts too: the file it writes read TRUNCATED ("the end line
+// counts 10 records written but the file holds 8").
+func TestConvertMeasuredEndLine(t *testing.T) {
+	in := "testdata/golden/input/c1-0.jsonl" // 1 preflight, 1 warm-up and 8 measured records, completed
+	for _, ext := range []string{"jsonl", "parquet"} {
+		out := filepath.Join(t.TempDir(), "m."+ext)
+		code, _, errs := runCLI(t, "", "convert", "--measured", in, out)
+		require.Equal(t, 0, code, errs)
+		code, rep, errs := runCLI(t, "", "report", "--json", out)
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, rep, `"completeness":{"state":"completed"`, ext)
+	}
+}
