@@ -155,7 +155,7 @@ func Breakdown(ctx context.Context, p BreakdownPlan) (*BreakdownOutcome, error) 
 		return nil, err
 	}
 	out.Preflight = pre
-	out.SizeNote = "prompt length not calibrated (the preflight requests got no prompt token count): a prompt of N tokens is N words"
+	out.SizeNote = "prompt length not calibrated (" + sz.uncalibrated() + "): a prompt of N tokens is N words"
 	if sz.ok {
 		out.SizeNote = fmt.Sprintf("prompts sized by two preflight requests as the server counts tokens (%s); each row gives the server's count", sz)
 	}

@@ -89,7 +89,7 @@ func sizingNote(sz sizing, lo, hi int) (note string) {
 		note = fmt.Sprintf("prompts of %s for the %s prompt tokens asked: %s tokens as the server counts them, the nearest that whole words come (sized by two preflight requests, of one word and of the salt alone: %s); the report gives the counts the server returned",
 			words, asked, counts, sz)
 	default:
-		note = fmt.Sprintf("prompt length not calibrated (the preflight requests got no prompt token count): %s words each", asked)
+		note = fmt.Sprintf("prompt length not calibrated (%s): %s words each", sz.uncalibrated(), asked)
 	}
 	return note
 }
@@ -100,7 +100,16 @@ func sizingNote(sz sizing, lo, hi int) (note string) {
 type sizing struct {
 	per, fixed float64
 	ok         bool
-	one        bool // every length asked is one word's count: one word, not measured further
+	one        bool   // every length asked is one word's count: one word, not measured further
+	why        string // without ok, why not (uncalibrated when empty: no count)
+}
+
+// uncalibrated says why sz did not size the prompts.
+func (sz sizing) uncalibrated() string {
+	if sz.why != "" {
+		return sz.why
+	}
+	return "the preflight requests got no prompt token count"
 }
 
 // words returns the words of a synthetic prompt whose count comes closest
@@ -179,8 +188,11 @@ func calibrate(ctx context.Context, p Plan, tokens, largest int, rng *rand.Rand)
 	if err != nil {
 		return sizing{}, preflight, err
 	}
-	if p0 <= 0 || p0 >= p1 {
-		return sizing{}, preflight, nil
+	switch {
+	case p0 <= 0:
+		return sizing{why: "the salt alone got no prompt token count"}, preflight, nil
+	case p0 >= p1:
+		return sizing{why: fmt.Sprintf("a word added nothing to the count: one word counted %d tokens, the salt alone %d", p1, p0)}, preflight, nil
 	}
 	return sizing{per: float64(p1 - p0), fixed: float64(p0), ok: true}, preflight, nil
 }

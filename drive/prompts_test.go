@@ -78,3 +78,16 @@ func TestPromptSizingNearest(t *testing.T) {
 		}
 	}
 }
+
+// A server whose count does not grow with the words (10 tokens, one word
+// or none) gives counts, but no slope: the note says so, where it said the
+// preflight requests "got no prompt token count" though both had one.
+func TestPromptSizingNoSlope(t *testing.T) {
+	srv := countingServer(t, func(string) int { return 10 })
+	p := Plan{URL: srv.URL + "/v1/chat/completions", API: observe.Chat, Model: "m", Seed: 1}
+	_, pre, note, err := SyntheticPrompts(context.Background(), p, 16, 2)
+	require.NoError(t, err)
+	require.Len(t, pre, 2)
+	assert.Contains(t, note, "not calibrated (a word added nothing to the count: one word counted 10 tokens, the salt alone 10)")
+	assert.NotContains(t, note, "got no prompt token count")
+}

@@ -584,8 +584,11 @@ func detect(in io.Reader, name string) (formats.Tool, io.Reader, error) {
 // records are read, saying how to turn it into a run; nil for any other
 // file.
 func traceGiven(head []byte, name string) error {
-	if name == "-" || name == "standard input" {
+	switch {
+	case name == "-" || name == "standard input":
 		name = "FILE" // a trace replays from a file
+	case strings.ContainsAny(name, " \t'\"$`\\;&|<>()*?[]{}!#~"):
+		name = "'" + strings.ReplaceAll(name, "'", `'\''`) + "'" // as a shell reads it
 	}
 	if f, ok := trace.DetectFormat(head); ok && f != trace.LLMMetrics {
 		return fmt.Errorf("this is a request trace, in the format of %s: it lists the requests to send, their arrivals and lengths, not what a server answered; replay it with llmmetrics run --replay %s --url URL --model M --out run.jsonl, then report the run", traceName(f), name)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A request trace given where a run's records are read (report, its
@@ -30,4 +33,16 @@ func TestReportRefusesTrace(t *testing.T) {
 			assert.False(t, strings.Contains(errs, "--lenient"), args)
 		}
 	}
+}
+
+// A path the shell would split is quoted in the advice, so that the line
+// can be pasted.
+func TestTraceAdviceQuotesPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my traces")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	file := filepath.Join(dir, "it's.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte(`{"timestamp": 0, "input_length": 6, "output_length": 5, "hash_ids": [0]}`+"\n"), 0o644))
+	code, _, errs := runCLI(t, "", "report", file)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "run --replay '"+strings.ReplaceAll(file, "'", `'\''`)+"' --url")
 }
