@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/llmmetrics/llmmetrics/drive/trace"
 	"github.com/llmmetrics/llmmetrics/formats"
 )
 
@@ -55,6 +57,11 @@ func reconcile(args []string, stdin io.Reader, stdout io.Writer) error {
 	in, head := formats.Peek(in)
 	if err := traceGiven(head, name); err != nil { // report.go
 		return inFile(name, err)
+	}
+	if _, theirs := formats.Detect(head); !theirs && f.tool == "" {
+		if t, ok := trace.DetectFormat(head); ok && t == trace.LLMMetrics {
+			return inFile(name, errors.New("this is llmmetrics' own run file: reconcile puts another tool's figures beside llmmetrics' for that tool's file; report reads this one"))
+		}
 	}
 	file, err := formats.Read(in, f.tool)
 	if err != nil {

@@ -46,3 +46,12 @@ func TestTraceAdviceQuotesPath(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "run --replay '"+strings.ReplaceAll(file, "'", `'\''`)+"' --url")
 }
+
+// reconcile of llmmetrics' own run file says what it is and what reads
+// it (it said "not a known result file").
+func TestReconcileOwnFile(t *testing.T) {
+	code, _, errs := runCLI(t, "", "reconcile", "../../testdata/sample_run.jsonl")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "this is llmmetrics' own run file")
+	assert.NotContains(t, errs, "not a known result file")
+}
