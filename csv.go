@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/llmmetrics/llmmetrics/internal/blocks"
 	"github.com/llmmetrics/llmmetrics/internal/csvline"
@@ -231,7 +230,8 @@ func setRow(rec *Record, r *csvrow.Row) {
 // WriteCSV writes records in the CSV format, with every column. Times are
 // written in milliseconds with exactly as many decimals as their nanoseconds
 // need, so reading the file back gives the same durations. Failed and
-// zero-token rows have empty TTFT_ms and E2E_ms. The CSV format has no chunk
+// zero-token rows have empty TTFT_ms and E2E_ms; a failed row's count of 0
+// is empty, no count. The CSV format has no chunk
 // arrivals: a record's Chunks, ChunkTokens, MaxTokens and Client are not
 // written (use WriteJSONL to keep them), and a warm-up record, which the
 // format cannot mark, is an error rather than a row read back as measured,
@@ -267,7 +267,7 @@ func writeCSV(w io.Writer, recs []Record, noSent bool) error {
 			ttftMs, e2eMs = decimal.FormatMillis(int64(r.first())), decimal.FormatMillis(int64(r.last()))
 		}
 		row := []string{
-			r.ID, strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens), ttftMs, e2eMs,
+			r.ID, decimal.FormatCount(r.PromptTokens, r.Status == StatusOK), decimal.FormatCount(r.CompletionTokens, r.Status == StatusOK), ttftMs, e2eMs,
 			decimal.FormatMillis(int64(r.Sent)), r.Status.String(), r.Message,
 		}
 		if noSent {

@@ -386,7 +386,7 @@ func ExampleWriteCSV() {
 	// Output:
 	// request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,sent_ms,status,message
 	// D,0,3,100,260,6000,ok,
-	// E,0,0,,,8000,timeout,
+	// E,,,,,8000,timeout,
 }
 
 func ExampleWriteJSONL() {

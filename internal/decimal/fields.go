@@ -130,3 +130,13 @@ func FormatMillis(ns int64) string {
 	}
 	return s
 }
+
+// FormatCount writes a token count, or nothing for a 0 that says no more
+// than that no count was given (a failed request's): an empty field reads
+// back as no count, where "0" would read as a count of zero.
+func FormatCount(n int, zeroIsCount bool) string {
+	if n == 0 && !zeroIsCount {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
