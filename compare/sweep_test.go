@@ -287,13 +287,8 @@ func TestCapacityCrossingLowerBound(t *testing.T) {
 func TestSweepAbsentNamesRun(t *testing.T) {
 	ms := time.Millisecond
 	unsent := func(r LevelRun, name string) LevelRun {
-		c := *r.Run
-		c.Records = slices.Clone(c.Records)
-		for i := range c.Records {
-			c.Records[i].Sent = 0
-		}
-		c.NoSendTimes = true
-		r.Run, r.Name = &c, name
+		r = edited(r, name, func(rec *llmmetrics.Record) { rec.Sent = 0 })
+		r.Run.NoSendTimes = true
 		return r
 	}
 	sent := levelRun(1, 100*ms, 10, nil)
@@ -328,13 +323,7 @@ func TestSweepAbsentNamesRun(t *testing.T) {
 func TestSweepAbsentRowReason(t *testing.T) {
 	ms := time.Millisecond
 	oneToken := func(r LevelRun, name string) LevelRun {
-		c := *r.Run
-		c.Records = slices.Clone(c.Records)
-		for i := range c.Records {
-			c.Records[i].CompletionTokens, c.Records[i].LastText = 1, c.Records[i].FirstText
-		}
-		r.Run, r.Name = &c, name
-		return r
+		return edited(r, name, func(rec *llmmetrics.Record) { rec.CompletionTokens, rec.LastText = 1, rec.FirstText })
 	}
 	many := levelRun(1, 100*ms, 10, nil)
 	many.Name = "c1a"
@@ -370,4 +359,15 @@ func TestSweepAbsentRowReason(t *testing.T) {
 	assert.Equal(t, []string{"c1a", "c1b"}, []string{reqs[0].Name, reqs[1].Name})
 	assert.NotContains(t, reqs[0].AbsentFigures, "user_tps p50")
 	assert.Equal(t, why, reqs[1].AbsentFigures["user_tps p50"])
+}
+
+// edited returns r named name, its run a copy whose records edit changed.
+func edited(r LevelRun, name string, edit func(*llmmetrics.Record)) LevelRun {
+	c := *r.Run
+	c.Records = slices.Clone(c.Records)
+	for i := range c.Records {
+		edit(&c.Records[i])
+	}
+	r.Run, r.Name = &c, name
+	return r
 }
