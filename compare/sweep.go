@@ -350,7 +350,6 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 	opt.Percentiles = ps
 	lv := SweepLevel{Level: level, Runs: len(runs)}
 	values := map[string][]runValue{}
-	var given []map[string]runValue
 	for _, r := range runs {
 		lv.Names = append(lv.Names, r.Name)
 		vals, s, whys, err := runValues(r, opt)
@@ -358,7 +357,6 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 			return lv, inRun(r.Name, err)
 		}
 		lv.Summaries = append(lv.Summaries, s)
-		given = append(given, vals)
 		for k, v := range vals {
 			values[k] = append(values[k], v)
 		}
@@ -368,8 +366,8 @@ func sweepLevel(level float64, runs []LevelRun, opt llmmetrics.Options) (SweepLe
 		if r.Run != nil {
 			continue
 		}
-		for name := range values {
-			if _, ok := given[i][name]; !ok {
+		for name := range values { // a run known by figures alone has those given
+			if _, ok := r.Figures[name]; !ok {
 				lv.absent[i][name] = "the figures given for the run do not include it"
 			}
 		}
@@ -832,9 +830,10 @@ func (sw *Sweep) figureNames() []string {
 // a run known by figures alone the counts are null, and "absent" says
 // why; "absent_figures" maps each figure the run lacks to why), and the
 // level's "absent" each such figure to the first run's reason. A figure
-// whose value on some run of its level is only a lower bound adds "lower_bound": true and "lower_bound_runs" (how
-// many of the level's runs), "upper_bound" where the most the median can
-// be is known (SweepFigure.Upper), and the sweep "lower_bound_notes".
+// whose value on some run of its level is only a lower bound adds
+// "lower_bound": true and "lower_bound_runs" (how many of the level's
+// runs), "upper_bound" where the most the median can be is known
+// (SweepFigure.Upper), and the sweep "lower_bound_notes".
 func (sw *Sweep) MarshalJSON() ([]byte, error) {
 	levels := make([]object, len(sw.Levels))
 	for i, lv := range sw.Levels {
